@@ -1,0 +1,12 @@
+"""Agents: one algorithm per file, grouped by problem family, importable as ``bandit_gym.agents``.
+
+``AGENTS`` maps each agent's name to its class; tests, the CLI and experiment specs look agents up there.
+"""
+
+from bandit_gym.agents.base import Agent
+from bandit_gym.agents.threshold import UCB
+from bandit_gym.agents.uniform import Uniform
+
+AGENTS: dict[str, type[Agent]] = {cls.__name__: cls for cls in (Uniform, UCB)}
+
+__all__ = ["AGENTS", "UCB", "Agent", "Uniform"]

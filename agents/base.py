@@ -1,0 +1,165 @@
+"""The agent protocol: ``reset(seed)``, then ``act(obs)`` on one observation or a batch of them.
+
+An agent reads everything from the observation (K, the threshold, the budget left, the statistics) and is
+configured only with its own parameters. The same code path serves a single env (unbatched observation) and a
+vector env (every array with a leading axis N): the base class adds the axis, keeps per-copy state as arrays of
+N rows, and notices new episodes per copy (``last_arm == -1``), so a vector env's autoresets need no care.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+
+from bandit_gym import _validation as check
+
+Obs = dict[str, np.ndarray]
+
+#: Observation keys an agent of each family reads, and whether they hold one value or one per arm.
+_SCALAR_KEYS = ("threshold", "budget_left", "last_arm")
+_ARM_KEYS = ("counts", "sums", "means")
+_FAMILY_KEYS = {"thresholding": ("epsilon",), "threshold": ("last_reward",)}
+TIE_BREAKS = ("random", "index")
+
+
+def family_of(obs: Obs) -> str:
+    """``"thresholding"`` if the observation comes from a pure-exploration env, ``"threshold"`` otherwise."""
+    return "thresholding" if "epsilon" in obs else "threshold"
+
+
+class Agent:
+    """Base class of every agent.
+
+    Subclasses set ``families`` and implement :meth:`select` (one arm per copy); pure-exploration families
+    also get the answer filled in (the empirical rule unless :meth:`answer_rows` is overridden).
+    """
+
+    #: env families this agent plays
+    families: ClassVar[tuple[str, ...]] = ()
+
+    def __init__(self, *, tie_break: str = "random") -> None:
+        self.tie_break = check.choice("tie_break", tie_break, TIE_BREAKS)
+        self.reset()
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({', '.join(f'{k}={v!r}' for k, v in self.params().items())})"
+
+    def params(self) -> dict[str, Any]:
+        """The agent's parameters, as passed to its constructor."""
+        return {"tie_break": self.tie_break}
+
+    # ----------------------------------------------------------------------------------------------- protocol
+    def reset(self, seed: int | None = None) -> None:
+        """Forget all state and seed the agent's own generator (tie-breaking and any randomness)."""
+        self.rng = np.random.default_rng(seed)
+        self.num = 0
+        self.num_arms = 0
+        self.priority = np.zeros((0, 0))
+        self.total_budget = np.zeros(0, dtype=np.int64)
+
+    def act(self, obs: Obs) -> np.ndarray:
+        """Return the action for one observation, or an array of N actions for a batch of N observations."""
+        batch, single = self._as_batch(obs)
+        family = family_of(batch)
+        if family not in self.families:
+            raise ValueError(f"{type(self).__name__} plays {self.families} envs, not a {family!r} env")
+        n, k = batch["counts"].shape
+        starts = batch["last_arm"][:, 0] < 0
+        if (n, k) != (self.num, self.num_arms):
+            self._allocate(n, k)
+            starts[:] = True  # first sight of these copies: (re)initialise their whole state
+        if starts.any():
+            self._begin(batch, np.flatnonzero(starts))
+        arms = self.select(batch)
+        action = self._answer_action(batch, arms, starts) if family == "thresholding" else arms
+        return action[0] if single else action
+
+    # ----------------------------------------------------------------------------------------------- hooks
+    def select(self, obs: Obs) -> np.ndarray:
+        """Return the arm to pull in every copy, shape ``(N,)``."""
+        raise NotImplementedError
+
+    def begin(self, obs: Obs, rows: np.ndarray) -> None:
+        """Reset the per-copy state of the copies ``rows`` that start a new episode."""
+
+    def allocate(self, n: int, k: int) -> None:
+        """Create the per-copy state arrays for ``n`` copies of a K-armed problem."""
+
+    def answer_rows(self, obs: Obs, rows: np.ndarray, arms: np.ndarray | None) -> np.ndarray:
+        """Answer bits in copies ``rows`` (shape ``(r,)``): of the arms ``arms`` (one per copy, shape ``(r,)``),
+        or of every arm (``arms=None``, shape ``(r, K)``). The empirical rule ``1{theta_hat >= theta}`` unless
+        overridden; an arm never pulled answers ``0 >= theta``."""
+        if arms is None:
+            means = obs["sums"][rows] / np.maximum(obs["counts"][rows], 1.0)
+            return means >= obs["threshold"][rows]
+        means = obs["sums"][rows, arms] / np.maximum(obs["counts"][rows, arms], 1.0)
+        return means >= obs["threshold"][rows, 0]
+
+    # ----------------------------------------------------------------------------------------------- helpers
+    def argmax(self, values: np.ndarray) -> np.ndarray:
+        """Row-wise argmax with the agent's tie rule: a random arm order drawn per copy and episode, or the
+        smallest index (``tie_break="index"``)."""
+        if self.tie_break == "index":
+            return values.argmax(axis=1)
+        best = values == values.max(axis=1, keepdims=True)
+        return np.where(best, self.priority, -1).argmax(axis=1)
+
+    def argmin(self, values: np.ndarray) -> np.ndarray:
+        """Row-wise argmin with the agent's tie rule (see :meth:`argmax`)."""
+        if self.tie_break == "index":
+            return values.argmin(axis=1)
+        best = values == values.min(axis=1, keepdims=True)
+        return np.where(best, self.priority, -1).argmax(axis=1)
+
+    def _allocate(self, n: int, k: int) -> None:
+        self.num, self.num_arms = n, k
+        self.priority = np.zeros((n, k), dtype=np.int64)
+        self.total_budget = np.zeros(n, dtype=np.int64)
+        self._answer = np.zeros((n, k), dtype=np.int64)
+        self._action = np.zeros((n, k + 1), dtype=np.int64)
+        self.allocate(n, k)
+
+    def _begin(self, obs: Obs, rows: np.ndarray) -> None:
+        if self.tie_break == "random":
+            self.priority[rows] = self.rng.random((rows.size, self.num_arms)).argsort(axis=1)
+        self.total_budget[rows] = obs["budget_left"][rows, 0]
+        self.begin(obs, rows)
+
+    def _answer_action(self, obs: Obs, arms: np.ndarray, starts: np.ndarray) -> np.ndarray:
+        """Fill the action buffer ``[arm, answer bits]``. Only the arm pulled at the previous step changed its
+        mean, so only that bit is recomputed (O(N) per step); new episodes get their whole answer."""
+        going = np.flatnonzero(~starts)
+        if going.size:
+            last = obs["last_arm"][going, 0].astype(np.int64)
+            self._answer[going, last] = self.answer_rows(obs, going, last)
+        begun = np.flatnonzero(starts)
+        if begun.size:
+            self._answer[begun] = self.answer_rows(obs, begun, None)
+        action = self._action
+        action[:, 0] = arms
+        action[:, 1:] = self._answer
+        return action
+
+    def _as_batch(self, obs: Obs) -> tuple[Obs, bool]:
+        """Validate the observation's keys and shapes; add a leading axis to an unbatched observation."""
+        if not isinstance(obs, dict):
+            raise TypeError(f"obs must be the dict observation of a bandit_gym env, got {type(obs).__name__}")
+        family = family_of(obs)
+        keys = _SCALAR_KEYS + _ARM_KEYS + _FAMILY_KEYS[family]
+        missing = [key for key in keys if key not in obs]
+        if missing:
+            raise ValueError(f"obs lacks the keys {missing}; {type(self).__name__} needs {list(keys)}")
+        counts = np.asarray(obs["counts"])
+        if counts.ndim not in (1, 2):
+            raise ValueError(f"obs['counts'] must have shape (K,) or (N, K), got {counts.shape}")
+        single = counts.ndim == 1
+        batch = {key: np.asarray(value)[None] if single else np.asarray(value) for key, value in obs.items()}
+        n, k = batch["counts"].shape
+        for key in keys:
+            want = (n, k) if key in _ARM_KEYS else (n, 1)
+            if batch[key].shape != want:
+                shape = want[1:] if single else want
+                raise ValueError(f"obs[{key!r}] must have shape {shape} to match obs['counts'], got "
+                                 f"{np.shape(obs[key])}")
+        return batch, single

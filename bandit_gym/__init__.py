@@ -1,0 +1,13 @@
+"""bandit_gym: Gymnasium environments and agents for pure-exploration and threshold bandits.
+
+Importing the package registers every env id with Gymnasium; ``gym.make("bandit_gym:ThresholdBandit-v0")``
+imports it for you.
+"""
+
+from bandit_gym.registration import ENV_SPECS, register_envs
+
+__version__ = "0.1.0"
+
+register_envs()
+
+__all__ = ["ENV_SPECS", "__version__", "register_envs"]

@@ -1,0 +1,389 @@
+"""The threshold bandit of abernethy2016: a threshold c_t is revealed before each round, the reward is
+1{X >= c_t}, and the value X is observed in full (uncensored) or only when it falls below c_t (censored)."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+from gymnasium import spaces
+
+from bandit_gym import _validation as check
+from bandit_gym import metrics
+from bandit_gym.envs import _render
+from bandit_gym.envs._base import BanditEnv, BanditVectorEnv, Engine, Info
+
+THRESHOLD_REGIMES = ("iid", "cyclic", "increasing", "decreasing")
+FEEDBACKS = ("uncensored", "censored")
+
+#: Default instance (K = 3, values in {0..5}): a "safe" arm concentrated on {2, 3}, a "middle" arm and a
+#: "risky" arm on {0, 5}. The best arm changes with the threshold: safe for c in {1, 2}, middle for c in {3, 4},
+#: risky for c = 5; survival F = [[1, 1, .5, 0, 0], [.9, .8, .7, .6, .3], [.45] * 5].
+DEFAULT_DISTRIBUTIONS = (
+    (0.0, 0.0, 0.5, 0.5, 0.0, 0.0),
+    (0.1, 0.1, 0.1, 0.1, 0.3, 0.3),
+    (0.55, 0.0, 0.0, 0.0, 0.0, 0.45),
+)
+
+
+def check_distributions(name: str, value: Any) -> np.ndarray:
+    """Validate per-arm probability vectors over ``{0..m}`` and return the survival matrix ``(K, m)``."""
+    p = check.real_array(name, value, ndim=2, low=0.0, high=1.0)
+    check.arm_count(name, p.shape[0])
+    if p.shape[1] < 2:
+        raise ValueError(f"{name} must have m + 1 >= 2 columns (probabilities of the values 0..m), got {p.shape}")
+    total = p.sum(axis=1)
+    if np.any(np.abs(total - 1.0) > 1e-9):
+        raise ValueError(f"each row of {name} must sum to 1 (a probability vector over 0..m); row sums are {total}")
+    return metrics.survival_from_distribution(p)
+
+
+def check_survival(name: str, value: Any) -> np.ndarray:
+    """Validate a survival matrix ``F_i(j) = P(X_i >= j)``, ``j = 1..m``: in [0, 1], non-increasing in j."""
+    F = check.real_array(name, value, ndim=2, low=0.0, high=1.0)
+    check.arm_count(name, F.shape[0])
+    if F.shape[1] < 1:
+        raise ValueError(f"{name} must have m >= 1 columns (one per threshold level), got {F.shape}")
+    if np.any(np.diff(F, axis=1) > 1e-12):
+        raise ValueError(f"{name} must be non-increasing along each row (F_i(j) = P(X_i >= j)), got {F}")
+    return F
+
+
+class ThresholdEngine(Engine):
+    """Batched state of the threshold bandit (see :class:`ThresholdBanditEnv` for the arguments)."""
+
+    family = "threshold"
+    reset_options = ("distributions", "survival")
+    exposed: ClassVar[frozenset[str]] = frozenset(
+        {"survival", "best_survival", "num_arms", "num_levels", "horizon", "feedback", "thresholds"}
+    )
+
+    def __init__(
+        self,
+        num: int,
+        distributions: Any = None,
+        survival: Any = None,
+        thresholds: Any = "iid",
+        feedback: str = "uncensored",
+        horizon: int = 1000,
+    ) -> None:
+        super().__init__(check.integer("num_envs", num, minimum=1))
+        self.default_survival = self._instance(distributions, survival, "")
+        self.survival = self.default_survival
+        k, m = self.survival.shape
+        self.num_arms, self.num_levels = k, m
+        self.best_survival = self.survival.max(axis=0)
+        self.horizon = check.integer("horizon", horizon, minimum=1)
+        self.feedback = check.choice("feedback", feedback, FEEDBACKS)
+        self.censored = self.feedback == "censored"
+        self.thresholds, self._sequence = self._check_thresholds(thresholds)
+        n = self.num
+        self._levels = np.arange(1, m + 1)
+        self.counts = np.zeros((n, k), dtype=np.int64)
+        self.sums = np.zeros((n, k))
+        self.exceed = np.zeros((n, k, m), dtype=np.int64)
+        self.trials = np.zeros((n, k, m), dtype=np.int64)
+        self.t = np.zeros(n, dtype=np.int64)
+        self.c = np.zeros(n, dtype=np.int64)
+        self._perm = np.zeros((n, m), dtype=np.int64)
+        self.obs = {
+            "threshold": np.zeros((n, 1), dtype=np.float32),
+            "budget_left": np.zeros((n, 1), dtype=np.float32),
+            "last_arm": np.full((n, 1), -1.0, dtype=np.float32),
+            "last_value": np.zeros((n, 1), dtype=np.float32),
+            "last_censored": np.zeros((n, 1), dtype=np.float32),
+            "last_reward": np.zeros((n, 1), dtype=np.float32),
+            "counts": np.zeros((n, k), dtype=np.float32),
+            "sums": np.zeros((n, k), dtype=np.float32),
+            "means": np.zeros((n, k), dtype=np.float32),
+            "level_exceed": np.zeros((n, k * m), dtype=np.float32),
+            "level_trials": np.zeros((n, k * m), dtype=np.float32),
+        }
+
+    # ----------------------------------------------------------------------------------------------- instance
+    @staticmethod
+    def _instance(distributions: Any, survival: Any, prefix: str) -> np.ndarray:
+        if distributions is not None and survival is not None:
+            raise ValueError(f"pass either {prefix}distributions or {prefix}survival, not both")
+        if survival is not None:
+            return check_survival(f"{prefix}survival", survival)
+        if distributions is None:
+            distributions = DEFAULT_DISTRIBUTIONS
+        return check_distributions(f"{prefix}distributions", distributions)
+
+    def _check_thresholds(self, thresholds: Any) -> tuple[str, np.ndarray | None]:
+        m, T = self.num_levels, self.horizon
+        if isinstance(thresholds, str):
+            regime = check.choice("thresholds", thresholds, THRESHOLD_REGIMES)
+            if regime in ("increasing", "decreasing") and m > T:
+                raise ValueError(
+                    f"thresholds={regime!r} splits the horizon into m={m} stages of floor(T/m) rounds; "
+                    f"it needs horizon >= m, got horizon={T}"
+                )
+            return regime, None
+        seq = np.asarray(thresholds)
+        if seq.ndim != 1 or seq.shape[0] != T or not np.issubdtype(seq.dtype, np.integer):
+            raise ValueError(
+                f"thresholds must be one of {THRESHOLD_REGIMES} or a sequence of horizon={T} integers in 1..{m}; "
+                f"got an array of shape {seq.shape} and dtype {seq.dtype}"
+            )
+        if seq.min() < 1 or seq.max() > m:
+            raise ValueError(f"thresholds must lie in 1..m = 1..{m}, got values from {seq.min()} to {seq.max()}")
+        return "sequence", seq.astype(np.int64)
+
+    # ----------------------------------------------------------------------------------------------- spaces
+    def observation_space(self) -> spaces.Dict:
+        k, m, T = self.num_arms, float(self.num_levels), float(self.horizon)
+
+        def box(low: float, high: float, size: int = 1) -> spaces.Box:
+            return spaces.Box(low, high, shape=(size,), dtype=np.float32)
+
+        return spaces.Dict(
+            {
+                "threshold": box(0.0, m),
+                "budget_left": box(0.0, T),
+                "last_arm": box(-1.0, k - 1.0),
+                "last_value": box(-1.0, m),
+                "last_censored": box(0.0, 1.0),
+                "last_reward": box(0.0, 1.0),
+                "counts": box(0.0, T, k),
+                "sums": box(0.0, T, k),
+                "means": box(0.0, 1.0, k),
+                "level_exceed": box(0.0, T, k * self.num_levels),
+                "level_trials": box(0.0, T, k * self.num_levels),
+            }
+        )
+
+    def action_space(self) -> spaces.Discrete:
+        return spaces.Discrete(self.num_arms)
+
+    # ----------------------------------------------------------------------------------------------- dynamics
+    def _threshold_at(self, rng: np.random.Generator, rounds: np.ndarray, idx: np.ndarray) -> np.ndarray:
+        """Thresholds ``c`` of the rounds with 0-based indices ``rounds`` for the copies ``idx``."""
+        m = self.num_levels
+        regime = self.thresholds
+        if regime == "iid":
+            return rng.integers(1, m + 1, size=self.num)[idx]
+        if regime == "cyclic":
+            return self._perm[idx, rounds % m]
+        if regime == "sequence":
+            assert self._sequence is not None
+            return self._sequence[rounds]
+        stage = np.minimum(rounds // (self.horizon // m), m - 1)
+        return stage + 1 if regime == "increasing" else m - stage
+
+    def _pin(self, options: dict[str, Any]) -> None:
+        F = self.default_survival
+        if options:
+            F = self._instance(options.get("distributions"), options.get("survival"), "options:")
+            if F.shape != self.default_survival.shape:
+                raise ValueError(
+                    f"the instance in options has shape (K, m) = {F.shape}; this env has {self.default_survival.shape}"
+                )
+        self.survival = F
+        self.best_survival = F.max(axis=0)
+
+    def reset_rows(self, rng: np.random.Generator, rows: np.ndarray) -> None:
+        idx = np.flatnonzero(rows)
+        for array in (self.counts, self.sums, self.exceed, self.trials, self.t):
+            array[idx] = 0
+        self.finished[idx] = False
+        if self.thresholds == "cyclic":
+            self._perm[idx] = np.argsort(rng.random((idx.size, self.num_levels)), axis=1) + 1
+        self.c[idx] = self._threshold_at(rng, self.t[idx], idx)
+        obs = self.obs
+        obs["threshold"][idx, 0] = self.c[idx]
+        obs["budget_left"][idx] = self.horizon
+        obs["last_arm"][idx] = -1.0
+        for key in ("last_value", "last_censored", "last_reward", "counts", "sums", "means"):
+            obs[key][idx] = 0.0
+        obs["level_exceed"][idx] = 0.0
+        obs["level_trials"][idx] = 0.0
+
+    def check_actions(self, actions: Any) -> np.ndarray:
+        actions = np.asarray(actions)
+        if actions.shape != (self.num,):
+            raise ValueError(f"action must be one arm index (shape ()), got an array of shape {actions.shape[1:]}")
+        if not np.issubdtype(actions.dtype, np.integer):
+            raise TypeError(f"action must be an integer arm index, got dtype {actions.dtype}")
+        k = self.num_arms
+        if actions.min() < 0 or actions.max() >= k:
+            bad = actions[(actions < 0) | (actions >= k)][0]
+            raise ValueError(f"action={bad} is not an arm; allowed arms are 0..{k - 1}")
+        return actions
+
+    def step_rows(
+        self, rng: np.random.Generator, actions: np.ndarray, rows: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, Info]:
+        n = self.num
+        draws = rng.random(n)
+        idx = np.flatnonzero(rows)
+        a = actions[idx]
+        F_pulled = self.survival[a]                              # (n, m): one row per stepping copy
+        x = (draws[idx, None] < F_pulled).sum(axis=1)           # X >= j  iff  u < F(j)
+        c = self.c[idx]
+        reward = x >= c
+        expected = np.zeros(n)
+        best = np.zeros(n)
+        expected[idx] = F_pulled[np.arange(idx.size), c - 1]
+        best[idx] = self.best_survival[c - 1]
+        self._record(idx, a, x, c, reward)
+        self.t[idx] += 1
+        done = self.t[idx] == self.horizon
+        going = idx[~done]
+        self.c[idx[done]] = 0
+        if going.size:
+            self.c[going] = self._threshold_at(rng, self.t[going], going)
+        self.obs["threshold"][idx, 0] = self.c[idx]
+        self.obs["budget_left"][idx, 0] = self.horizon - self.t[idx]
+        terminated = np.zeros(n, dtype=bool)
+        terminated[idx[done]] = True
+        self.finished |= terminated
+        rewards = np.zeros(n)
+        rewards[idx] = reward
+        return rewards, terminated, {"expected_reward": expected, "best_expected_reward": best}
+
+    def _record(self, idx: np.ndarray, a: np.ndarray, x: np.ndarray, c: np.ndarray, reward: np.ndarray) -> None:
+        """Update the pulled arm's counts: O(m) per copy, nothing proportional to K."""
+        levels = self._levels
+        if self.censored:
+            known = np.minimum(x, c)                              # A = min(X, c): what the learner knows
+            exceed = levels <= known[:, None]
+            trials = levels <= c[:, None]
+            censored = reward
+        else:
+            exceed = levels <= x[:, None]
+            trials = np.ones((1, self.num_levels), dtype=bool)
+            censored = np.zeros(idx.size, dtype=bool)
+        self.exceed[idx, a] += exceed
+        self.trials[idx, a] += trials
+        # (N, K * m) observation buffers seen as (N, K, m); a view made here, since pickling drops views
+        shape = self.exceed.shape
+        self.obs["level_exceed"].reshape(shape)[idx, a] = self.exceed[idx, a]
+        self.obs["level_trials"].reshape(shape)[idx, a] = self.trials[idx, a]
+        self.counts[idx, a] += 1
+        self.sums[idx, a] += reward
+        cnt, s = self.counts[idx, a], self.sums[idx, a]
+        obs = self.obs
+        obs["counts"][idx, a] = cnt
+        obs["sums"][idx, a] = s
+        obs["means"][idx, a] = s / cnt
+        obs["last_arm"][idx, 0] = a
+        obs["last_value"][idx, 0] = np.where(censored, -1, x)
+        obs["last_censored"][idx, 0] = censored
+        obs["last_reward"][idx, 0] = reward
+
+    # ----------------------------------------------------------------------------------------------- render
+    def _estimates(self, row: int) -> tuple[np.ndarray, np.ndarray, int]:
+        c = int(self.c[row]) if self.c[row] > 0 else self.num_levels
+        trials = self.trials[row, :, c - 1].astype(np.float64)
+        est = np.divide(self.exceed[row, :, c - 1], trials, out=np.zeros(self.num_arms), where=trials > 0)
+        return est, _render.hoeffding_halfwidth(trials), c
+
+    def render_text(self, row: int) -> str:
+        est, half, c = self._estimates(row)
+        counts = self.counts[row]
+        mean = np.divide(self.sums[row], counts, out=np.zeros(self.num_arms), where=counts > 0)
+        title = (f"ThresholdBandit ({self.feedback}, {self.thresholds} thresholds): round {self.t[row]} of "
+                 f"{self.horizon}")
+        return _render.text_table(
+            title,
+            {"arm": np.arange(self.num_arms), "pulls": counts, "mean reward": mean, f"F_hat({c})": est,
+             "+-95%": half},
+            f"current threshold c_t={self.c[row]} (levels 1..{self.num_levels}; 0 once the episode is over)",
+        )
+
+    def render_rgb(self, row: int) -> np.ndarray:
+        est, half, c = self._estimates(row)
+        return _render.bar_chart(est, half, None, f"round {self.t[row]}, threshold c_t = {c}",
+                                 f"estimate of P(X >= {c})")
+
+
+_DOC = """
+
+    ## Description
+    The threshold bandit of Abernethy, Amin and Zhu (2016). Before each round t the environment reveals a
+    threshold ``c_t in {1..m}``; the agent pulls an arm I_t, whose value X (in ``{0..m}``) is drawn from the
+    arm's unknown distribution, and receives the reward ``1{X >= c_t}``. With uncensored feedback X is observed;
+    with censored feedback X is observed only if ``X < c_t``, otherwise the agent learns only that X was
+    censored (which also means the reward was 1). The thresholds follow one of the paper's regimes: i.i.d.
+    uniform (``"iid"``), one random permutation of ``1..m`` repeated so every block of m rounds holds each level
+    once (``"cyclic"``), the adversarial non-decreasing stages ``1..1, 2..2, ..., m..m`` of ``floor(T/m)``
+    rounds with the remainder at level m (``"increasing"``), the optimistic non-increasing stages
+    (``"decreasing"``), or an explicit sequence of T levels.
+
+    ## Action Space
+    ``Discrete(K)``: the arm to pull.
+
+    ## Observation Space
+    A ``Dict`` of 1-D float32 ``Box`` spaces:
+
+    | key | shape | meaning |
+    |---|---|---|
+    | ``threshold`` | (1,) | c_t of the round about to be played (0 once the episode is over) |
+    | ``budget_left`` | (1,) | rounds left, T - t |
+    | ``last_arm`` | (1,) | arm pulled at the previous round, -1 at the start |
+    | ``last_value`` | (1,) | X observed at the previous round, -1 if it was censored (0 at the start) |
+    | ``last_censored`` | (1,) | 1 if the previous observation was censored |
+    | ``last_reward`` | (1,) | ``1{X >= c}`` of the previous round |
+    | ``counts`` | (K,) | pulls N_i of each arm |
+    | ``sums`` | (K,) | reward sums of each arm |
+    | ``means`` | (K,) | empirical mean rewards (0 for an arm never pulled) |
+    | ``level_exceed`` | (K * m,) | ``[i * m + j - 1]``: pulls of arm i known to have X >= j |
+    | ``level_trials`` | (K * m,) | ``[i * m + j - 1]``: pulls of arm i whose outcome at level j is counted |
+
+    Uncensored: ``level_exceed`` counts ``X >= j`` and ``level_trials`` is N_i for every level, so their ratio is
+    the DKW estimator of §4. Censored: ``level_exceed`` is ``D_i(j) = #{min(X, c) >= j}`` and ``level_trials``
+    is ``N_i(j) = #{c >= j}``, the counts of the modified Kaplan-Meier estimator (eq. 8). In both cases
+    ``F_hat_i(j) = level_exceed / level_trials``.
+
+    ## Rewards
+    ``1{X >= c_t}``.
+
+    ## Episode End
+    Terminates after ``horizon`` rounds. No truncation.
+
+    ## Information
+    Every step: ``expected_reward`` = ``F_{I_t}(c_t)`` of the pulled arm and ``best_expected_reward`` =
+    ``max_i F_i(c_t)``, so the pseudo-regret needs no knowledge of the instance.
+
+    ## Arguments
+
+    | argument | default | meaning |
+    |---|---|---|
+    | ``distributions`` | ``DEFAULT_DISTRIBUTIONS`` | (K, m + 1) probability vectors over the values 0..m |
+    | ``survival`` | None | or the (K, m) survival matrix ``F_i(j) = P(X_i >= j)`` instead |
+    | ``thresholds`` | ``"iid"`` | ``"iid"``, ``"cyclic"``, ``"increasing"``, ``"decreasing"``, or T levels |
+    | ``feedback`` | ``"uncensored"`` | or ``"censored"`` |
+    | ``horizon`` | 1000 | T >= 1 |
+
+    ```python
+    import gymnasium as gym
+    env = gym.make("bandit_gym:ThresholdBandit-v0", thresholds="cyclic", horizon=5000)
+    ```
+    ``reset(options={"distributions": ...})`` (or ``"survival"``) pins another instance of the same shape
+    until the next explicit ``reset``.
+
+    ## References
+    J. Abernethy, K. Amin, R. Zhu. Threshold Bandits, With and Without Censored Feedback. NIPS 2016.
+
+    ## Version History
+    * v0: initial version.
+"""
+
+
+class ThresholdBanditEnv(BanditEnv):
+    __doc__ = "Threshold bandit (abernethy2016): a per-round threshold c_t, reward 1{X >= c_t}." + _DOC
+
+    def __init__(self, render_mode: str | None = None, **kwargs: Any) -> None:
+        super().__init__(ThresholdEngine(1, **kwargs), render_mode)
+
+
+class ThresholdBanditVectorEnv(BanditVectorEnv):
+    """``num_envs`` copies of :class:`ThresholdBanditEnv` advanced with array operations (one generator, bulk
+    draws). Takes the same keyword arguments, plus ``num_envs`` and ``copy``."""
+
+    def __init__(self, num_envs: int = 1, copy: bool = False, render_mode: str | None = None, **kwargs: Any):
+        if render_mode is not None:
+            raise ValueError(f"render_mode={render_mode!r}: the vector env does not render; use a single env")
+        super().__init__(ThresholdEngine(num_envs, **kwargs), copy=copy)

@@ -1,0 +1,340 @@
+"""The thresholding bandit problem of tao2019: classify every arm as above or below a threshold theta after a
+fixed budget of pulls, scored by the number of misclassified arms (aggregate regret)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+import numpy as np
+from gymnasium import spaces
+
+from bandit_gym import _validation as check
+from bandit_gym import metrics
+from bandit_gym.envs import _render
+from bandit_gym.envs._base import BanditEnv, BanditVectorEnv, Engine, Info
+
+MeansSampler = Callable[[np.random.Generator, int], np.ndarray]
+ARM_DISTRIBUTIONS = ("bernoulli", "gaussian")
+LOSSES = ("aggregate", "simple")
+
+
+def empirical_answer(obs: dict[str, np.ndarray]) -> np.ndarray:
+    """The empirical rule ``d_i = 1{theta_hat_i >= theta}`` from an observation (single or batched).
+
+    An arm never pulled has empirical mean 0 in the observation and is therefore answered by comparing 0 with
+    theta."""
+    means = np.asarray(obs["means"], dtype=np.float64)
+    threshold = np.asarray(obs["threshold"], dtype=np.float64)
+    return (means >= threshold).astype(np.int64)
+
+
+class ThresholdingEngine(Engine):
+    """Batched state of the thresholding bandit (see :class:`ThresholdingBanditEnv` for the arguments)."""
+
+    family = "thresholding"
+    reset_options = ("means",)
+    exposed: ClassVar[frozenset[str]] = frozenset(
+        {"means", "threshold", "epsilon", "budget", "num_arms", "loss", "arm_distribution", "sigma", "sample_cost"}
+    )
+
+    def __init__(
+        self,
+        num: int,
+        means: Any = (0.2, 0.25, 0.3, 0.35, 0.45, 0.55, 0.65, 0.7, 0.75, 0.8),
+        threshold: float = 0.5,
+        epsilon: float = 0.0,
+        budget: int = 1000,
+        arm_distribution: str = "bernoulli",
+        sigma: float = 1.0,
+        loss: str = "aggregate",
+        sample_cost: float = 0.0,
+    ) -> None:
+        super().__init__(check.integer("num_envs", num, minimum=1))
+        self.arm_distribution = check.choice("arm_distribution", arm_distribution, ARM_DISTRIBUTIONS)
+        self.bernoulli = self.arm_distribution == "bernoulli"
+        self.sigma = check.real("sigma", sigma, low=0.0, low_open=True)
+        if self.bernoulli:
+            self.threshold = check.real("threshold", threshold, low=0.0, high=1.0, low_open=True, high_open=True)
+        else:
+            self.threshold = check.real("threshold", threshold)
+        self.epsilon = check.real("epsilon", epsilon, low=0.0)
+        self.budget = check.integer("budget", budget, minimum=1)
+        self.loss = check.choice("loss", loss, LOSSES)
+        self.sample_cost = check.real("sample_cost", sample_cost, low=0.0)
+        self._sampler: MeansSampler | None = None
+        self._fixed: np.ndarray | None = None
+        self._pinned: np.ndarray | None = None
+        if callable(means):
+            self._sampler = means
+            k = self._draw_means(np.random.default_rng(0), 1).shape[1]
+        else:
+            self._fixed = self._check_means("means", means)
+            k = self._fixed.shape[0]
+        self.num_arms = k
+        n = self.num
+        self.means = np.zeros((n, k))
+        self.counts = np.zeros((n, k), dtype=np.int64)
+        self.sums = np.zeros((n, k))
+        self.left = np.zeros(n, dtype=np.int64)
+        self.obs = {
+            "threshold": np.full((n, 1), self.threshold, dtype=np.float32),
+            "epsilon": np.full((n, 1), self.epsilon, dtype=np.float32),
+            "budget_left": np.zeros((n, 1), dtype=np.float32),
+            "last_arm": np.full((n, 1), -1.0, dtype=np.float32),
+            "last_value": np.zeros((n, 1), dtype=np.float32),
+            "counts": np.zeros((n, k), dtype=np.float32),
+            "sums": np.zeros((n, k), dtype=np.float32),
+            "means": np.zeros((n, k), dtype=np.float32),
+        }
+
+    # ----------------------------------------------------------------------------------------------- instance
+    def _check_means(self, name: str, value: Any) -> np.ndarray:
+        if self.bernoulli:
+            means = check.real_array(name, value, ndim=1, low=0.0, high=1.0)
+        else:
+            means = check.real_array(name, value, ndim=1)
+        check.arm_count(name, means.shape[0])
+        if getattr(self, "num_arms", means.shape[0]) != means.shape[0]:
+            raise ValueError(f"{name} has {means.shape[0]} arms but this env has K={self.num_arms}")
+        return means
+
+    def _draw_means(self, rng: np.random.Generator, n: int) -> np.ndarray:
+        assert self._sampler is not None
+        drawn = np.asarray(self._sampler(rng, n), dtype=np.float64)
+        if drawn.ndim != 2 or drawn.shape[0] != n:
+            raise ValueError(f"the means sampler must return an array of shape ({n}, K), got {drawn.shape}")
+        for row in drawn:
+            self._check_means("means (drawn by the sampler)", row)
+        return drawn
+
+    # ----------------------------------------------------------------------------------------------- spaces
+    def observation_space(self) -> spaces.Dict:
+        k, T = self.num_arms, float(self.budget)
+        big = float(np.finfo(np.float32).max)  # finite bounds: Gymnasium's checker warns on infinite ones
+        lo, hi = (0.0, 1.0) if self.bernoulli else (-big, big)
+        sum_lo, sum_hi = (0.0, T) if self.bernoulli else (-big, big)
+
+        def box(low: float, high: float, size: int = 1) -> spaces.Box:
+            return spaces.Box(low, high, shape=(size,), dtype=np.float32)
+
+        return spaces.Dict(
+            {
+                "threshold": box(lo, hi),
+                "epsilon": box(0.0, big),
+                "budget_left": box(0.0, T),
+                "last_arm": box(-1.0, k - 1.0),
+                "last_value": box(lo, hi),
+                "counts": box(0.0, T, k),
+                "sums": box(sum_lo, sum_hi, k),
+                "means": box(lo, hi, k),
+            }
+        )
+
+    def action_space(self) -> spaces.MultiDiscrete:
+        return spaces.MultiDiscrete([self.num_arms + 1] + [2] * self.num_arms)
+
+    # ----------------------------------------------------------------------------------------------- dynamics
+    def _pin(self, options: dict[str, Any]) -> None:
+        self._pinned = self._check_means("options['means']", options["means"]) if "means" in options else None
+
+    def reset_rows(self, rng: np.random.Generator, rows: np.ndarray) -> None:
+        if self._pinned is not None:
+            self.means[rows] = self._pinned
+        elif self._sampler is not None:
+            self.means[rows] = self._draw_means(rng, int(rows.sum()))
+        else:
+            self.means[rows] = self._fixed
+        self.counts[rows] = 0
+        self.sums[rows] = 0.0
+        self.left[rows] = self.budget
+        self.finished[rows] = False
+        obs = self.obs
+        obs["budget_left"][rows] = self.budget
+        obs["last_arm"][rows] = -1.0
+        for key in ("last_value", "counts", "sums", "means"):
+            obs[key][rows] = 0.0
+
+    def check_actions(self, actions: Any) -> np.ndarray:
+        k = self.num_arms
+        actions = np.asarray(actions)
+        if actions.shape != (self.num, k + 1):
+            per_copy = actions.shape[1:] if actions.ndim == 2 else actions.shape
+            raise ValueError(
+                f"action must have shape (K + 1,) = ({k + 1},): [arm in 0..{k - 1} or {k} to stop, then one answer "
+                f"bit per arm]; got shape {per_copy}"
+            )
+        if not np.issubdtype(actions.dtype, np.integer):
+            raise TypeError(f"action must hold integers, got dtype {actions.dtype}")
+        arms = actions[:, 0]
+        if arms.min() < 0 or arms.max() > k:
+            raise ValueError(f"action[0]={arms[(arms < 0) | (arms > k)][0]} is not an arm in 0..{k - 1} or {k} (stop)")
+        answer = actions[:, 1:]
+        if answer.min() < 0 or answer.max() > 1:
+            bad = answer[(answer < 0) | (answer > 1)][0]
+            raise ValueError(f"action[1:] is the answer and must hold bits 0 or 1, got the value {bad}")
+        return actions
+
+    def step_rows(
+        self, rng: np.random.Generator, actions: np.ndarray, rows: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, Info]:
+        k = self.num_arms
+        arms = actions[:, 0]
+        stop = rows & ((arms == k) | (self.left == 0))
+        draws = rng.random(self.num) if self.bernoulli else rng.standard_normal(self.num)
+        rewards = np.zeros(self.num)
+        pull = rows & ~stop
+        idx = np.flatnonzero(pull)
+        if idx.size:
+            a = arms[idx]
+            flat = idx * k + a
+            mu = self.means.reshape(-1)[flat]
+            x = (draws[idx] < mu).astype(np.float64) if self.bernoulli else mu + self.sigma * draws[idx]
+            self._record(idx, a, flat, x)
+            rewards[idx] = 0.0 - self.sample_cost
+        if stop.any():
+            s = np.flatnonzero(stop)
+            rewards[s] = 0.0 - self.episode_loss(actions[s, 1:], self.means[s])
+            self.finished[s] = True
+        return rewards, stop, {}
+
+    def _record(self, idx: np.ndarray, a: np.ndarray, flat: np.ndarray, x: np.ndarray) -> None:
+        """Update the pulled arm of each copy in ``idx``: O(len(idx)) work, nothing proportional to K."""
+        counts, sums = self.counts.reshape(-1), self.sums.reshape(-1)
+        counts[flat] += 1
+        sums[flat] += x
+        c, s = counts[flat], sums[flat]
+        obs = self.obs
+        obs["counts"].reshape(-1)[flat] = c
+        obs["sums"].reshape(-1)[flat] = s
+        obs["means"].reshape(-1)[flat] = s / c
+        self.left[idx] -= 1
+        obs["budget_left"][idx, 0] = self.left[idx]
+        obs["last_arm"][idx, 0] = a
+        obs["last_value"][idx, 0] = x
+
+    def episode_loss(self, answer: np.ndarray, means: np.ndarray) -> np.ndarray:
+        """The loss chosen by ``loss=`` for final answers ``answer`` on instances ``means``."""
+        fn = metrics.aggregate_regret if self.loss == "aggregate" else metrics.error_indicator
+        return fn(answer, means, self.threshold, self.epsilon).astype(np.float64)
+
+    # ----------------------------------------------------------------------------------------------- render
+    def _halfwidths(self, row: int) -> np.ndarray:
+        counts = self.counts[row].astype(np.float64)
+        if self.bernoulli:
+            return _render.hoeffding_halfwidth(counts)
+        with np.errstate(divide="ignore"):
+            return 1.959964 * self.sigma / np.sqrt(counts)
+
+    def render_text(self, row: int) -> str:
+        counts = self.counts[row]
+        est = np.divide(self.sums[row], counts, out=np.zeros(self.num_arms), where=counts > 0)
+        half = self._halfwidths(row)
+        side = np.where(counts == 0, "?", np.where(est >= self.threshold, "above", "below"))
+        used = self.budget - self.left[row]
+        title = f"ThresholdingBandit: K={self.num_arms}, budget {self.budget}, {used} pulls used"
+        footer = f"threshold theta={self.threshold:g}, epsilon={self.epsilon:g}, budget left {self.left[row]}"
+        return _render.text_table(
+            title,
+            {"arm": np.arange(self.num_arms), "pulls": counts, "mean": est, "+-95%": half, "answer": side},
+            footer,
+        )
+
+    def render_rgb(self, row: int) -> np.ndarray:
+        counts = self.counts[row]
+        est = np.divide(self.sums[row], counts, out=np.zeros(self.num_arms), where=counts > 0)
+        ylim = (0.0, 1.0) if self.bernoulli else None
+        return _render.bar_chart(
+            est, self._halfwidths(row), self.threshold,
+            f"{self.budget - self.left[row]} of {self.budget} pulls", "empirical mean", ylim,
+        )
+
+
+_DOC = """
+
+    ## Description
+    The thresholding bandit problem (TBP) of Tao et al. (2019): K arms with unknown means theta_i, a known
+    threshold theta and a budget of T pulls. After the budget is spent the agent's answer ``d in {0,1}^K``
+    says which arms it believes satisfy ``theta_i >= theta``. The loss is the number of misclassified arms
+    (aggregate regret), or optionally the indicator that any arm is misclassified. Arms inside the indifference
+    zone ``|theta_i - theta| < epsilon`` count for nothing.
+
+    ## Action Space
+    ``MultiDiscrete([K + 1] + [2] * K)``. ``action[0]`` is the arm to pull (``0..K-1``) or ``K`` to stop;
+    ``action[1:]`` is the agent's current answer, one bit per arm (1 = "above the threshold"). The answer given
+    at step t is the one formed from the t - 1 samples seen so far. When no pulls are left the next step is the
+    answer step: it pulls nothing, its answer is final and the episode terminates. A budget of T means at most
+    T pulls and T + 1 steps. ``bandit_gym.wrappers.EmpiricalAnswer`` exposes ``Discrete(K)`` instead.
+
+    ## Observation Space
+    A ``Dict`` of 1-D float32 ``Box`` spaces:
+
+    | key | shape | meaning |
+    |---|---|---|
+    | ``threshold`` | (1,) | theta |
+    | ``epsilon`` | (1,) | precision epsilon |
+    | ``budget_left`` | (1,) | pulls left before the answer step |
+    | ``last_arm`` | (1,) | arm pulled at the previous step, -1 at the start of an episode |
+    | ``last_value`` | (1,) | sample observed at the previous step (0 at the start) |
+    | ``counts`` | (K,) | pulls of each arm T_i |
+    | ``sums`` | (K,) | sum of each arm's samples |
+    | ``means`` | (K,) | empirical means (0 for an arm never pulled) |
+
+    The true means never appear in an observation or an ``info``.
+
+    ## Rewards
+    ``-sample_cost`` (default 0) per pull; minus the loss of the final answer on the answer step.
+
+    ## Episode End
+    Terminates on the answer step (after ``budget`` pulls) or when the agent stops. No truncation.
+
+    ## Information
+    ``info`` is empty. ``bandit_gym.wrappers.RecordEpisodeRegret`` adds the episode's regret at the end.
+
+    ## Arguments
+
+    | argument | default | meaning |
+    |---|---|---|
+    | ``means`` | tao2019 Setup 1 | K true means, or a callable ``sampler(rng, n) -> (n, K)`` called at each reset |
+    | ``threshold`` | 0.5 | theta; in (0, 1) for Bernoulli arms |
+    | ``epsilon`` | 0.0 | indifference zone half-width, >= 0 |
+    | ``budget`` | 1000 | T >= 1 |
+    | ``arm_distribution`` | ``"bernoulli"`` | or ``"gaussian"`` with standard deviation ``sigma`` |
+    | ``sigma`` | 1.0 | Gaussian standard deviation |
+    | ``loss`` | ``"aggregate"`` | or ``"simple"`` (1 if any counted arm is misclassified) |
+    | ``sample_cost`` | 0.0 | cost charged per pull |
+
+    ```python
+    import gymnasium as gym
+    env = gym.make("bandit_gym:ThresholdingBandit-Tao2019Setup1-v0", budget=500)
+    ```
+    ``reset(options={"means": [...]})`` pins that instance until the next explicit ``reset``.
+
+    ## References
+    C. Tao, S. A. Blanco, J. Peng, Y. Zhou. Thresholding Bandit with Optimal Aggregate Regret. NeurIPS 2019.
+
+    ## Version History
+    * v0: initial version.
+"""
+
+
+class ThresholdingBanditEnv(BanditEnv):
+    __doc__ = "Thresholding bandit (tao2019): classify K arms against a threshold within a budget of pulls." + _DOC
+
+    empirical_answer = staticmethod(empirical_answer)
+
+    def __init__(self, render_mode: str | None = None, **kwargs: Any) -> None:
+        super().__init__(ThresholdingEngine(1, **kwargs), render_mode)
+
+
+class ThresholdingBanditVectorEnv(BanditVectorEnv):
+    """``num_envs`` copies of :class:`ThresholdingBanditEnv` advanced with array operations (one generator,
+    bulk draws). Takes the same keyword arguments, plus ``num_envs`` and ``copy`` (return fresh observation
+    arrays at every step instead of the env's buffers)."""
+
+    empirical_answer = staticmethod(empirical_answer)
+
+    def __init__(self, num_envs: int = 1, copy: bool = False, render_mode: str | None = None, **kwargs: Any):
+        if render_mode is not None:
+            raise ValueError(f"render_mode={render_mode!r}: the vector env does not render; use a single env")
+        super().__init__(ThresholdingEngine(num_envs, **kwargs), copy=copy)

@@ -1,0 +1,74 @@
+"""Loss and regret functions of the papers, as pure numpy functions.
+
+Every function broadcasts over leading axes: pass one episode (arrays of shape ``(K,)``) or a batch of episodes
+(shape ``(N, K)``) and get a scalar or an ``(N,)`` array back.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+
+def true_classes(means: ArrayLike, threshold: float) -> np.ndarray:
+    """Ground truth of the thresholding bandit, ``z_i = 1{theta_i >= theta}`` (tao2019 §2; an arm at theta is
+    positive)."""
+    return np.asarray(means) >= threshold
+
+
+def counted_arms(means: ArrayLike, threshold: float, epsilon: float = 0.0) -> np.ndarray:
+    """Arms that count in the loss: those with ``|theta_i - theta| >= epsilon``.
+
+    Arms strictly inside the indifference zone ``(theta - epsilon, theta + epsilon)`` count for nothing; with
+    ``epsilon = 0`` every arm counts.
+    """
+    return np.abs(np.asarray(means, dtype=np.float64) - threshold) >= epsilon
+
+
+def misclassified(answer: ArrayLike, means: ArrayLike, threshold: float, epsilon: float = 0.0) -> np.ndarray:
+    """Per-arm mask of counted arms whose answer bit ``d_i`` differs from ``z_i``."""
+    answer = np.asarray(answer).astype(bool)
+    return (answer != true_classes(means, threshold)) & counted_arms(means, threshold, epsilon)
+
+
+def aggregate_regret(answer: ArrayLike, means: ArrayLike, threshold: float, epsilon: float = 0.0) -> np.ndarray:
+    """Aggregate regret of one answer: the number of misclassified counted arms,
+    ``sum_i 1{d_i != z_i}`` (tao2019 eq. 3, before the expectation)."""
+    return misclassified(answer, means, threshold, epsilon).sum(axis=-1)
+
+
+def error_indicator(answer: ArrayLike, means: ArrayLike, threshold: float, epsilon: float = 0.0) -> np.ndarray:
+    """Error indicator ``1{exists i: d_i != z_i}``, whose expectation is the thresholding bandit's simple
+    regret (Locatelli et al. 2016; tao2019 Appendix F.1)."""
+    return misclassified(answer, means, threshold, epsilon).any(axis=-1).astype(np.int64)
+
+
+def simple_regret(recommendation: ArrayLike, means: ArrayLike) -> np.ndarray:
+    """Simple regret of a best-arm recommendation ``J``: ``max_i mu_i - mu_J``."""
+    means = np.asarray(means, dtype=np.float64)
+    rec = np.asarray(recommendation, dtype=np.int64)
+    picked = np.take_along_axis(means, rec[..., None], axis=-1)[..., 0]
+    return means.max(axis=-1) - picked
+
+
+def survival_from_distribution(distribution: ArrayLike) -> np.ndarray:
+    """Survival function ``F_i(j) = P(X_i >= j)`` for ``j = 1..m`` from probability vectors over ``{0..m}``."""
+    p = np.asarray(distribution, dtype=np.float64)
+    tail = np.cumsum(p[..., ::-1], axis=-1)[..., ::-1]
+    return tail[..., 1:]
+
+
+def pseudo_regret(expected_reward: ArrayLike, best_expected_reward: ArrayLike) -> np.ndarray:
+    """Cumulative pseudo-regret ``sum_t (max_i F_i(c_t) - F_{I_t}(c_t))`` from per-round expected rewards
+    (abernethy2016 §3); the round axis is the last one."""
+    gap = np.asarray(best_expected_reward, dtype=np.float64) - np.asarray(expected_reward, dtype=np.float64)
+    return gap.sum(axis=-1)
+
+
+def threshold_pseudo_regret(survival: ArrayLike, arms: ArrayLike, thresholds: ArrayLike) -> np.ndarray:
+    """Exact cumulative pseudo-regret of a sequence of pulls ``arms`` against thresholds ``thresholds`` (both of
+    shape ``(..., T)``, thresholds in ``1..m``) on an instance with survival matrix ``F`` of shape ``(K, m)``."""
+    F = np.asarray(survival, dtype=np.float64)
+    arms = np.asarray(arms, dtype=np.int64)
+    level = np.asarray(thresholds, dtype=np.int64) - 1
+    return pseudo_regret(F[arms, level], F.max(axis=0)[level])

@@ -1,0 +1,54 @@
+"""Registration of every env id with Gymnasium (idempotent), with a native ``vector_entry_point`` each."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+
+from bandit_gym.instances import TAO2019_BUDGETS, TAO2019_SETUPS, UniformMeans
+
+_THRESHOLDING = "bandit_gym.envs.thresholding:ThresholdingBandit"
+_THRESHOLD = "bandit_gym.envs.threshold:ThresholdBandit"
+
+#: id -> (entry point stem, kwargs, paper, one-line description); the README's env table is generated from it.
+ENV_SPECS: dict[str, tuple[str, dict[str, Any], str, str]] = {
+    "ThresholdBandit-v0": (
+        _THRESHOLD,
+        {"feedback": "uncensored", "thresholds": "iid", "horizon": 1000},
+        "abernethy2016",
+        "3 arms on {0..5}, best arm changes with c_t; uncensored; i.i.d. thresholds",
+    ),
+    "ThresholdBanditCensored-v0": (
+        _THRESHOLD,
+        {"feedback": "censored", "thresholds": "iid", "horizon": 1000},
+        "abernethy2016",
+        "same instance, censored feedback (X seen only when X < c_t)",
+    ),
+    "ThresholdingBandit-v0": (
+        _THRESHOLDING,
+        {"means": UniformMeans(num_arms=10), "threshold": 0.5, "budget": 500},
+        "tao2019",
+        "10 Bernoulli arms with means drawn U(0, 1) each episode, theta = 0.5",
+    ),
+}
+for _setup, _means in TAO2019_SETUPS.items():
+    ENV_SPECS[f"ThresholdingBandit-Tao2019Setup{_setup}-v0"] = (
+        _THRESHOLDING,
+        {"means": _means, "threshold": 0.5, "budget": TAO2019_BUDGETS[_setup]},
+        "tao2019",
+        f"Setup {_setup} of tao2019 §5 (K = {len(_means)}), theta = 0.5",
+    )
+
+
+def register_envs() -> None:
+    """Register every id of :data:`ENV_SPECS` that is not registered yet."""
+    for env_id, (stem, kwargs, _paper, _description) in ENV_SPECS.items():
+        if env_id in gym.registry:
+            continue
+        gym.register(
+            id=env_id,
+            entry_point=f"{stem}Env",
+            vector_entry_point=f"{stem}VectorEnv",
+            kwargs=kwargs,
+        )

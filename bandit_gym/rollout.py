@@ -1,0 +1,65 @@
+"""Play one episode of a single env, or one episode in every copy of a vector env, and return its metrics."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium.vector import VectorEnv
+
+from bandit_gym.agents.base import Agent
+from bandit_gym.wrappers import (
+    RecordAnytimeRegret,
+    RecordAnytimeRegretVector,
+    RecordEpisodeRegret,
+    RecordEpisodeRegretVector,
+)
+
+
+def play_episode(
+    env: gym.Env, agent: Agent, seed: int | None = None, budgets: Sequence[int] | None = None
+) -> dict[str, Any]:
+    """Play one episode and return ``info["bandit"]`` of :class:`~bandit_gym.wrappers.RecordEpisodeRegret`
+    (plus ``"anytime"`` when ``budgets`` are given). The agent is reset with the same seed."""
+    wrapped: gym.Env = RecordEpisodeRegret(env)
+    if budgets is not None:
+        wrapped = RecordAnytimeRegret(wrapped, budgets)
+    agent.reset(seed=seed)
+    obs, _ = wrapped.reset(seed=seed)
+    while True:
+        obs, _, terminated, truncated, info = wrapped.step(agent.act(obs))
+        if terminated or truncated:
+            result = dict(info["bandit"])
+            if budgets is not None:
+                result["anytime"] = info["anytime"]
+            return result
+
+
+def play_vector(
+    env: VectorEnv, agent: Agent, seed: int | None = None, budgets: Sequence[int] | None = None
+) -> dict[str, np.ndarray]:
+    """Play one episode in each of the N copies of a native vector env; return one array of N entries per
+    metric (and ``(N, B)`` arrays under ``"anytime_regret"`` / ``"anytime_error"`` when ``budgets`` are given).
+    Copies that finish early are autoreset by the env; only their first episode is kept."""
+    n = env.num_envs
+    wrapped: VectorEnv = RecordEpisodeRegretVector(env)
+    if budgets is not None:
+        wrapped = RecordAnytimeRegretVector(wrapped, budgets)
+    agent.reset(seed=seed)
+    obs, _ = wrapped.reset(seed=seed)
+    result: dict[str, np.ndarray] = {}
+    pending = np.ones(n, dtype=bool)
+    while pending.any():
+        obs, _, _, _, info = wrapped.step(agent.act(obs))
+        if "_bandit" not in info:
+            continue
+        new = info["_bandit"] & pending
+        for key, value in info["bandit"].items():
+            result.setdefault(key, np.zeros(n))[new] = value[new]
+        if budgets is not None:
+            for key in ("regret", "error"):
+                result.setdefault("anytime_" + key, np.zeros((n, len(budgets))))[new] = info["anytime"][key][new]
+        pending &= ~new
+    return result

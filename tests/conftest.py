@@ -1,0 +1,30 @@
+"""Shared fixtures: the registry drives the tests."""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import pytest
+
+import bandit_gym
+from bandit_gym.agents import AGENTS
+
+ENV_IDS = list(bandit_gym.ENV_SPECS)
+
+
+def family_of_id(env_id: str) -> str:
+    return (gym.spec(env_id).kwargs.get("feedback") and "threshold") or "thresholding"
+
+
+def small_kwargs(env_id: str) -> dict:
+    """Shrink the budget/horizon so whole episodes stay fast in tests."""
+    return {"horizon": 60} if family_of_id(env_id) == "threshold" else {"budget": 60}
+
+
+AGENT_ENV_PAIRS = [
+    (name, env_id) for name, cls in AGENTS.items() for env_id in ENV_IDS if family_of_id(env_id) in cls.families
+]
+
+
+@pytest.fixture(params=ENV_IDS)
+def env_id(request: pytest.FixtureRequest) -> str:
+    return request.param

@@ -1,0 +1,113 @@
+"""Every registered id: make, make_vec, Gymnasium's and SB3's env checkers, determinism, pickling."""
+
+from __future__ import annotations
+
+import pickle
+import subprocess
+import sys
+import warnings
+
+import gymnasium as gym
+import numpy as np
+from gymnasium.utils.env_checker import check_env, data_equivalence
+from stable_baselines3.common.env_checker import check_env as sb3_check_env
+
+import bandit_gym
+from tests.conftest import small_kwargs
+
+
+def test_make_without_import_uses_module_prefix() -> None:
+    code = (
+        "import gymnasium as gym; env = gym.make('bandit_gym:ThresholdBandit-v0'); "
+        "print(env.reset(seed=0)[0]['threshold'])"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip().startswith("[")
+
+
+def test_registration_is_idempotent() -> None:
+    before = {k for k in gym.registry if k in bandit_gym.ENV_SPECS}
+    bandit_gym.register_envs()
+    assert before == set(bandit_gym.ENV_SPECS)
+
+
+def test_gymnasium_check_env_gives_no_warning(env_id: str) -> None:
+    for render_mode in (None, "ansi", "rgb_array"):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            check_env(gym.make(env_id, render_mode=render_mode).unwrapped)
+        assert [str(w.message) for w in caught] == []
+
+
+def test_sb3_check_env_gives_no_warning(env_id: str) -> None:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        sb3_check_env(gym.make(env_id))
+    assert [str(w.message) for w in caught] == []
+
+
+def test_make_vec_native(env_id: str) -> None:
+    venv = gym.make_vec(env_id, num_envs=3, vectorization_mode="vector_entry_point")
+    assert type(venv).__name__.endswith("VectorEnv") and venv.num_envs == 3
+    obs, _ = venv.reset(seed=0)
+    assert venv.observation_space.contains(obs)
+    obs, rewards, term, _trunc, _ = venv.step(venv.action_space.sample())
+    assert rewards.shape == (3,) and term.shape == (3,) and venv.observation_space.contains(obs)
+
+
+def _rollout(env: gym.Env, seed: int, steps: int) -> list:
+    env.action_space.seed(seed)
+    obs, _ = env.reset(seed=seed)
+    trace = [obs]
+    for _ in range(steps):
+        action = env.action_space.sample()
+        if np.ndim(action):
+            action[0] = min(action[0], env.unwrapped.engine.num_arms - 1)  # never stop early
+        obs, reward, term, _trunc, info = env.step(action)
+        trace.append((obs, reward, term, info))
+        if term:
+            obs, _ = env.reset()
+            trace.append(obs)
+    return trace
+
+
+def _same(a: object, b: object) -> bool:
+    return data_equivalence(a, b, exact=True)
+
+
+def test_same_seed_same_trajectory(env_id: str) -> None:
+    kwargs = small_kwargs(env_id)
+    t1 = _rollout(gym.make(env_id, **kwargs), 3, 150)
+    t2 = _rollout(gym.make(env_id, **kwargs), 3, 150)
+    t3 = _rollout(gym.make(env_id, **kwargs), 4, 150)
+    assert _same(t1, t2)
+    assert not _same(t1, t3)
+
+
+def test_pickled_env_continues_identically(env_id: str) -> None:
+    env = gym.make(env_id, **small_kwargs(env_id))
+    env.reset(seed=1)
+    arm = np.zeros(env.action_space.shape, dtype=np.int64) if env.action_space.shape else 0
+    for _ in range(5):
+        env.step(arm)
+    clone = pickle.loads(pickle.dumps(env))
+    for _ in range(20):
+        assert _same(env.step(arm), clone.step(arm))
+
+
+def test_single_env_equals_one_copy_vector_env_bit_for_bit(env_id: str) -> None:
+    kwargs = small_kwargs(env_id)
+    env = gym.make(env_id, **kwargs)
+    venv = gym.make_vec(env_id, num_envs=1, vectorization_mode="vector_entry_point", **kwargs)
+    obs, _ = env.reset(seed=7)
+    vobs, _ = venv.reset(seed=7)
+    rng = np.random.default_rng(0)
+    k = env.unwrapped.engine.num_arms
+    for _ in range(40):
+        arm = int(rng.integers(k))
+        action = arm if env.unwrapped.family == "threshold" else np.r_[arm, np.zeros(k, dtype=np.int64)]
+        obs, reward, *_ = env.step(action)
+        vobs, vreward, *_ = venv.step(np.asarray([action]))
+        assert reward == vreward[0]
+        for key in obs:
+            np.testing.assert_array_equal(obs[key], vobs[key][0])

@@ -1,0 +1,109 @@
+"""Per-copy episode bookkeeping shared by the single and vector wrappers (arrays with a leading axis N).
+
+The trackers read the instance from the env's engine (``env.unwrapped.engine``), which holds it with a
+leading copy axis for a single env (N = 1) and a vector env alike.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from bandit_gym import metrics
+
+
+def answer_metrics(env: Any, answer: np.ndarray, means: np.ndarray) -> dict[str, np.ndarray]:
+    """Regret and error of final thresholding answers, from the env's threshold and epsilon."""
+    return {
+        "regret": metrics.aggregate_regret(answer, means, env.threshold, env.epsilon).astype(np.float64),
+        "error": metrics.error_indicator(answer, means, env.threshold, env.epsilon).astype(np.float64),
+    }
+
+
+class EpisodeTracker:
+    """Return, length, pulls and (threshold bandit) pseudo-regret of N running episodes."""
+
+    def __init__(self, env: Any, num: int) -> None:
+        self.env = env
+        self.family = env.family
+        self.num = num
+        self.ret = np.zeros(num)
+        self.length = np.zeros(num, dtype=np.int64)
+        self.regret = np.zeros(num)
+
+    def start(self, rows: np.ndarray | slice) -> None:
+        self.ret[rows] = 0.0
+        self.length[rows] = 0
+        self.regret[rows] = 0.0
+
+    def add(self, rows: np.ndarray, rewards: np.ndarray, info: dict[str, Any]) -> None:
+        self.ret[rows] += rewards[rows]
+        self.length[rows] += 1
+        if self.family == "threshold":
+            self.regret[rows] += info["best_expected_reward"][rows] - info["expected_reward"][rows]
+
+    def finish(self, rows: np.ndarray, actions: np.ndarray, obs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """Metrics of the episodes ending in ``rows``, one array entry per copy (zeros elsewhere)."""
+        out = {key: np.zeros(self.num) for key in ("regret", "return", "length", "pulls")}
+        out["return"][rows] = self.ret[rows]
+        out["length"][rows] = self.length[rows]
+        if self.family == "thresholding":
+            out["error"] = np.zeros(self.num)
+            for key, value in answer_metrics(self.env, actions[rows, 1:], self.env.means[rows]).items():
+                out[key][rows] = value
+            out["pulls"][rows] = self.env.budget - obs["budget_left"][rows, 0]
+        else:
+            out["regret"][rows] = self.regret[rows]
+            out["pulls"][rows] = self.length[rows]
+        return out
+
+
+class AnytimeTracker:
+    """Loss of the submitted answer at checkpoint budgets, for N running thresholding episodes.
+
+    The answer submitted when exactly b pulls have been made is the answer formed from b samples; its regret
+    and error are recorded for checkpoint b. An episode that stops before a checkpoint keeps its final answer
+    for the remaining checkpoints.
+    """
+
+    def __init__(self, env: Any, num: int, budgets: Any) -> None:
+        if env.family != "thresholding":
+            raise ValueError(f"the anytime wrapper needs a pure-exploration env, got a {env.family!r} env")
+        b = np.asarray(budgets)
+        if b.ndim != 1 or b.size == 0 or not np.issubdtype(b.dtype, np.integer):
+            raise ValueError(f"budgets must be a non-empty 1-D sequence of integers, got {budgets!r}")
+        if np.any(np.diff(b) <= 0) or b[0] < 0 or b[-1] > env.budget:
+            raise ValueError(
+                f"budgets must be strictly increasing integers in 0..budget={env.budget}, got {b.tolist()}"
+            )
+        self.env = env
+        self.num = num
+        self.budgets = b.astype(np.int64)
+        self.next = np.zeros(num, dtype=np.int64)
+        self.regret = np.full((num, b.size), np.nan)
+        self.error = np.full((num, b.size), np.nan)
+
+    def start(self, rows: np.ndarray | slice) -> None:
+        self.next[rows] = 0
+        self.regret[rows] = np.nan
+        self.error[rows] = np.nan
+
+    def observe(self, rows: np.ndarray, pulls: np.ndarray, actions: np.ndarray) -> None:
+        """Record the answers of copies ``rows`` that have made exactly the next checkpoint's number of pulls."""
+        nxt = self.next[rows]
+        live = nxt < self.budgets.size
+        hit = rows[live][self.budgets[nxt[live]] == pulls[rows[live]]]
+        if hit.size:
+            self._record(hit, self.next[hit], actions[hit, 1:])
+            self.next[hit] += 1
+
+    def finish(self, rows: np.ndarray, actions: np.ndarray) -> dict[str, np.ndarray]:
+        for row in rows[self.next[rows] < self.budgets.size]:
+            cols = np.arange(self.next[row], self.budgets.size)
+            self._record(np.full(cols.size, row), cols, np.repeat(actions[row, None, 1:], cols.size, axis=0))
+        return {"budget": self.budgets, "regret": self.regret.copy(), "error": self.error.copy()}
+
+    def _record(self, rows: np.ndarray, cols: np.ndarray, answers: np.ndarray) -> None:
+        for key, value in answer_metrics(self.env, answers, self.env.means[rows]).items():
+            getattr(self, key)[rows, cols] = value

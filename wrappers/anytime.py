@@ -1,0 +1,86 @@
+"""Loss of the submitted answer at chosen budgets, so an anytime agent yields a whole regret curve from one
+episode."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium.vector import VectorEnv, VectorWrapper
+
+from bandit_gym.wrappers._trackers import AnytimeTracker
+
+KEY = "anytime"
+
+
+class RecordAnytimeRegret(gym.Wrapper):
+    """Record, for each budget b in ``budgets``, the regret and error of the answer submitted when exactly b
+    pulls had been made (the answer formed from b samples); write them into ``info["anytime"]`` at the end
+    of the episode as ``{"budget": (B,), "regret": (B,), "error": (B,)}``.
+
+    For an anytime agent (one that does not use T) the entry at b has the distribution of a fresh run with
+    budget b. An episode stopped before a checkpoint keeps its final answer for the remaining ones.
+    """
+
+    def __init__(self, env: gym.Env, budgets: Sequence[int]) -> None:
+        super().__init__(env)
+        self._engine = env.unwrapped.engine
+        self._tracker = AnytimeTracker(self._engine, 1, budgets)
+        self._one = np.zeros(1, dtype=np.int64)
+        self._pulls = np.zeros(1, dtype=np.int64)
+
+    def reset(self, **kwargs: Any) -> tuple[Any, dict[str, Any]]:
+        obs, info = self.env.reset(**kwargs)
+        self._tracker.start(slice(None))
+        self._pulls[0] = 0
+        return obs, info
+
+    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        actions = np.asarray(action)[None]
+        self._tracker.observe(self._one, self._pulls, actions)
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        self._pulls[0] = self._engine.budget - int(obs["budget_left"][0])
+        if terminated or truncated:
+            out = self._tracker.finish(self._one, actions)
+            info[KEY] = {"budget": out["budget"], "regret": out["regret"][0], "error": out["error"][0]}
+        return obs, reward, terminated, truncated, info
+
+
+class RecordAnytimeRegretVector(VectorWrapper):
+    """Vector twin of :class:`RecordAnytimeRegret`: ``info["anytime"]`` holds ``(N, B)`` arrays and
+    ``info["_anytime"]`` marks the copies whose episode ended. Per step it touches only the copies that reach
+    a checkpoint."""
+
+    def __init__(self, env: VectorEnv, budgets: Sequence[int]) -> None:
+        super().__init__(env)
+        self._engine = env.unwrapped.engine
+        self._tracker = AnytimeTracker(self._engine, env.num_envs, budgets)
+        self._pulls = np.zeros(env.num_envs, dtype=np.int64)
+        self._autoreset = np.zeros(env.num_envs, dtype=bool)
+        self._rows = np.arange(env.num_envs)
+
+    def reset(self, **kwargs: Any) -> tuple[Any, dict[str, Any]]:
+        obs, info = self.env.reset(**kwargs)
+        self._tracker.start(slice(None))
+        self._pulls[:] = 0
+        self._autoreset[:] = False
+        return obs, info
+
+    def step(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        actions = np.asarray(actions)
+        restarted = np.flatnonzero(self._autoreset)
+        if restarted.size:
+            self._tracker.start(restarted)
+        stepping = self._rows[~self._autoreset] if restarted.size else self._rows
+        self._tracker.observe(stepping, self._pulls, actions)
+        obs, rewards, terminated, truncated, info = self.env.step(actions)
+        self._pulls[:] = self._engine.budget - obs["budget_left"][:, 0].astype(np.int64)
+        done = terminated | truncated
+        self._autoreset = done
+        if done.any():
+            info = dict(info)
+            info[KEY] = self._tracker.finish(np.flatnonzero(done), actions)
+            info["_" + KEY] = done.copy()
+        return obs, rewards, terminated, truncated, info

@@ -1,0 +1,74 @@
+"""Adapter for agents that only choose arms: the answer is filled in with the empirical rule."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import VectorEnv, VectorWrapper
+from gymnasium.vector.utils import batch_space
+
+
+def _check_family(env: Any) -> Any:
+    base = env.unwrapped
+    if getattr(base, "family", None) != "thresholding":
+        raise ValueError(f"EmpiricalAnswer needs a pure-exploration env, got {type(base).__name__}")
+    return base
+
+
+class EmpiricalAnswer(gym.Wrapper):
+    """Expose ``Discrete(K)`` (``Discrete(K + 1)`` with ``allow_stop=True``, K meaning stop) on a
+    pure-exploration env, and submit the env's empirical answer rule (thresholding: ``1{theta_hat_i >= theta}``)
+    computed from the latest observation. For DQN, and for students who only choose arms."""
+
+    def __init__(self, env: gym.Env, allow_stop: bool = False) -> None:
+        super().__init__(env)
+        self._rule = _check_family(env).empirical_answer
+        k = env.unwrapped.engine.num_arms
+        self.allow_stop = bool(allow_stop)
+        self.action_space = spaces.Discrete(k + 1 if self.allow_stop else k)
+        self._obs: dict[str, np.ndarray] | None = None
+
+    def reset(self, **kwargs: Any) -> tuple[Any, dict[str, Any]]:
+        self._obs, info = self.env.reset(**kwargs)
+        return self._obs, info
+
+    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        if not self.action_space.contains(action):
+            raise ValueError(f"action={action!r} is not in {self.action_space}")
+        if self._obs is None:
+            raise RuntimeError("step() was called before reset(); call reset() first")
+        full = np.concatenate([[int(action)], self._rule(self._obs)])
+        self._obs, reward, terminated, truncated, info = self.env.step(full)
+        return self._obs, reward, terminated, truncated, info
+
+
+class EmpiricalAnswerVector(VectorWrapper):
+    """Vector twin of :class:`EmpiricalAnswer`: actions of shape ``(N,)``."""
+
+    def __init__(self, env: VectorEnv, allow_stop: bool = False) -> None:
+        super().__init__(env)
+        self._rule = _check_family(env).empirical_answer
+        k = env.unwrapped.engine.num_arms
+        self.allow_stop = bool(allow_stop)
+        self.single_action_space = spaces.Discrete(k + 1 if self.allow_stop else k)
+        self.action_space = batch_space(self.single_action_space, env.num_envs)
+        self._obs: dict[str, np.ndarray] | None = None
+
+    def reset(self, **kwargs: Any) -> tuple[Any, dict[str, Any]]:
+        self._obs, info = self.env.reset(**kwargs)
+        return self._obs, info
+
+    def step(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        arms = np.asarray(actions)
+        if arms.shape != (self.num_envs,) or not np.issubdtype(arms.dtype, np.integer):
+            raise ValueError(f"actions must be {self.num_envs} integer arms, got {arms!r}")
+        if arms.min() < 0 or arms.max() >= self.single_action_space.n:
+            raise ValueError(f"actions must lie in 0..{self.single_action_space.n - 1}, got {arms}")
+        if self._obs is None:
+            raise RuntimeError("step() was called before reset(); call reset() first")
+        full = np.concatenate([arms[:, None], self._rule(self._obs)], axis=1)
+        self._obs, rewards, terminated, truncated, info = self.env.step(full)
+        return self._obs, rewards, terminated, truncated, info
