@@ -59,7 +59,10 @@ class Agent:
         self.total_budget = np.zeros(0, dtype=np.int64)
 
     def act(self, obs: Obs) -> np.ndarray:
-        """Return the action for one observation, or an array of N actions for a batch of N observations."""
+        """Return the action for one observation, or an array of N actions for a batch of N observations.
+
+        A batch of pure-exploration actions is the agent's own buffer, rewritten by the next call (only the
+        changed entries are touched): copy it to keep it. A single action is a fresh array."""
         batch, single = self._as_batch(obs)
         family = family_of(batch)
         if family not in self.families:
@@ -73,7 +76,7 @@ class Agent:
             self._begin(batch, np.flatnonzero(starts))
         arms = self.select(batch)
         action = self._answer_action(batch, arms, starts) if family == "thresholding" else arms
-        return action[0] if single else action
+        return action[0].copy() if single else action
 
     # ----------------------------------------------------------------------------------------------- hooks
     def select(self, obs: Obs) -> np.ndarray:
@@ -86,15 +89,17 @@ class Agent:
     def allocate(self, n: int, k: int) -> None:
         """Create the per-copy state arrays for ``n`` copies of a K-armed problem."""
 
-    def answer_rows(self, obs: Obs, rows: np.ndarray, arms: np.ndarray | None) -> np.ndarray:
-        """Answer bits in copies ``rows`` (shape ``(r,)``): of the arms ``arms`` (one per copy, shape ``(r,)``),
-        or of every arm (``arms=None``, shape ``(r, K)``). The empirical rule ``1{theta_hat >= theta}`` unless
-        overridden; an arm never pulled answers ``0 >= theta``."""
+    def answer_rows(self, obs: Obs, rows: np.ndarray | slice, arms: np.ndarray | None) -> np.ndarray:
+        """Answer bits in copies ``rows``: of the arms ``arms`` (one per copy, shape ``(r,)``), or of every arm
+        (``arms=None``, shape ``(r, K)``). The empirical rule ``1{theta_hat >= theta}`` unless overridden; an arm
+        never pulled answers ``0 >= theta``."""
         if arms is None:
             means = obs["sums"][rows] / np.maximum(obs["counts"][rows], 1.0)
             return means >= obs["threshold"][rows]
-        means = obs["sums"][rows, arms] / np.maximum(obs["counts"][rows, arms], 1.0)
-        return means >= obs["threshold"][rows, 0]
+        flat = self._offsets[rows] + arms
+        sums = np.ravel(obs["sums"]).take(flat)
+        counts = np.ravel(obs["counts"]).take(flat)
+        return sums / np.maximum(counts, 1.0) >= obs["threshold"][rows, 0]
 
     # ----------------------------------------------------------------------------------------------- helpers
     def argmax(self, values: np.ndarray) -> np.ndarray:
@@ -116,7 +121,7 @@ class Agent:
         self.num, self.num_arms = n, k
         self.priority = np.zeros((n, k), dtype=np.int64)
         self.total_budget = np.zeros(n, dtype=np.int64)
-        self._answer = np.zeros((n, k), dtype=np.int64)
+        self._offsets = np.arange(n) * k
         self._action = np.zeros((n, k + 1), dtype=np.int64)
         self.allocate(n, k)
 
@@ -128,17 +133,19 @@ class Agent:
 
     def _answer_action(self, obs: Obs, arms: np.ndarray, starts: np.ndarray) -> np.ndarray:
         """Fill the action buffer ``[arm, answer bits]``. Only the arm pulled at the previous step changed its
-        mean, so only that bit is recomputed (O(N) per step); new episodes get their whole answer."""
-        going = np.flatnonzero(~starts)
-        if going.size:
-            last = obs["last_arm"][going, 0].astype(np.int64)
-            self._answer[going, last] = self.answer_rows(obs, going, last)
-        begun = np.flatnonzero(starts)
-        if begun.size:
-            self._answer[begun] = self.answer_rows(obs, begun, None)
+        mean, so only that bit is recomputed (O(N) per step, through flat indices); new episodes get their whole
+        answer. The buffer is reused by the next call."""
         action = self._action
+        k1 = self.num_arms + 1
+        going: np.ndarray | slice = slice(None) if not starts.any() else np.flatnonzero(~starts)
+        last = obs["last_arm"][going, 0].astype(np.int64)
+        if last.size:
+            positions = self._offsets[going] // self.num_arms * k1 + 1 + last
+            action.reshape(-1)[positions] = self.answer_rows(obs, going, last)
+        if starts.any():
+            begun = np.flatnonzero(starts)
+            action[begun, 1:] = self.answer_rows(obs, begun, None)
         action[:, 0] = arms
-        action[:, 1:] = self._answer
         return action
 
     def _as_batch(self, obs: Obs) -> tuple[Obs, bool]:

@@ -20,11 +20,13 @@ class Uniform(Agent):
     the agent is anytime. On the threshold bandit it ignores c_t.
 
     Parameters: none (``tie_break`` is accepted for a uniform interface; round-robin has no ties).
-    Deviations: none. t is recovered from the budget left, so repeated ``act`` calls on one observation agree.
+    Deviations: none. The next arm is the one after the observation's ``last_arm`` (arm 0 at the start), which
+    is the same rule and keeps no state, so repeated ``act`` calls on one observation agree.
     """
 
     families: ClassVar[tuple[str, ...]] = ("thresholding", "threshold")
 
     def select(self, obs: Obs) -> np.ndarray:
-        pulls_done = self.total_budget - obs["budget_left"][:, 0].astype(np.int64)
-        return pulls_done % self.num_arms
+        arms = obs["last_arm"][:, 0].astype(np.int64) + 1
+        arms[arms == self.num_arms] = 0
+        return arms

@@ -137,12 +137,18 @@ class BanditEnv(gym.Env):
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
 
+def _read_only(array: np.ndarray) -> np.ndarray:
+    view = array.view()
+    view.flags.writeable = False
+    return view
+
+
 class BanditVectorEnv(VectorEnv):
     """``num_envs`` copies of an engine advanced together with array operations.
 
     Observations are the engine's own float32 buffers with a leading axis of size ``num_envs``; they are updated
-    in place by the next ``step`` (only the pulled arm's entries change), so a caller that keeps an observation
-    past the next step must copy it, or create the env with ``copy=True``. Copies that terminate are reset on
+    in place by the next ``step`` (only the pulled arm's entries change), handed out as read-only views, so a
+    caller that keeps an observation past the next step must copy it, or create the env with ``copy=True``. Copies that terminate are reset on
     the following ``step`` (Gymnasium's ``AutoresetMode.NEXT_STEP``): that step ignores their action and returns
     their first observation with reward 0.
     """
@@ -166,7 +172,7 @@ class BanditVectorEnv(VectorEnv):
     def _observation(self) -> dict[str, np.ndarray]:
         if self.copy:
             return {key: value.copy() for key, value in self.engine.obs.items()}
-        return dict(self.engine.obs)
+        return {key: _read_only(value) for key, value in self.engine.obs.items()}
 
     def reset(
         self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None

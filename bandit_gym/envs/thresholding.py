@@ -17,6 +17,8 @@ from bandit_gym.envs._base import BanditEnv, BanditVectorEnv, Engine, Info
 MeansSampler = Callable[[np.random.Generator, int], np.ndarray]
 ARM_DISTRIBUTIONS = ("bernoulli", "gaussian")
 LOSSES = ("aggregate", "simple")
+#: counts are kept in float32 observation buffers, exact for integers up to 2^24
+MAX_BUDGET = 2**24
 
 
 def empirical_answer(obs: dict[str, np.ndarray]) -> np.ndarray:
@@ -59,7 +61,7 @@ class ThresholdingEngine(Engine):
         else:
             self.threshold = check.real("threshold", threshold)
         self.epsilon = check.real("epsilon", epsilon, low=0.0)
-        self.budget = check.integer("budget", budget, minimum=1)
+        self.budget = check.integer("budget", budget, minimum=1, maximum=MAX_BUDGET)
         self.loss = check.choice("loss", loss, LOSSES)
         self.sample_cost = check.real("sample_cost", sample_cost, low=0.0)
         self._sampler: MeansSampler | None = None
@@ -74,9 +76,11 @@ class ThresholdingEngine(Engine):
         self.num_arms = k
         n = self.num
         self.means = np.zeros((n, k))
-        self.counts = np.zeros((n, k), dtype=np.int64)
-        self.sums = np.zeros((n, k))
+        # Gaussian sums accumulate in float64; Bernoulli sums and all counts are integers, exact in the float32
+        # observation buffers (budget <= 2^24), which then serve as the state itself.
+        self._sums64 = None if self.bernoulli else np.zeros((n, k))
         self.left = np.zeros(n, dtype=np.int64)
+        self._row_offsets = np.arange(n) * k
         self.obs = {
             "threshold": np.full((n, 1), self.threshold, dtype=np.float32),
             "epsilon": np.full((n, 1), self.epsilon, dtype=np.float32),
@@ -145,8 +149,8 @@ class ThresholdingEngine(Engine):
             self.means[rows] = self._draw_means(rng, int(rows.sum()))
         else:
             self.means[rows] = self._fixed
-        self.counts[rows] = 0
-        self.sums[rows] = 0.0
+        if self._sums64 is not None:
+            self._sums64[rows] = 0.0
         self.left[rows] = self.budget
         self.finished[rows] = False
         obs = self.obs
@@ -166,11 +170,16 @@ class ThresholdingEngine(Engine):
             )
         if not np.issubdtype(actions.dtype, np.integer):
             raise TypeError(f"action must hold integers, got dtype {actions.dtype}")
+        # Seen as unsigned integers, negative entries become huge. Every entry is then <= K, and the entries
+        # above 1 are exactly the arms above 1, iff the action lies in the space: two contiguous passes.
+        flat = actions.reshape(-1)
+        flat = flat.view(np.uint64) if flat.dtype == np.int64 else flat.astype(np.int64).view(np.uint64)
         arms = actions[:, 0]
-        if arms.min() < 0 or arms.max() > k:
-            raise ValueError(f"action[0]={arms[(arms < 0) | (arms > k)][0]} is not an arm in 0..{k - 1} or {k} (stop)")
-        answer = actions[:, 1:]
-        if answer.min() < 0 or answer.max() > 1:
+        if flat.max() > k or np.count_nonzero(flat > 1) != np.count_nonzero(arms > 1):
+            answer = actions[:, 1:]
+            if arms.min() < 0 or arms.max() > k:
+                bad = arms[(arms < 0) | (arms > k)][0]
+                raise ValueError(f"action[0]={bad} is not an arm in 0..{k - 1} or {k} (stop)")
             bad = answer[(answer < 0) | (answer > 1)][0]
             raise ValueError(f"action[1:] is the answer and must hold bits 0 or 1, got the value {bad}")
         return actions
@@ -183,12 +192,15 @@ class ThresholdingEngine(Engine):
         stop = rows & ((arms == k) | (self.left == 0))
         draws = rng.random(self.num) if self.bernoulli else rng.standard_normal(self.num)
         rewards = np.zeros(self.num)
-        pull = rows & ~stop
-        idx = np.flatnonzero(pull)
-        if idx.size:
-            a = arms[idx]
-            flat = idx * k + a
-            mu = self.means.reshape(-1)[flat]
+        idx: slice | np.ndarray
+        if rows.all() and not stop.any():
+            idx = slice(None)  # the common case: every copy pulls; slices avoid index arrays
+        else:
+            idx = np.flatnonzero(rows & ~stop)
+        a = arms[idx]
+        if a.size:
+            flat = self._row_offsets[idx] + a
+            mu = self.means.reshape(-1).take(flat)
             x = (draws[idx] < mu).astype(np.float64) if self.bernoulli else mu + self.sigma * draws[idx]
             self._record(idx, a, flat, x)
             rewards[idx] = 0.0 - self.sample_cost
@@ -198,15 +210,22 @@ class ThresholdingEngine(Engine):
             self.finished[s] = True
         return rewards, stop, {}
 
-    def _record(self, idx: np.ndarray, a: np.ndarray, flat: np.ndarray, x: np.ndarray) -> None:
-        """Update the pulled arm of each copy in ``idx``: O(len(idx)) work, nothing proportional to K."""
-        counts, sums = self.counts.reshape(-1), self.sums.reshape(-1)
-        counts[flat] += 1
-        sums[flat] += x
-        c, s = counts[flat], sums[flat]
+    def _record(self, idx: slice | np.ndarray, a: np.ndarray, flat: np.ndarray, x: np.ndarray) -> None:
+        """Update the pulled arm of each copy in ``idx`` through flat indices ``flat = row * K + arm``:
+        O(copies) work, nothing proportional to K."""
         obs = self.obs
-        obs["counts"].reshape(-1)[flat] = c
-        obs["sums"].reshape(-1)[flat] = s
+        counts = obs["counts"].reshape(-1)
+        c = counts.take(flat) + np.float32(1.0)
+        counts[flat] = c
+        if self._sums64 is None:
+            sums = obs["sums"].reshape(-1)
+            s = sums.take(flat) + x.astype(np.float32)
+            sums[flat] = s
+        else:
+            sums64 = self._sums64.reshape(-1)
+            s = sums64.take(flat) + x
+            sums64[flat] = s
+            obs["sums"].reshape(-1)[flat] = s
         obs["means"].reshape(-1)[flat] = s / c
         self.left[idx] -= 1
         obs["budget_left"][idx, 0] = self.left[idx]
@@ -217,6 +236,16 @@ class ThresholdingEngine(Engine):
         """The loss chosen by ``loss=`` for final answers ``answer`` on instances ``means``."""
         fn = metrics.aggregate_regret if self.loss == "aggregate" else metrics.error_indicator
         return fn(answer, means, self.threshold, self.epsilon).astype(np.float64)
+
+    @property
+    def counts(self) -> np.ndarray:
+        """Pulls of each arm, ``(N, K)``."""
+        return self.obs["counts"]
+
+    @property
+    def sums(self) -> np.ndarray:
+        """Sums of each arm's samples, ``(N, K)``."""
+        return self.obs["sums"] if self._sums64 is None else self._sums64
 
     # ----------------------------------------------------------------------------------------------- render
     def _halfwidths(self, row: int) -> np.ndarray:
