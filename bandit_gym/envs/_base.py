@@ -148,9 +148,9 @@ class BanditVectorEnv(VectorEnv):
 
     Observations are the engine's own float32 buffers with a leading axis of size ``num_envs``; they are updated
     in place by the next ``step`` (only the pulled arm's entries change), handed out as read-only views, so a
-    caller that keeps an observation past the next step must copy it, or create the env with ``copy=True``. Copies that terminate are reset on
-    the following ``step`` (Gymnasium's ``AutoresetMode.NEXT_STEP``): that step ignores their action and returns
-    their first observation with reward 0.
+    caller that keeps an observation past the next step must copy it, or create the env with ``copy=True``.
+    Copies that terminate are reset on the following ``step`` (Gymnasium's ``AutoresetMode.NEXT_STEP``): that
+    step ignores their action and returns their first observation with reward 0.
     """
 
     metadata: ClassVar[dict[str, Any]] = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}

@@ -192,11 +192,8 @@ class ThresholdingEngine(Engine):
         stop = rows & ((arms == k) | (self.left == 0))
         draws = rng.random(self.num) if self.bernoulli else rng.standard_normal(self.num)
         rewards = np.zeros(self.num)
-        idx: slice | np.ndarray
-        if rows.all() and not stop.any():
-            idx = slice(None)  # the common case: every copy pulls; slices avoid index arrays
-        else:
-            idx = np.flatnonzero(rows & ~stop)
+        # The common case, every copy pulls, uses a slice and no index array.
+        idx = slice(None) if rows.all() and not stop.any() else np.flatnonzero(rows & ~stop)
         a = arms[idx]
         if a.size:
             flat = self._row_offsets[idx] + a
