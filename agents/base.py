@@ -68,7 +68,7 @@ class Agent:
         if family not in self.families:
             raise ValueError(f"{type(self).__name__} plays {self.families} envs, not a {family!r} env")
         n, k = batch["counts"].shape
-        starts = batch["last_arm"][:, 0] < 0
+        starts = batch["last_arm"][:, 0] == -1
         if (n, k) != (self.num, self.num_arms):
             self._allocate(n, k)
             starts[:] = True  # first sight of these copies: (re)initialise their whole state
@@ -137,14 +137,16 @@ class Agent:
         answer. The buffer is reused by the next call."""
         action = self._action
         k1 = self.num_arms + 1
-        going: np.ndarray | slice = slice(None) if not starts.any() else np.flatnonzero(~starts)
+        # last_arm is -1 at an episode's start and -2 after a batched allocation: those copies get a full answer.
+        whole = starts | (obs["last_arm"][:, 0] < 0)
+        going: np.ndarray | slice = slice(None) if not whole.any() else np.flatnonzero(~whole)
         last = obs["last_arm"][going, 0].astype(np.int64)
         if last.size:
             positions = self._offsets[going] // self.num_arms * k1 + 1 + last
             action.reshape(-1)[positions] = self.answer_rows(obs, going, last)
-        if starts.any():
-            begun = np.flatnonzero(starts)
-            action[begun, 1:] = self.answer_rows(obs, begun, None)
+        if whole.any():
+            rows = np.flatnonzero(whole)
+            action[rows, 1:] = self.answer_rows(obs, rows, None)
         action[:, 0] = arms
         return action
 

@@ -28,5 +28,5 @@ class Uniform(Agent):
 
     def select(self, obs: Obs) -> np.ndarray:
         arms = obs["last_arm"][:, 0].astype(np.int64) + 1
-        arms[arms == self.num_arms] = 0
+        arms[(arms == self.num_arms) | (arms < 0)] = 0  # wrap around; arm 0 after a batched allocation (-2)
         return arms

@@ -64,7 +64,8 @@ class AnytimeTracker:
 
     The answer submitted when exactly b pulls have been made is the answer formed from b samples; its regret
     and error are recorded for checkpoint b. An episode that stops before a checkpoint keeps its final answer
-    for the remaining checkpoints.
+    for the remaining checkpoints; a batched allocation that jumps past checkpoints records the next answer
+    for all of them.
     """
 
     def __init__(self, env: Any, num: int, budgets: Any) -> None:
@@ -90,13 +91,21 @@ class AnytimeTracker:
         self.error[rows] = np.nan
 
     def observe(self, rows: np.ndarray, pulls: np.ndarray, actions: np.ndarray) -> None:
-        """Record the answers of copies ``rows`` that have made exactly the next checkpoint's number of pulls."""
-        nxt = self.next[rows]
-        live = nxt < self.budgets.size
-        hit = rows[live][self.budgets[nxt[live]] == pulls[rows[live]]]
-        if hit.size:
-            self._record(hit, self.next[hit], actions[hit, 1:])
-            self.next[hit] += 1
+        """Record the answers of copies ``rows`` for every checkpoint their pull count has reached.
+
+        With single pulls a checkpoint b is reached exactly at the step whose answer comes from b samples; a
+        batched allocation may pass several checkpoints at once, which then all get the next answer."""
+        reached = np.searchsorted(self.budgets, pulls[rows], side="right")
+        hit = rows[reached > self.next[rows]]
+        if not hit.size:
+            return
+        first, last = self.next[hit], reached[reached > self.next[rows]]
+        single = last - first == 1
+        self._record(hit[single], first[single], actions[hit[single], 1:])
+        for row, lo, hi in zip(hit[~single], first[~single], last[~single], strict=True):
+            cols = np.arange(lo, hi)
+            self._record(np.full(cols.size, row), cols, np.repeat(actions[row, None, 1:], cols.size, axis=0))
+        self.next[hit] = last
 
     def finish(self, rows: np.ndarray, actions: np.ndarray) -> dict[str, np.ndarray]:
         for row in rows[self.next[rows] < self.budgets.size]:

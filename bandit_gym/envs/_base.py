@@ -109,11 +109,14 @@ class BanditEnv(gym.Env):
         self._started = True
         return self._observation(), {}
 
-    def step(self, action: Any) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
+    def _check_running(self) -> None:
         if not self._started:
             raise RuntimeError("step() was called before reset(); call reset() first")
         if self.engine.finished[0]:
             raise ValueError("step() was called after the episode terminated; call reset() before stepping again")
+
+    def step(self, action: Any) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
+        self._check_running()
         actions = self.engine.check_actions(np.asarray(action)[None])
         rewards, terminated, info = self.engine.step_rows(self.np_random, actions, self._all)
         info_out = {key: value[0].item() if value.ndim == 1 else value[0].copy() for key, value in info.items()}
@@ -189,11 +192,14 @@ class BanditVectorEnv(VectorEnv):
         self._started = True
         return self._observation(), {}
 
+    def _check_running(self) -> None:
+        if not self._started:
+            raise RuntimeError("step() was called before reset(); call reset() first")
+
     def step(
         self, actions: Any
     ) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
-        if not self._started:
-            raise RuntimeError("step() was called before reset(); call reset() first")
+        self._check_running()
         actions = self.engine.check_actions(actions)
         rng = self.np_random
         stepping = ~self._autoreset

@@ -127,7 +127,7 @@ class ThresholdingEngine(Engine):
                 "threshold": box(lo, hi),
                 "epsilon": box(0.0, big),
                 "budget_left": box(0.0, T),
-                "last_arm": box(-1.0, k - 1.0),
+                "last_arm": box(-2.0, k - 1.0),
                 "last_value": box(lo, hi),
                 "counts": box(0.0, T, k),
                 "sums": box(sum_lo, sum_hi, k),
@@ -229,6 +229,38 @@ class ThresholdingEngine(Engine):
         obs["last_arm"][idx, 0] = a
         obs["last_value"][idx, 0] = x
 
+    def allocate(self, rng: np.random.Generator, allocation: Any) -> None:
+        """Pull arm i of copy n ``allocation[n, i]`` times at once, drawing each sum exactly: binomial for
+        Bernoulli arms, normal with mean ``c mu`` and variance ``c sigma^2`` for Gaussian arms. The pulls are
+        charged to the budget like single pulls; ``last_arm`` becomes -2 in the copies that pulled."""
+        n, k = self.num, self.num_arms
+        c = np.asarray(allocation)
+        if c.shape != (n, k):
+            raise ValueError(f"allocation must hold one pull count per arm, shape (K,) = ({k},); got {c.shape[1:]}")
+        if not np.issubdtype(c.dtype, np.integer):
+            raise TypeError(f"allocation must hold integers, got dtype {c.dtype}")
+        if c.min() < 0:
+            raise ValueError(f"allocation must be >= 0, got {c[c < 0][0]}")
+        total = c.sum(axis=1)
+        over = total > np.where(self.finished, 0, self.left)
+        if over.any():
+            row = int(np.flatnonzero(over)[0])
+            left = 0 if self.finished[row] else self.left[row]
+            raise ValueError(f"allocation asks for {total[row]} pulls but only {left} are left in the episode")
+        obs = self.obs
+        if self._sums64 is None:
+            obs["sums"] += rng.binomial(c, self.means)
+        else:
+            self._sums64 += c * self.means + self.sigma * np.sqrt(c) * rng.standard_normal((n, k))
+            obs["sums"][...] = self._sums64
+        obs["counts"] += c
+        np.divide(obs["sums"], obs["counts"], out=obs["means"], where=obs["counts"] > 0)
+        pulled = total > 0
+        self.left -= total
+        obs["budget_left"][:, 0] = self.left
+        obs["last_arm"][pulled] = -2.0
+        obs["last_value"][pulled] = 0.0
+
     def episode_loss(self, answer: np.ndarray, means: np.ndarray) -> np.ndarray:
         """The loss chosen by ``loss=`` for final answers ``answer`` on instances ``means``."""
         fn = metrics.aggregate_regret if self.loss == "aggregate" else metrics.error_indicator
@@ -300,13 +332,19 @@ _DOC = """
     | ``threshold`` | (1,) | theta |
     | ``epsilon`` | (1,) | precision epsilon |
     | ``budget_left`` | (1,) | pulls left before the answer step |
-    | ``last_arm`` | (1,) | arm pulled at the previous step, -1 at the start of an episode |
-    | ``last_value`` | (1,) | sample observed at the previous step (0 at the start) |
+    | ``last_arm`` | (1,) | arm pulled at the previous step; -1 at the start, -2 after an ``allocate`` |
+    | ``last_value`` | (1,) | sample observed at the previous step (0 at the start and after ``allocate``) |
     | ``counts`` | (K,) | pulls of each arm T_i |
     | ``sums`` | (K,) | sum of each arm's samples |
     | ``means`` | (K,) | empirical means (0 for an arm never pulled) |
 
     The true means never appear in an observation or an ``info``.
+
+    ## Batched allocation
+    ``env.unwrapped.allocate(c)`` pulls arm i ``c[i]`` times in one call, drawing each arm's sum exactly
+    (binomial for Bernoulli arms, normal for Gaussian arms), statistically identical to ``c[i]`` single pulls and
+    charged to the budget the same way; it returns the new observation. Phase-based algorithms use it; the
+    single-pull ``step`` stays the reference. The vector env takes an ``(N, K)`` allocation.
 
     ## Rewards
     ``-sample_cost`` (default 0) per pull; minus the loss of the final answer on the answer step.
@@ -349,6 +387,14 @@ class ThresholdingBanditEnv(BanditEnv):
 
     empirical_answer = staticmethod(empirical_answer)
 
+    def allocate(self, allocation: Any) -> dict[str, np.ndarray]:
+        """Batched allocation: pull arm i ``allocation[i]`` times in one call (sums drawn exactly, charged to
+        the budget like single pulls) and return the new observation. Not a Gymnasium step: no reward, no
+        termination; the answer is still given by the next ``step``."""
+        self._check_running()
+        self.engine.allocate(self.np_random, np.asarray(allocation)[None])
+        return self._observation()
+
     def __init__(self, render_mode: str | None = None, **kwargs: Any) -> None:
         super().__init__(ThresholdingEngine(1, **kwargs), render_mode)
 
@@ -359,6 +405,13 @@ class ThresholdingBanditVectorEnv(BanditVectorEnv):
     arrays at every step instead of the env's buffers)."""
 
     empirical_answer = staticmethod(empirical_answer)
+
+    def allocate(self, allocation: Any) -> dict[str, np.ndarray]:
+        """Batched allocation for all copies at once, ``allocation`` of shape ``(N, K)`` (zeros for copies
+        waiting for their autoreset); see :meth:`ThresholdingBanditEnv.allocate`."""
+        self._check_running()
+        self.engine.allocate(self.np_random, allocation)
+        return self._observation()
 
     def __init__(self, num_envs: int = 1, copy: bool = False, render_mode: str | None = None, **kwargs: Any):
         if render_mode is not None:
