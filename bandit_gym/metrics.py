@@ -34,13 +34,13 @@ def misclassified(answer: ArrayLike, means: ArrayLike, threshold: float, epsilon
 def aggregate_regret(answer: ArrayLike, means: ArrayLike, threshold: float, epsilon: float = 0.0) -> np.ndarray:
     """Aggregate regret of one answer: the number of misclassified counted arms,
     ``sum_i 1{d_i != z_i}`` (tao2019 eq. 3, before the expectation)."""
-    return misclassified(answer, means, threshold, epsilon).sum(axis=-1)
+    return np.asarray(misclassified(answer, means, threshold, epsilon).sum(axis=-1))
 
 
 def error_indicator(answer: ArrayLike, means: ArrayLike, threshold: float, epsilon: float = 0.0) -> np.ndarray:
     """Error indicator ``1{exists i: d_i != z_i}``, whose expectation is the thresholding bandit's simple
     regret (Locatelli et al. 2016; tao2019 Appendix F.1)."""
-    return misclassified(answer, means, threshold, epsilon).any(axis=-1).astype(np.int64)
+    return np.asarray(misclassified(answer, means, threshold, epsilon).any(axis=-1), dtype=np.int64)
 
 
 def simple_regret(recommendation: ArrayLike, means: ArrayLike) -> np.ndarray:

@@ -57,7 +57,7 @@ def play_vector(
             continue
         new = info["_bandit"] & pending
         for key, value in info["bandit"].items():
-            result.setdefault(key, np.zeros(n))[new] = value[new]
+            result.setdefault(key, np.zeros(n, dtype=value.dtype))[new] = value[new]
         if budgets is not None:
             for key in ("regret", "error"):
                 result.setdefault("anytime_" + key, np.zeros((n, len(budgets))))[new] = info["anytime"][key][new]

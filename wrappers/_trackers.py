@@ -45,7 +45,8 @@ class EpisodeTracker:
 
     def finish(self, rows: np.ndarray, actions: np.ndarray, obs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
         """Metrics of the episodes ending in ``rows``, one array entry per copy (zeros elsewhere)."""
-        out = {key: np.zeros(self.num) for key in ("regret", "return", "length", "pulls")}
+        out = {"regret": np.zeros(self.num), "return": np.zeros(self.num),
+               "length": np.zeros(self.num, dtype=np.int64), "pulls": np.zeros(self.num, dtype=np.int64)}
         out["return"][rows] = self.ret[rows]
         out["length"][rows] = self.length[rows]
         if self.family == "thresholding":

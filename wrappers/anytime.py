@@ -4,12 +4,13 @@ episode."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, SupportsFloat
 
 import gymnasium as gym
 import numpy as np
 from gymnasium.vector import VectorEnv, VectorWrapper
 
+from bandit_gym.envs._base import engine_of
 from bandit_gym.wrappers._trackers import AnytimeTracker
 
 KEY = "anytime"
@@ -26,7 +27,7 @@ class RecordAnytimeRegret(gym.Wrapper):
 
     def __init__(self, env: gym.Env, budgets: Sequence[int]) -> None:
         super().__init__(env)
-        self._engine = env.unwrapped.engine
+        self._engine: Any = engine_of(env)  # a thresholding engine, checked by the tracker
         self._tracker = AnytimeTracker(self._engine, 1, budgets)
         self._one = np.zeros(1, dtype=np.int64)
         self._pulls = np.zeros(1, dtype=np.int64)
@@ -37,7 +38,7 @@ class RecordAnytimeRegret(gym.Wrapper):
         self._pulls[0] = 0
         return obs, info
 
-    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+    def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
         actions = np.asarray(action)[None]
         self._tracker.observe(self._one, self._pulls, actions)
         obs, reward, terminated, truncated, info = self.env.step(action)
@@ -55,7 +56,7 @@ class RecordAnytimeRegretVector(VectorWrapper):
 
     def __init__(self, env: VectorEnv, budgets: Sequence[int]) -> None:
         super().__init__(env)
-        self._engine = env.unwrapped.engine
+        self._engine: Any = engine_of(env)  # a thresholding engine, checked by the tracker
         self._tracker = AnytimeTracker(self._engine, env.num_envs, budgets)
         self._pulls = np.zeros(env.num_envs, dtype=np.int64)
         self._autoreset = np.zeros(env.num_envs, dtype=bool)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, SupportsFloat
 
 import gymnasium as gym
 import numpy as np
@@ -10,12 +10,13 @@ from gymnasium import spaces
 from gymnasium.vector import VectorEnv, VectorWrapper
 from gymnasium.vector.utils import batch_space
 
+from bandit_gym.envs._base import engine_of
+
 
 def _check_family(env: Any) -> Any:
-    base = env.unwrapped
-    if getattr(base, "family", None) != "thresholding":
-        raise ValueError(f"EmpiricalAnswer needs a pure-exploration env, got {type(base).__name__}")
-    return base
+    if engine_of(env).family != "thresholding":
+        raise ValueError(f"EmpiricalAnswer needs a pure-exploration env, got {type(env.unwrapped).__name__}")
+    return env.unwrapped
 
 
 class EmpiricalAnswer(gym.Wrapper):
@@ -26,7 +27,7 @@ class EmpiricalAnswer(gym.Wrapper):
     def __init__(self, env: gym.Env, allow_stop: bool = False) -> None:
         super().__init__(env)
         self._rule = _check_family(env).empirical_answer
-        k = env.unwrapped.engine.num_arms
+        k = engine_of(env).num_arms
         self.allow_stop = bool(allow_stop)
         self.action_space = spaces.Discrete(k + 1 if self.allow_stop else k)
         self._obs: dict[str, np.ndarray] | None = None
@@ -35,7 +36,7 @@ class EmpiricalAnswer(gym.Wrapper):
         self._obs, info = self.env.reset(**kwargs)
         return self._obs, info
 
-    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+    def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
         if not self.action_space.contains(action):
             raise ValueError(f"action={action!r} is not in {self.action_space}")
         if self._obs is None:
@@ -51,9 +52,10 @@ class EmpiricalAnswerVector(VectorWrapper):
     def __init__(self, env: VectorEnv, allow_stop: bool = False) -> None:
         super().__init__(env)
         self._rule = _check_family(env).empirical_answer
-        k = env.unwrapped.engine.num_arms
+        k = engine_of(env).num_arms
         self.allow_stop = bool(allow_stop)
-        self.single_action_space = spaces.Discrete(k + 1 if self.allow_stop else k)
+        self.num_choices = k + 1 if self.allow_stop else k
+        self.single_action_space = spaces.Discrete(self.num_choices)
         self.action_space = batch_space(self.single_action_space, env.num_envs)
         self._obs: dict[str, np.ndarray] | None = None
 
@@ -65,8 +67,8 @@ class EmpiricalAnswerVector(VectorWrapper):
         arms = np.asarray(actions)
         if arms.shape != (self.num_envs,) or not np.issubdtype(arms.dtype, np.integer):
             raise ValueError(f"actions must be {self.num_envs} integer arms, got {arms!r}")
-        if arms.min() < 0 or arms.max() >= self.single_action_space.n:
-            raise ValueError(f"actions must lie in 0..{self.single_action_space.n - 1}, got {arms}")
+        if arms.min() < 0 or arms.max() >= self.num_choices:
+            raise ValueError(f"actions must lie in 0..{self.num_choices - 1}, got {arms}")
         if self._obs is None:
             raise RuntimeError("step() was called before reset(); call reset() first")
         full = np.concatenate([arms[:, None], self._rule(self._obs)], axis=1)

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, SupportsFloat
 
 import gymnasium as gym
 import numpy as np
 from gymnasium.vector import VectorEnv, VectorWrapper
 
+from bandit_gym.envs._base import engine_of
 from bandit_gym.wrappers._trackers import EpisodeTracker
 
 KEY = "bandit"
@@ -25,7 +26,7 @@ class RecordEpisodeRegret(gym.Wrapper):
 
     def __init__(self, env: gym.Env) -> None:
         super().__init__(env)
-        self._tracker = EpisodeTracker(env.unwrapped.engine, 1)
+        self._tracker = EpisodeTracker(engine_of(env), 1)
         self._one = np.zeros(1, dtype=np.int64)
 
     def reset(self, **kwargs: Any) -> tuple[Any, dict[str, Any]]:
@@ -33,7 +34,7 @@ class RecordEpisodeRegret(gym.Wrapper):
         self._tracker.start(slice(None))
         return obs, info
 
-    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+    def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
         obs, reward, terminated, truncated, info = self.env.step(action)
         batched_info = {key: np.asarray([value]) for key, value in info.items()}
         self._tracker.add(self._one, np.asarray([reward]), batched_info)
@@ -55,7 +56,7 @@ class RecordEpisodeRegretVector(VectorWrapper):
 
     def __init__(self, env: VectorEnv) -> None:
         super().__init__(env)
-        self._tracker = EpisodeTracker(env.unwrapped.engine, env.num_envs)
+        self._tracker = EpisodeTracker(engine_of(env), env.num_envs)
         self._autoreset = np.zeros(env.num_envs, dtype=bool)
 
     def reset(self, **kwargs: Any) -> tuple[Any, dict[str, Any]]:

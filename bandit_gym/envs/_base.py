@@ -29,6 +29,8 @@ class Engine(ABC):
     #: instance attributes that the env shells expose (``env.unwrapped.means``, ...)
     exposed: ClassVar[frozenset[str]] = frozenset()
 
+    num_arms: int
+
     def __init__(self, num: int) -> None:
         self.num = num
         self.finished = np.zeros(num, dtype=bool)
@@ -82,7 +84,7 @@ class Engine(ABC):
 class BanditEnv(gym.Env):
     """A single copy of an engine as a Gymnasium env (the reference, one pull per ``step``)."""
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}  # noqa: RUF012 (Gymnasium's convention)
 
     def __init__(self, engine: Engine, render_mode: str | None = None) -> None:
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
@@ -140,6 +142,17 @@ class BanditEnv(gym.Env):
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
 
+def engine_of(env: Any) -> Engine:
+    """The engine behind a bandit_gym env or native vector env (through any wrappers), or a TypeError."""
+    engine = getattr(env.unwrapped, "engine", None)
+    if not isinstance(engine, Engine):
+        raise TypeError(
+            f"{type(env.unwrapped).__name__} is not a bandit_gym env; the bandit_gym wrappers need gym.make(id) or "
+            "gym.make_vec(id, vectorization_mode='vector_entry_point') of a bandit_gym id"
+        )
+    return engine
+
+
 def _read_only(array: np.ndarray) -> np.ndarray:
     view = array.view()
     view.flags.writeable = False
@@ -156,7 +169,7 @@ class BanditVectorEnv(VectorEnv):
     step ignores their action and returns their first observation with reward 0.
     """
 
-    metadata: ClassVar[dict[str, Any]] = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
+    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}  # noqa: RUF012
 
     def __init__(self, engine: Engine, copy: bool = False) -> None:
         self.engine = engine

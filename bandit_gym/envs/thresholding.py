@@ -385,6 +385,7 @@ _DOC = """
 class ThresholdingBanditEnv(BanditEnv):
     __doc__ = "Thresholding bandit (tao2019): classify K arms against a threshold within a budget of pulls." + _DOC
 
+    engine: ThresholdingEngine
     empirical_answer = staticmethod(empirical_answer)
 
     def allocate(self, allocation: Any) -> dict[str, np.ndarray]:
@@ -404,6 +405,7 @@ class ThresholdingBanditVectorEnv(BanditVectorEnv):
     bulk draws). Takes the same keyword arguments, plus ``num_envs`` and ``copy`` (return fresh observation
     arrays at every step instead of the env's buffers)."""
 
+    engine: ThresholdingEngine
     empirical_answer = staticmethod(empirical_answer)
 
     def allocate(self, allocation: Any) -> dict[str, np.ndarray]:
