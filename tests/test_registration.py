@@ -13,7 +13,9 @@ from gymnasium.utils.env_checker import check_env, data_equivalence
 from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
 import bandit_gym
-from tests.conftest import small_kwargs
+from bandit_gym.agents import UCB, Uniform
+from bandit_gym.rollout import play_vector
+from tests.conftest import family_of_id, small_kwargs
 
 
 def test_make_without_import_uses_module_prefix() -> None:
@@ -111,3 +113,15 @@ def test_single_env_equals_one_copy_vector_env_bit_for_bit(env_id: str) -> None:
         assert reward == vreward[0]
         for key in obs:
             np.testing.assert_array_equal(obs[key], vobs[key][0])
+
+
+def test_vector_env_same_seed_same_trajectory(env_id: str) -> None:
+    agent = UCB if family_of_id(env_id) == "threshold" else Uniform  # UCB draws random tie-breaking orders
+
+    def run(seed: int) -> dict:
+        venv = gym.make_vec(env_id, num_envs=16, vectorization_mode="vector_entry_point", **small_kwargs(env_id))
+        return play_vector(venv, agent(), seed=seed)
+
+    first, again, other = run(5), run(5), run(6)
+    assert all(np.array_equal(first[key], again[key]) for key in first)
+    assert not all(np.array_equal(first[key], other[key]) for key in first)
