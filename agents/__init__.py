@@ -5,8 +5,9 @@
 
 from bandit_gym.agents.base import Agent
 from bandit_gym.agents.threshold import UCB
+from bandit_gym.agents.thresholding import APT, LSA, UCBE, OptKG
 from bandit_gym.agents.uniform import Uniform
 
-AGENTS: dict[str, type[Agent]] = {cls.__name__: cls for cls in (Uniform, UCB)}
+AGENTS: dict[str, type[Agent]] = {cls.__name__: cls for cls in (Uniform, LSA, APT, UCBE, OptKG, UCB)}
 
-__all__ = ["AGENTS", "UCB", "Agent", "Uniform"]
+__all__ = ["AGENTS", "APT", "LSA", "UCB", "UCBE", "Agent", "OptKG", "Uniform"]

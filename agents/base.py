@@ -37,6 +37,8 @@ class Agent:
 
     #: env families this agent plays
     families: ClassVar[tuple[str, ...]] = ()
+    #: constructor arguments computed from the true instance (see ``bandit_gym.instances.oracle_values``)
+    oracle_parameters: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, *, tie_break: str = "random") -> None:
         self.tie_break = check.choice("tie_break", tie_break, TIE_BREAKS)

@@ -35,3 +35,9 @@ class UniformMeans:
 
     def __call__(self, rng: np.random.Generator, n: int) -> np.ndarray:
         return rng.uniform(self.low, self.high, size=(n, self.num_arms))
+
+
+def oracle_values(means: np.ndarray, threshold: float) -> dict[str, float]:
+    """Oracle parameters that some agents take from the true instance (named in their ``oracle_parameters``):
+    ``H`` for UCBE."""
+    return {"H": complexity(means, threshold)}

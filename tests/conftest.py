@@ -7,6 +7,7 @@ import pytest
 
 import bandit_gym
 from bandit_gym.agents import AGENTS
+from bandit_gym.instances import oracle_values
 
 ENV_IDS = list(bandit_gym.ENV_SPECS)
 
@@ -18,6 +19,17 @@ def family_of_id(env_id: str) -> str:
 def small_kwargs(env_id: str) -> dict:
     """Shrink the budget/horizon so whole episodes stay fast in tests."""
     return {"horizon": 60} if family_of_id(env_id) == "threshold" else {"budget": 60}
+
+
+def make_agent(name: str, env_id: str, **params: object):
+    """An agent of the registry, with its oracle parameters computed from the env's (fixed) instance."""
+    cls = AGENTS[name]
+    if cls.oracle_parameters:
+        env = gym.make(env_id)
+        env.reset(seed=0)
+        truth = oracle_values(env.unwrapped.means, env.unwrapped.threshold)
+        params = {**{key: truth[key] for key in cls.oracle_parameters}, **params}
+    return cls(**params)
 
 
 AGENT_ENV_PAIRS = [

@@ -6,18 +6,18 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-from bandit_gym.agents import AGENTS, UCB, Uniform
+from bandit_gym.agents import UCB, Uniform
 from bandit_gym.rollout import play_episode, play_vector
-from tests.conftest import AGENT_ENV_PAIRS, small_kwargs
+from tests.conftest import AGENT_ENV_PAIRS, make_agent, small_kwargs
 
 
 @pytest.mark.parametrize(("name", "env_id"), AGENT_ENV_PAIRS)
 def test_every_agent_plays_every_env_of_its_family(name: str, env_id: str) -> None:
     kwargs = small_kwargs(env_id)
-    single = play_episode(gym.make(env_id, **kwargs), AGENTS[name](), seed=0)
+    single = play_episode(gym.make(env_id, **kwargs), make_agent(name, env_id), seed=0)
     assert single["pulls"] == 60
     venv = gym.make_vec(env_id, num_envs=8, vectorization_mode="vector_entry_point", **kwargs)
-    vector = play_vector(venv, AGENTS[name](), seed=0)
+    vector = play_vector(venv, make_agent(name, env_id), seed=0)
     assert vector["pulls"].tolist() == [60] * 8
 
 

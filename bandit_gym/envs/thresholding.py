@@ -8,11 +8,13 @@ from typing import Any, ClassVar
 
 import numpy as np
 from gymnasium import spaces
+from scipy import special
 
 from bandit_gym import _validation as check
 from bandit_gym import metrics
 from bandit_gym.envs import _render
 from bandit_gym.envs._base import BanditEnv, BanditVectorEnv, Engine, Info
+from bandit_gym.streams import stream_uniforms
 
 MeansSampler = Callable[[np.random.Generator, int], np.ndarray]
 ARM_DISTRIBUTIONS = ("bernoulli", "gaussian")
@@ -51,6 +53,7 @@ class ThresholdingEngine(Engine):
         sigma: float = 1.0,
         loss: str = "aggregate",
         sample_cost: float = 0.0,
+        common_random_numbers: bool = False,
     ) -> None:
         super().__init__(check.integer("num_envs", num, minimum=1))
         self.arm_distribution = check.choice("arm_distribution", arm_distribution, ARM_DISTRIBUTIONS)
@@ -64,6 +67,9 @@ class ThresholdingEngine(Engine):
         self.budget = check.integer("budget", budget, minimum=1, maximum=MAX_BUDGET)
         self.loss = check.choice("loss", loss, LOSSES)
         self.sample_cost = check.real("sample_cost", sample_cost, low=0.0)
+        if not isinstance(common_random_numbers, (bool, np.bool_)):
+            raise TypeError(f"common_random_numbers must be True or False, got {common_random_numbers!r}")
+        self.common_random_numbers = bool(common_random_numbers)
         self._sampler: MeansSampler | None = None
         self._fixed: np.ndarray | None = None
         self._pinned: np.ndarray | None = None
@@ -81,6 +87,7 @@ class ThresholdingEngine(Engine):
         self._sums64 = None if self.bernoulli else np.zeros((n, k))
         self.left = np.zeros(n, dtype=np.int64)
         self._row_offsets = np.arange(n) * k
+        self._keys = np.zeros(n, dtype=np.uint64)  # per-copy stream keys (common random numbers)
         self.obs = {
             "threshold": np.full((n, 1), self.threshold, dtype=np.float32),
             "epsilon": np.full((n, 1), self.epsilon, dtype=np.float32),
@@ -151,6 +158,8 @@ class ThresholdingEngine(Engine):
             self.means[rows] = self._fixed
         if self._sums64 is not None:
             self._sums64[rows] = 0.0
+        if self.common_random_numbers:
+            self._keys[rows] = rng.integers(0, 2**64 - 1, size=int(rows.sum()), dtype=np.uint64, endpoint=True)
         self.left[rows] = self.budget
         self.finished[rows] = False
         obs = self.obs
@@ -190,7 +199,8 @@ class ThresholdingEngine(Engine):
         k = self.num_arms
         arms = actions[:, 0]
         stop = rows & ((arms == k) | (self.left == 0))
-        draws = rng.random(self.num) if self.bernoulli else rng.standard_normal(self.num)
+        if not self.common_random_numbers:
+            draws = rng.random(self.num) if self.bernoulli else rng.standard_normal(self.num)
         rewards = np.zeros(self.num)
         # The common case, every copy pulls, uses a slice and no index array.
         idx = slice(None) if rows.all() and not stop.any() else np.flatnonzero(rows & ~stop)
@@ -198,7 +208,13 @@ class ThresholdingEngine(Engine):
         if a.size:
             flat = self._row_offsets[idx] + a
             mu = self.means.reshape(-1).take(flat)
-            x = (draws[idx] < mu).astype(np.float64) if self.bernoulli else mu + self.sigma * draws[idx]
+            if self.common_random_numbers:
+                pulls_so_far = self.obs["counts"].reshape(-1).take(flat).astype(np.uint64)
+                u = stream_uniforms(self._keys[idx], a, pulls_so_far)
+                noise = u if self.bernoulli else special.ndtri(u)
+            else:
+                noise = draws[idx]
+            x = (noise < mu).astype(np.float64) if self.bernoulli else mu + self.sigma * noise
             self._record(idx, a, flat, x)
             rewards[idx] = 0.0 - self.sample_cost
         if stop.any():
@@ -248,10 +264,16 @@ class ThresholdingEngine(Engine):
             left = 0 if self.finished[row] else self.left[row]
             raise ValueError(f"allocation asks for {total[row]} pulls but only {left} are left in the episode")
         obs = self.obs
-        if self._sums64 is None:
-            obs["sums"] += rng.binomial(c, self.means)
+        if self.common_random_numbers:
+            added = self._stream_sums(c)
+        elif self.bernoulli:
+            added = rng.binomial(c, self.means)
         else:
-            self._sums64 += c * self.means + self.sigma * np.sqrt(c) * rng.standard_normal((n, k))
+            added = c * self.means + self.sigma * np.sqrt(c) * rng.standard_normal((n, k))
+        if self._sums64 is None:
+            obs["sums"] += added
+        else:
+            self._sums64 += added
             obs["sums"][...] = self._sums64
         obs["counts"] += c
         np.divide(obs["sums"], obs["counts"], out=obs["means"], where=obs["counts"] > 0)
@@ -260,6 +282,18 @@ class ThresholdingEngine(Engine):
         obs["budget_left"][:, 0] = self.left
         obs["last_arm"][pulled] = -2.0
         obs["last_value"][pulled] = 0.0
+
+    def _stream_sums(self, c: np.ndarray) -> np.ndarray:
+        """Sums of the next ``c[n, i]`` draws of each arm's stream: the same samples single pulls would get."""
+        cells = np.flatnonzero(c)
+        reps = c.reshape(-1)[cells]
+        cell_of_draw = np.repeat(cells, reps)
+        first = np.repeat(self.obs["counts"].reshape(-1)[cells].astype(np.int64), reps)
+        within = np.arange(reps.sum()) - np.repeat(np.cumsum(reps) - reps, reps)
+        u = stream_uniforms(self._keys[cell_of_draw // self.num_arms], cell_of_draw % self.num_arms, first + within)
+        mu = self.means.reshape(-1)[cell_of_draw]
+        x = (u < mu).astype(np.float64) if self.bernoulli else mu + self.sigma * special.ndtri(u)
+        return np.bincount(cell_of_draw, weights=x, minlength=c.size).reshape(c.shape)
 
     def episode_loss(self, answer: np.ndarray, means: np.ndarray) -> np.ndarray:
         """The loss chosen by ``loss=`` for final answers ``answer`` on instances ``means``."""
@@ -367,6 +401,11 @@ _DOC = """
     | ``sigma`` | 1.0 | Gaussian standard deviation |
     | ``loss`` | ``"aggregate"`` | or ``"simple"`` (1 if any counted arm is misclassified) |
     | ``sample_cost`` | 0.0 | cost charged per pull |
+    | ``common_random_numbers`` | False | the s-th pull of arm i returns draw s of the arm's own stream (below) |
+
+    With ``common_random_numbers=True`` each copy draws a stream key from ``np_random`` at reset, and the s-th
+    pull of arm i returns the s-th draw of the stream of (key, i) (``bandit_gym.streams``), whatever the order
+    of pulls: agents run from the same seed see the same samples of every arm, which pairs their runs.
 
     ```python
     import gymnasium as gym

@@ -1,0 +1,39 @@
+"""LSA, the Logarithmic-Sample Algorithm of tao2019."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from bandit_gym import _validation as check
+from bandit_gym.agents.thresholding._index import IndexAgent, empirical_gap
+
+
+class LSA(IndexAgent):
+    """Logarithmic-Sample Algorithm for the thresholding bandit with aggregate regret.
+
+    Paper: tao2019, Algorithm 1 (ALGORITHMS.md §A.2).
+
+    Rule: pull each arm once (rounds 1..K, index order), then::
+
+        xi_i(t-1) = alpha * T_i(t-1) * Delta_hat_i(t-1)^2 + 0.5 * ln T_i(t-1),     i_t = argmin_i xi_i(t-1)
+
+    with ``Delta_hat_i = |theta_hat_i - theta|``. Anytime (does not use T). Answer: ``d_i = 1{theta_hat_i >= theta}``.
+
+    Default ``alpha = 1.35`` (all of the paper's experiments); Theorem 1 needs ``0 < alpha <= 8``.
+    Ties (unspecified in the paper): a random arm order per copy and episode (ALGORITHMS.md §0), or the smallest
+    index with ``tie_break="index"``. Deviations: none.
+    """
+
+    def __init__(self, alpha: float = 1.35, *, tie_break: str = "random") -> None:
+        self.alpha = check.real("alpha", alpha, low=0.0, low_open=True)
+        super().__init__(tie_break=tie_break)
+
+    def params(self) -> dict[str, object]:
+        return {"alpha": self.alpha, **super().params()}
+
+    def arm_index(
+        self, counts: np.ndarray, sums: np.ndarray, theta: np.ndarray, rows: np.ndarray | slice
+    ) -> np.ndarray:
+        gap = empirical_gap(counts, sums, theta)
+        with np.errstate(divide="ignore"):
+            return self.alpha * counts * gap**2 + 0.5 * np.log(counts)
