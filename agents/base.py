@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from bandit_gym import _validation as check
+from bandit_gym.agents.scores import ArmScores
 
 Obs = dict[str, np.ndarray]
 
@@ -57,7 +58,6 @@ class Agent:
         self.rng = np.random.default_rng(seed)
         self.num = 0
         self.num_arms = 0
-        self.priority = np.zeros((0, 0))
         self.total_budget = np.zeros(0, dtype=np.int64)
 
     def act(self, obs: Obs) -> np.ndarray:
@@ -70,15 +70,31 @@ class Agent:
         if family not in self.families:
             raise ValueError(f"{type(self).__name__} plays {self.families} envs, not a {family!r} env")
         n, k = batch["counts"].shape
-        starts = batch["last_arm"][:, 0] == -1
+        last = batch["last_arm"][:, 0]
+        starts = last == -1
         if (n, k) != (self.num, self.num_arms):
             self._allocate(n, k)
             starts[:] = True  # first sight of these copies: (re)initialise their whole state
         if starts.any():
             self._begin(batch, np.flatnonzero(starts))
+        self._gather_last(batch, last)
         arms = self.select(batch)
-        action = self._answer_action(batch, arms, starts) if family == "thresholding" else arms
+        action = self._answer_action(batch, arms) if family == "thresholding" else arms
         return action[0].copy() if single else action
+
+    def _gather_last(self, obs: Obs, last: np.ndarray) -> None:
+        """Statistics of the arm each copy pulled at the previous step, the only arm whose statistics changed.
+
+        Sets ``moved`` (the copies that pulled: all, as a slice, or an index array), ``last_arms``,
+        ``last_counts`` and ``last_sums`` (float64), and ``whole`` (copies whose every arm must be recomputed:
+        episode start, ``last_arm == -1``, or a batched allocation, ``last_arm == -2``)."""
+        negative = last < 0
+        self.whole = np.flatnonzero(negative)
+        self.moved = slice(None) if not self.whole.size else np.flatnonzero(~negative)
+        self.last_arms = last[self.moved].astype(np.int64)
+        flat = self._offsets[self.moved] + self.last_arms
+        self.last_counts = np.ravel(obs["counts"]).take(flat).astype(np.float64)
+        self.last_sums = np.ravel(obs["sums"]).take(flat).astype(np.float64)
 
     # ----------------------------------------------------------------------------------------------- hooks
     def select(self, obs: Obs) -> np.ndarray:
@@ -91,64 +107,44 @@ class Agent:
     def allocate(self, n: int, k: int) -> None:
         """Create the per-copy state arrays for ``n`` copies of a K-armed problem."""
 
-    def answer_rows(self, obs: Obs, rows: np.ndarray | slice, arms: np.ndarray | None) -> np.ndarray:
-        """Answer bits in copies ``rows``: of the arms ``arms`` (one per copy, shape ``(r,)``), or of every arm
-        (``arms=None``, shape ``(r, K)``). The empirical rule ``1{theta_hat >= theta}`` unless overridden; an arm
-        never pulled answers ``0 >= theta``."""
-        if arms is None:
-            means = obs["sums"][rows] / np.maximum(obs["counts"][rows], 1.0)
-            return means >= obs["threshold"][rows]
-        flat = self._offsets[rows] + arms
-        sums = np.ravel(obs["sums"]).take(flat)
-        counts = np.ravel(obs["counts"]).take(flat)
-        return sums / np.maximum(counts, 1.0) >= obs["threshold"][rows, 0]
+    def answer_rows(self, obs: Obs, rows: np.ndarray) -> np.ndarray:
+        """Answer bits of every arm in copies ``rows``, shape ``(r, K)``: the empirical rule
+        ``1{theta_hat_i >= theta}`` unless overridden (an arm never pulled answers ``0 >= theta``)."""
+        means = obs["sums"][rows] / np.maximum(obs["counts"][rows], 1.0)
+        return means >= obs["threshold"][rows]
 
-    # ----------------------------------------------------------------------------------------------- helpers
-    def argmax(self, values: np.ndarray) -> np.ndarray:
-        """Row-wise argmax with the agent's tie rule: a random arm order drawn per copy and episode, or the
-        smallest index (``tie_break="index"``)."""
-        if self.tie_break == "index":
-            return values.argmax(axis=1)
-        best = values == values.max(axis=1, keepdims=True)
-        return np.where(best, self.priority, -1).argmax(axis=1)
+    def answer_last(self, obs: Obs) -> np.ndarray:
+        """Answer bit of the arm each copy in ``moved`` pulled last (the only bit that can change)."""
+        return self.last_sums / np.maximum(self.last_counts, 1.0) >= obs["threshold"][self.moved, 0]
 
-    def argmin(self, values: np.ndarray) -> np.ndarray:
-        """Row-wise argmin with the agent's tie rule (see :meth:`argmax`)."""
-        if self.tie_break == "index":
-            return values.argmin(axis=1)
-        best = values == values.min(axis=1, keepdims=True)
-        return np.where(best, self.priority, -1).argmax(axis=1)
+    def new_scores(self) -> ArmScores:
+        """Per-copy arm scores carrying this agent's tie rule (see :class:`ArmScores`)."""
+        return ArmScores(self.num, self.num_arms)
 
     def _allocate(self, n: int, k: int) -> None:
         self.num, self.num_arms = n, k
-        self.priority = np.zeros((n, k), dtype=np.int64)
         self.total_budget = np.zeros(n, dtype=np.int64)
         self._offsets = np.arange(n) * k
         self._action = np.zeros((n, k + 1), dtype=np.int64)
+        self._action_offsets = np.arange(n) * (k + 1) + 1
         self.allocate(n, k)
+        self._scores = [value for value in vars(self).values() if isinstance(value, ArmScores)]
 
     def _begin(self, obs: Obs, rows: np.ndarray) -> None:
         if self.tie_break == "random":
-            self.priority[rows] = self.rng.random((rows.size, self.num_arms)).argsort(axis=1)
+            for scores in self._scores:
+                scores.shuffle(self.rng, rows)
         self.total_budget[rows] = obs["budget_left"][rows, 0]
         self.begin(obs, rows)
 
-    def _answer_action(self, obs: Obs, arms: np.ndarray, starts: np.ndarray) -> np.ndarray:
-        """Fill the action buffer ``[arm, answer bits]``. Only the arm pulled at the previous step changed its
-        mean, so only that bit is recomputed (O(N) per step, through flat indices); new episodes get their whole
-        answer. The buffer is reused by the next call."""
+    def _answer_action(self, obs: Obs, arms: np.ndarray) -> np.ndarray:
+        """Fill the action buffer ``[arm, answer bits]``: only the previously pulled arm's bit is recomputed
+        (O(N) per step); copies in ``whole`` get their whole answer. The buffer is reused by the next call."""
         action = self._action
-        k1 = self.num_arms + 1
-        # last_arm is -1 at an episode's start and -2 after a batched allocation: those copies get a full answer.
-        whole = starts | (obs["last_arm"][:, 0] < 0)
-        going: np.ndarray | slice = slice(None) if not whole.any() else np.flatnonzero(~whole)
-        last = obs["last_arm"][going, 0].astype(np.int64)
-        if last.size:
-            positions = self._offsets[going] // self.num_arms * k1 + 1 + last
-            action.reshape(-1)[positions] = self.answer_rows(obs, going, last)
-        if whole.any():
-            rows = np.flatnonzero(whole)
-            action[rows, 1:] = self.answer_rows(obs, rows, None)
+        if self.last_arms.size:
+            action.reshape(-1)[self._action_offsets[self.moved] + self.last_arms] = self.answer_last(obs)
+        if self.whole.size:
+            action[self.whole, 1:] = self.answer_rows(obs, self.whole)
         action[:, 0] = arms
         return action
 

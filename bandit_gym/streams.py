@@ -25,9 +25,16 @@ def _mix(z: np.ndarray) -> np.ndarray:
     return z ^ (z >> _S31)
 
 
-def stream_uniforms(keys: np.ndarray, arms: np.ndarray, draws: np.ndarray) -> np.ndarray:
-    """Uniforms in (0, 1): draw number ``draws`` (0-based) of the stream of arm ``arms`` under ``keys``."""
+def stream_seeds(keys: np.ndarray, num_arms: int) -> np.ndarray:
+    """Seeds of the streams of arms ``0..K-1`` under each key, shape ``(len(keys), K)``: the (i+1)-th
+    SplitMix64 output of the key."""
+    arms = np.arange(1, num_arms + 1, dtype=np.uint64)
     with np.errstate(over="ignore"):
-        seed = _mix(keys + (arms.astype(np.uint64) + np.uint64(1)) * _GOLDEN)
-        bits = _mix(seed + (draws.astype(np.uint64) + np.uint64(1)) * _GOLDEN)
+        return _mix(keys[:, None] + arms[None, :] * _GOLDEN)
+
+
+def stream_uniforms(seeds: np.ndarray, draws: np.ndarray) -> np.ndarray:
+    """Uniforms in (0, 1): draw number ``draws`` (0-based) of the streams seeded ``seeds``."""
+    with np.errstate(over="ignore"):
+        bits = _mix(seeds + (draws.astype(np.uint64) + np.uint64(1)) * _GOLDEN)
     return ((bits >> _S11).astype(np.float64) + 0.5) * 2.0**-53

@@ -38,21 +38,19 @@ class UCB(Agent):
         return {"delta": self.delta, **super().params()}
 
     def allocate(self, n: int, k: int) -> None:
-        self.index = np.full((n, k), np.inf)
+        self.index = self.new_scores()
         self.log_term = np.zeros(n)
 
     def begin(self, obs: Obs, rows: np.ndarray) -> None:
-        self.index[rows] = np.inf
+        self.index.set_rows(rows, np.full((rows.size, self.num_arms), np.inf))
         if self.delta is None:
             self.log_term[rows] = np.log(4.0 * self.total_budget[rows].astype(np.float64) ** 2)
         else:
             self.log_term[rows] = np.log(2.0 / self.delta)
 
     def select(self, obs: Obs) -> np.ndarray:
-        going = np.flatnonzero(obs["last_arm"][:, 0] >= 0)
-        if going.size:
-            a = obs["last_arm"][going, 0].astype(np.int64)
-            n = obs["counts"][going, a].astype(np.float64)
-            mean = obs["sums"][going, a] / n
-            self.index[going, a] = mean + np.sqrt(self.log_term[going] / (2.0 * n))
-        return self.argmax(self.index)
+        if self.last_arms.size:
+            n = self.last_counts
+            bonus = np.sqrt(self.log_term[self.moved] / (2.0 * n))
+            self.index.set_arms(self.moved, self.last_arms, self.last_sums / n + bonus)
+        return self.index.argmax()

@@ -84,17 +84,18 @@ class OptKG(IndexAgent):
         self.p[rows], self.logc[rows] = p, logc
         return -log_optimistic_gain(a, b, p, logc)  # the base class pulls the smallest index
 
-    def update(self, obs: Obs, rows: np.ndarray | slice, flat: np.ndarray) -> None:
+    def update(self, obs: Obs) -> None:
         """O(1) per copy: the exact recurrences ``I(a+1, b) = I + c/a``, ``c(a+1, b) = c theta (a+b)/a`` (and
         their mirror for a 0), applied to the arm pulled last, whose outcome is the observation's
         ``last_value``. Where I lands within 1e-9 of 1/2, where its rounding could matter, it is recomputed
         exactly with ``scipy.special.betaincc``."""
-        counts = np.ravel(obs["counts"]).take(flat).astype(np.float64)
-        sums = np.ravel(obs["sums"]).take(flat).astype(np.float64)
+        rows, arms = self.moved, self.last_arms
         theta = obs["threshold"][rows, 0].astype(np.float64)
         one = obs["last_value"][rows, 0] > 0.5
-        a, b = self.a0 + sums, self.b0 + counts - sums                # after the update
+        a = self.a0 + self.last_sums                                    # after the update
+        b = self.b0 + self.last_counts - self.last_sums
         a_prev, b_prev = np.where(one, a - 1.0, a), np.where(one, b, b - 1.0)
+        flat = self._offsets[rows] + arms
         p_flat, logc_flat = self.p.reshape(-1), self.logc.reshape(-1)
         p, logc = p_flat.take(flat), logc_flat.take(flat)
         step = np.exp(logc - np.log(np.where(one, a_prev, b_prev)))
@@ -105,10 +106,11 @@ class OptKG(IndexAgent):
         if near.any():
             p[near] = special.betaincc(a[near], b[near], theta[near])
         p_flat[flat], logc_flat[flat] = p, logc
-        self.index.reshape(-1)[flat] = -log_optimistic_gain(a, b, p, logc)
+        self.index.set_arms(rows, arms, -log_optimistic_gain(a, b, p, logc))
 
-    def answer_rows(self, obs: Obs, rows: np.ndarray | slice, arms: np.ndarray | None) -> np.ndarray:
+    def answer_rows(self, obs: Obs, rows: np.ndarray) -> np.ndarray:
         """Bayes decision ``1{I(a_i, b_i) >= 1/2}`` from the maintained posterior tail probabilities."""
-        if arms is None:
-            return self.p[rows] >= 0.5
-        return np.ravel(self.p).take(self._offsets[rows] + arms) >= 0.5
+        return self.p[rows] >= 0.5
+
+    def answer_last(self, obs: Obs) -> np.ndarray:
+        return np.ravel(self.p).take(self._offsets[self.moved] + self.last_arms) >= 0.5

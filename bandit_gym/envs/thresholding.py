@@ -14,7 +14,7 @@ from bandit_gym import _validation as check
 from bandit_gym import metrics
 from bandit_gym.envs import _render
 from bandit_gym.envs._base import BanditEnv, BanditVectorEnv, Engine, Info
-from bandit_gym.streams import stream_uniforms
+from bandit_gym.streams import stream_seeds, stream_uniforms
 
 MeansSampler = Callable[[np.random.Generator, int], np.ndarray]
 ARM_DISTRIBUTIONS = ("bernoulli", "gaussian")
@@ -87,7 +87,7 @@ class ThresholdingEngine(Engine):
         self._sums64 = None if self.bernoulli else np.zeros((n, k))
         self.left = np.zeros(n, dtype=np.int64)
         self._row_offsets = np.arange(n) * k
-        self._keys = np.zeros(n, dtype=np.uint64)  # per-copy stream keys (common random numbers)
+        self._seeds = np.zeros((n, k), dtype=np.uint64)  # per-copy, per-arm stream seeds (common random numbers)
         self.obs = {
             "threshold": np.full((n, 1), self.threshold, dtype=np.float32),
             "epsilon": np.full((n, 1), self.epsilon, dtype=np.float32),
@@ -159,7 +159,8 @@ class ThresholdingEngine(Engine):
         if self._sums64 is not None:
             self._sums64[rows] = 0.0
         if self.common_random_numbers:
-            self._keys[rows] = rng.integers(0, 2**64 - 1, size=int(rows.sum()), dtype=np.uint64, endpoint=True)
+            keys = rng.integers(0, 2**64 - 1, size=int(rows.sum()), dtype=np.uint64, endpoint=True)
+            self._seeds[rows] = stream_seeds(keys, self.num_arms)
         self.left[rows] = self.budget
         self.finished[rows] = False
         obs = self.obs
@@ -210,7 +211,7 @@ class ThresholdingEngine(Engine):
             mu = self.means.reshape(-1).take(flat)
             if self.common_random_numbers:
                 pulls_so_far = self.obs["counts"].reshape(-1).take(flat).astype(np.uint64)
-                u = stream_uniforms(self._keys[idx], a, pulls_so_far)
+                u = stream_uniforms(self._seeds.reshape(-1).take(flat), pulls_so_far)
                 noise = u if self.bernoulli else special.ndtri(u)
             else:
                 noise = draws[idx]
@@ -290,7 +291,7 @@ class ThresholdingEngine(Engine):
         cell_of_draw = np.repeat(cells, reps)
         first = np.repeat(self.obs["counts"].reshape(-1)[cells].astype(np.int64), reps)
         within = np.arange(reps.sum()) - np.repeat(np.cumsum(reps) - reps, reps)
-        u = stream_uniforms(self._keys[cell_of_draw // self.num_arms], cell_of_draw % self.num_arms, first + within)
+        u = stream_uniforms(self._seeds.reshape(-1)[cell_of_draw], first + within)
         mu = self.means.reshape(-1)[cell_of_draw]
         x = (u < mu).astype(np.float64) if self.bernoulli else mu + self.sigma * special.ndtri(u)
         return np.bincount(cell_of_draw, weights=x, minlength=c.size).reshape(c.shape)
