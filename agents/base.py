@@ -8,6 +8,7 @@ N rows, and notices new episodes per copy (``last_arm == -1``), so a vector env'
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 import numpy as np
@@ -40,6 +41,13 @@ class Agent:
     families: ClassVar[tuple[str, ...]] = ()
     #: constructor arguments computed from the true instance (see ``bandit_gym.instances.oracle_values``)
     oracle_parameters: ClassVar[tuple[str, ...]] = ()
+    #: True if the agent never reads the horizon T, so one run to the largest budget serves every budget
+    anytime: ClassVar[bool] = True
+
+    @classmethod
+    def is_anytime(cls, params: Mapping[str, Any]) -> bool:
+        """Whether an agent built with ``params`` is anytime (parameters may fix what T would otherwise set)."""
+        return cls.anytime
 
     def __init__(self, *, tie_break: str = "random") -> None:
         self.tie_break = check.choice("tie_break", tie_break, TIE_BREAKS)

@@ -1,10 +1,11 @@
-"""Command line: ``bandit-gym list`` (more commands arrive with the experiment engine)."""
+"""Command line: ``bandit-gym list | run SPEC | reproduce PAPER | plot RESULTS``."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 import gymnasium as gym
 
@@ -24,17 +25,103 @@ def _list() -> str:
     for name, cls in AGENTS.items():
         summary = (cls.__doc__ or "").strip().splitlines()[0]
         lines.append(f"  {name.ljust(width)}  [{', '.join(cls.families)}] {summary}")
+    lines.append("")
+    lines.append("Reproductions (bandit-gym reproduce PAPER): tao2019")
     return "\n".join(lines)
+
+
+def _add_parallel(parser: argparse.ArgumentParser) -> None:
+    from bandit_gym.experiments import BACKENDS
+
+    parser.add_argument("--jobs", type=int, default=2, help="parallel workers (default 2)")
+    parser.add_argument("--backend", choices=BACKENDS, default=None,
+                        help="joblib backend (default: local processes); dask starts a local cluster unless "
+                             "--scheduler is given")
+    parser.add_argument("--scheduler", default=None, help="address of a running Dask scheduler")
+    parser.add_argument("--quiet", action="store_true", help="no progress bars")
+
+
+def _dask_client(args: argparse.Namespace) -> object | None:
+    if args.backend != "dask":
+        return None
+    from dask.distributed import Client, LocalCluster
+
+    if args.scheduler:
+        return Client(args.scheduler)
+    return Client(LocalCluster(n_workers=args.jobs, threads_per_worker=1))
+
+
+def _run(args: argparse.Namespace) -> int:
+    from bandit_gym.experiments import load_specs, run_experiment
+
+    specs = load_specs(args.spec)
+    out = Path(args.out or Path(args.spec).with_suffix(""))
+    client = _dask_client(args)
+    try:
+        for spec in specs:
+            folder = out / (spec.name or spec.env).replace(" ", "_") if len(specs) > 1 else out
+            result = run_experiment(spec, out=folder, jobs=args.jobs, backend=args.backend, progress=not args.quiet)
+            summary = result.summary()
+            summary.to_csv(folder / "results.csv", index=False)
+            print(summary.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
+            print(f"-> {folder / 'results.csv'}")
+    finally:
+        if client is not None:
+            client.close()  # type: ignore[attr-defined]
+    return 0
+
+
+def _reproduce(args: argparse.Namespace) -> int:
+    from bandit_gym.reproduce import PAPERS
+
+    client = _dask_client(args)
+    try:
+        out = Path(args.out or f"results/{args.paper}{'-quick' if args.quick else ''}")
+        report = PAPERS[args.paper](out, runs=args.runs, quick=args.quick, jobs=args.jobs, backend=args.backend,
+                                    progress=not args.quiet)
+    finally:
+        if client is not None:
+            client.close()  # type: ignore[attr-defined]
+    for name in ("results.csv", "ttests.csv", "ttests.md", "figure.png"):
+        print(f"wrote {out / name}")
+    print(f"finished in {report['seconds']:.1f} s")
+    return 0
+
+
+def _plot(args: argparse.Namespace) -> int:
+    import pandas as pd
+
+    from bandit_gym.plotting import plot_log_regret
+
+    summary = pd.read_csv(args.results)
+    path = plot_log_regret(summary, args.out or Path(args.results).with_suffix(".png"), metric=args.metric)
+    print(f"wrote {path}")
+    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="bandit-gym", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
-    sub.add_parser("list", help="print the registered envs and the agents")
+    sub.add_parser("list", help="print the registered envs, the agents and the reproductions")
+    run = sub.add_parser("run", help="run an experiment spec (TOML or JSON)")
+    run.add_argument("spec")
+    run.add_argument("--out", help="results folder (default: the spec's path without its suffix)")
+    _add_parallel(run)
+    rep = sub.add_parser("reproduce", help="reproduce a paper's figure and tables")
+    rep.add_argument("paper", choices=["tao2019"])
+    rep.add_argument("--runs", type=int, default=None, help="runs per point (default 5000; 200 with --quick)")
+    rep.add_argument("--quick", action="store_true", help="a short version: fewer runs and budgets")
+    rep.add_argument("--out", help="results folder (default results/PAPER[-quick])")
+    _add_parallel(rep)
+    plot = sub.add_parser("plot", help="plot a results.csv")
+    plot.add_argument("results")
+    plot.add_argument("--out", help="PNG path (default: next to the CSV)")
+    plot.add_argument("--metric", default="aggregate_regret")
     args = parser.parse_args(argv)
     if args.command == "list":
         print(_list())
-    return 0
+        return 0
+    return {"run": _run, "reproduce": _reproduce, "plot": _plot}[args.command](args)
 
 
 if __name__ == "__main__":

@@ -38,16 +38,21 @@ def play_episode(
 
 
 def play_vector(
-    env: VectorEnv, agent: Agent, seed: int | None = None, budgets: Sequence[int] | None = None
+    env: VectorEnv,
+    agent: Agent,
+    seed: int | None = None,
+    budgets: Sequence[int] | None = None,
+    agent_seed: int | None = None,
 ) -> dict[str, np.ndarray]:
     """Play one episode in each of the N copies of a native vector env; return one array of N entries per
     metric (and ``(N, B)`` arrays under ``"anytime_regret"`` / ``"anytime_error"`` when ``budgets`` are given).
-    Copies that finish early are autoreset by the env; only their first episode is kept."""
+    Copies that finish early are autoreset by the env; only their first episode is kept. The agent is reset with
+    ``agent_seed`` (default: ``seed``)."""
     n = env.num_envs
     wrapped: VectorEnv = RecordEpisodeRegretVector(env)
     if budgets is not None:
         wrapped = RecordAnytimeRegretVector(wrapped, budgets)
-    agent.reset(seed=seed)
+    agent.reset(seed=seed if agent_seed is None else agent_seed)
     obs, _ = wrapped.reset(seed=seed)
     result: dict[str, np.ndarray] = {}
     pending = np.ones(n, dtype=bool)

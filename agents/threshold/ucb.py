@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -28,6 +29,11 @@ class UCB(Agent):
     """
 
     families: ClassVar[tuple[str, ...]] = ("threshold",)
+    anytime: ClassVar[bool] = False
+
+    @classmethod
+    def is_anytime(cls, params: Mapping[str, Any]) -> bool:
+        return params.get("delta") is not None  # a fixed delta does not depend on T
 
     def __init__(self, delta: float | None = None, *, tie_break: str = "random") -> None:
         self.delta = None if delta is None else check.real("delta", delta, low=0.0, high=1.0, low_open=True,

@@ -31,6 +31,7 @@ class UCBE(IndexAgent):
     """
 
     oracle_parameters: ClassVar[tuple[str, ...]] = ("H",)
+    anytime: ClassVar[bool] = False
 
     def __init__(self, b: float = 0.0, H: float | None = None, *, tie_break: str = "random") -> None:
         self.b = check.real("b", b)

@@ -1,0 +1,437 @@
+"""Experiment engine: a spec (env, agents, budgets, runs, seed) expands into cells that run on the native vector
+envs; results come back as a tidy ``pandas.DataFrame`` and are written to disk cell by cell, so an interrupted
+sweep resumes where it stopped.
+
+Cells. An anytime agent (one that does not read T) runs once per chunk of runs to the largest budget, and the
+anytime wrapper records its answer at every budget of the grid. A horizon-aware agent (UCBE, UCB with
+``delta = T^-2/2``) runs once per budget and chunk. Each cell is a vector env of ``chunk`` copies.
+
+Seeds and pairing. Per-cell seeds come from ``numpy.random.SeedSequence(seed, spawn_key=...)``: the env seed of
+a chunk depends only on the spec's seed and the chunk, the agent's own seed also on the agent's label. With
+``common_random_numbers`` (the default) run r of every agent reads the same sample streams (ALGORITHMS.md §0),
+so paired tests over runs compare like with like. Results do not depend on the backend or the number of
+workers.
+
+Parallelism. Cells run through joblib: local processes by default (``backend="loky"``); the same spec runs on a
+Dask or Ray cluster through joblib's ``"dask"`` or ``"ray"`` backends. The parent process writes each finished
+cell atomically; a failing cell is reported with its spec and does not take the others with it.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import json
+import os
+import re
+import tempfile
+import traceback
+import zlib
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+from bandit_gym import _validation as check
+from bandit_gym.agents import AGENTS
+from bandit_gym.agents.base import Agent
+from bandit_gym.envs._base import engine_of
+from bandit_gym.instances import oracle_values
+from bandit_gym.rollout import play_vector
+
+#: metrics recorded per family of env
+METRICS = {"thresholding": ("aggregate_regret", "error"), "threshold": ("regret",)}
+#: the env argument that sets the horizon, per family
+HORIZON_ARGUMENT = {"thresholding": "budget", "threshold": "horizon"}
+BACKENDS = ("loky", "threading", "multiprocessing", "sequential", "dask", "ray")
+
+
+class ExperimentError(RuntimeError):
+    """Some cells failed; the others were completed and saved."""
+
+
+@dataclass(frozen=True)
+class AgentSpec:
+    """One agent of an experiment: a name of ``AGENTS``, its parameters and an optional display label."""
+
+    name: str
+    params: Mapping[str, Any] = field(default_factory=dict)
+    label: str = ""
+
+    @property
+    def display(self) -> str:
+        if self.label:
+            return self.label
+        args = ",".join(f"{value:g}" if isinstance(value, float) else str(value) for value in self.params.values())
+        return f"{self.name}({args})" if args else self.name
+
+    @property
+    def cls(self) -> type[Agent]:
+        return AGENTS[self.name]
+
+    @property
+    def anytime(self) -> bool:
+        return self.cls.is_anytime(self.params)
+
+
+@dataclass(frozen=True)
+class ExperimentSpec:
+    """What to run: ``agents`` on ``env`` (with ``env_kwargs``) at each of ``budgets``, ``runs`` times."""
+
+    env: str
+    agents: tuple[AgentSpec, ...]
+    budgets: tuple[int, ...]
+    runs: int = 5000
+    seed: int = 0
+    env_kwargs: Mapping[str, Any] = field(default_factory=dict)
+    chunk: int = 2500
+    common_random_numbers: bool = True
+    name: str = ""
+
+    def __post_init__(self) -> None:
+        if self.env not in gym.registry:
+            raise ValueError(f"env={self.env!r} is not a registered id; `bandit-gym list` shows them")
+        if not self.agents:
+            raise ValueError("agents is empty; name at least one agent of bandit_gym.agents.AGENTS")
+        for agent in self.agents:
+            if agent.name not in AGENTS:
+                raise ValueError(f"agent name={agent.name!r} is unknown; allowed: {', '.join(AGENTS)}")
+            if self.family not in agent.cls.families:
+                raise ValueError(f"agent {agent.display} plays {agent.cls.families} envs, not {self.env} "
+                                 f"({self.family})")
+        labels = [agent.display for agent in self.agents]
+        if len(set(labels)) != len(labels):
+            raise ValueError(f"agent labels must be distinct, got {labels}; give each agent a label")
+        budgets = [check.integer("budgets[]", b, minimum=1) for b in self.budgets]
+        if not budgets or any(b2 <= b1 for b1, b2 in itertools.pairwise(budgets)):
+            raise ValueError(f"budgets must be a non-empty strictly increasing list, got {list(self.budgets)}")
+        check.integer("runs", self.runs, minimum=2)
+        check.integer("chunk", self.chunk, minimum=1)
+        check.integer("seed", self.seed, minimum=0)
+        if HORIZON_ARGUMENT[self.family] in self.env_kwargs:
+            raise ValueError(f"env_kwargs sets {HORIZON_ARGUMENT[self.family]!r}; the budgets list sets it")
+
+    @property
+    def family(self) -> str:
+        return _env_facts(self.env, "{}")[0]
+
+    @property
+    def title(self) -> str:
+        return self.name or self.env
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> ExperimentSpec:
+        """Build a spec from plain data (as read from TOML or JSON); unknown keys are an error."""
+        data = dict(data)
+        known = set(cls.__dataclass_fields__)
+        unknown = set(data) - known
+        if unknown:
+            raise ValueError(f"unknown spec keys {sorted(unknown)}; allowed: {sorted(known)}")
+        agents = []
+        for entry in data.pop("agents", []):
+            if isinstance(entry, str):
+                entry = {"name": entry}
+            agents.append(AgentSpec(name=entry["name"], params=dict(entry.get("params", {})),
+                                    label=entry.get("label", "")))
+        return cls(agents=tuple(agents), budgets=tuple(data.pop("budgets", ())), **data)
+
+    def to_dict(self) -> dict[str, Any]:
+        out = asdict(self)
+        out["agents"] = [{"name": a.name, "params": dict(a.params), "label": a.label} for a in self.agents]
+        out["budgets"] = list(self.budgets)
+        out["env_kwargs"] = dict(self.env_kwargs)
+        return out
+
+
+def load_specs(path: str | Path) -> list[ExperimentSpec]:
+    """Read one spec, or several under ``[[experiment]]`` (TOML) / a JSON list, from a ``.toml`` or ``.json``."""
+    path = Path(path)
+    text = path.read_text()
+    if path.suffix == ".toml":
+        try:
+            import tomllib
+        except ModuleNotFoundError:  # Python 3.10
+            import tomli as tomllib  # type: ignore[no-redef]
+        data: Any = tomllib.loads(text)
+    elif path.suffix == ".json":
+        data = json.loads(text)
+    else:
+        raise ValueError(f"spec file {path} must end in .toml or .json")
+    entries = data.get("experiment", [data]) if isinstance(data, dict) else data
+    return [ExperimentSpec.from_dict(entry) for entry in entries]
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One unit of work: an agent, a budget (``None``: anytime, evaluated at every budget), a chunk of runs."""
+
+    agent: int
+    budget: int | None
+    chunk: int
+
+    def key(self, spec: ExperimentSpec) -> str:
+        label = re.sub(r"[^A-Za-z0-9.+-]+", "_", spec.agents[self.agent].display).strip("_")
+        when = "anytime" if self.budget is None else f"T{self.budget}"
+        return f"{label}__{when}__chunk{self.chunk}"
+
+    def runs(self, spec: ExperimentSpec) -> range:
+        start = self.chunk * spec.chunk
+        return range(start, min(start + spec.chunk, spec.runs))
+
+
+def expand(spec: ExperimentSpec) -> list[Cell]:
+    """Every cell of a spec."""
+    chunks = range(-(-spec.runs // spec.chunk))
+    cells: list[Cell] = []
+    for index, agent in enumerate(spec.agents):
+        budgets: Iterable[int | None] = [None] if agent.anytime else spec.budgets
+        cells.extend(Cell(index, budget, chunk) for budget in budgets for chunk in chunks)
+    return cells
+
+
+def _seed(spec: ExperimentSpec, *key: int) -> int:
+    return int(np.random.SeedSequence(spec.seed, spawn_key=key).generate_state(1, np.uint32)[0])
+
+
+def build_agent(agent: AgentSpec, env: Any) -> Agent:
+    """Instantiate an agent, filling its oracle parameters (e.g. UCBE's H) from the env's fixed instance."""
+    params = dict(agent.params)
+    if agent.cls.oracle_parameters:
+        engine: Any = engine_of(env)
+        means = np.atleast_2d(engine.means)
+        if not np.all(means == means[0]):
+            raise ValueError(f"{agent.display} needs oracle parameters {agent.cls.oracle_parameters} of a fixed "
+                             "instance, but this env draws its instance per episode")
+        truth = oracle_values(means[0], engine.threshold)
+        params = {**{key: truth[key] for key in agent.cls.oracle_parameters}, **params}
+    return agent.cls(**params)
+
+
+def run_cell(spec: ExperimentSpec, cell: Cell) -> dict[str, np.ndarray]:
+    """Run one cell and return its per-run metrics, each of shape ``(runs in the chunk, budgets of the cell)``."""
+    runs = cell.runs(spec)
+    family = spec.family
+    horizon = spec.budgets[-1] if cell.budget is None else cell.budget
+    budgets = list(spec.budgets) if cell.budget is None else [cell.budget]
+    kwargs = dict(spec.env_kwargs)
+    kwargs[HORIZON_ARGUMENT[family]] = horizon
+    if family == "thresholding":
+        kwargs["common_random_numbers"] = spec.common_random_numbers
+    env = gym.make_vec(spec.env, num_envs=len(runs), vectorization_mode="vector_entry_point", **kwargs)
+    env_seed = _seed(spec, cell.chunk)
+    env.reset(seed=env_seed)
+    agent_spec = spec.agents[cell.agent]
+    agent = build_agent(agent_spec, env)
+    agent_seed = _seed(spec, cell.chunk, zlib.crc32(agent_spec.display.encode()))
+    anytime = budgets if family == "thresholding" else None
+    result = play_vector(env, agent, seed=env_seed, budgets=anytime, agent_seed=agent_seed)
+    out = {"budgets": np.asarray(budgets), "first_run": np.asarray(runs.start)}
+    if family == "thresholding":
+        out["aggregate_regret"] = result["anytime_regret"]
+        out["error"] = result["anytime_error"]
+    else:
+        out["regret"] = result["regret"][:, None]
+    return out
+
+
+def _safe_run_cell(spec: ExperimentSpec, cell: Cell) -> tuple[Cell, dict[str, np.ndarray] | str]:
+    try:
+        return cell, run_cell(spec, cell)
+    except Exception:  # reported by the parent with the cell's spec; the other cells go on
+        return cell, traceback.format_exc()
+
+
+class CellStore:
+    """Where finished cells live: a folder of ``.npz`` files (written atomically), or memory."""
+
+    def __init__(self, spec: ExperimentSpec, out: str | Path | None) -> None:
+        self.spec = spec
+        self.memory: dict[str, dict[str, np.ndarray]] = {}
+        self.folder = None if out is None else Path(out)
+        if self.folder is not None:
+            (self.folder / "cells").mkdir(parents=True, exist_ok=True)
+            spec_file = self.folder / "spec.json"
+            written = json.dumps(spec.to_dict(), indent=2, sort_keys=True)
+            if spec_file.exists() and spec_file.read_text() != written:
+                raise ValueError(f"{self.folder} holds the results of a different spec; use another output folder")
+            spec_file.write_text(written)
+
+    def _path(self, cell: Cell) -> Path:
+        assert self.folder is not None
+        return self.folder / "cells" / f"{cell.key(self.spec)}.npz"
+
+    def has(self, cell: Cell) -> bool:
+        return cell.key(self.spec) in self.memory or (self.folder is not None and self._path(cell).exists())
+
+    def put(self, cell: Cell, data: dict[str, np.ndarray]) -> None:
+        if self.folder is None:
+            self.memory[cell.key(self.spec)] = data
+            return
+        handle, tmp = tempfile.mkstemp(dir=self._path(cell).parent, suffix=".tmp.npz")
+        with os.fdopen(handle, "wb") as stream:
+            np.savez(stream, **data)  # type: ignore[arg-type]
+        os.replace(tmp, self._path(cell))
+
+    def get(self, cell: Cell) -> dict[str, np.ndarray]:
+        if cell.key(self.spec) in self.memory:
+            return self.memory[cell.key(self.spec)]
+        with np.load(self._path(cell)) as data:
+            return {key: data[key] for key in data.files}
+
+
+@dataclass
+class ExperimentResult:
+    """The per-run metrics of a finished experiment, and their summaries."""
+
+    spec: ExperimentSpec
+    #: (agent label, metric) -> array of shape (runs, budgets), runs in run order
+    runs: dict[tuple[str, str], np.ndarray]
+
+    def summary(self) -> Any:
+        """Tidy table: one row per agent x budget x metric with mean, standard error, 95% CI and runs."""
+        import pandas as pd
+        from scipy import stats
+
+        rows = []
+        for agent in self.spec.agents:
+            for metric in METRICS[self.spec.family]:
+                values = self.runs[(agent.display, metric)]
+                n = values.shape[0]
+                mean = values.mean(axis=0)
+                se = values.std(axis=0, ddof=1) / np.sqrt(n)
+                half = stats.t.ppf(0.975, n - 1) * se
+                for j, budget in enumerate(self.spec.budgets):
+                    rows.append({
+                        "experiment": self.spec.title, "env": self.spec.env, "agent": agent.display,
+                        "name": agent.name, "params": json.dumps(dict(agent.params), sort_keys=True),
+                        "oracle": bool(agent.cls.oracle_parameters), "budget": budget, "metric": metric,
+                        "mean": mean[j], "se": se[j], "ci_low": mean[j] - half[j], "ci_high": mean[j] + half[j],
+                        "runs": n, "num_arms": _num_arms(self.spec),
+                    })
+        return pd.DataFrame(rows)
+
+    def paired_tests(self, reference: str, metric: str | None = None) -> Any:
+        """Two-tailed paired t-tests of ``reference`` against every other agent at every budget, over runs
+        (tao2019 Table 1): mean difference (other - reference), t statistic, p-value."""
+        import pandas as pd
+        from scipy import stats
+
+        metric = metric or METRICS[self.spec.family][0]
+        base = self.runs[(reference, metric)]
+        rows = []
+        for agent in self.spec.agents:
+            if agent.display == reference:
+                continue
+            other = self.runs[(agent.display, metric)]
+            for j, budget in enumerate(self.spec.budgets):
+                diff = other[:, j] - base[:, j]
+                if np.all(diff == diff[0]):
+                    t, p = (0.0, 1.0) if diff[0] == 0 else (np.copysign(np.inf, diff[0]), 0.0)
+                else:
+                    test = stats.ttest_rel(other[:, j], base[:, j])
+                    t, p = float(test.statistic), float(test.pvalue)
+                rows.append({"experiment": self.spec.title, "reference": reference, "agent": agent.display,
+                             "budget": budget, "metric": metric, "mean_difference": diff.mean(), "t": t,
+                             "p_value": p, "significant": p < 0.05, "runs": len(diff)})
+        return pd.DataFrame(rows)
+
+
+def _num_arms(spec: ExperimentSpec) -> int:
+    return _env_facts(spec.env, json.dumps(dict(spec.env_kwargs), sort_keys=True))[1]
+
+
+@functools.lru_cache(maxsize=64)
+def _env_facts(env_id: str, kwargs_json: str) -> tuple[str, int]:
+    """(family, K) of an env id with the given keyword arguments (JSON), from one construction (cached)."""
+    engine = engine_of(gym.make(env_id, **json.loads(kwargs_json)))
+    return engine.family, int(engine.num_arms)
+
+
+def run_experiment(
+    spec: ExperimentSpec,
+    out: str | Path | None = None,
+    jobs: int = 1,
+    backend: str | None = None,
+    progress: bool = True,
+    on_cell: Callable[[Cell], None] | None = None,
+) -> ExperimentResult:
+    """Run every cell of ``spec`` not already in ``out`` and return the results.
+
+    ``jobs`` parallel workers through joblib's ``backend`` (default: local processes when ``jobs > 1``,
+    in-process otherwise; ``"dask"`` needs a ``dask.distributed.Client``, ``"ray"`` a Ray runtime). Each finished
+    cell is written before the next result is awaited; cells that fail are reported together at the end, in an
+    :class:`ExperimentError`, after the others completed.
+    """
+    if backend is not None:
+        check.choice("backend", backend, BACKENDS)
+    check.integer("jobs", jobs, minimum=1)
+    store = CellStore(spec, out)
+    pending = [cell for cell in expand(spec) if not store.has(cell)]
+    failures: list[str] = []
+    for cell, outcome in _execute(spec, pending, jobs, backend, progress):
+        if isinstance(outcome, str):
+            failures.append(f"cell {cell.key(spec)} of experiment {spec.title} ({spec.to_dict()}) failed:\n{outcome}")
+            continue
+        store.put(cell, outcome)
+        if on_cell is not None:
+            on_cell(cell)
+    if failures:
+        raise ExperimentError("\n".join(failures))
+    return collect(spec, store)
+
+
+def _execute(
+    spec: ExperimentSpec, cells: Sequence[Cell], jobs: int, backend: str | None, progress: bool
+) -> Iterator[tuple[Cell, dict[str, np.ndarray] | str]]:
+    bar = _progress(len(cells), spec.title) if progress and cells else None
+    try:
+        for item in _results(spec, cells, jobs, backend):
+            if bar is not None:
+                bar.update()
+            yield item
+    finally:
+        if bar is not None:
+            bar.close()
+
+
+def _results(
+    spec: ExperimentSpec, cells: Sequence[Cell], jobs: int, backend: str | None
+) -> Iterator[tuple[Cell, dict[str, np.ndarray] | str]]:
+    if jobs == 1 and backend in (None, "sequential"):
+        for cell in cells:
+            yield _safe_run_cell(spec, cell)
+        return
+    import joblib
+
+    if backend == "ray":
+        from ray.util.joblib import register_ray
+
+        register_ray()
+    with joblib.parallel_config(backend=backend or "loky", n_jobs=jobs):
+        tasks = (joblib.delayed(_safe_run_cell)(spec, cell) for cell in cells)
+        yield from joblib.Parallel(return_as="generator_unordered")(tasks)
+
+
+def _progress(total: int, title: str) -> Any:
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc=title, unit="cell", leave=False)
+
+
+def collect(spec: ExperimentSpec, store: CellStore) -> ExperimentResult:
+    """Assemble the per-run arrays of every agent and metric from the stored cells."""
+    runs: dict[tuple[str, str], np.ndarray] = {}
+    chunks = range(-(-spec.runs // spec.chunk))
+    for index, agent in enumerate(spec.agents):
+        for metric in METRICS[spec.family]:
+            if agent.anytime:
+                parts = [store.get(Cell(index, None, c))[metric] for c in chunks]
+                runs[(agent.display, metric)] = np.concatenate(parts, axis=0)
+            else:
+                columns = [np.concatenate([store.get(Cell(index, b, c))[metric][:, 0] for c in chunks])
+                           for b in spec.budgets]
+                runs[(agent.display, metric)] = np.stack(columns, axis=1)
+    return ExperimentResult(spec, runs)
