@@ -1,10 +1,12 @@
 """Pulls per second: the native vector env against a plain per-step loop over a single env, side by side.
 
-Runs ThresholdingBandit-Tao2019Setup1-v0 with Uniform, T = 1000: 5000 copies through the vector env, and as
-many single-env episodes as fit in the per-step loop's time budget (its rate does not depend on the number of
-episodes). Prints both rates and their ratio.
+For each agent (default: Uniform and LSA) on ThresholdingBandit-Tao2019Setup1-v0 with T = 1000: 5000 copies
+through the public vector API (``gym.make_vec(..., vectorization_mode="vector_entry_point")`` and
+``agent.act``), and a few episodes of the same work through a plain per-step loop over a single ``gym.make``
+env (its rate does not depend on the number of episodes). Prints both rates and their ratio, measured in one run.
 
-    python benchmarks/bench_vector.py [--copies 5000] [--budget 1000] [--single-episodes 20]
+    python benchmarks/bench_vector.py [--agents Uniform LSA] [--copies 5000] [--budget 1000] [--single-episodes 10]
+                                      [--common-random-numbers]
 """
 
 from __future__ import annotations
@@ -15,14 +17,15 @@ import time
 import gymnasium as gym
 
 import bandit_gym  # noqa: F401
-from bandit_gym.agents import Uniform
+from bandit_gym.agents import AGENTS
 
 ENV_ID = "ThresholdingBandit-Tao2019Setup1-v0"
 
 
-def vector_rate(copies: int, budget: int) -> float:
-    venv = gym.make_vec(ENV_ID, num_envs=copies, vectorization_mode="vector_entry_point", budget=budget)
-    agent = Uniform()
+def vector_rate(agent_name: str, copies: int, budget: int, crn: bool) -> float:
+    venv = gym.make_vec(ENV_ID, num_envs=copies, vectorization_mode="vector_entry_point", budget=budget,
+                        common_random_numbers=crn)
+    agent = AGENTS[agent_name]()
     agent.reset(seed=0)
     obs, _ = venv.reset(seed=0)
     start = time.perf_counter()
@@ -31,9 +34,9 @@ def vector_rate(copies: int, budget: int) -> float:
     return copies * budget / (time.perf_counter() - start)
 
 
-def loop_rate(episodes: int, budget: int) -> float:
-    env = gym.make(ENV_ID, budget=budget)
-    agent = Uniform()
+def loop_rate(agent_name: str, episodes: int, budget: int, crn: bool) -> float:
+    env = gym.make(ENV_ID, budget=budget, common_random_numbers=crn)
+    agent = AGENTS[agent_name]()
     start = time.perf_counter()
     for episode in range(episodes):
         agent.reset(seed=episode)
@@ -46,16 +49,18 @@ def loop_rate(episodes: int, budget: int) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--agents", nargs="+", default=["Uniform", "LSA"], choices=["Uniform", "LSA", "APT", "OptKG"])
     parser.add_argument("--copies", type=int, default=5000)
     parser.add_argument("--budget", type=int, default=1000)
-    parser.add_argument("--single-episodes", type=int, default=20)
+    parser.add_argument("--single-episodes", type=int, default=10)
+    parser.add_argument("--common-random-numbers", action="store_true")
     args = parser.parse_args()
-    loop = loop_rate(args.single_episodes, args.budget)
-    vector = vector_rate(args.copies, args.budget)
-    print(f"{ENV_ID}, Uniform, T = {args.budget}")
-    print(f"  per-step loop over a single env ({args.single_episodes} episodes): {loop:12,.0f} pulls/s")
-    print(f"  native vector env ({args.copies} copies):                {vector:12,.0f} pulls/s")
-    print(f"  ratio vector / loop: {vector / loop:,.0f}x")
+    print(f"{ENV_ID}, T = {args.budget}, common random numbers: {args.common_random_numbers}")
+    print(f"{'agent':8s} {'per-step loop (pulls/s)':>24s} {f'vector, {args.copies} copies (pulls/s)':>30s} {'ratio':>8s}")
+    for name in args.agents:
+        loop = loop_rate(name, args.single_episodes, args.budget, args.common_random_numbers)
+        vector = vector_rate(name, args.copies, args.budget, args.common_random_numbers)
+        print(f"{name:8s} {loop:24,.0f} {vector:30,.0f} {vector / loop:7,.0f}x")
 
 
 if __name__ == "__main__":
