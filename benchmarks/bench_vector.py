@@ -56,7 +56,8 @@ def main() -> None:
     parser.add_argument("--common-random-numbers", action="store_true")
     args = parser.parse_args()
     print(f"{ENV_ID}, T = {args.budget}, common random numbers: {args.common_random_numbers}")
-    print(f"{'agent':8s} {'per-step loop (pulls/s)':>24s} {f'vector, {args.copies} copies (pulls/s)':>30s} {'ratio':>8s}")
+    vector_title = f"vector, {args.copies} copies (pulls/s)"
+    print(f"{'agent':8s} {'per-step loop (pulls/s)':>24s} {vector_title:>30s} {'ratio':>8s}")
     for name in args.agents:
         loop = loop_rate(name, args.single_episodes, args.budget, args.common_random_numbers)
         vector = vector_rate(name, args.copies, args.budget, args.common_random_numbers)
