@@ -186,8 +186,11 @@ def expand(spec: ExperimentSpec) -> list[Cell]:
     """Every cell of a spec."""
     chunks = range(-(-spec.runs // spec.chunk))
     cells: list[Cell] = []
+    # Prefix evaluation needs the anytime wrapper, which scores pure-exploration answers; threshold-bandit
+    # regret is recorded per horizon.
+    prefix = spec.family == "thresholding"
     for index, agent in enumerate(spec.agents):
-        budgets: Iterable[int | None] = [None] if agent.anytime else spec.budgets
+        budgets: Iterable[int | None] = [None] if agent.anytime and prefix else spec.budgets
         cells.extend(Cell(index, budget, chunk) for budget in budgets for chunk in chunks)
     return cells
 
@@ -425,9 +428,10 @@ def collect(spec: ExperimentSpec, store: CellStore) -> ExperimentResult:
     """Assemble the per-run arrays of every agent and metric from the stored cells."""
     runs: dict[tuple[str, str], np.ndarray] = {}
     chunks = range(-(-spec.runs // spec.chunk))
+    prefix = spec.family == "thresholding"
     for index, agent in enumerate(spec.agents):
         for metric in METRICS[spec.family]:
-            if agent.anytime:
+            if agent.anytime and prefix:
                 parts = [store.get(Cell(index, None, c))[metric] for c in chunks]
                 runs[(agent.display, metric)] = np.concatenate(parts, axis=0)
             else:

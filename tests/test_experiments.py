@@ -182,3 +182,14 @@ def test_cli_plot(tmp_path: Path) -> None:
     result.summary().to_csv(tmp_path / "results.csv", index=False)
     assert main(["plot", str(tmp_path / "results.csv")]) == 0
     assert (tmp_path / "results.png").stat().st_size > 10_000
+
+
+def test_threshold_bandit_experiment_runs_per_horizon() -> None:
+    spec = ExperimentSpec(env="ThresholdBandit-v0", budgets=(30, 60), runs=40, chunk=40, seed=1,
+                          agents=(AgentSpec("UCB"), AgentSpec("UCB", {"delta": 0.01}, "UCB(fixed)"),
+                                  AgentSpec("Uniform")))
+    assert all(cell.budget is not None for cell in expand(spec))
+    summary = run_experiment(spec, progress=False).summary()
+    assert set(summary.metric) == {"regret"} and len(summary) == 6
+    uniform = summary[summary.agent == "Uniform"].set_index("budget")["mean"]
+    assert uniform[60] > uniform[30] > 0  # pseudo-regret grows with the horizon
