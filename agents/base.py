@@ -169,7 +169,12 @@ class Agent:
         if counts.ndim not in (1, 2):
             raise ValueError(f"obs['counts'] must have shape (K,) or (N, K), got {counts.shape}")
         single = counts.ndim == 1
-        batch = {key: np.asarray(value)[None] if single else np.asarray(value) for key, value in obs.items()}
+        if single:
+            batch = {key: np.asarray(value)[None] for key, value in obs.items()}
+        elif all(isinstance(value, np.ndarray) for value in obs.values()):
+            batch = obs
+        else:
+            batch = {key: np.asarray(value) for key, value in obs.items()}
         n, k = batch["counts"].shape
         for key in keys:
             want = (n, k) if key in _ARM_KEYS else (n, 1)

@@ -27,9 +27,11 @@ class IndexAgent(Agent):
 
     def allocate(self, n: int, k: int) -> None:
         self.index = self.new_scores()
+        self._initialising = False
 
     def begin(self, obs: Obs, rows: np.ndarray) -> None:
         self.prepare(obs, rows)
+        self._initialising = self.init_pulls  # some copies may still be in their first K pulls
 
     def prepare(self, obs: Obs, rows: np.ndarray) -> None:
         """Set per-copy constants at the start of an episode (e.g. UCBE's exploration parameter)."""
@@ -49,9 +51,11 @@ class IndexAgent(Agent):
             sums = obs["sums"][rows].astype(np.float64)
             self.index.set_rows(rows, self.arm_index(counts, sums, obs["threshold"][rows].astype(np.float64), rows))
         arms = self.index.argmin()
-        if self.init_pulls:
+        if self._initialising:
             pulled = self.total_budget - obs["budget_left"][:, 0].astype(np.int64)
-            arms = np.where(pulled < self.num_arms, pulled, arms)
+            first = pulled < self.num_arms
+            arms = np.where(first, pulled, arms)
+            self._initialising = bool(first.any())
         return arms
 
 
