@@ -193,3 +193,16 @@ def test_threshold_bandit_experiment_runs_per_horizon() -> None:
     assert set(summary.metric) == {"regret"} and len(summary) == 6
     uniform = summary[summary.agent == "Uniform"].set_index("budget")["mean"]
     assert uniform[60] > uniform[30] > 0  # pseudo-regret grows with the horizon
+
+
+@pytest.mark.slow
+def test_ray_backend_gives_the_same_numbers() -> None:
+    ray = pytest.importorskip("ray", reason="the ray extra is not installed (pip install -e '.[ray]')")
+    local = run_experiment(small_spec(), progress=False)
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    try:
+        remote = run_experiment(small_spec(), jobs=2, backend="ray", progress=False)
+    finally:
+        ray.shutdown()
+    for key, value in local.runs.items():
+        np.testing.assert_array_equal(value, remote.runs[key])
