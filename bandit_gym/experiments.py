@@ -414,8 +414,17 @@ def _results(
 
         register_ray()
     with joblib.parallel_config(backend=backend or "loky", n_jobs=jobs):
-        tasks = (joblib.delayed(_safe_run_cell)(spec, cell) for cell in cells)
-        yield from joblib.Parallel(return_as="generator_unordered")(tasks)
+        active, _ = joblib.parallel.get_active_backend()
+        if getattr(active, "supports_return_generator", False):
+            tasks = (joblib.delayed(_safe_run_cell)(spec, cell) for cell in cells)
+            yield from joblib.Parallel(return_as="generator_unordered")(tasks)
+            return
+        # Backends without result generators (Ray): batches of a few cells per worker, each batch saved as it
+        # returns, so an interruption loses at most one batch.
+        size = 4 * jobs
+        for start in range(0, len(cells), size):
+            batch = cells[start:start + size]
+            yield from joblib.Parallel(return_as="list")(joblib.delayed(_safe_run_cell)(spec, c) for c in batch)
 
 
 def _progress(total: int, title: str) -> Any:
