@@ -34,7 +34,8 @@ class Agent:
     """Base class of every agent.
 
     Subclasses set ``families`` and implement :meth:`select` (one arm per copy); pure-exploration families
-    also get the answer filled in (the empirical rule unless :meth:`answer_rows` is overridden).
+    also get the answer filled in (the empirical rule unless :meth:`answer_rows` and :meth:`answer_last` are
+    overridden).
     """
 
     #: env families this agent plays

@@ -256,6 +256,8 @@ class CellStore:
         self.folder = None if out is None else Path(out)
         if self.folder is not None:
             (self.folder / "cells").mkdir(parents=True, exist_ok=True)
+            for stale in (self.folder / "cells").glob("*.npz.tmp"):  # half-written by a killed run
+                stale.unlink()
             spec_file = self.folder / "spec.json"
             written = json.dumps(spec.to_dict(), indent=2, sort_keys=True)
             if spec_file.exists() and spec_file.read_text() != written:
@@ -273,7 +275,7 @@ class CellStore:
         if self.folder is None:
             self.memory[cell.key(self.spec)] = data
             return
-        handle, tmp = tempfile.mkstemp(dir=self._path(cell).parent, suffix=".tmp.npz")
+        handle, tmp = tempfile.mkstemp(dir=self._path(cell).parent, suffix=".npz.tmp")
         with os.fdopen(handle, "wb") as stream:
             np.savez(stream, **data)  # type: ignore[arg-type]
         os.replace(tmp, self._path(cell))

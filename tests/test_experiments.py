@@ -172,6 +172,7 @@ def test_killed_cli_run_resumes_with_the_same_table(tmp_path: Path) -> None:
     subprocess.run([*command, "--out", str(tmp_path / "killed")], check=True, stdout=subprocess.DEVNULL)
     after = {p.name: p.stat().st_mtime_ns for p in cells.glob("*.npz")}
     assert len(after) == 12 and all(after[name] == stamp for name, stamp in before.items())
+    assert not list(cells.glob("*.tmp"))  # a file half-written when the run was killed is cleared
     subprocess.run([*command, "--out", str(tmp_path / "whole")], check=True, stdout=subprocess.DEVNULL)
     pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "killed" / "results.csv"),
                                   pd.read_csv(tmp_path / "whole" / "results.csv"))
