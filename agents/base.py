@@ -8,7 +8,7 @@ N rows, and notices new episodes per copy (``last_arm == -1``), so a vector env'
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
 import numpy as np
@@ -75,21 +75,49 @@ class Agent:
         A batch of pure-exploration actions is the agent's own buffer, rewritten by the next call (only the
         changed entries are touched): copy it to keep it. A single action is a fresh array."""
         batch, single = self._as_batch(obs)
+        family = self._family(batch)
+        last = batch["last_arm"][:, 0]
+        self._start(batch, last == -1)
+        action = self._act_batch(batch, last, family)
+        return action[0].copy() if single else action
+
+    def compiled_rollout(self, obs: Obs) -> tuple[Callable[..., Any], tuple[Any, ...]] | None:
+        """Begin the episodes of every copy of ``obs`` (a first observation) as :meth:`act` would, and return
+        the compiled whole-episode play of this agent with its arguments, or None if it has none.
+
+        Used by :func:`bandit_gym.rollout.play_compiled`, which plays the thresholding bandit with common random
+        numbers in compiled code; the result equals playing ``act`` step by step, bit for bit (tested)."""
+        return None
+
+    def _family(self, batch: Obs) -> str:
         family = family_of(batch)
         if family not in self.families:
             raise ValueError(f"{type(self).__name__} plays {self.families} envs, not a {family!r} env")
+        return family
+
+    def _start(self, batch: Obs, starts: np.ndarray) -> None:
+        """Begin new episodes in the copies ``starts`` (all of them at the first sight of a batch)."""
         n, k = batch["counts"].shape
-        last = batch["last_arm"][:, 0]
-        starts = last == -1
         if (n, k) != (self.num, self.num_arms):
             self._allocate(n, k)
             starts[:] = True  # first sight of these copies: (re)initialise their whole state
         if starts.any():
             self._begin(batch, np.flatnonzero(starts))
-        self._gather_last(batch, last)
-        arms = self.select(batch)
-        action = self._answer_action(batch, arms) if family == "thresholding" else arms
-        return action[0].copy() if single else action
+
+    def _start_all(self, obs: Obs) -> Obs:
+        """Begin the episodes of every copy of a batched first observation; return it validated."""
+        batch, single = self._as_batch(obs)
+        if single or self._family(batch) != "thresholding":
+            raise ValueError("a compiled rollout needs the batched observation of a thresholding vector env")
+        self._start(batch, np.ones(batch["counts"].shape[0], dtype=bool))
+        return batch
+
+    def _act_batch(self, obs: Obs, last: np.ndarray, family: str) -> np.ndarray:
+        """The actions of a batch whose new episodes have begun: :meth:`select` after :meth:`_gather_last`, and
+        the answer. Agents with a compiled step override this."""
+        self._gather_last(obs, last)
+        arms = self.select(obs)
+        return self._answer_action(obs, arms) if family == "thresholding" else arms
 
     def _gather_last(self, obs: Obs, last: np.ndarray) -> None:
         """Statistics of the arm each copy pulled at the previous step, the only arm whose statistics changed.
@@ -138,6 +166,8 @@ class Agent:
         self._action_offsets = np.arange(n) * (k + 1) + 1
         self.allocate(n, k)
         self._scores = [value for value in vars(self).values() if isinstance(value, ArmScores)]
+        cls = type(self)
+        self._empirical_rule = cls.answer_rows is Agent.answer_rows and cls.answer_last is Agent.answer_last
 
     def _begin(self, obs: Obs, rows: np.ndarray) -> None:
         if self.tie_break == "random":
@@ -150,6 +180,10 @@ class Agent:
         """Fill the action buffer ``[arm, answer bits]``: only the previously pulled arm's bit is recomputed
         (O(N) per step); copies in ``whole`` get their whole answer. The buffer is reused by the next call."""
         action = self._action
+        if self._empirical_rule:
+            from bandit_gym.agents._kernels import empirical_answers
+
+            return empirical_answers(obs["last_arm"], obs["counts"], obs["sums"], obs["threshold"], arms, action)
         if self.last_arms.size:
             action.reshape(-1)[self._action_offsets[self.moved] + self.last_arms] = self.answer_last(obs)
         if self.whole.size:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from collections.abc import Callable
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -30,3 +31,17 @@ class Uniform(Agent):
         arms = obs["last_arm"][:, 0].astype(np.int64) + 1
         arms[(arms == self.num_arms) | (arms < 0)] = 0  # wrap around; arm 0 after a batched allocation (-2)
         return arms
+
+    def compiled_rollout(self, obs: Obs) -> tuple[Callable[..., Any], tuple[Any, ...]] | None:
+        from bandit_gym.agents._kernels import index_rule, no_index, policy_rollout
+
+        batch = self._start_all(obs)
+        identity = np.tile(np.arange(self.num_arms), (batch["counts"].shape[0], 1))
+        return policy_rollout(*index_rule(no_index)), (True, False, 0.0, 0.0, np.zeros(len(identity)), identity,
+                                                       identity)
+
+    def _act_batch(self, obs: Obs, last: np.ndarray, family: str) -> np.ndarray:
+        if family != "thresholding":
+            return super()._act_batch(obs, last, family)
+        # The round-robin arm needs only last_arm, and the empirical answer kernel reads the statistics itself.
+        return self._answer_action(obs, self.select(obs))

@@ -40,7 +40,7 @@ from bandit_gym.agents import AGENTS
 from bandit_gym.agents.base import Agent
 from bandit_gym.envs._base import engine_of
 from bandit_gym.instances import oracle_values
-from bandit_gym.rollout import play_vector
+from bandit_gym.rollout import play_compiled, play_vector
 
 #: metrics recorded per family of env
 METRICS = {"thresholding": ("aggregate_regret", "error"), "threshold": ("regret",)}
@@ -204,11 +204,11 @@ def build_agent(agent: AgentSpec, env: Any) -> Agent:
     params = dict(agent.params)
     if agent.cls.oracle_parameters:
         engine: Any = engine_of(env)
-        means = np.atleast_2d(engine.means)
-        if not np.all(means == means[0]):
+        means = getattr(engine, "fixed_means", None)
+        if means is None:
             raise ValueError(f"{agent.display} needs oracle parameters {agent.cls.oracle_parameters} of a fixed "
                              "instance, but this env draws its instance per episode")
-        truth = oracle_values(means[0], engine.threshold)
+        truth = oracle_values(means, engine.threshold)
         params = {**{key: truth[key] for key in agent.cls.oracle_parameters}, **params}
     return agent.cls(**params)
 
@@ -230,7 +230,10 @@ def run_cell(spec: ExperimentSpec, cell: Cell) -> dict[str, np.ndarray]:
     agent = build_agent(agent_spec, env)
     agent_seed = _seed(spec, cell.chunk, zlib.crc32(agent_spec.display.encode()))
     anytime = budgets if family == "thresholding" else None
-    result = play_vector(env, agent, seed=env_seed, budgets=anytime, agent_seed=agent_seed)
+    # The compiled rollout where one exists (same numbers, bit for bit), else the vector env step by step.
+    result = play_compiled(env, agent, seed=env_seed, budgets=anytime, agent_seed=agent_seed)
+    if result is None:
+        result = play_vector(env, agent, seed=env_seed, budgets=anytime, agent_seed=agent_seed)
     out = {"budgets": np.asarray(budgets), "first_run": np.asarray(runs.start)}
     if family == "thresholding":
         out["aggregate_regret"] = result["anytime_regret"]
@@ -375,6 +378,8 @@ def run_experiment(
     check.integer("jobs", jobs, minimum=1)
     store = CellStore(spec, out)
     pending = [cell for cell in expand(spec) if not store.has(cell)]
+    # Longest cells first (pulls = runs x horizon), so that no worker is left with a long cell at the end.
+    pending.sort(key=lambda cell: -len(cell.runs(spec)) * (cell.budget or spec.budgets[-1]))
     failures: list[str] = []
     for cell, outcome in _execute(spec, pending, jobs, backend, progress):
         if isinstance(outcome, str):

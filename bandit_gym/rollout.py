@@ -9,13 +9,16 @@ import gymnasium as gym
 import numpy as np
 from gymnasium.vector import VectorEnv
 
+from bandit_gym import metrics
 from bandit_gym.agents.base import Agent
+from bandit_gym.envs._base import engine_of
 from bandit_gym.wrappers import (
     RecordAnytimeRegret,
     RecordAnytimeRegretVector,
     RecordEpisodeRegret,
     RecordEpisodeRegretVector,
 )
+from bandit_gym.wrappers._trackers import AnytimeTracker
 
 
 def play_episode(
@@ -67,4 +70,40 @@ def play_vector(
             for key in ("regret", "error"):
                 result.setdefault("anytime_" + key, np.zeros((n, len(budgets))))[new] = info["anytime"][key][new]
         pending &= ~new
+    return result
+
+
+def play_compiled(
+    env: VectorEnv,
+    agent: Agent,
+    seed: int | None = None,
+    budgets: Sequence[int] | None = None,
+    agent_seed: int | None = None,
+) -> dict[str, np.ndarray] | None:
+    """:func:`play_vector` in compiled code, for the Bernoulli thresholding bandit with common random numbers
+    and an agent that has a compiled rollout (:meth:`~bandit_gym.agents.base.Agent.compiled_rollout`); None
+    otherwise. Returns the same ``regret``, ``error``, ``pulls`` and (with ``budgets``) ``anytime_regret`` and
+    ``anytime_error`` arrays as :func:`play_vector` from the same seeds, bit for bit: the samples come from the
+    same streams and the agent's state evolves by the same arithmetic. The env is left at its reset state."""
+    engine: Any = engine_of(env)
+    if engine.family != "thresholding" or not (engine.bernoulli and engine.common_random_numbers):
+        return None
+    agent.reset(seed=seed if agent_seed is None else agent_seed)
+    obs, _ = env.reset(seed=seed)
+    plan = agent.compiled_rollout(obs)
+    if plan is None:
+        return None
+    kernel, args = plan
+    AnytimeTracker(engine, env.num_envs, [engine.budget] if budgets is None else budgets)  # validates budgets
+    checkpoints = np.union1d(np.asarray([] if budgets is None else budgets, dtype=np.int64), [engine.budget])
+    n = env.num_envs
+    regret, error = np.zeros((n, checkpoints.size)), np.zeros((n, checkpoints.size))
+    theta = float(np.float32(engine.threshold))  # as the agent reads it from the float32 observation
+    kernel(engine.means, engine._seeds, theta, metrics.true_classes(engine.means, engine.threshold),
+           metrics.counted_arms(engine.means, engine.threshold, engine.epsilon), checkpoints, engine.budget,
+           regret, error, *args)
+    result = {"regret": regret[:, -1].copy(), "error": error[:, -1].copy(), "pulls": np.full(n, engine.budget)}
+    if budgets is not None:
+        columns = np.searchsorted(checkpoints, budgets)
+        result["anytime_regret"], result["anytime_error"] = regret[:, columns], error[:, columns]
     return result

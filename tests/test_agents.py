@@ -66,11 +66,11 @@ def test_ucb_index_by_hand() -> None:
     assert agent.act(ucb_obs([1, 1, 0], [1, 0, 0], T - 2, 1)) == 2
     # all pulled: index = mean + sqrt(log(4 T^2) / (2 N))
     log_term = np.log(4 * T**2)
-    agent.index.set_rows(np.array([0]), np.array([[1 + np.sqrt(log_term / 2), 0 + np.sqrt(log_term / 2), np.inf]]))
+    agent.scores.set_rows(np.array([0]), np.array([[1 + np.sqrt(log_term / 2), 0 + np.sqrt(log_term / 2), np.inf]]))
     obs = ucb_obs([1, 1, 4], [1, 0, 3], T - 6, 2)
     arm = agent.act(obs)
     expected = [1 + np.sqrt(log_term / 2), np.sqrt(log_term / 2), 0.75 + np.sqrt(log_term / 8)]
-    np.testing.assert_allclose(agent.index.table()[0], expected)
+    np.testing.assert_allclose(agent.scores.table()[0], expected)
     assert arm == int(np.argmax(expected)) == 0
 
 

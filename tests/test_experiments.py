@@ -9,6 +9,7 @@ import sys
 import time
 from pathlib import Path
 
+import gymnasium as gym
 import numpy as np
 import pandas as pd
 import pytest
@@ -20,6 +21,7 @@ from bandit_gym.experiments import (
     Cell,
     ExperimentError,
     ExperimentSpec,
+    build_agent,
     expand,
     load_specs,
     run_experiment,
@@ -207,3 +209,13 @@ def test_ray_backend_gives_the_same_numbers() -> None:
         ray.shutdown()
     for key, value in local.runs.items():
         np.testing.assert_array_equal(value, remote.runs[key])
+
+
+def test_oracle_parameters_come_from_the_instance_even_before_a_reset() -> None:
+    venv = gym.make_vec("ThresholdingBandit-Tao2019Setup1-v0", num_envs=2, vectorization_mode="vector_entry_point")
+    agent = build_agent(AgentSpec("UCBE", {"b": 0.0}), venv)
+    assert pytest.approx(993.11, abs=0.01) == agent.H  # tao2019 §5, Setup 1
+    sampled = gym.make_vec("ThresholdingBandit-v0", num_envs=2, vectorization_mode="vector_entry_point",
+                           means=lambda rng, n: rng.uniform(0.1, 0.9, size=(n, 4)))
+    with pytest.raises(ValueError, match="fixed instance"):
+        build_agent(AgentSpec("UCBE", {"b": 0.0}), sampled)

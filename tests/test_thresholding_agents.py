@@ -11,7 +11,7 @@ import pytest
 from scipy import special
 
 from bandit_gym.agents import APT, LSA, UCBE, OptKG, Uniform
-from bandit_gym.agents.thresholding.optkg import log_c, log_optimistic_gain
+from bandit_gym.agents.thresholding.optkg import compiled
 from bandit_gym.instances import TAO2019_SETUPS, complexity
 from bandit_gym.rollout import play_vector
 
@@ -48,7 +48,7 @@ def test_lsa_index_by_hand() -> None:
     arm = drive(agent, counts, sums)
     gaps = np.abs(np.array(sums) / np.array(counts) - 0.5)
     xi = 1.35 * np.array(counts) * gaps**2 + 0.5 * np.log(counts)
-    np.testing.assert_allclose(agent.index.table()[0], xi)
+    np.testing.assert_allclose(agent.scores.table()[0], xi)
     assert arm == int(np.argmin(xi)) == 0  # 1.35 * 4 / 16 + 0.5 ln 4 = 1.031 < 0.5 ln 10 = 1.151 < 1.562
     assert xi.tolist() == pytest.approx([1.35 * 4 * 0.0625 + 0.5 * np.log(4), 0.5 * np.log(10),
                                          1.35 * 3 * 0.25 + 0.5 * np.log(3)])
@@ -58,7 +58,7 @@ def test_apt_index_by_hand() -> None:
     agent = APT(epsilon=0.05, tie_break="index")
     arm = drive(agent, [4, 16, 9], [3, 8, 2])
     b = np.sqrt([4, 16, 9]) * (np.abs(np.array([0.75, 0.5, 2 / 9]) - 0.5) + 0.05)
-    np.testing.assert_allclose(agent.index.table()[0], b)
+    np.testing.assert_allclose(agent.scores.table()[0], b)
     assert arm == int(np.argmin(b)) == 1
 
 
@@ -67,7 +67,7 @@ def test_ucbe_index_by_hand() -> None:
     arm = drive(agent, [4, 16, 9], [3, 8, 2], budget=203)
     a = 4.0 * (203 - 3) / 50.0
     u = np.abs(np.array([0.75, 0.5, 2 / 9]) - 0.5) - np.sqrt(a / np.array([4, 16, 9]))
-    np.testing.assert_allclose(agent.index.table()[0], u)
+    np.testing.assert_allclose(agent.scores.table()[0], u)
     assert arm == int(np.argmin(u))
     with pytest.raises(ValueError, match="oracle complexity H"):
         UCBE(b=0.0)
@@ -107,9 +107,9 @@ def exact_log_gain(a: int, b: int) -> float:
 @pytest.mark.parametrize(("a", "b"), [(1, 1), (3, 7), (6, 5), (50, 50), (5001, 5000), (5000, 5001),
                                       (10001, 9901), (9801, 10201), (20000, 15000), (12, 20000)])
 def test_optkg_log_gain_matches_exact_arithmetic(a: int, b: int) -> None:
-    a_, b_, theta = np.array([a], float), np.array([b], float), np.array([0.5])
-    p = special.betaincc(a_, b_, theta)
-    ours = log_optimistic_gain(a_, b_, p, log_c(a_, b_, theta))[0]
+    index, _, p, _ = compiled().fresh(0.0, 0.0, 0.5, float(a), float(b), 0.0)  # the posterior Beta(a, b)
+    ours = -index
+    assert p == special.betaincc(a, b, 0.5)
     assert np.isfinite(ours)
     assert ours == pytest.approx(exact_log_gain(a, b), rel=1e-9)
 
@@ -118,8 +118,7 @@ def test_optkg_counts_of_ten_thousand_do_not_tie() -> None:
     # plain double arithmetic underflows c = 0.5^20000 / B(a, b) to 0 for all three: an index-order tie
     a = np.array([10001.0, 10101.0, 10301.0])
     b = np.array([10001.0, 9901.0, 9701.0])
-    theta = np.full(3, 0.5)
-    gains = log_optimistic_gain(a, b, special.betaincc(a, b, theta), log_c(a, b, theta))
+    gains = np.array([-compiled().fresh(0.0, 0.0, 0.5, a_, b_, 0.0)[0] for a_, b_ in zip(a, b, strict=True)])
     assert np.all(np.isfinite(gains)) and gains[0] > gains[1] > gains[2]
     assert 0.5**20000 == 0.0
 

@@ -44,11 +44,11 @@ class UCB(Agent):
         return {"delta": self.delta, **super().params()}
 
     def allocate(self, n: int, k: int) -> None:
-        self.index = self.new_scores()
+        self.scores = self.new_scores()
         self.log_term = np.zeros(n)
 
     def begin(self, obs: Obs, rows: np.ndarray) -> None:
-        self.index.set_rows(rows, np.full((rows.size, self.num_arms), np.inf))
+        self.scores.set_rows(rows, np.full((rows.size, self.num_arms), np.inf))
         if self.delta is None:
             self.log_term[rows] = np.log(4.0 * self.total_budget[rows].astype(np.float64) ** 2)
         else:
@@ -58,5 +58,5 @@ class UCB(Agent):
         if self.last_arms.size:
             n = self.last_counts
             bonus = np.sqrt(self.log_term[self.moved] / (2.0 * n))
-            self.index.set_arms(self.moved, self.last_arms, self.last_sums / n + bonus)
-        return self.index.argmax()
+            self.scores.set_arms(self.moved, self.last_arms, self.last_sums / n + bonus)
+        return self.scores.argmax()

@@ -1,10 +1,12 @@
 """Shared machinery of the thresholding agents that pull ``argmin_i index_i``, where an arm's index depends only
-on its own statistics (count, sum) and on per-copy constants. Only the arm pulled at the previous step changes
-its index, so each step recomputes one entry per copy (O(N)) and takes one argmin over the arms."""
+on its own statistics (count, sum), on state of its own and on per-copy constants. Only the arm pulled at the
+previous step changes its index, so each step recomputes one entry per copy (O(N)) and takes one argmin over
+the arms, in one compiled pass (``bandit_gym.agents._kernels``)."""
 
 from __future__ import annotations
 
-from typing import ClassVar
+from collections.abc import Callable
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -12,53 +14,54 @@ from bandit_gym.agents.base import Agent, Obs
 
 
 class IndexAgent(Agent):
-    """Base class: subclasses implement :meth:`arm_index` (smaller is pulled first)."""
+    """Base class. A subclass gives its index as :attr:`index`, a function of one arm's statistics (smaller is
+    pulled first) with the empirical answer, or a whole arm rule through :meth:`arm_rule` (Opt-KG)."""
 
     families: ClassVar[tuple[str, ...]] = ("thresholding",)
     #: pull each arm once, in index order, before following the index (rounds 1..K)
     init_pulls: ClassVar[bool] = True
 
-    def arm_index(
-        self, counts: np.ndarray, sums: np.ndarray, theta: np.ndarray, rows: np.ndarray | slice
-    ) -> np.ndarray:
-        """Index of arms with ``counts`` pulls and sample sums ``sums`` (float64) in copies ``rows``; ``theta``
-        broadcasts against them. Called with 1-D arrays (one arm per copy) or 2-D ``(r, K)`` arrays."""
-        raise NotImplementedError
+    #: ``index(count, sum, theta, param, per_copy) -> float``, plain Python on floats (``math``), compiled by the
+    #: kernels; ``param`` is :meth:`index_param`, ``per_copy`` the copy's entry of ``self.per_copy``
+    index: ClassVar[Callable[..., float]]
+
+    def index_param(self) -> float:
+        """The agent's constant passed to :attr:`index` as ``param``."""
+        return 0.0
+
+    def arm_rule(self) -> tuple[Any, Any, float, float]:
+        """The compiled arm rule ``(fresh, pulled)`` of ``bandit_gym.agents._kernels`` and its constants
+        ``(p0, p1)``."""
+        from bandit_gym.agents._kernels import index_rule
+
+        return (*index_rule(type(self).index), self.index_param(), 0.0)
 
     def allocate(self, n: int, k: int) -> None:
-        self.index = self.new_scores()
-        self._initialising = False
+        self.scores = self.new_scores()
+        self.per_copy = np.zeros(n)
+        self.state = (np.zeros((n, k)), np.zeros((n, k)))  # the arm rule's own state (s1, s2) per arm
 
     def begin(self, obs: Obs, rows: np.ndarray) -> None:
         self.prepare(obs, rows)
-        self._initialising = self.init_pulls  # some copies may still be in their first K pulls
 
     def prepare(self, obs: Obs, rows: np.ndarray) -> None:
         """Set per-copy constants at the start of an episode (e.g. UCBE's exploration parameter)."""
 
-    def update(self, obs: Obs) -> None:
-        """Recompute the index of the arm each copy pulled last (``self.moved``, ``self.last_arms``)."""
-        theta = obs["threshold"][self.moved, 0].astype(np.float64)
-        values = self.arm_index(self.last_counts, self.last_sums, theta, self.moved)
-        self.index.set_arms(self.moved, self.last_arms, values)
+    def _act_batch(self, obs: Obs, last: np.ndarray, family: str) -> np.ndarray:
+        from bandit_gym.agents._kernels import policy_step
 
-    def select(self, obs: Obs) -> np.ndarray:
-        if self.last_arms.size:
-            self.update(obs)
-        rows = self.whole  # episode starts and batched allocations: every arm may have changed
-        if rows.size:
-            counts = obs["counts"][rows].astype(np.float64)
-            sums = obs["sums"][rows].astype(np.float64)
-            self.index.set_rows(rows, self.arm_index(counts, sums, obs["threshold"][rows].astype(np.float64), rows))
-        arms = self.index.argmin()
-        if self._initialising:
-            pulled = self.total_budget - obs["budget_left"][:, 0].astype(np.int64)
-            first = pulled < self.num_arms
-            arms = np.where(first, pulled, arms)
-            self._initialising = bool(first.any())
-        return arms
+        fresh, pulled, p0, p1 = self.arm_rule()
+        scores = self.scores
+        return policy_step(fresh, pulled)(
+            self.init_pulls, p0, p1, self.per_copy, obs["last_arm"], obs["last_value"], obs["counts"], obs["sums"],
+            obs["threshold"], obs["budget_left"], self.total_budget, *self.state, scores.values, scores.arm_at,
+            scores.position_of, self._action,
+        )
 
+    def compiled_rollout(self, obs: Obs) -> tuple[Callable[..., Any], tuple[Any, ...]] | None:
+        from bandit_gym.agents._kernels import policy_rollout
 
-def empirical_gap(counts: np.ndarray, sums: np.ndarray, theta: np.ndarray) -> np.ndarray:
-    """``Delta_hat = |theta_hat - theta|`` (0 samples: ``|0 - theta|``)."""
-    return np.abs(sums / np.maximum(counts, 1.0) - theta)
+        self._start_all(obs)
+        fresh, pulled, p0, p1 = self.arm_rule()
+        args = (False, self.init_pulls, p0, p1, self.per_copy, self.scores.arm_at, self.scores.position_of)
+        return policy_rollout(fresh, pulled), args

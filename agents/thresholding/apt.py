@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import numpy as np
+import math
 
 from bandit_gym import _validation as check
-from bandit_gym.agents.thresholding._index import IndexAgent, empirical_gap
+from bandit_gym.agents.thresholding._index import IndexAgent
 
 
 class APT(IndexAgent):
@@ -31,7 +31,10 @@ class APT(IndexAgent):
     def params(self) -> dict[str, object]:
         return {"epsilon": self.epsilon, **super().params()}
 
-    def arm_index(
-        self, counts: np.ndarray, sums: np.ndarray, theta: np.ndarray, rows: np.ndarray | slice
-    ) -> np.ndarray:
-        return np.sqrt(counts) * (empirical_gap(counts, sums, theta) + self.epsilon)
+    def index_param(self) -> float:
+        return self.epsilon
+
+    @staticmethod
+    def index(count: float, total: float, theta: float, epsilon: float, per_copy: float) -> float:
+        """``B = sqrt(T_i) * (Delta_hat_i + epsilon)`` (compiled by the step kernel)."""
+        return math.sqrt(count) * (abs(total / max(count, 1.0) - theta) + epsilon)

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import numpy as np
+import math
 
 from bandit_gym import _validation as check
-from bandit_gym.agents.thresholding._index import IndexAgent, empirical_gap
+from bandit_gym.agents.thresholding._index import IndexAgent
 
 
 class LSA(IndexAgent):
@@ -31,9 +31,11 @@ class LSA(IndexAgent):
     def params(self) -> dict[str, object]:
         return {"alpha": self.alpha, **super().params()}
 
-    def arm_index(
-        self, counts: np.ndarray, sums: np.ndarray, theta: np.ndarray, rows: np.ndarray | slice
-    ) -> np.ndarray:
-        gap = empirical_gap(counts, sums, theta)
-        with np.errstate(divide="ignore"):
-            return self.alpha * counts * gap**2 + 0.5 * np.log(counts)
+    def index_param(self) -> float:
+        return self.alpha
+
+    @staticmethod
+    def index(count: float, total: float, theta: float, alpha: float, per_copy: float) -> float:
+        """``xi = alpha * T_i * Delta_hat_i^2 + 0.5 * ln T_i`` (compiled by the step kernel)."""
+        gap = abs(total / max(count, 1.0) - theta)
+        return alpha * count * (gap * gap) + 0.5 * math.log(count)

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import math
 from typing import ClassVar
 
 import numpy as np
 
 from bandit_gym import _validation as check
 from bandit_gym.agents.base import Obs
-from bandit_gym.agents.thresholding._index import IndexAgent, empirical_gap
+from bandit_gym.agents.thresholding._index import IndexAgent
 
 
 class UCBE(IndexAgent):
@@ -44,20 +45,17 @@ class UCBE(IndexAgent):
     def params(self) -> dict[str, object]:
         return {"b": self.b, "H": self.H, **super().params()}
 
-    def allocate(self, n: int, k: int) -> None:
-        super().allocate(n, k)
-        self.a = np.zeros(n)
-
     def prepare(self, obs: Obs, rows: np.ndarray) -> None:
         horizon = self.total_budget[rows].astype(np.float64)
         # T < K leaves no pull after the initial ones, where a would be negative; it is never used then.
-        self.a[rows] = 4.0**self.b * np.maximum(horizon - self.num_arms, 0.0) / self.H
+        self.per_copy[rows] = 4.0**self.b * np.maximum(horizon - self.num_arms, 0.0) / self.H
 
-    def arm_index(
-        self, counts: np.ndarray, sums: np.ndarray, theta: np.ndarray, rows: np.ndarray | slice
-    ) -> np.ndarray:
-        a = self.a[rows]
-        if counts.ndim == 2:
-            a = a[:, None]
-        with np.errstate(divide="ignore"):
-            return empirical_gap(counts, sums, theta) - np.sqrt(a / counts)
+    @property
+    def a(self) -> np.ndarray:
+        """The exploration parameter ``a = 4^b (T - K) / H`` of each copy's episode."""
+        return self.per_copy
+
+    @staticmethod
+    def index(count: float, total: float, theta: float, param: float, a: float) -> float:
+        """``Delta_hat_i - sqrt(a / T_i)`` (compiled by the step kernel)."""
+        return abs(total / max(count, 1.0) - theta) - math.sqrt(a / count)

@@ -184,11 +184,17 @@ class BanditVectorEnv(VectorEnv):
         self._all = np.ones(self.num_envs, dtype=bool)
         self._autoreset = np.zeros(self.num_envs, dtype=bool)
         self._started = False
+        self._views: dict[str, np.ndarray] | None = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.__dict__, "_views": None}  # views would unpickle as copies, detached from the buffers
 
     def _observation(self) -> dict[str, np.ndarray]:
         if self.copy:
             return {key: value.copy() for key, value in self.engine.obs.items()}
-        return {key: _read_only(value) for key, value in self.engine.obs.items()}
+        if self._views is None:  # read-only views of the engine's buffers, made once: the buffers never move
+            self._views = {key: _read_only(value) for key, value in self.engine.obs.items()}
+        return dict(self._views)
 
     def reset(
         self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None

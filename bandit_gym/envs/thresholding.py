@@ -4,6 +4,7 @@ fixed budget of pulls, scored by the number of misclassified arms (aggregate reg
 from __future__ import annotations
 
 from collections.abc import Callable
+from types import ModuleType
 from typing import Any, ClassVar
 
 import numpy as np
@@ -15,6 +16,14 @@ from bandit_gym import metrics
 from bandit_gym.envs import _render
 from bandit_gym.envs._base import BanditEnv, BanditVectorEnv, Engine, Info
 from bandit_gym.streams import stream_seeds, stream_uniforms
+
+
+def _kernels() -> ModuleType:
+    """The compiled step kernels, imported on first use (numba is slow to load)."""
+    from bandit_gym.envs import _kernels as kernels
+
+    return kernels
+
 
 MeansSampler = Callable[[np.random.Generator, int], np.ndarray]
 ARM_DISTRIBUTIONS = ("bernoulli", "gaussian")
@@ -88,6 +97,7 @@ class ThresholdingEngine(Engine):
         self.left = np.zeros(n, dtype=np.int64)
         self._row_offsets = np.arange(n) * k
         self._seeds = np.zeros((n, k), dtype=np.uint64)  # per-copy, per-arm stream seeds (common random numbers)
+        self._no_noise, self._no_sums64 = np.zeros(n), np.zeros((1, 1))  # placeholders for the step kernel
         self.obs = {
             "threshold": np.full((n, 1), self.threshold, dtype=np.float32),
             "epsilon": np.full((n, 1), self.epsilon, dtype=np.float32),
@@ -180,13 +190,10 @@ class ThresholdingEngine(Engine):
             )
         if not np.issubdtype(actions.dtype, np.integer):
             raise TypeError(f"action must hold integers, got dtype {actions.dtype}")
-        # Seen as unsigned integers, negative entries become huge. Every entry is then <= K, and the entries
-        # above 1 are exactly the arms above 1, iff the action lies in the space: two contiguous passes.
-        flat = actions.reshape(-1)
-        flat = flat.view(np.uint64) if flat.dtype == np.int64 else flat.astype(np.int64).view(np.uint64)
-        arms = actions[:, 0]
-        if flat.max() > k or np.count_nonzero(flat > 1) != np.count_nonzero(arms > 1):
-            answer = actions[:, 1:]
+        if not np.issubdtype(actions.dtype, np.int64):
+            actions = actions.astype(np.int64)
+        if not _kernels().actions_valid(actions, k):
+            arms, answer = actions[:, 0], actions[:, 1:]
             if arms.min() < 0 or arms.max() > k:
                 bad = arms[(arms < 0) | (arms > k)][0]
                 raise ValueError(f"action[0]={bad} is not an arm in 0..{k - 1} or {k} (stop)")
@@ -197,54 +204,30 @@ class ThresholdingEngine(Engine):
     def step_rows(
         self, rng: np.random.Generator, actions: np.ndarray, rows: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray, Info]:
-        k = self.num_arms
+        kernels = _kernels()
         arms = actions[:, 0]
-        stop = rows & ((arms == k) | (self.left == 0))
-        if not self.common_random_numbers:
-            draws = rng.random(self.num) if self.bernoulli else rng.standard_normal(self.num)
-        rewards = np.zeros(self.num)
-        # The common case, every copy pulls, uses a slice and no index array.
-        idx = slice(None) if rows.all() and not stop.any() else np.flatnonzero(rows & ~stop)
-        a = arms[idx]
-        if a.size:
-            flat = self._row_offsets[idx] + a
-            mu = self.means.reshape(-1).take(flat)
-            if self.common_random_numbers:
-                pulls_so_far = self.obs["counts"].reshape(-1).take(flat).astype(np.uint64)
-                u = stream_uniforms(self._seeds.reshape(-1).take(flat), pulls_so_far)
-                noise = u if self.bernoulli else special.ndtri(u)
-            else:
-                noise = draws[idx]
-            x = (noise < mu).astype(np.float64) if self.bernoulli else mu + self.sigma * noise
-            self._record(idx, a, flat, x)
-            rewards[idx] = 0.0 - self.sample_cost
-        if stop.any():
+        if self.common_random_numbers and self.bernoulli:
+            mode, noise = kernels.BERNOULLI_STREAMS, self._no_noise
+        elif self.common_random_numbers:  # Gaussian streams: the pulled arm's next uniform, through ndtri
+            flat = self._row_offsets + np.minimum(arms, self.num_arms - 1)
+            draws = self.obs["counts"].reshape(-1).take(flat).astype(np.uint64)
+            mode, noise = kernels.GAUSSIAN, special.ndtri(stream_uniforms(self._seeds.reshape(-1).take(flat), draws))
+        elif self.bernoulli:
+            mode, noise = kernels.BERNOULLI, rng.random(self.num)
+        else:
+            mode, noise = kernels.GAUSSIAN, rng.standard_normal(self.num)
+        obs = self.obs
+        rewards, stop = np.empty(self.num), np.empty(self.num, dtype=bool)
+        stopping = kernels.pull(
+            mode, arms, rows, noise, self._seeds, self.means, self.sigma, self.sample_cost, self.left,
+            obs["counts"], obs["sums"], self._no_sums64 if self._sums64 is None else self._sums64, obs["means"],
+            obs["budget_left"], obs["last_arm"], obs["last_value"], rewards, stop,
+        )
+        if stopping:
             s = np.flatnonzero(stop)
             rewards[s] = 0.0 - self.episode_loss(actions[s, 1:], self.means[s])
             self.finished[s] = True
         return rewards, stop, {}
-
-    def _record(self, idx: slice | np.ndarray, a: np.ndarray, flat: np.ndarray, x: np.ndarray) -> None:
-        """Update the pulled arm of each copy in ``idx`` through flat indices ``flat = row * K + arm``:
-        O(copies) work, nothing proportional to K."""
-        obs = self.obs
-        counts = obs["counts"].reshape(-1)
-        c = counts.take(flat) + np.float32(1.0)
-        counts[flat] = c
-        if self._sums64 is None:
-            sums = obs["sums"].reshape(-1)
-            s = sums.take(flat) + x.astype(np.float32)
-            sums[flat] = s
-        else:
-            sums64 = self._sums64.reshape(-1)
-            s = sums64.take(flat) + x
-            sums64[flat] = s
-            obs["sums"].reshape(-1)[flat] = s
-        obs["means"].reshape(-1)[flat] = s / c
-        self.left[idx] -= 1
-        obs["budget_left"][idx, 0] = self.left[idx]
-        obs["last_arm"][idx, 0] = a
-        obs["last_value"][idx, 0] = x
 
     def allocate(self, rng: np.random.Generator, allocation: Any) -> None:
         """Pull arm i of copy n ``allocation[n, i]`` times at once, drawing each sum exactly: binomial for
@@ -300,6 +283,12 @@ class ThresholdingEngine(Engine):
         """The loss chosen by ``loss=`` for final answers ``answer`` on instances ``means``."""
         fn = metrics.aggregate_regret if self.loss == "aggregate" else metrics.error_indicator
         return fn(answer, means, self.threshold, self.epsilon).astype(np.float64)
+
+    @property
+    def fixed_means(self) -> np.ndarray | None:
+        """The instance every episode plays (pinned by ``reset(options=...)``, else ``means=``), or None when
+        a sampler draws one per episode."""
+        return self._pinned if self._pinned is not None else self._fixed
 
     @property
     def counts(self) -> np.ndarray:

@@ -1,0 +1,85 @@
+"""Compiled per-step kernels of the thresholding engine (numba), one pass over the copies per step.
+
+Imported on the first ``step``, not by ``import bandit_gym`` (numba takes about a second to load). Each kernel
+does exactly what the array code it replaces did, in the same floating-point types, so trajectories are the
+same bit for bit: Bernoulli samples ``1{u < mu}`` from the same uniforms, float32 counts and sums, float32
+means ``sum / count``; Gaussian sums in float64.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+#: how ``pull`` gets its samples
+BERNOULLI, GAUSSIAN, BERNOULLI_STREAMS = 0, 1, 2
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_M1 = np.uint64(0xBF58476D1CE4E5B9)
+_M2 = np.uint64(0x94D049BB133111EB)
+
+
+@numba.njit(cache=True, inline="always")
+def stream_uniform(seed: np.uint64, draw: np.uint64) -> float:
+    """Draw ``draw`` (0-based) of the SplitMix64 stream seeded ``seed``: :func:`bandit_gym.streams.stream_uniforms`
+    for one element."""
+    z = seed + (draw + np.uint64(1)) * _GOLDEN
+    z = (z ^ (z >> np.uint64(30))) * _M1
+    z = (z ^ (z >> np.uint64(27))) * _M2
+    z = z ^ (z >> np.uint64(31))
+    return (float(z >> np.uint64(11)) + 0.5) * 2.0**-53
+
+
+@numba.njit(cache=True, nogil=True)
+def actions_valid(actions: np.ndarray, k: int) -> bool:
+    """Whether every row of an ``(N, K + 1)`` integer array is ``[arm in 0..K, K answer bits]``."""
+    bad = np.uint64(0)
+    for n in range(actions.shape[0]):  # seen as unsigned, negative entries are huge
+        bad |= np.uint64(np.uint64(actions[n, 0]) > np.uint64(k))
+        for j in range(1, k + 1):
+            bad |= np.uint64(actions[n, j]) >> np.uint64(1)
+    return bad == 0
+
+
+@numba.njit(cache=True, nogil=True, error_model="numpy")
+def pull(
+    mode: int, arms: np.ndarray, rows: np.ndarray, noise: np.ndarray, seeds: np.ndarray, means: np.ndarray,
+    sigma: float, cost: float, left: np.ndarray, counts: np.ndarray, sums: np.ndarray, sums64: np.ndarray,
+    mean_obs: np.ndarray, budget_left: np.ndarray, last_arm: np.ndarray, last_value: np.ndarray,
+    rewards: np.ndarray, stop: np.ndarray,
+) -> int:
+    """One step of every copy in ``rows``: pull ``arms[n]``, or mark the copy in ``stop`` when it asks to stop
+    (arm K) or has no pull left. Returns the number of stopping copies. ``noise`` holds copy n's uniform
+    (``BERNOULLI``) or standard normal (``GAUSSIAN``); ``BERNOULLI_STREAMS`` draws from the arm's stream."""
+    k = counts.shape[1]
+    stopping = 0
+    for n in range(arms.shape[0]):
+        rewards[n] = 0.0
+        stop[n] = False
+        if not rows[n]:
+            continue
+        a = arms[n]
+        if a == k or left[n] == 0:
+            stop[n] = True
+            stopping += 1
+            continue
+        c = counts[n, a] + np.float32(1.0)
+        if mode == GAUSSIAN:
+            x = means[n, a] + sigma * noise[n]
+            s64 = sums64[n, a] + x
+            sums64[n, a] = s64
+            sums[n, a] = np.float32(s64)
+            mean_obs[n, a] = np.float32(s64 / np.float64(c))
+        else:
+            u = noise[n] if mode == BERNOULLI else stream_uniform(seeds[n, a], np.uint64(counts[n, a]))
+            x = 1.0 if u < means[n, a] else 0.0
+            s = sums[n, a] + np.float32(x)
+            sums[n, a] = s
+            mean_obs[n, a] = s / c
+        counts[n, a] = c
+        left[n] -= 1
+        budget_left[n, 0] = left[n]
+        last_arm[n, 0] = a
+        last_value[n, 0] = x
+        rewards[n] = 0.0 - cost
+    return stopping

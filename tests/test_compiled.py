@@ -1,0 +1,71 @@
+"""The compiled paths: a compiled rollout equals playing the vector env step by step, bit for bit, and is used
+only where it applies."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+import bandit_gym  # noqa: F401
+from bandit_gym.experiments import AgentSpec, build_agent
+from bandit_gym.rollout import play_compiled, play_vector
+
+AGENT_CASES = [
+    ("Uniform", {}),
+    ("LSA", {}),
+    ("LSA", {"alpha": 4.0, "tie_break": "index"}),
+    ("APT", {"epsilon": 0.05}),
+    ("UCBE", {"b": 0.0}),
+    ("UCBE", {"b": 4.0, "tie_break": "index"}),
+    ("OptKG", {}),
+    ("OptKG", {"a0": 0.5, "b0": 0.5}),
+]
+
+
+def both_ways(env_id: str, name: str, params: dict[str, Any], copies: int = 37, budget: int = 600,
+              **env_kwargs: Any) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray] | None]:
+    venv = gym.make_vec(env_id, num_envs=copies, vectorization_mode="vector_entry_point", budget=budget,
+                        **env_kwargs)
+    budgets = [3, 10, 11, 250, budget]  # 3 < K: inside the initial round of pulls
+    spec = AgentSpec(name, params)
+    stepped = play_vector(venv, build_agent(spec, venv), seed=5, budgets=budgets, agent_seed=6)
+    compiled = play_compiled(venv, build_agent(spec, venv), seed=5, budgets=budgets, agent_seed=6)
+    return stepped, compiled
+
+
+@pytest.mark.parametrize(("name", "params"), AGENT_CASES)
+@pytest.mark.parametrize("setup", [1, 2, 3])
+def test_compiled_rollout_equals_the_vector_env_bit_for_bit(setup: int, name: str, params: dict[str, Any]) -> None:
+    # 37 copies: not a multiple of the rollout's group of copies played in lockstep
+    stepped, compiled = both_ways(f"ThresholdingBandit-Tao2019Setup{setup}-v0", name, params,
+                                  common_random_numbers=True)
+    assert compiled is not None
+    assert set(compiled) <= set(stepped)
+    for key, value in compiled.items():
+        np.testing.assert_array_equal(value, stepped[key], err_msg=key)
+    assert stepped["anytime_regret"][:, -1].sum() < stepped["anytime_regret"][:, 0].sum()  # something was learnt
+
+
+def test_compiled_rollout_scores_only_arms_outside_the_indifference_zone() -> None:
+    stepped, compiled = both_ways("ThresholdingBandit-Tao2019Setup1-v0", "LSA", {}, epsilon=0.1,
+                                  common_random_numbers=True)
+    assert compiled is not None
+    np.testing.assert_array_equal(compiled["anytime_regret"], stepped["anytime_regret"])
+    assert compiled["anytime_regret"].max() <= 8  # arms 0.45 and 0.55 never count
+
+
+@pytest.mark.parametrize("env_kwargs", [{"common_random_numbers": False},
+                                        {"common_random_numbers": True, "arm_distribution": "gaussian"}])
+def test_no_compiled_rollout_without_bernoulli_streams(env_kwargs: dict[str, Any]) -> None:
+    # Without common random numbers the vector env draws for all copies in bulk at every step, an order a
+    # per-copy rollout cannot follow; Gaussian streams need ndtri. Both play step by step.
+    _, compiled = both_ways("ThresholdingBandit-v0", "LSA", {}, budget=300, **env_kwargs)
+    assert compiled is None
+
+
+def test_no_compiled_rollout_on_the_threshold_bandit() -> None:
+    venv = gym.make_vec("ThresholdBandit-v0", num_envs=4, vectorization_mode="vector_entry_point")
+    assert play_compiled(venv, build_agent(AgentSpec("UCB"), venv), seed=0) is None
