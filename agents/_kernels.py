@@ -63,6 +63,22 @@ def empirical_answers(last: np.ndarray, counts: np.ndarray, sums: np.ndarray, th
     return action
 
 
+#: batches from this many copies on run their per-step kernels on all cores
+PARALLEL_COPIES = 2048
+
+
+def parallel_pair(function: Callable[..., Any], **options: Any) -> Callable[..., Any]:
+    """Compile ``function`` (whose loop over copies is a ``numba.prange``) twice, serial and parallel, and
+    return a caller that takes the parallel one for batches of at least :data:`PARALLEL_COPIES` copies."""
+    serial = numba.njit(nogil=True, error_model="numpy", **options)(function)
+    parallel = numba.njit(nogil=True, error_model="numpy", parallel=True, **options)(function)
+
+    def call(*args: Any) -> Any:
+        return (parallel if len(args[-1]) >= PARALLEL_COPIES else serial)(*args)
+
+    return call
+
+
 @functools.cache
 def index_rule(index: Callable[..., float]) -> tuple[Any, Any]:
     """The arm rule of an index policy with ``index(count, total, theta, p0, q)`` (plain Python on floats)
@@ -88,13 +104,12 @@ def policy_step(fresh: Any, pulled: Any) -> Any:
     index order while ``init_pulls`` and fewer than K pulls were made, else the arm of smallest index at the
     first position of the copy's arm order."""
 
-    @numba.njit(nogil=True, error_model="numpy")
     def step(init_pulls: bool, p0: float, p1: float, per_copy: np.ndarray, last: np.ndarray, last_value: np.ndarray,
              counts: np.ndarray, sums: np.ndarray, theta: np.ndarray, budget_left: np.ndarray,
              total_budget: np.ndarray, s1: np.ndarray, s2: np.ndarray, values: np.ndarray, arm_at: np.ndarray,
              position_of: np.ndarray, action: np.ndarray) -> np.ndarray:
         k = counts.shape[1]
-        for n in range(counts.shape[0]):
+        for n in numba.prange(counts.shape[0]):
             th, q, a = np.float64(theta[n, 0]), per_copy[n], np.int64(last[n, 0])
             for i in range(k) if a < 0 else range(a, a + 1):
                 c, s = np.float64(counts[n, i]), np.float64(sums[n, i])
@@ -115,7 +130,7 @@ def policy_step(fresh: Any, pulled: Any) -> Any:
             action[n, 0] = arm_at[n, position]
         return action
 
-    return step
+    return parallel_pair(step)
 
 
 @functools.cache

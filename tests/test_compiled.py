@@ -69,3 +69,22 @@ def test_no_compiled_rollout_without_bernoulli_streams(env_kwargs: dict[str, Any
 def test_no_compiled_rollout_on_the_threshold_bandit() -> None:
     venv = gym.make_vec("ThresholdBandit-v0", num_envs=4, vectorization_mode="vector_entry_point")
     assert play_compiled(venv, build_agent(AgentSpec("UCB"), venv), seed=0) is None
+
+
+@pytest.mark.parametrize("name", ["Uniform", "LSA", "OptKG"])
+def test_parallel_step_kernels_give_the_same_numbers(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Batches of PARALLEL_COPIES copies or more step on all cores; every copy's arithmetic is unchanged.
+    from bandit_gym.agents import _kernels as agent_kernels
+    from bandit_gym.envs import _kernels as env_kernels
+
+    def play() -> dict[str, np.ndarray]:
+        venv = gym.make_vec("ThresholdingBandit-Tao2019Setup2-v0", num_envs=64, vectorization_mode="vector_entry_point",
+                            budget=400)
+        return play_vector(venv, build_agent(AgentSpec(name), venv), seed=3, budgets=[50, 400])
+
+    serial = play()
+    monkeypatch.setattr(agent_kernels, "PARALLEL_COPIES", 1)
+    monkeypatch.setattr(env_kernels, "PARALLEL_COPIES", 1)
+    parallel = play()
+    for key, value in serial.items():
+        np.testing.assert_array_equal(parallel[key], value, err_msg=key)

@@ -8,6 +8,8 @@ means ``sum / count``; Gaussian sums in float64.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numba
 import numpy as np
 
@@ -30,19 +32,18 @@ def stream_uniform(seed: np.uint64, draw: np.uint64) -> float:
     return (float(z >> np.uint64(11)) + 0.5) * 2.0**-53
 
 
-@numba.njit(cache=True, nogil=True)
-def actions_valid(actions: np.ndarray, k: int) -> bool:
-    """Whether every row of an ``(N, K + 1)`` integer array is ``[arm in 0..K, K answer bits]``."""
-    bad = np.uint64(0)
-    for n in range(actions.shape[0]):  # seen as unsigned, negative entries are huge
-        bad |= np.uint64(np.uint64(actions[n, 0]) > np.uint64(k))
+def _invalid_actions(actions: np.ndarray, k: int) -> int:
+    """The number of rows of an ``(N, K + 1)`` integer array that are not ``[arm in 0..K, K answer bits]``."""
+    bad = 0
+    for n in numba.prange(actions.shape[0]):  # seen as unsigned, negative entries are huge
+        row = np.uint64(np.uint64(actions[n, 0]) > np.uint64(k))
         for j in range(1, k + 1):
-            bad |= np.uint64(actions[n, j]) >> np.uint64(1)
-    return bad == 0
+            row |= np.uint64(actions[n, j]) >> np.uint64(1)
+        bad += row != 0
+    return bad
 
 
-@numba.njit(cache=True, nogil=True, error_model="numpy")
-def pull(
+def _pull(
     mode: int, arms: np.ndarray, rows: np.ndarray, noise: np.ndarray, seeds: np.ndarray, means: np.ndarray,
     sigma: float, cost: float, left: np.ndarray, counts: np.ndarray, sums: np.ndarray, sums64: np.ndarray,
     mean_obs: np.ndarray, budget_left: np.ndarray, last_arm: np.ndarray, last_value: np.ndarray,
@@ -53,7 +54,7 @@ def pull(
     (``BERNOULLI``) or standard normal (``GAUSSIAN``); ``BERNOULLI_STREAMS`` draws from the arm's stream."""
     k = counts.shape[1]
     stopping = 0
-    for n in range(arms.shape[0]):
+    for n in numba.prange(arms.shape[0]):
         rewards[n] = 0.0
         stop[n] = False
         if not rows[n]:
@@ -83,3 +84,26 @@ def pull(
         last_value[n, 0] = x
         rewards[n] = 0.0 - cost
     return stopping
+
+
+#: batches from this many copies on run their step kernels on all cores
+PARALLEL_COPIES = 2048
+
+
+def _serial_and_parallel(function: Any) -> tuple[Any, Any]:
+    # Only the serial one is cached: numba's cache does not tell the two compilations of one function apart.
+    return (numba.njit(cache=True, nogil=True, error_model="numpy")(function),
+            numba.njit(nogil=True, error_model="numpy", parallel=True)(function))
+
+
+_invalid, _pulls = _serial_and_parallel(_invalid_actions), _serial_and_parallel(_pull)
+
+
+def actions_valid(actions: np.ndarray, k: int) -> bool:
+    """Whether every row of an ``(N, K + 1)`` integer array is ``[arm in 0..K, K answer bits]``."""
+    return _invalid[len(actions) >= PARALLEL_COPIES](actions, k) == 0
+
+
+def pull(mode: int, arms: np.ndarray, *args: Any) -> int:
+    """See :func:`_pull`; all cores for batches of at least :data:`PARALLEL_COPIES` copies."""
+    return _pulls[len(arms) >= PARALLEL_COPIES](mode, arms, *args)
