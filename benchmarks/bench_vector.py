@@ -31,7 +31,7 @@ def make_vec(copies: int, budget: int, crn: bool) -> gym.vector.VectorEnv:
 
 
 def vector_rate(agent_name: str, copies: int, budget: int, crn: bool) -> float:
-    warm = make_vec(8, 20, crn)  # compile the kernels first
+    warm = make_vec(copies, 20, crn)  # compile the kernels first (serial or parallel, by the batch size)
     obs, _ = warm.reset(seed=0)
     agent = AGENTS[agent_name]()
     for _ in range(21):

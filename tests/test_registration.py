@@ -27,6 +27,16 @@ def test_make_without_import_uses_module_prefix() -> None:
     assert out.stdout.strip().startswith("[")
 
 
+def test_numba_loads_at_the_first_step_not_at_import_or_make() -> None:
+    code = (
+        "import sys, gymnasium as gym, bandit_gym; from bandit_gym.agents import LSA; "
+        "env = gym.make('ThresholdingBandit-v0'); obs, _ = env.reset(seed=0); print('numba' in sys.modules); "
+        "env.step(LSA().act(obs)); print('numba' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "True"]
+
+
 def test_registration_is_idempotent() -> None:
     before = {k for k in gym.registry if k in bandit_gym.ENV_SPECS}
     bandit_gym.register_envs()
