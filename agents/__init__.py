@@ -4,10 +4,13 @@
 """
 
 from bandit_gym.agents.base import Agent
-from bandit_gym.agents.threshold import UCB
+from bandit_gym.agents.threshold_bandit import DKWUCB, KMUCB, OPTIM, UCB, PerThresholdUCB
 from bandit_gym.agents.thresholding import APT, LSA, UCBE, OptKG
 from bandit_gym.agents.uniform import Uniform
 
-AGENTS: dict[str, type[Agent]] = {cls.__name__: cls for cls in (Uniform, LSA, APT, UCBE, OptKG, UCB)}
+AGENTS: dict[str, type[Agent]] = {
+    cls.__name__: cls for cls in (Uniform, LSA, APT, UCBE, OptKG, UCB, DKWUCB, OPTIM, KMUCB, PerThresholdUCB)
+}
 
-__all__ = ["AGENTS", "APT", "LSA", "UCB", "UCBE", "Agent", "OptKG", "Uniform"]
+__all__ = ["AGENTS", "APT", "DKWUCB", "KMUCB", "LSA", "OPTIM", "UCB", "UCBE", "Agent", "OptKG", "PerThresholdUCB",
+           "Uniform"]

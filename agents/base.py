@@ -65,6 +65,7 @@ class Agent:
     def reset(self, seed: int | None = None) -> None:
         """Forget all state and seed the agent's own generator (tie-breaking and any randomness)."""
         self.rng = np.random.default_rng(seed)
+        self._fresh = np.zeros(0, dtype=bool)  # copies whose last observation was an episode's first
         self.num = 0
         self.num_arms = 0
         self.total_budget = np.zeros(0, dtype=np.int64)
@@ -77,7 +78,11 @@ class Agent:
         batch, single = self._as_batch(obs)
         family = self._family(batch)
         last = batch["last_arm"][:, 0]
-        self._start(batch, last == -1)
+        first = last == -1
+        # An episode begins at its first observation, once: acting on it again (the same copy still at -1)
+        # must not draw a new tie order.
+        self._start(batch, first & ~self._fresh if self._fresh.shape == first.shape else first.copy())
+        self._fresh = first
         action = self._act_batch(batch, last, family)
         return action[0].copy() if single else action
 

@@ -36,6 +36,17 @@ class ArmScores:
         rows = np.asarray(rows)
         self.values[rows[:, None], self.position_of[rows]] = values
 
+    def set_all(self, values: np.ndarray) -> None:
+        """Set every score from ``values`` of shape ``(N, K)`` indexed by arm (O(N K))."""
+        self.values[...] = np.take_along_axis(values, self.arm_at, axis=1)
+
+    def best_of(self, rows: np.ndarray, values: np.ndarray, largest: bool = True) -> np.ndarray:
+        """The arm of largest (or smallest) ``values[r]`` (``(r, K)``, indexed by arm) in each copy ``rows[r]``,
+        ties by the copy's arm order, without touching the stored scores."""
+        by_position = np.take_along_axis(values, self.arm_at[rows], axis=1)
+        position = by_position.argmax(axis=1) if largest else by_position.argmin(axis=1)
+        return np.take_along_axis(self.arm_at[rows], position[:, None], axis=1)[:, 0]
+
     def set_arms(self, rows: np.ndarray | slice, arms: np.ndarray, values: np.ndarray) -> None:
         """Set the score of one arm per copy: ``arms[j]`` of copy ``rows[j]`` gets ``values[j]``. O(copies)."""
         flat = self._rows[rows] * self.k

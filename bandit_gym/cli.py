@@ -26,7 +26,7 @@ def _list() -> str:
         summary = (cls.__doc__ or "").strip().splitlines()[0]
         lines.append(f"  {name.ljust(width)}  [{', '.join(cls.families)}] {summary}")
     lines.append("")
-    lines.append("Reproductions (bandit-gym reproduce PAPER): tao2019")
+    lines.append("Reproductions (bandit-gym reproduce PAPER): tao2019, abernethy2016")
     return "\n".join(lines)
 
 
@@ -82,8 +82,8 @@ def _reproduce(args: argparse.Namespace) -> int:
     finally:
         if client is not None:
             client.close()  # type: ignore[attr-defined]
-    for name in ("results.csv", "ttests.csv", "ttests.md", "figure.png"):
-        print(f"wrote {out / name}")
+    for path in report["files"]:
+        print(f"wrote {path}")
     print(f"finished in {report['seconds']:.1f} s")
     return 0
 
@@ -108,8 +108,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     run.add_argument("--out", help="results folder (default: the spec's path without its suffix)")
     _add_parallel(run)
     rep = sub.add_parser("reproduce", help="reproduce a paper's figure and tables")
-    rep.add_argument("paper", choices=["tao2019"])
-    rep.add_argument("--runs", type=int, default=None, help="runs per point (default 5000; 200 with --quick)")
+    rep.add_argument("paper", choices=["tao2019", "abernethy2016"])
+    rep.add_argument("--runs", type=int, default=None,
+                     help="runs per point (tao2019: 5000, 200 with --quick; abernethy2016: 200, 50 with --quick)")
     rep.add_argument("--quick", action="store_true", help="a short version: fewer runs and budgets")
     rep.add_argument("--out", help="results folder (default results/PAPER[-quick])")
     _add_parallel(rep)

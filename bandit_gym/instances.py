@@ -41,3 +41,62 @@ def oracle_values(means: np.ndarray, threshold: float) -> dict[str, float]:
     """Oracle parameters that some agents take from the true instance (named in their ``oracle_parameters``):
     ``H`` for UCBE."""
     return {"H": complexity(means, threshold)}
+
+
+# ----------------------------------------------------------------------------------------- abernethy2016
+#: Delivery routes (abernethy2016's motivation): X is a parcel's slack, in units of 10 minutes before the
+#: deadline window closes (0..6), and the threshold c is how much slack the customer's deadline demands. The
+#: ferry almost always makes a loose deadline but never a tight one; the city centre is often late but the
+#: only route that is sometimes very early. Survival F (levels 1..6): ferry .99 .97 .60 .05 0 0, motorway
+#: .93 .90 .85 .55 .15 0, ring road .90 .85 .78 .70 .40 .10, city centre .80 .75 .70 .62 .52 .30: the best
+#: route is the ferry for c <= 2, the motorway for c = 3, the ring road for c = 4, the city for c >= 5
+#: (gaps .06 .07 .07 .08 .12 .20).
+DELIVERY_ROUTES = ("ferry", "motorway", "ring road", "city centre")
+DELIVERY_DISTRIBUTIONS = (
+    (0.01, 0.02, 0.37, 0.55, 0.05, 0.00, 0.00),
+    (0.07, 0.03, 0.05, 0.30, 0.40, 0.15, 0.00),
+    (0.10, 0.05, 0.07, 0.08, 0.30, 0.30, 0.10),
+    (0.20, 0.05, 0.05, 0.08, 0.10, 0.22, 0.30),
+)
+
+
+def threshold_assumption_failures(survival: np.ndarray, tolerance: float = 1e-9) -> list[str]:
+    """The assumptions of abernethy2016 that a survival matrix ``F_i(j)`` (K, m) breaks: a unique best arm
+    ``i*(j) = argmax_i F_i(j)`` at every level j (§3). Empty if all hold."""
+    F = np.asarray(survival, dtype=np.float64)
+    ranked = np.sort(F, axis=0)
+    gaps = ranked[-1] - ranked[-2]
+    return [f"level {j + 1}: arms {np.flatnonzero(F[:, j] >= ranked[-1, j] - tolerance).tolist()} tie for the "
+            f"best (F = {ranked[-1, j]:g}); the paper assumes a unique best arm per level"
+            for j in np.flatnonzero(gaps <= tolerance)]
+
+
+def threshold_gaps(survival: np.ndarray) -> np.ndarray:
+    """``F_{i*(j)}(j) - max_{i != i*(j)} F_i(j)`` at each level j: the smallest gap at each threshold."""
+    ranked = np.sort(np.asarray(survival, dtype=np.float64), axis=0)
+    return ranked[-1] - ranked[-2]
+
+
+def staircase_distributions(num_arms: int, num_levels: int) -> np.ndarray:
+    """A synthetic abernethy2016 instance for scaling studies: K arms on the values ``0..m``, arm i best on
+    its own band of levels, gaps independent of m.
+
+    Arm i takes the value ``v_i = max(1, round((i + 1) m / K))`` with probability ``s_i - r_i``, the value m
+    with probability ``r_i`` and 0 otherwise, with ``s_i = 0.9 - 0.4 i / (K - 1)`` and
+    ``r_i = 0.2 i / (K - 1)``. So ``F_i(j) = s_i`` for ``j <= v_i`` and ``r_i`` above: at level j the best arm is
+    the first i with ``v_i >= j`` (unique: s decreases, and ``r_{i-1} < s_i``), safe arms are best at low
+    thresholds and risky ones at high thresholds, and every gap is at least ``0.4 / (K - 1)`` whatever m. With
+    K > m some arms are best at no level. Returns the (K, m + 1) probability vectors."""
+    k = int(num_arms)
+    m = int(num_levels)
+    if k < 2 or m < 1:
+        raise ValueError(f"staircase_distributions needs num_arms >= 2 and num_levels >= 1, got K={k}, m={m}")
+    i = np.arange(k)
+    s = 0.9 - 0.4 * i / (k - 1)
+    r = 0.2 * i / (k - 1)
+    v = np.maximum(1, np.rint((i + 1) * m / k).astype(np.int64))
+    p = np.zeros((k, m + 1))
+    p[:, 0] = 1.0 - s
+    p[i, v] += s - r
+    p[:, m] += r
+    return p

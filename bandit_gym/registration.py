@@ -6,7 +6,7 @@ from typing import Any
 
 import gymnasium as gym
 
-from bandit_gym.instances import TAO2019_BUDGETS, TAO2019_SETUPS, UniformMeans
+from bandit_gym.instances import DELIVERY_DISTRIBUTIONS, TAO2019_BUDGETS, TAO2019_SETUPS, UniformMeans
 
 _THRESHOLDING = "bandit_gym.envs.thresholding:ThresholdingBandit"
 _THRESHOLD = "bandit_gym.envs.threshold:ThresholdBandit"
@@ -24,6 +24,12 @@ ENV_SPECS: dict[str, tuple[str, dict[str, Any], str, str]] = {
         {"feedback": "censored", "thresholds": "iid", "horizon": 1000},
         "abernethy2016",
         "same instance, censored feedback (X seen only when X < c_t)",
+    ),
+    "ThresholdBandit-Delivery-v0": (
+        _THRESHOLD,
+        {"distributions": DELIVERY_DISTRIBUTIONS, "feedback": "uncensored", "thresholds": "iid", "horizon": 10000},
+        "abernethy2016",
+        "4 delivery routes, slack 0..6 against deadlines c_t; the best route changes with the deadline",
     ),
     "ThresholdingBandit-v0": (
         _THRESHOLDING,

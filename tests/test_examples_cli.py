@@ -25,3 +25,13 @@ def test_cli_list(capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out
     assert all(env_id in out for env_id in bandit_gym.ENV_SPECS)
     assert all(name in out for name in AGENTS)
+
+
+@pytest.mark.slow
+def test_cli_reproduce_abernethy2016_quick(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["reproduce", "abernethy2016", "--quick", "--runs", "10", "--out", str(tmp_path), "--quiet"]) == 0
+    for name in ("results.csv", "regret.md", "uncensored.png", "censored.png"):
+        assert (tmp_path / name).stat().st_size > 0
+    table = (tmp_path / "regret.md").read_text()
+    assert "| DKWUCB |" in table and "| cyclic | KMUCB |" in table
+    assert "finished in" in capsys.readouterr().out

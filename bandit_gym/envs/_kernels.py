@@ -86,6 +86,43 @@ def _pull(
     return stopping
 
 
+def _threshold_pull(
+    arms: np.ndarray, rows: np.ndarray, draws: np.ndarray, c: np.ndarray, survival: np.ndarray,
+    best_survival: np.ndarray, censored: bool, exceed: np.ndarray, trials: np.ndarray, level_exceed: np.ndarray,
+    level_trials: np.ndarray, counts: np.ndarray, sums: np.ndarray, count_obs: np.ndarray, sum_obs: np.ndarray,
+    mean_obs: np.ndarray, last_arm: np.ndarray, last_value: np.ndarray, last_censored: np.ndarray,
+    last_reward: np.ndarray, rewards: np.ndarray, expected: np.ndarray, best: np.ndarray,
+) -> None:
+    """One round of the threshold bandit in every copy of ``rows``: the value ``X = #{j: u < F_a(j)}`` of the
+    pulled arm from copy n's uniform, the reward ``1{X >= c}``, the level counts (DKW, or Kaplan-Meier with
+    ``A = min(X, c)`` when censored) of the pulled arm only (O(m)), and the observation's entries."""
+    m = survival.shape[1]
+    for n in numba.prange(arms.shape[0]):
+        rewards[n], expected[n], best[n] = 0.0, 0.0, 0.0
+        if not rows[n]:
+            continue
+        a, level = arms[n], c[n]
+        x = 0
+        for j in range(m):
+            x += draws[n] < survival[a, j]
+        won = x >= level
+        rewards[n], expected[n], best[n] = won, survival[a, level - 1], best_survival[level - 1]
+        known, counted = (min(x, level), level) if censored else (x, m)
+        for j in range(m):
+            exceed[n, a, j] += j < known
+            trials[n, a, j] += j < counted
+            level_exceed[n, a * m + j] = exceed[n, a, j]
+            level_trials[n, a * m + j] = trials[n, a, j]
+        counts[n, a] += 1
+        sums[n, a] += won
+        count_obs[n, a], sum_obs[n, a] = counts[n, a], sums[n, a]
+        mean_obs[n, a] = sums[n, a] / counts[n, a]
+        last_arm[n, 0] = a
+        last_value[n, 0] = -1 if censored and won else x
+        last_censored[n, 0] = censored and won
+        last_reward[n, 0] = won
+
+
 #: batches from this many copies on run their step kernels on all cores
 PARALLEL_COPIES = 2048
 
@@ -97,6 +134,7 @@ def _serial_and_parallel(function: Any) -> tuple[Any, Any]:
 
 
 _invalid, _pulls = _serial_and_parallel(_invalid_actions), _serial_and_parallel(_pull)
+_threshold_pulls = _serial_and_parallel(_threshold_pull)
 
 
 def actions_valid(actions: np.ndarray, k: int) -> bool:
@@ -107,3 +145,8 @@ def actions_valid(actions: np.ndarray, k: int) -> bool:
 def pull(mode: int, arms: np.ndarray, *args: Any) -> int:
     """See :func:`_pull`; all cores for batches of at least :data:`PARALLEL_COPIES` copies."""
     return _pulls[len(arms) >= PARALLEL_COPIES](mode, arms, *args)
+
+
+def threshold_pull(arms: np.ndarray, *args: Any) -> None:
+    """See :func:`_threshold_pull`; all cores for batches of at least :data:`PARALLEL_COPIES` copies."""
+    _threshold_pulls[len(arms) >= PARALLEL_COPIES](arms, *args)

@@ -78,7 +78,6 @@ class ThresholdEngine(Engine):
         self.censored = self.feedback == "censored"
         self.thresholds, self._sequence = self._check_thresholds(thresholds)
         n = self.num
-        self._levels = np.arange(1, m + 1)
         self.counts = np.zeros((n, k), dtype=np.int64)
         self.sums = np.zeros((n, k))
         self.exceed = np.zeros((n, k, m), dtype=np.int64)
@@ -215,19 +214,19 @@ class ThresholdEngine(Engine):
     def step_rows(
         self, rng: np.random.Generator, actions: np.ndarray, rows: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray, Info]:
+        from bandit_gym.envs._kernels import threshold_pull
+
         n = self.num
         draws = rng.random(n)
         idx = np.flatnonzero(rows)
-        a = actions[idx]
-        F_pulled = self.survival[a]                              # (n, m): one row per stepping copy
-        x = (draws[idx, None] < F_pulled).sum(axis=1)           # X >= j  iff  u < F(j)
-        c = self.c[idx]
-        reward = x >= c
-        expected = np.zeros(n)
-        best = np.zeros(n)
-        expected[idx] = F_pulled[np.arange(idx.size), c - 1]
-        best[idx] = self.best_survival[c - 1]
-        self._record(idx, a, x, c, reward)
+        rewards, expected, best = np.empty(n), np.empty(n), np.empty(n)
+        obs = self.obs
+        threshold_pull(
+            actions, rows, draws, self.c, self.survival, self.best_survival, self.censored, self.exceed,
+            self.trials, obs["level_exceed"], obs["level_trials"], self.counts, self.sums, obs["counts"],
+            obs["sums"], obs["means"], obs["last_arm"], obs["last_value"], obs["last_censored"],
+            obs["last_reward"], rewards, expected, best,
+        )
         self.t[idx] += 1
         done = self.t[idx] == self.horizon
         going = idx[~done]
@@ -239,39 +238,7 @@ class ThresholdEngine(Engine):
         terminated = np.zeros(n, dtype=bool)
         terminated[idx[done]] = True
         self.finished |= terminated
-        rewards = np.zeros(n)
-        rewards[idx] = reward
         return rewards, terminated, {"expected_reward": expected, "best_expected_reward": best}
-
-    def _record(self, idx: np.ndarray, a: np.ndarray, x: np.ndarray, c: np.ndarray, reward: np.ndarray) -> None:
-        """Update the pulled arm's counts: O(m) per copy, nothing proportional to K."""
-        levels = self._levels
-        if self.censored:
-            known = np.minimum(x, c)                              # A = min(X, c): what the learner knows
-            exceed = levels <= known[:, None]
-            trials = levels <= c[:, None]
-            censored = reward
-        else:
-            exceed = levels <= x[:, None]
-            trials = np.ones((1, self.num_levels), dtype=bool)
-            censored = np.zeros(idx.size, dtype=bool)
-        self.exceed[idx, a] += exceed
-        self.trials[idx, a] += trials
-        # (N, K * m) observation buffers seen as (N, K, m); a view made here, since pickling drops views
-        shape = self.exceed.shape
-        self.obs["level_exceed"].reshape(shape)[idx, a] = self.exceed[idx, a]
-        self.obs["level_trials"].reshape(shape)[idx, a] = self.trials[idx, a]
-        self.counts[idx, a] += 1
-        self.sums[idx, a] += reward
-        cnt, s = self.counts[idx, a], self.sums[idx, a]
-        obs = self.obs
-        obs["counts"][idx, a] = cnt
-        obs["sums"][idx, a] = s
-        obs["means"][idx, a] = s / cnt
-        obs["last_arm"][idx, 0] = a
-        obs["last_value"][idx, 0] = np.where(censored, -1, x)
-        obs["last_censored"][idx, 0] = censored
-        obs["last_reward"][idx, 0] = reward
 
     # ----------------------------------------------------------------------------------------------- render
     def _estimates(self, row: int) -> tuple[np.ndarray, np.ndarray, int]:

@@ -1,5 +1,0 @@
-"""Agents for the threshold bandit (abernethy2016)."""
-
-from bandit_gym.agents.threshold.ucb import UCB
-
-__all__ = ["UCB"]
