@@ -159,3 +159,10 @@ def test_optimistic_order_with_optim_beats_adversarial_order() -> None:
     adversarial = regrets(PerThresholdUCB(), thresholds="increasing", **kwargs)
     test = stats.ttest_ind(optimistic, adversarial, equal_var=False)
     assert optimistic.mean() < adversarial.mean() and test.pvalue < 1e-6
+
+
+def test_env_says_which_assumption_an_instance_breaks() -> None:
+    assert gym.make("ThresholdBandit-Delivery-v0").unwrapped.assumption_failures == []
+    with pytest.warns(UserWarning, match="level 1: arms \\[0, 1\\] tie"):
+        env = ThresholdBanditEnv(survival=[[0.9, 0.5], [0.9, 0.2]])
+    assert len(env.unwrapped.assumption_failures) == 1

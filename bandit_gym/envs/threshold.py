@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, ClassVar
 
 import numpy as np
@@ -12,6 +13,7 @@ from bandit_gym import _validation as check
 from bandit_gym import metrics
 from bandit_gym.envs import _render
 from bandit_gym.envs._base import BanditEnv, BanditVectorEnv, Engine, Info
+from bandit_gym.instances import threshold_assumption_failures
 
 THRESHOLD_REGIMES = ("iid", "cyclic", "increasing", "decreasing")
 FEEDBACKS = ("uncensored", "censored")
@@ -55,7 +57,8 @@ class ThresholdEngine(Engine):
     family = "threshold"
     reset_options = ("distributions", "survival")
     exposed: ClassVar[frozenset[str]] = frozenset(
-        {"survival", "best_survival", "num_arms", "num_levels", "horizon", "feedback", "thresholds"}
+        {"survival", "best_survival", "num_arms", "num_levels", "horizon", "feedback", "thresholds",
+         "assumption_failures"}
     )
 
     def __init__(
@@ -73,6 +76,7 @@ class ThresholdEngine(Engine):
         k, m = self.survival.shape
         self.num_arms, self.num_levels = k, m
         self.best_survival = self.survival.max(axis=0)
+        self._check_assumptions()
         self.horizon = check.integer("horizon", horizon, minimum=1)
         self.feedback = check.choice("feedback", feedback, FEEDBACKS)
         self.censored = self.feedback == "censored"
@@ -181,6 +185,15 @@ class ThresholdEngine(Engine):
                 )
         self.survival = F
         self.best_survival = F.max(axis=0)
+        self._check_assumptions()
+
+    def _check_assumptions(self) -> None:
+        """Record (``assumption_failures``) and warn about the levels where the instance has no unique best arm,
+        which abernethy2016 assumes; the regret stays defined, the paper's bounds do not apply."""
+        self.assumption_failures = threshold_assumption_failures(self.survival)
+        if self.assumption_failures:
+            warnings.warn("this threshold-bandit instance breaks an assumption of abernethy2016: "
+                          + "; ".join(self.assumption_failures), stacklevel=3)
 
     def reset_rows(self, rng: np.random.Generator, rows: np.ndarray) -> None:
         idx = np.flatnonzero(rows)
@@ -328,6 +341,8 @@ _DOC = """
     import gymnasium as gym
     env = gym.make("bandit_gym:ThresholdBandit-v0", thresholds="cyclic", horizon=5000)
     ```
+    The paper assumes a unique best arm at every level; an instance that breaks it is accepted with a
+    warning, and ``env.unwrapped.assumption_failures`` lists the levels (empty otherwise).
     ``reset(options={"distributions": ...})`` (or ``"survival"``) pins another instance of the same shape
     until the next explicit ``reset``.
 
