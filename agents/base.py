@@ -19,14 +19,18 @@ from bandit_gym.agents.scores import ArmScores
 Obs = dict[str, np.ndarray]
 
 #: Observation keys an agent of each family reads, and whether they hold one value or one per arm.
-_SCALAR_KEYS = ("threshold", "budget_left", "last_arm")
+_SCALAR_KEYS = ("budget_left", "last_arm")
 _ARM_KEYS = ("counts", "sums", "means")
-_FAMILY_KEYS = {"thresholding": ("epsilon",), "threshold": ("last_reward",)}
+_FAMILY_KEYS = {"thresholding": ("threshold", "epsilon"), "threshold": ("threshold", "last_reward"),
+                "best_arm": ("m", "epsilon")}
 TIE_BREAKS = ("random", "index")
 
 
 def family_of(obs: Obs) -> str:
-    """``"thresholding"`` if the observation comes from a pure-exploration env, ``"threshold"`` otherwise."""
+    """The env family of an observation: ``"best_arm"`` (it carries m), ``"thresholding"`` (epsilon and a
+    threshold) or ``"threshold"``."""
+    if "m" in obs:
+        return "best_arm"
     return "thresholding" if "epsilon" in obs else "threshold"
 
 
@@ -112,7 +116,7 @@ class Agent:
     def _start_all(self, obs: Obs) -> Obs:
         """Begin the episodes of every copy of a batched first observation; return it validated."""
         batch, single = self._as_batch(obs)
-        if single or self._family(batch) != "thresholding":
+        if single or self._family(batch) == "threshold":
             raise ValueError("a compiled rollout needs the batched observation of a thresholding vector env")
         self._start(batch, np.ones(batch["counts"].shape[0], dtype=bool))
         return batch

@@ -8,6 +8,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from bandit_gym.agents.base import Agent, Obs
+from bandit_gym.envs.best_arm import top_m_answer
 
 
 class Uniform(Agent):
@@ -25,7 +26,7 @@ class Uniform(Agent):
     is the same rule and keeps no state, so repeated ``act`` calls on one observation agree.
     """
 
-    families: ClassVar[tuple[str, ...]] = ("thresholding", "threshold")
+    families: ClassVar[tuple[str, ...]] = ("thresholding", "threshold", "best_arm")
 
     def select(self, obs: Obs) -> np.ndarray:
         arms = obs["last_arm"][:, 0].astype(np.int64) + 1
@@ -41,6 +42,10 @@ class Uniform(Agent):
                                                        identity)
 
     def _act_batch(self, obs: Obs, last: np.ndarray, family: str) -> np.ndarray:
+        if family == "best_arm":  # the m arms of largest empirical mean
+            self._action[:, 1:] = top_m_answer(obs)
+            self._action[:, 0] = self.select(obs)
+            return self._action
         if family != "thresholding":
             return super()._act_batch(obs, last, family)
         # The round-robin arm needs only last_arm, and the empirical answer kernel reads the statistics itself.

@@ -39,7 +39,6 @@ from bandit_gym import _validation as check
 from bandit_gym.agents import AGENTS
 from bandit_gym.agents.base import Agent
 from bandit_gym.envs._base import engine_of
-from bandit_gym.instances import oracle_values
 from bandit_gym.rollout import play_compiled, play_vector
 
 #: metrics recorded per family of env
@@ -204,11 +203,10 @@ def build_agent(agent: AgentSpec, env: Any) -> Agent:
     params = dict(agent.params)
     if agent.cls.oracle_parameters:
         engine: Any = engine_of(env)
-        means = getattr(engine, "fixed_means", None)
-        if means is None:
+        if getattr(engine, "fixed_means", None) is None:
             raise ValueError(f"{agent.display} needs oracle parameters {agent.cls.oracle_parameters} of a fixed "
                              "instance, but this env draws its instance per episode")
-        truth = oracle_values(means, engine.threshold)
+        truth = engine.oracle_values()
         params = {**{key: truth[key] for key in agent.cls.oracle_parameters}, **params}
     return agent.cls(**params)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 #: tao2019 §5 (ALGORITHMS.md §A.8): Bernoulli means, threshold 0.5.
 TAO2019_SETUPS: dict[int, tuple[float, ...]] = {
@@ -100,3 +101,37 @@ def staircase_distributions(num_arms: int, num_levels: int) -> np.ndarray:
     p[i, v] += s - r
     p[:, m] += r
     return p
+
+
+# ----------------------------------------------------------------------------------------- gabillon2012
+#: The seven Bernoulli problems of Audibert, Bubeck and Munos (COLT 2010, §6), used by UGapE's technical
+#: report; the best arm has mean 0.5 in all, so the formulas of problems 3 and 5 (``0.5 - 0.37^i``,
+#: ``0.5 - 0.025 i``) run over the other arms, i = 2..K.
+AUDIBERT2010_PROBLEMS: dict[int, tuple[float, ...]] = {
+    1: (0.5,) + (0.4,) * 19,
+    2: (0.5,) + (0.42,) * 5 + (0.38,) * 14,
+    3: (0.5, *(round(0.5 - 0.37**i, 12) for i in range(2, 5))),
+    4: (0.5, 0.42, 0.4, 0.4, 0.35, 0.35),
+    5: (0.5, *(round(0.5 - 0.025 * i, 12) for i in range(2, 16))),
+    6: (0.5, 0.48) + (0.37,) * 18,
+    7: (0.5,) + (0.45,) * 5 + (0.43,) * 14 + (0.38,) * 10,
+}
+
+
+def best_arm_complexity(means: ArrayLike) -> float:
+    """``H_1 = sum_i 1 / Delta_i^2`` of Audibert et al. (2010), ``Delta_i = mu* - mu_i`` for the suboptimal arms
+    and ``Delta_(2)`` for the best."""
+    mu = np.sort(np.asarray(means, dtype=np.float64))[::-1]
+    gaps = mu[0] - mu
+    gaps[0] = gaps[1]
+    return float(np.sum(1.0 / gaps**2))
+
+
+def gap_complexity(means: ArrayLike, m: int = 1, epsilon: float = 0.0, b: float = 1.0) -> float:
+    """``H_epsilon = sum_i b^2 / max((Delta_i + epsilon) / 2, epsilon)^2`` of gabillon2012 (eq. 6, §B.5), with
+    ``Delta_k = mu_k - mu_(m+1)`` for the m best arms and ``mu_(m) - mu_k`` for the others."""
+    mu = np.asarray(means, dtype=np.float64)
+    ranked = np.sort(mu)[::-1]
+    best = mu >= ranked[m - 1]
+    gaps = np.where(best, mu - ranked[m], ranked[m - 1] - mu)
+    return float(np.sum(b**2 / np.maximum((gaps + epsilon) / 2.0, epsilon) ** 2))

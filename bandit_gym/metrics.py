@@ -72,3 +72,21 @@ def threshold_pseudo_regret(survival: ArrayLike, arms: ArrayLike, thresholds: Ar
     arms = np.asarray(arms, dtype=np.int64)
     level = np.asarray(thresholds, dtype=np.int64) - 1
     return pseudo_regret(F[arms, level], F.max(axis=0)[level])
+
+
+def set_simple_regret(answer: ArrayLike, means: ArrayLike, m: int) -> np.ndarray:
+    """Simple regret of an answer set of (epsilon, m)-best arm identification (gabillon2012 §2):
+    ``r = mu_(m) - min_{k in answer} mu_k`` for an answer of exactly m arms (bits, one per arm). Any other
+    answer counts as the worst possible set: ``mu_(m) - min_k mu_k``."""
+    answer = np.asarray(answer).astype(bool)
+    means = np.asarray(means, dtype=np.float64)
+    mth = -np.partition(-means, m - 1, axis=-1)[..., m - 1]
+    chosen_min = np.where(answer, means, np.inf).min(axis=-1)
+    valid = answer.sum(axis=-1) == m
+    return np.where(valid, mth - chosen_min, mth - means.min(axis=-1))
+
+
+def set_error(answer: ArrayLike, means: ArrayLike, m: int, epsilon: float = 0.0) -> np.ndarray:
+    """``1{r > epsilon}`` for the set simple regret r (gabillon2012's error event read as ``r > epsilon``:
+    with epsilon = 0 an answer errs iff it holds an arm below the m-th best mean, ALGORITHMS.md §B.1)."""
+    return (set_simple_regret(answer, means, m) > epsilon).astype(np.int64)

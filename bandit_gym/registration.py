@@ -6,10 +6,18 @@ from typing import Any
 
 import gymnasium as gym
 
-from bandit_gym.instances import DELIVERY_DISTRIBUTIONS, TAO2019_BUDGETS, TAO2019_SETUPS, UniformMeans
+from bandit_gym.instances import (
+    AUDIBERT2010_PROBLEMS,
+    DELIVERY_DISTRIBUTIONS,
+    TAO2019_BUDGETS,
+    TAO2019_SETUPS,
+    UniformMeans,
+    best_arm_complexity,
+)
 
 _THRESHOLDING = "bandit_gym.envs.thresholding:ThresholdingBandit"
 _THRESHOLD = "bandit_gym.envs.threshold:ThresholdBandit"
+_BEST_ARM = "bandit_gym.envs.best_arm:BestArmIdentification"
 
 #: id -> (entry point stem, kwargs, paper, one-line description); the README's env table is generated from it.
 ENV_SPECS: dict[str, tuple[str, dict[str, Any], str, str]] = {
@@ -44,6 +52,21 @@ for _setup, _means in TAO2019_SETUPS.items():
         {"means": _means, "threshold": 0.5, "budget": TAO2019_BUDGETS[_setup]},
         "tao2019",
         f"Setup {_setup} of tao2019 §5 (K = {len(_means)}), theta = 0.5",
+    )
+
+
+ENV_SPECS["BestArmIdentification-v0"] = (
+    _BEST_ARM,
+    {"means": AUDIBERT2010_PROBLEMS[1], "m": 1, "epsilon": 0.0, "budget": 2000},
+    "gabillon2012",
+    "(epsilon, m)-best arm identification, fixed budget or confidence; Audibert et al. problem 1 (K = 20)",
+)
+for _problem, _means in AUDIBERT2010_PROBLEMS.items():
+    ENV_SPECS[f"BestArmIdentification-Audibert2010Problem{_problem}-v0"] = (
+        _BEST_ARM,
+        {"means": _means, "m": 1, "epsilon": 0.0, "budget": round(best_arm_complexity(_means))},
+        "gabillon2012",
+        f"Audibert et al. (2010) problem {_problem} (K = {len(_means)}), budget n = H_1",
     )
 
 

@@ -13,6 +13,8 @@ ENV_IDS = list(bandit_gym.ENV_SPECS)
 
 
 def family_of_id(env_id: str) -> str:
+    if env_id.startswith("BestArm"):
+        return "best_arm"
     return (gym.spec(env_id).kwargs.get("feedback") and "threshold") or "thresholding"
 
 
@@ -27,7 +29,10 @@ def make_agent(name: str, env_id: str, **params: object):
     if cls.oracle_parameters:
         env = gym.make(env_id)
         env.reset(seed=0)
-        truth = oracle_values(env.unwrapped.means, env.unwrapped.threshold)
+        engine = env.unwrapped.engine
+        # a sampled instance: the oracle of the first episode's instance (enough to exercise the protocol)
+        truth = engine.oracle_values() if engine.fixed_means is not None else oracle_values(engine.means[0],
+                                                                                            engine.threshold)
         params = {**{key: truth[key] for key in cls.oracle_parameters}, **params}
     return cls(**params)
 

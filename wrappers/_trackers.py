@@ -6,6 +6,7 @@ leading copy axis for a single env (N = 1) and a vector env alike.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -49,10 +50,11 @@ class EpisodeTracker:
                "length": np.zeros(self.num, dtype=np.int64), "pulls": np.zeros(self.num, dtype=np.int64)}
         out["return"][rows] = self.ret[rows]
         out["length"][rows] = self.length[rows]
-        if self.family == "thresholding":
-            out["error"] = np.zeros(self.num)
-            for key, value in answer_metrics(self.env, actions[rows, 1:], self.env.means[rows]).items():
-                out[key][rows] = value
+        if self.family in ("thresholding", "best_arm"):
+            scores = self.env.answer_metrics if self.family == "best_arm" else functools.partial(answer_metrics,
+                                                                                                  self.env)
+            for key, value in scores(actions[rows, 1:], self.env.means[rows]).items():
+                out.setdefault(key, np.zeros(self.num))[rows] = value
             out["pulls"][rows] = self.env.budget - obs["budget_left"][rows, 0]
         else:
             out["regret"][rows] = self.regret[rows]

@@ -34,6 +34,8 @@ class Engine(ABC):
     def __init__(self, num: int) -> None:
         self.num = num
         self.finished = np.zeros(num, dtype=bool)
+        #: copies whose last step ended their episode by truncation (set by engines that truncate)
+        self.truncated = np.zeros(num, dtype=bool)
         self.obs: dict[str, np.ndarray] = {}
 
     @abstractmethod
@@ -122,7 +124,7 @@ class BanditEnv(gym.Env):
         actions = self.engine.check_actions(np.asarray(action)[None])
         rewards, terminated, info = self.engine.step_rows(self.np_random, actions, self._all)
         info_out = {key: value[0].item() if value.ndim == 1 else value[0].copy() for key, value in info.items()}
-        return self._observation(), float(rewards[0]), bool(terminated[0]), False, info_out
+        return self._observation(), float(rewards[0]), bool(terminated[0]), bool(self.engine.truncated[0]), info_out
 
     def render(self) -> str | np.ndarray | None:
         if self.render_mode == "ansi":
@@ -227,12 +229,12 @@ class BanditVectorEnv(VectorEnv):
             rewards, terminated, info = self.engine.step_rows(rng, actions, stepping)
         else:
             rewards, terminated, info = self.engine.step_rows(rng, actions, self._all)
-        self._autoreset = terminated.copy()
+        truncated = self.engine.truncated & stepping
+        self._autoreset = terminated | truncated
         infos: dict[str, Any] = {}
         for key, value in info.items():
             infos[key] = value
             infos["_" + key] = stepping
-        truncated = np.zeros(self.num_envs, dtype=bool)
         return self._observation(), rewards, terminated, truncated, infos
 
     def __getattr__(self, name: str) -> Any:

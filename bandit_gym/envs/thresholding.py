@@ -15,6 +15,7 @@ from bandit_gym import _validation as check
 from bandit_gym import metrics
 from bandit_gym.envs import _render
 from bandit_gym.envs._base import BanditEnv, BanditVectorEnv, Engine, Info
+from bandit_gym.instances import oracle_values
 from bandit_gym.streams import stream_seeds, stream_uniforms
 
 
@@ -289,6 +290,14 @@ class ThresholdingEngine(Engine):
         """The instance every episode plays (pinned by ``reset(options=...)``, else ``means=``), or None when
         a sampler draws one per episode."""
         return self._pinned if self._pinned is not None else self._fixed
+
+    def oracle_values(self) -> dict[str, float]:
+        """Constructor arguments some agents take from the true instance (``oracle_parameters``): ``H``, the
+        complexity ``sum_i 1 / Delta_i^2`` of the fixed instance (UCBE's oracle)."""
+        means = self.fixed_means
+        if means is None:
+            raise ValueError("oracle parameters need a fixed instance, but this env draws its instance per episode")
+        return oracle_values(means, self.threshold)
 
     @property
     def counts(self) -> np.ndarray:

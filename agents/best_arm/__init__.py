@@ -1,0 +1,6 @@
+"""Agents for (epsilon, m)-best arm identification (gabillon2012)."""
+
+from bandit_gym.agents.best_arm.ugapeb import UGapEb
+from bandit_gym.agents.best_arm.ugapec import UGapEc
+
+__all__ = ["UGapEb", "UGapEc"]

@@ -1,0 +1,45 @@
+"""UGapEc, the fixed-confidence version of UGapE (gabillon2012 §3.2)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from bandit_gym import _validation as check
+from bandit_gym.agents.base import Obs
+from bandit_gym.agents.best_arm._gap import BestArmAgent, initial_round, select_arm
+
+
+class UGapEc(BestArmAgent):
+    """Unified gap-based exploration, fixed confidence.
+
+    Paper: gabillon2012, Fig. 1 (right), Theorem 2 (ALGORITHMS.md §B.2, §B.4).
+
+    Pull each arm once; then, while ``B_J(t) >= epsilon``, SELECT-ARM with
+    ``beta_k = b sqrt( c log(4 K (t-1)^3 / delta) / T_k )`` (t - 1 pulls made); stop (action K) with the answer
+    ``J(t)`` as soon as ``B_J(t) < epsilon``, epsilon read from the observation. Theorem 2: with ``c = 1/2``,
+    ``P(r_Omega <= epsilon and n_tilde <= N) >= 1 - delta``, ``N = K + O(H_eps log(H_eps / delta))``.
+
+    Parameters: ``delta`` in (0, 1), ``c = 0.5`` (the paper's recommendation), ``b`` the range of the rewards.
+    On a fixed-confidence env the budget is a safety cap (ALGORITHMS.md §B.4); reaching it truncates the
+    episode. Tie rules as §B.2. Anytime: it never reads the budget.
+    """
+
+    def __init__(self, delta: float = 0.05, c: float = 0.5, b: float = 1.0) -> None:
+        self.delta = check.real("delta", delta, low=0.0, high=1.0, low_open=True, high_open=True)
+        self.c = check.real("c", c, low=0.0, low_open=True)
+        self.b = check.real("b", b, low=0.0, low_open=True)
+        super().__init__(tie_break="index")
+
+    def params(self) -> dict[str, object]:
+        return {"delta": self.delta, "c": self.c, "b": self.b}
+
+    def decide(self, obs: Obs) -> tuple[np.ndarray, np.ndarray]:
+        counts, means, made, m = self.statistics(obs)
+        k = self.num_arms
+        log_term = np.log(4.0 * k * np.maximum(made, 1.0) ** 3 / self.delta)
+        beta = self.b * np.sqrt(self.c * log_term[:, None] / np.maximum(counts, 1.0))
+        answer, set_index, pull = select_arm(means, beta, m)
+        first = initial_round(made, k)
+        stop = ~first & (set_index < obs["epsilon"][:, 0])
+        arms = np.where(first, made.astype(np.int64), np.where(stop, k, pull))
+        return arms, answer

@@ -1,0 +1,210 @@
+"""(epsilon, m)-best arm identification of gabillon2012: return m arms whose means are within epsilon of the
+m-th best, after a fixed budget of pulls or, stopping when confident, within a cap."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+from gymnasium import spaces
+
+from bandit_gym import _validation as check
+from bandit_gym import metrics
+from bandit_gym.envs import _render
+from bandit_gym.envs._base import BanditEnv, BanditVectorEnv, Info
+from bandit_gym.envs.thresholding import ThresholdingEngine
+from bandit_gym.instances import AUDIBERT2010_PROBLEMS, gap_complexity
+
+SETTINGS = ("fixed_budget", "fixed_confidence")
+BEST_ARM_LOSSES = ("simple_regret", "error")
+
+
+def top_m_answer(obs: dict[str, np.ndarray]) -> np.ndarray:
+    """The m arms of largest empirical mean as answer bits (single or batched observation; ties: smaller
+    index first)."""
+    means = np.atleast_2d(np.asarray(obs["means"], dtype=np.float64))
+    m = np.atleast_2d(np.asarray(obs["m"]))[:, 0].astype(np.int64)
+    rank = np.argsort(np.argsort(-means, axis=1, kind="stable"), axis=1)
+    bits = (rank < m[:, None]).astype(np.int64)
+    return bits[0] if np.ndim(obs["means"]) == 1 else bits
+
+
+class BestArmEngine(ThresholdingEngine):
+    """Batched state of (epsilon, m)-best arm identification (see :class:`BestArmIdentificationEnv`)."""
+
+    family = "best_arm"
+    exposed: ClassVar[frozenset[str]] = frozenset(
+        {"means", "m", "epsilon", "budget", "num_arms", "loss", "arm_distribution", "sigma", "sample_cost",
+         "setting"}
+    )
+
+    def __init__(
+        self,
+        num: int,
+        means: Any = AUDIBERT2010_PROBLEMS[1],
+        m: int = 1,
+        epsilon: float = 0.0,
+        budget: int = 2000,
+        setting: str = "fixed_budget",
+        arm_distribution: str = "bernoulli",
+        sigma: float = 1.0,
+        loss: str = "simple_regret",
+        sample_cost: float = 0.0,
+        common_random_numbers: bool = False,
+    ) -> None:
+        super().__init__(num, means=means, epsilon=epsilon, budget=budget, arm_distribution=arm_distribution,
+                         sigma=sigma, sample_cost=sample_cost, common_random_numbers=common_random_numbers)
+        self.m = check.integer("m", m, minimum=1, maximum=self.num_arms - 1)
+        self.setting = check.choice("setting", setting, SETTINGS)
+        self.loss = check.choice("loss", loss, BEST_ARM_LOSSES)
+        n = self.num
+        obs = {"m": np.full((n, 1), self.m, dtype=np.float32)}
+        obs.update({key: value for key, value in self.obs.items() if key != "threshold"})
+        self.obs = obs
+
+    def observation_space(self) -> spaces.Dict:
+        space = super().observation_space()
+        boxes: dict[str, spaces.Space] = {"m": spaces.Box(1.0, self.num_arms - 1.0, shape=(1,), dtype=np.float32)}
+        boxes.update({key: box for key, box in space.spaces.items() if key != "threshold"})
+        return spaces.Dict(boxes)
+
+    def step_rows(
+        self, rng: np.random.Generator, actions: np.ndarray, rows: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, Info]:
+        rewards, stop, info = super().step_rows(rng, actions, rows)
+        capped = stop & (actions[:, 0] != self.num_arms)  # out of pulls, not a stop action
+        self.truncated = capped if self.setting == "fixed_confidence" else np.zeros(self.num, dtype=bool)
+        info = {"invalid_answer": stop & (actions[:, 1:].sum(axis=1) != self.m)}
+        return rewards, stop & ~self.truncated, info
+
+    def episode_loss(self, answer: np.ndarray, means: np.ndarray) -> np.ndarray:
+        """Set simple regret (default) or the error indicator ``1{r > epsilon}`` of final answers."""
+        if self.loss == "simple_regret":
+            return metrics.set_simple_regret(answer, means, self.m)
+        return metrics.set_error(answer, means, self.m, self.epsilon).astype(np.float64)
+
+    def oracle_values(self) -> dict[str, float]:
+        """``H``: the complexity H_epsilon of the fixed instance (§B.5, b = 1), UGapEb's oracle."""
+        means = self.fixed_means
+        if means is None:
+            raise ValueError("oracle parameters need a fixed instance, but this env draws its instance per episode")
+        return {"H": gap_complexity(means, self.m, self.epsilon)}
+
+    def answer_metrics(self, answer: np.ndarray, means: np.ndarray) -> dict[str, np.ndarray]:
+        """``regret`` (set simple regret), ``error`` (``1{r > epsilon}``) and ``invalid`` (not m arms)."""
+        return {"regret": metrics.set_simple_regret(answer, means, self.m),
+                "error": metrics.set_error(answer, means, self.m, self.epsilon).astype(np.float64),
+                "invalid": (np.asarray(answer).sum(axis=-1) != self.m).astype(np.float64)}
+
+    def render_text(self, row: int) -> str:
+        counts = self.counts[row]
+        est = np.divide(self.sums[row], counts, out=np.zeros(self.num_arms), where=counts > 0)
+        used = self.budget - self.left[row]
+        return _render.text_table(
+            f"BestArmIdentification: K={self.num_arms}, m={self.m}, epsilon={self.epsilon:g}, {used} of "
+            f"{self.budget} pulls used ({self.setting})",
+            {"arm": np.arange(self.num_arms), "pulls": counts, "mean": est, "+-95%": self._halfwidths(row),
+             "top m": top_m_answer({"means": est, "m": np.array([self.m])})},
+            "answer: the m arms the agent returns; loss: " + self.loss,
+        )
+
+    def render_rgb(self, row: int) -> np.ndarray:
+        counts = self.counts[row]
+        est = np.divide(self.sums[row], counts, out=np.zeros(self.num_arms), where=counts > 0)
+        return _render.bar_chart(est, self._halfwidths(row), None,
+                                 f"{self.budget - self.left[row]} of {self.budget} pulls, m = {self.m}",
+                                 "empirical mean", (0.0, 1.0) if self.bernoulli else None)
+
+
+_DOC = """
+
+    ## Description
+    (epsilon, m)-best arm identification (Gabillon, Ghavamzadeh, Lazaric 2012): K arms with unknown means; the
+    agent must return m arms whose means are all at least ``mu_(m) - epsilon`` (``mu_(m)`` the m-th largest
+    mean). In the fixed-budget setting it has ``budget`` pulls; in the fixed-confidence setting it stops when
+    it is confident (the stop action) and ``budget`` is only a cap, reaching which truncates the episode.
+
+    ## Action Space
+    ``MultiDiscrete([K + 1] + [2] * K)``: ``action[0]`` is the arm to pull or ``K`` to stop; ``action[1:]`` is
+    the current answer, one bit per arm, exactly m ones (any other answer counts as the worst possible set and
+    is flagged in ``info["invalid_answer"]``). The answer given at step t comes from t - 1 samples; after the
+    last pull the next step is the answer step.
+
+    ## Observation Space
+    A ``Dict`` of 1-D float32 ``Box`` spaces: ``m``, ``epsilon``, ``budget_left``, ``last_arm`` (-1 at the
+    start, -2 after ``allocate``), ``last_value``, ``counts`` (K), ``sums`` (K), ``means`` (K, empirical; 0 for
+    an arm never pulled). The true means never appear.
+
+    ## Rewards
+    ``-sample_cost`` per pull; minus the loss of the final answer on the answer step: the set simple regret
+    ``r = mu_(m) - min_{k in answer} mu_k`` (default) or the error indicator ``1{r > epsilon}``.
+
+    ## Episode End
+    Terminates on the stop action or, fixed budget, on the answer step after ``budget`` pulls; in the fixed
+    confidence setting reaching the cap truncates (``truncated=True``, the answer is still scored).
+
+    ## Information
+    ``info["invalid_answer"]`` on every step (True where a final answer did not hold exactly m arms).
+    ``bandit_gym.wrappers.RecordEpisodeRegret`` adds regret, error, pulls at the end.
+
+    ## Arguments
+
+    | argument | default | meaning |
+    |---|---|---|
+    | ``means`` | Audibert et al. problem 1 | K means, or a sampler ``(rng, n) -> (n, K)`` |
+    | ``m`` | 1 | arms to return, ``1 <= m < K`` |
+    | ``epsilon`` | 0.0 | accuracy, >= 0 |
+    | ``budget`` | 2000 | n (fixed budget) or the cap (fixed confidence) |
+    | ``setting`` | ``"fixed_budget"`` | or ``"fixed_confidence"`` |
+    | ``arm_distribution`` | ``"bernoulli"`` | or ``"gaussian"`` with standard deviation ``sigma`` |
+    | ``loss`` | ``"simple_regret"`` | or ``"error"`` |
+    | ``sample_cost`` | 0.0 | cost per pull |
+    | ``common_random_numbers`` | False | per-arm sample streams (see ``ThresholdingBanditEnv``) |
+
+    ```python
+    import gymnasium as gym
+    env = gym.make("bandit_gym:BestArmIdentification-v0", m=2, epsilon=0.05)
+    ```
+
+    ## References
+    V. Gabillon, M. Ghavamzadeh, A. Lazaric. Best Arm Identification: A Unified Approach to Fixed Budget and
+    Fixed Confidence. NIPS 2012. J.-Y. Audibert, S. Bubeck, R. Munos. Best Arm Identification in Multi-Armed
+    Bandits. COLT 2010 (the benchmark problems).
+
+    ## Version History
+    * v0: initial version.
+"""
+
+
+class BestArmIdentificationEnv(BanditEnv):
+    __doc__ = "(epsilon, m)-best arm identification (gabillon2012), fixed budget or fixed confidence." + _DOC
+
+    engine: BestArmEngine
+    empirical_answer = staticmethod(top_m_answer)
+
+    def __init__(self, render_mode: str | None = None, **kwargs: Any) -> None:
+        super().__init__(BestArmEngine(1, **kwargs), render_mode)
+
+    def allocate(self, allocation: Any) -> dict[str, np.ndarray]:
+        """Batched allocation, as :meth:`ThresholdingBanditEnv.allocate`."""
+        self._check_running()
+        self.engine.allocate(self.np_random, np.asarray(allocation)[None])
+        return self._observation()
+
+
+class BestArmIdentificationVectorEnv(BanditVectorEnv):
+    """``num_envs`` copies of :class:`BestArmIdentificationEnv` advanced with array operations."""
+
+    engine: BestArmEngine
+    empirical_answer = staticmethod(top_m_answer)
+
+    def __init__(self, num_envs: int = 1, copy: bool = False, render_mode: str | None = None, **kwargs: Any):
+        if render_mode is not None:
+            raise ValueError(f"render_mode={render_mode!r}: the vector env does not render; use a single env")
+        super().__init__(BestArmEngine(num_envs, **kwargs), copy=copy)
+
+    def allocate(self, allocation: Any) -> dict[str, np.ndarray]:
+        """Batched allocation for all copies, ``(N, K)``."""
+        self._check_running()
+        self.engine.allocate(self.np_random, allocation)
+        return self._observation()
