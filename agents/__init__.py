@@ -4,15 +4,16 @@
 """
 
 from bandit_gym.agents.base import Agent
-from bandit_gym.agents.best_arm import UGapEb, UGapEc
+from bandit_gym.agents.best_arm import SuccessiveRejects, UCBEBestArm, UGapEb, UGapEc
 from bandit_gym.agents.threshold_bandit import DKWUCB, KMUCB, OPTIM, UCB, PerThresholdUCB
 from bandit_gym.agents.thresholding import APT, LSA, UCBE, OptKG
 from bandit_gym.agents.uniform import Uniform
 
 AGENTS: dict[str, type[Agent]] = {
     cls.__name__: cls
-    for cls in (Uniform, LSA, APT, UCBE, OptKG, UCB, DKWUCB, OPTIM, KMUCB, PerThresholdUCB, UGapEb, UGapEc)
+    for cls in (Uniform, LSA, APT, UCBE, OptKG, UCB, DKWUCB, OPTIM, KMUCB, PerThresholdUCB, UGapEb, UGapEc,
+                UCBEBestArm, SuccessiveRejects)
 }
 
 __all__ = ["AGENTS", "APT", "DKWUCB", "KMUCB", "LSA", "OPTIM", "UCB", "UCBE", "Agent", "OptKG", "PerThresholdUCB",
-           "UGapEb", "UGapEc", "Uniform"]
+           "SuccessiveRejects", "UCBEBestArm", "UGapEb", "UGapEc", "Uniform"]

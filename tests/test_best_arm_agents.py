@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from bandit_gym.agents import UGapEb, UGapEc, Uniform
+from bandit_gym.agents import SuccessiveRejects, UCBEBestArm, UGapEb, UGapEc, Uniform
 from bandit_gym.agents.best_arm._gap import select_arm
 from bandit_gym.experiments import AgentSpec, build_agent
 from bandit_gym.rollout import play_vector
@@ -37,7 +37,7 @@ def test_select_arm_ties_in_b_go_to_the_smallest_index() -> None:
     assert select([0.5, 0.5, 0.25], [0.125] * 3, 1) == ([0], 0.25, 0)
 
 
-def drive(agent: UGapEb | UGapEc, states: list[tuple[list[int], list[int]]], epsilon: float = 0.0,
+def drive(agent: UGapEb | UGapEc | UCBEBestArm, states: list[tuple[list[int], list[int]]], epsilon: float = 0.0,
           budget: int = 100) -> list[np.ndarray]:
     """Act on a first observation, then on each (counts, sums) state; return the actions."""
     k = len(states[0][0])
@@ -118,3 +118,36 @@ def test_uniform_answers_the_top_m_empirical_means() -> None:
         action = agent.act(obs)
         obs, *_ = env.step(action)
     assert action[1:].sum() == 2
+
+
+def test_successive_rejects_phase_lengths_by_hand() -> None:
+    from bandit_gym.agents.best_arm.successive_rejects import phase_lengths
+
+    # K = 4, n = 100: logbar = 1/2 + 1/2 + 1/3 + 1/4; n_k = ceil(96 / (logbar (5 - k)))
+    assert phase_lengths(100, 4).tolist() == [16, 21, 31]
+    assert 4 * 16 + 3 * (21 - 16) + 2 * (31 - 21) <= 100
+
+
+def test_successive_rejects_plays_its_phases() -> None:
+    env = gym.make("BestArmIdentification-v0", means=[0.9, 0.1, 0.5, 0.4], budget=100)
+    agent = SuccessiveRejects()
+    agent.reset(seed=0)
+    obs, _ = env.reset(seed=0)
+    pulls_at_phase_end = []
+    while True:
+        action = agent.act(obs)
+        if len(pulls_at_phase_end) < int(agent.phase[0]) - 1:
+            pulls_at_phase_end.append(obs["counts"].copy())
+        obs, _, terminated, _, _ = env.step(action)
+        if terminated:
+            break
+    assert [int(p.max()) for p in pulls_at_phase_end] == [16, 21, 31]
+    assert pulls_at_phase_end[0].tolist() == [16, 16, 16, 16]
+    assert int(agent.alive[0].sum()) == 1 and action[1:].tolist() == [1, 0, 0, 0]  # arm 0 (0.9) survives
+
+
+def test_ucbe_best_arm_pulls_each_arm_once_then_its_index() -> None:
+    agent = UCBEBestArm(a=2.0)
+    actions = drive(agent, [([1, 0, 0], [1, 0, 0]), ([1, 1, 1], [1, 0, 1]), ([2, 1, 1], [1, 0, 1])])
+    assert [int(a[0]) for a in actions] == [1, 0, 2]  # unpulled first; then 1 + sqrt(2) ties, smallest index
+    assert actions[-1][1:].tolist() == [0, 0, 1]  # the largest empirical mean

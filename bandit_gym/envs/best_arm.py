@@ -13,7 +13,7 @@ from bandit_gym import metrics
 from bandit_gym.envs import _render
 from bandit_gym.envs._base import BanditEnv, BanditVectorEnv, Info
 from bandit_gym.envs.thresholding import ThresholdingEngine
-from bandit_gym.instances import AUDIBERT2010_PROBLEMS, gap_complexity
+from bandit_gym.instances import AUDIBERT2010_PROBLEMS, best_arm_complexity, gap_complexity
 
 SETTINGS = ("fixed_budget", "fixed_confidence")
 BEST_ARM_LOSSES = ("simple_regret", "error")
@@ -84,11 +84,12 @@ class BestArmEngine(ThresholdingEngine):
         return metrics.set_error(answer, means, self.m, self.epsilon).astype(np.float64)
 
     def oracle_values(self) -> dict[str, float]:
-        """``H``: the complexity H_epsilon of the fixed instance (§B.5, b = 1), UGapEb's oracle."""
+        """``H``: the complexity H_epsilon of the fixed instance (§B.5, b = 1), UGapEb's oracle; ``H1``:
+        Audibert et al.'s ``sum_i 1 / Delta_i^2``, UCB-E's."""
         means = self.fixed_means
         if means is None:
             raise ValueError("oracle parameters need a fixed instance, but this env draws its instance per episode")
-        return {"H": gap_complexity(means, self.m, self.epsilon)}
+        return {"H": gap_complexity(means, self.m, self.epsilon), "H1": best_arm_complexity(means)}
 
     def answer_metrics(self, answer: np.ndarray, means: np.ndarray) -> dict[str, np.ndarray]:
         """``regret`` (set simple regret), ``error`` (``1{r > epsilon}``) and ``invalid`` (not m arms)."""

@@ -1,0 +1,62 @@
+"""UCB-E (Audibert, Bubeck, Munos 2010) for best arm identification, a baseline of gabillon2012."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import numpy as np
+
+from bandit_gym import _validation as check
+from bandit_gym.agents.base import Obs
+from bandit_gym.agents.best_arm._gap import BestArmAgent
+
+
+class UCBEBestArm(BestArmAgent):
+    """UCB-E, the highly exploring UCB of best arm identification.
+
+    Paper: Audibert, Bubeck, Munos, COLT 2010 (ALGORITHMS.md §B.6); named ``UCBE(a)`` in gabillon2012 (the
+    thresholding variant of tao2019 is :class:`bandit_gym.agents.UCBE`).
+
+    Rule: ``I_t = argmax_i mu_hat_i + sqrt(a / T_i)``, ``+inf`` for an arm never pulled (so each arm is pulled
+    once first, in index order: ties go to the smallest index). Output: the m arms of largest empirical mean
+    (``argmax_i mu_hat_i`` for m = 1).
+
+    Parameters: ``a``, or the oracle ``H1 = sum_i 1 / Delta_i^2`` (from the true means) with
+    ``a = c (n - K) / H1`` set at each episode start, n read from the observation (``c = 25/36``: the
+    largest a of the theorem ``e_n <= 2 n K exp(-2 a / 25)``; Audibert et al.'s experiments try several c).
+    """
+
+    oracle_parameters: ClassVar[tuple[str, ...]] = ("H1",)
+
+    def __init__(self, a: float | None = None, H1: float | None = None, c: float = 25.0 / 36.0) -> None:
+        if (a is None) == (H1 is None):
+            raise ValueError("pass exactly one of a (exploration, > 0) and H1 (oracle complexity, > 0)")
+        self.a = None if a is None else check.real("a", a, low=0.0, low_open=True)
+        self.H1 = None if H1 is None else check.real("H1", H1, low=0.0, low_open=True)
+        self.c = check.real("c", c, low=0.0, low_open=True)
+        super().__init__(tie_break="index")
+
+    def params(self) -> dict[str, object]:
+        return {"a": self.a, "H1": self.H1, "c": self.c}
+
+    @classmethod
+    def is_anytime(cls, params: dict) -> bool:  # type: ignore[override]
+        return params.get("H1") is None
+
+    def allocate(self, n: int, k: int) -> None:
+        self.exploration = np.zeros(n)
+
+    def begin(self, obs: Obs, rows: np.ndarray) -> None:
+        if self.H1 is not None:
+            self.exploration[rows] = self.c * np.maximum(self.total_budget[rows] - self.num_arms, 0) / self.H1
+        else:
+            self.exploration[rows] = self.a
+
+    def decide(self, obs: Obs) -> tuple[np.ndarray, np.ndarray]:
+        counts, means, _, m = self.statistics(obs)
+        with np.errstate(divide="ignore"):
+            index = np.where(counts > 0, means + np.sqrt(self.exploration[:, None] / counts), np.inf)
+        order = np.argsort(-means, axis=1, kind="stable")[:, :m]
+        answer = np.zeros(counts.shape, dtype=bool)
+        answer[np.arange(self.num)[:, None], order] = True
+        return np.argmax(index, axis=1), answer
