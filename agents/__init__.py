@@ -4,7 +4,7 @@
 """
 
 from bandit_gym.agents.base import Agent
-from bandit_gym.agents.best_arm import SuccessiveRejects, UCBEBestArm, UGapEb, UGapEc
+from bandit_gym.agents.best_arm import LUCB, SuccessiveRejects, UCBEBestArm, UGapEb, UGapEc
 from bandit_gym.agents.threshold_bandit import DKWUCB, KMUCB, OPTIM, UCB, PerThresholdUCB
 from bandit_gym.agents.thresholding import APT, LSA, UCBE, OptKG
 from bandit_gym.agents.uniform import Uniform
@@ -12,8 +12,25 @@ from bandit_gym.agents.uniform import Uniform
 AGENTS: dict[str, type[Agent]] = {
     cls.__name__: cls
     for cls in (Uniform, LSA, APT, UCBE, OptKG, UCB, DKWUCB, OPTIM, KMUCB, PerThresholdUCB, UGapEb, UGapEc,
-                UCBEBestArm, SuccessiveRejects)
+                UCBEBestArm, SuccessiveRejects, LUCB)
 }
 
-__all__ = ["AGENTS", "APT", "DKWUCB", "KMUCB", "LSA", "OPTIM", "UCB", "UCBE", "Agent", "OptKG", "PerThresholdUCB",
-           "SuccessiveRejects", "UCBEBestArm", "UGapEb", "UGapEc", "Uniform"]
+__all__ = [
+    "AGENTS",
+    "APT",
+    "DKWUCB",
+    "KMUCB",
+    "LSA",
+    "LUCB",
+    "OPTIM",
+    "UCB",
+    "UCBE",
+    "Agent",
+    "OptKG",
+    "PerThresholdUCB",
+    "SuccessiveRejects",
+    "UCBEBestArm",
+    "UGapEb",
+    "UGapEc",
+    "Uniform",
+]

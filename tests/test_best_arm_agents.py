@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from bandit_gym.agents import SuccessiveRejects, UCBEBestArm, UGapEb, UGapEc, Uniform
+from bandit_gym.agents import LUCB, SuccessiveRejects, UCBEBestArm, UGapEb, UGapEc, Uniform
 from bandit_gym.agents.best_arm._gap import select_arm
 from bandit_gym.experiments import AgentSpec, build_agent
 from bandit_gym.rollout import play_vector
@@ -37,7 +37,7 @@ def test_select_arm_ties_in_b_go_to_the_smallest_index() -> None:
     assert select([0.5, 0.5, 0.25], [0.125] * 3, 1) == ([0], 0.25, 0)
 
 
-def drive(agent: UGapEb | UGapEc | UCBEBestArm, states: list[tuple[list[int], list[int]]], epsilon: float = 0.0,
+def drive(agent: UGapEb | UGapEc | UCBEBestArm | LUCB, states: list[tuple[list[int], list[int]]], epsilon: float = 0.0,
           budget: int = 100) -> list[np.ndarray]:
     """Act on a first observation, then on each (counts, sums) state; return the actions."""
     k = len(states[0][0])
@@ -105,7 +105,8 @@ def test_ugapec_error_is_below_delta(m: int, epsilon: float) -> None:
     result = error_rate(AgentSpec("UGapEc", {"delta": delta}), "BestArmIdentification-Audibert2010Problem4-v0",
                         runs, m=m, epsilon=epsilon, setting="fixed_confidence", budget=10**6)
     errors = int(result["error"].sum())
-    assert stats.binomtest(errors, runs, delta, alternative="greater").pvalue > 0.05  # not above delta
+    # the one-sided 95% upper confidence bound of the error rate lies below delta
+    assert stats.binomtest(errors, runs, delta, alternative="less").pvalue < 0.05
     assert result["pulls"].max() < 10**6  # every run stopped before the cap
 
 
@@ -151,3 +152,12 @@ def test_ucbe_best_arm_pulls_each_arm_once_then_its_index() -> None:
     actions = drive(agent, [([1, 0, 0], [1, 0, 0]), ([1, 1, 1], [1, 0, 1]), ([2, 1, 1], [1, 0, 1])])
     assert [int(a[0]) for a in actions] == [1, 0, 2]  # unpulled first; then 1 + sqrt(2) ties, smallest index
     assert actions[-1][1:].tolist() == [0, 0, 1]  # the largest empirical mean
+
+
+def test_lucb_samples_h_then_l_and_stops_when_they_separate() -> None:
+    agent = LUCB(delta=0.05)
+    # mu = (.8, .5, .2), 10 pulls each: High = {0}, h = 0, l = 1 (largest UCB outside), intervals overlap
+    actions = drive(agent, [([10, 10, 10], [8, 5, 2]), ([11, 10, 10], [9, 5, 2])])
+    assert [int(a[0]) for a in actions] == [0, 1]  # h_t, then l_t at the next step
+    stopped = drive(LUCB(delta=0.05), [([20000] * 3, [16000, 10000, 4000])])[0]
+    assert stopped.tolist() == [3, 1, 0, 0]  # UCB_1 - LCB_0 < 0: stop with High = {0}
