@@ -4,7 +4,7 @@
 """
 
 from bandit_gym.agents.base import Agent
-from bandit_gym.agents.best_arm import LUCB, SuccessiveRejects, UCBEBestArm, UGapEb, UGapEc
+from bandit_gym.agents.best_arm import LUCB, SAR, SuccessiveRejects, UCBEBestArm, UGapEb, UGapEc
 from bandit_gym.agents.threshold_bandit import DKWUCB, KMUCB, OPTIM, UCB, PerThresholdUCB
 from bandit_gym.agents.thresholding import APT, LSA, UCBE, OptKG
 from bandit_gym.agents.uniform import Uniform
@@ -12,7 +12,7 @@ from bandit_gym.agents.uniform import Uniform
 AGENTS: dict[str, type[Agent]] = {
     cls.__name__: cls
     for cls in (Uniform, LSA, APT, UCBE, OptKG, UCB, DKWUCB, OPTIM, KMUCB, PerThresholdUCB, UGapEb, UGapEc,
-                UCBEBestArm, SuccessiveRejects, LUCB)
+                UCBEBestArm, SuccessiveRejects, SAR, LUCB)
 }
 
 __all__ = [
@@ -23,6 +23,7 @@ __all__ = [
     "LSA",
     "LUCB",
     "OPTIM",
+    "SAR",
     "UCB",
     "UCBE",
     "Agent",

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from bandit_gym.agents import LUCB, SuccessiveRejects, UCBEBestArm, UGapEb, UGapEc, Uniform
+from bandit_gym.agents import LUCB, SAR, SuccessiveRejects, UCBEBestArm, UGapEb, UGapEc, Uniform
 from bandit_gym.agents.best_arm._gap import select_arm
 from bandit_gym.experiments import AgentSpec, build_agent
 from bandit_gym.rollout import play_vector
@@ -161,3 +161,17 @@ def test_lucb_samples_h_then_l_and_stops_when_they_separate() -> None:
     assert [int(a[0]) for a in actions] == [0, 1]  # h_t, then l_t at the next step
     stopped = drive(LUCB(delta=0.05), [([20000] * 3, [16000, 10000, 4000])])[0]
     assert stopped.tolist() == [3, 1, 0, 0]  # UCB_1 - LCB_0 < 0: stop with High = {0}
+
+
+def test_sar_accepts_and_rejects_to_the_m_best() -> None:
+    venv = gym.make_vec("BestArmIdentification-v0", num_envs=50, vectorization_mode="vector_entry_point",
+                        means=[0.9, 0.1, 0.8, 0.2, 0.7], m=3, budget=500)
+    result = play_vector(venv, SAR(), seed=0)
+    assert result["error"].mean() == 0.0 and result["invalid"].max() == 0.0  # gaps of 0.5: always {0, 2, 4}
+    with pytest.raises(ValueError, match="use SAR"):
+        play_vector(venv, SuccessiveRejects(), seed=0)
+
+
+def test_env_warns_when_the_m_best_set_is_not_unique() -> None:
+    with pytest.warns(UserWarning, match="not unique"):
+        gym.make("BestArmIdentification-Audibert2010Problem4-v0", m=3)

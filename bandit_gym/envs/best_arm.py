@@ -3,6 +3,7 @@ m-th best, after a fixed budget of pulls or, stopping when confident, within a c
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, ClassVar
 
 import numpy as np
@@ -57,6 +58,12 @@ class BestArmEngine(ThresholdingEngine):
         self.m = check.integer("m", m, minimum=1, maximum=self.num_arms - 1)
         self.setting = check.choice("setting", setting, SETTINGS)
         self.loss = check.choice("loss", loss, BEST_ARM_LOSSES)
+        if self._fixed is not None:
+            ranked = np.sort(self._fixed)[::-1]
+            if ranked[self.m - 1] == ranked[self.m]:
+                warnings.warn(f"the set of the m = {self.m} best arms is not unique (mu_(m) = mu_(m+1) = "
+                              f"{ranked[self.m]:g}), which gabillon2012 assumes; with epsilon = 0 an answer errs "
+                              "whenever it holds an arm below mu_(m)", stacklevel=3)
         n = self.num
         obs = {"m": np.full((n, 1), self.m, dtype=np.float32)}
         obs.update({key: value for key, value in self.obs.items() if key != "threshold"})
