@@ -42,9 +42,10 @@ from bandit_gym.envs._base import engine_of
 from bandit_gym.rollout import play_compiled, play_vector
 
 #: metrics recorded per family of env
-METRICS = {"thresholding": ("aggregate_regret", "error"), "threshold": ("regret",)}
-#: the env argument that sets the horizon, per family
-HORIZON_ARGUMENT = {"thresholding": "budget", "threshold": "horizon"}
+METRICS = {"thresholding": ("aggregate_regret", "error"), "threshold": ("regret",),
+           "best_arm": ("error", "regret", "pulls")}
+#: the env argument that sets the horizon (the budget, or the cap of a fixed-confidence env), per family
+HORIZON_ARGUMENT = {"thresholding": "budget", "threshold": "horizon", "best_arm": "budget"}
 BACKENDS = ("loky", "threading", "multiprocessing", "sequential", "dask", "ray")
 
 
@@ -219,7 +220,7 @@ def run_cell(spec: ExperimentSpec, cell: Cell) -> dict[str, np.ndarray]:
     budgets = list(spec.budgets) if cell.budget is None else [cell.budget]
     kwargs = dict(spec.env_kwargs)
     kwargs[HORIZON_ARGUMENT[family]] = horizon
-    if family == "thresholding":
+    if family in ("thresholding", "best_arm"):
         kwargs["common_random_numbers"] = spec.common_random_numbers
     env = gym.make_vec(spec.env, num_envs=len(runs), vectorization_mode="vector_entry_point", **kwargs)
     env_seed = _seed(spec, cell.chunk)
@@ -237,7 +238,8 @@ def run_cell(spec: ExperimentSpec, cell: Cell) -> dict[str, np.ndarray]:
         out["aggregate_regret"] = result["anytime_regret"]
         out["error"] = result["anytime_error"]
     else:
-        out["regret"] = result["regret"][:, None]
+        for metric in METRICS[family]:
+            out[metric] = result[metric][:, None].astype(np.float64)
     return out
 
 

@@ -219,3 +219,18 @@ def test_oracle_parameters_come_from_the_instance_even_before_a_reset() -> None:
                            means=lambda rng, n: rng.uniform(0.1, 0.9, size=(n, 4)))
     with pytest.raises(ValueError, match="fixed instance"):
         build_agent(AgentSpec("UCBE", {"b": 0.0}), sampled)
+
+
+def test_best_arm_experiments_record_error_regret_and_pulls() -> None:
+    spec = ExperimentSpec(env="BestArmIdentification-Audibert2010Problem4-v0", budgets=(300, 600), runs=40,
+                          agents=(AgentSpec("Uniform"), AgentSpec("SuccessiveRejects")), chunk=20)
+    table = run_experiment(spec, progress=False).summary()
+    assert set(table["metric"]) == {"error", "regret", "pulls"}
+    pulls = table[table.metric == "pulls"]
+    assert pulls["mean"].tolist() == [300.0, 600.0, 300.0, 600.0]
+    confidence = ExperimentSpec(env="BestArmIdentification-Audibert2010Problem4-v0", budgets=(200000,), runs=20,
+                                agents=(AgentSpec("UGapEc", {"delta": 0.1}),),
+                                env_kwargs={"setting": "fixed_confidence"})
+    stopped = run_experiment(confidence, progress=False).summary()
+    sample_complexity = stopped[stopped.metric == "pulls"]["mean"].iloc[0]
+    assert 1000 < sample_complexity < 200000  # stopped by its own rule, before the cap
