@@ -1,9 +1,10 @@
-"""Compiled per-step kernels of the thresholding engine (numba), one pass over the copies per step.
+"""Compiled per-step kernels of the envs (numba), one pass over the copies per step: the pure-exploration step
+(thresholding and best-arm envs) and the threshold bandit's round.
 
 Imported on the first ``step``, not by ``import bandit_gym`` (numba takes about a second to load). Each kernel
-does exactly what the array code it replaces did, in the same floating-point types, so trajectories are the
+does exactly what the array code it replaced did, in the same floating-point types, so trajectories are the
 same bit for bit: Bernoulli samples ``1{u < mu}`` from the same uniforms, float32 counts and sums, float32
-means ``sum / count``; Gaussian sums in float64.
+means ``sum / count``; Gaussian sums in float64; the threshold bandit's ``X = #{j: u < F(j)}``.
 """
 
 from __future__ import annotations
