@@ -37,9 +37,9 @@ def family_of(obs: Obs) -> str:
 class Agent:
     """Base class of every agent.
 
-    Subclasses set ``families`` and implement :meth:`select` (one arm per copy); pure-exploration families
-    also get the answer filled in (the empirical rule unless :meth:`answer_rows` and :meth:`answer_last` are
-    overridden).
+    Subclasses set ``families`` and implement :meth:`select` (one arm per copy); on the thresholding bandit the
+    answer is filled in with the empirical rule. Agents with another answer or a compiled step override
+    :meth:`_act_batch`.
     """
 
     #: env families this agent plays
@@ -153,16 +153,6 @@ class Agent:
     def allocate(self, n: int, k: int) -> None:
         """Create the per-copy state arrays for ``n`` copies of a K-armed problem."""
 
-    def answer_rows(self, obs: Obs, rows: np.ndarray) -> np.ndarray:
-        """Answer bits of every arm in copies ``rows``, shape ``(r, K)``: the empirical rule
-        ``1{theta_hat_i >= theta}`` unless overridden (an arm never pulled answers ``0 >= theta``)."""
-        means = obs["sums"][rows] / np.maximum(obs["counts"][rows], 1.0)
-        return means >= obs["threshold"][rows]
-
-    def answer_last(self, obs: Obs) -> np.ndarray:
-        """Answer bit of the arm each copy in ``moved`` pulled last (the only bit that can change)."""
-        return self.last_sums / np.maximum(self.last_counts, 1.0) >= obs["threshold"][self.moved, 0]
-
     def new_scores(self) -> ArmScores:
         """Per-copy arm scores carrying this agent's tie rule (see :class:`ArmScores`)."""
         return ArmScores(self.num, self.num_arms)
@@ -172,11 +162,8 @@ class Agent:
         self.total_budget = np.zeros(n, dtype=np.int64)
         self._offsets = np.arange(n) * k
         self._action = np.zeros((n, k + 1), dtype=np.int64)
-        self._action_offsets = np.arange(n) * (k + 1) + 1
         self.allocate(n, k)
         self._scores = [value for value in vars(self).values() if isinstance(value, ArmScores)]
-        cls = type(self)
-        self._empirical_rule = cls.answer_rows is Agent.answer_rows and cls.answer_last is Agent.answer_last
 
     def _begin(self, obs: Obs, rows: np.ndarray) -> None:
         if self.tie_break == "random":
@@ -186,19 +173,12 @@ class Agent:
         self.begin(obs, rows)
 
     def _answer_action(self, obs: Obs, arms: np.ndarray) -> np.ndarray:
-        """Fill the action buffer ``[arm, answer bits]``: only the previously pulled arm's bit is recomputed
-        (O(N) per step); copies in ``whole`` get their whole answer. The buffer is reused by the next call."""
-        action = self._action
-        if self._empirical_rule:
-            from bandit_gym.agents._kernels import empirical_answers
+        """Fill the action buffer ``[arm, answer bits]`` with the empirical answer ``1{theta_hat_i >= theta}``
+        (an arm never pulled answers ``0 >= theta``): only the previously pulled arm's bit is recomputed, every
+        bit at an episode start or after a batched allocation. The buffer is reused by the next call."""
+        from bandit_gym.agents._kernels import empirical_answers
 
-            return empirical_answers(obs["last_arm"], obs["counts"], obs["sums"], obs["threshold"], arms, action)
-        if self.last_arms.size:
-            action.reshape(-1)[self._action_offsets[self.moved] + self.last_arms] = self.answer_last(obs)
-        if self.whole.size:
-            action[self.whole, 1:] = self.answer_rows(obs, self.whole)
-        action[:, 0] = arms
-        return action
+        return empirical_answers(obs["last_arm"], obs["counts"], obs["sums"], obs["threshold"], arms, self._action)
 
     def _as_batch(self, obs: Obs) -> tuple[Obs, bool]:
         """Validate the observation's keys and shapes; add a leading axis to an unbatched observation."""

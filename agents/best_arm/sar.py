@@ -35,20 +35,10 @@ class SAR(SuccessiveRejects):
         super().begin(obs, rows)
         self.accepted[rows] = False
 
-    def decide(self, obs: Obs) -> tuple[np.ndarray, np.ndarray]:
-        counts, means, _, m = self.statistics(obs)
-        rows = np.arange(self.num)
-        for _ in range(self.num_arms - 1):  # phases of length 0 may end together
-            target = self.schedule[rows, self.phase - 1]
-            ended = (self.phase < self.num_arms) & np.all(~self.alive | (counts >= target[:, None]), axis=1)
-            if not ended.any():
-                break
-            self._remove(np.flatnonzero(ended), means, m)
-            self.phase[ended] += 1
-        arms = np.argmin(np.where(self.alive, counts, np.inf), axis=1)  # the active arm with the fewest pulls
-        return arms, self._answer(means, m)
+    def check_m(self, m: int) -> None:
+        """Any m."""
 
-    def _remove(self, rows: np.ndarray, means: np.ndarray, m: int) -> None:
+    def remove(self, rows: np.ndarray, means: np.ndarray, m: int) -> None:
         """End a phase in copies ``rows``: remove the active arm of largest empirical gap."""
         order = np.argsort(-np.where(self.alive[rows], means[rows], -np.inf), axis=1, kind="stable")
         ranked = np.take_along_axis(means[rows], order, axis=1)
@@ -71,7 +61,7 @@ class SAR(SuccessiveRejects):
         if fill.any():
             self.accepted[rows[fill]] |= self.alive[rows[fill]]
 
-    def _answer(self, means: np.ndarray, m: int) -> np.ndarray:
+    def answer(self, means: np.ndarray, m: int) -> np.ndarray:
         answer = self.accepted.copy()
         missing = m - answer.sum(axis=1)
         order = np.argsort(-np.where(self.alive & ~answer, means, -np.inf), axis=1, kind="stable")

@@ -53,18 +53,29 @@ class SuccessiveRejects(BestArmAgent):
 
     def decide(self, obs: Obs) -> tuple[np.ndarray, np.ndarray]:
         counts, means, _, m = self.statistics(obs)
-        if m != 1 and type(self) is SuccessiveRejects:
-            raise ValueError(f"SuccessiveRejects returns one arm (m = 1); this env asks for m = {m}: use SAR")
+        self.check_m(m)
         rows = np.arange(self.num)
         for _ in range(self.num_arms - 1):  # phases of length 0 may end together
             target = self.schedule[rows, self.phase - 1]
             ended = (self.phase < self.num_arms) & np.all(~self.alive | (counts >= target[:, None]), axis=1)
             if not ended.any():
                 break
-            worst = np.argmin(np.where(self.alive[ended], means[ended], np.inf), axis=1)
-            self.alive[np.flatnonzero(ended), worst] = False
+            self.remove(np.flatnonzero(ended), means, m)
             self.phase[ended] += 1
         arms = np.argmin(np.where(self.alive, counts, np.inf), axis=1)  # the surviving arm with the fewest pulls
+        return arms, self.answer(means, m)
+
+    def check_m(self, m: int) -> None:
+        if m != 1:
+            raise ValueError(f"SuccessiveRejects returns one arm (m = 1); this env asks for m = {m}: use SAR")
+
+    def remove(self, rows: np.ndarray, means: np.ndarray, m: int) -> None:
+        """End a phase in copies ``rows``: reject the surviving arm of smallest empirical mean."""
+        worst = np.argmin(np.where(self.alive[rows], means[rows], np.inf), axis=1)
+        self.alive[rows, worst] = False
+
+    def answer(self, means: np.ndarray, m: int) -> np.ndarray:
+        """The surviving arm of largest empirical mean."""
         answer = np.zeros_like(self.alive)
-        answer[rows, np.argmax(np.where(self.alive, means, -np.inf), axis=1)] = True
-        return arms, answer
+        answer[np.arange(self.num), np.argmax(np.where(self.alive, means, -np.inf), axis=1)] = True
+        return answer

@@ -78,11 +78,14 @@ class BestArmEngine(ThresholdingEngine):
     def step_rows(
         self, rng: np.random.Generator, actions: np.ndarray, rows: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray, Info]:
-        rewards, stop, info = super().step_rows(rng, actions, rows)
+        rewards, stop, _ = super().step_rows(rng, actions, rows)
         capped = stop & (actions[:, 0] != self.num_arms)  # out of pulls, not a stop action
         self.truncated = capped if self.setting == "fixed_confidence" else np.zeros(self.num, dtype=bool)
-        info = {"invalid_answer": stop & (actions[:, 1:].sum(axis=1) != self.m)}
-        return rewards, stop & ~self.truncated, info
+        invalid = np.zeros(self.num, dtype=bool)
+        if stop.any():  # only final answers are checked: O(K) per finishing copy, nothing per pull
+            ending = np.flatnonzero(stop)
+            invalid[ending] = actions[ending, 1:].sum(axis=1) != self.m
+        return rewards, stop & ~self.truncated, {"invalid_answer": invalid}
 
     def episode_loss(self, answer: np.ndarray, means: np.ndarray) -> np.ndarray:
         """Set simple regret (default) or the error indicator ``1{r > epsilon}`` of final answers."""
