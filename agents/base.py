@@ -94,8 +94,9 @@ class Agent:
         """Begin the episodes of every copy of ``obs`` (a first observation) as :meth:`act` would, and return
         the compiled whole-episode play of this agent with its arguments, or None if it has none.
 
-        Used by :func:`bandit_gym.rollout.play_compiled`, which plays the thresholding bandit with common random
-        numbers in compiled code; the result equals playing ``act`` step by step, bit for bit (tested)."""
+        Used by :func:`bandit_gym.rollout.play_compiled`, which plays the Bernoulli thresholding and best-arm envs
+        with common random numbers in compiled code; the result equals playing ``act`` step by step, bit for bit
+        (tested)."""
         return None
 
     def _family(self, batch: Obs) -> str:
@@ -117,7 +118,7 @@ class Agent:
         """Begin the episodes of every copy of a batched first observation; return it validated."""
         batch, single = self._as_batch(obs)
         if single or self._family(batch) == "threshold":
-            raise ValueError("a compiled rollout needs the batched observation of a thresholding vector env")
+            raise ValueError("a compiled rollout needs the batched observation of a pure-exploration vector env")
         self._start(batch, np.ones(batch["counts"].shape[0], dtype=bool))
         return batch
 

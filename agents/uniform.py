@@ -7,8 +7,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from bandit_gym.agents.base import Agent, Obs
-from bandit_gym.envs.best_arm import top_m_answer
+from bandit_gym.agents.base import Agent, Obs, family_of
 
 
 class Uniform(Agent):
@@ -37,13 +36,20 @@ class Uniform(Agent):
         from bandit_gym.agents._kernels import index_rule, no_index, policy_rollout
 
         batch = self._start_all(obs)
+        if family_of(batch) == "best_arm":
+            from bandit_gym.agents.best_arm._kernels import WORK_ROWS, decide_rollout, uniform
+
+            n, k = batch["counts"].shape
+            return decide_rollout(uniform), (np.zeros((n, 1)), np.zeros((n, 1)), np.zeros((n, WORK_ROWS, k)))
         identity = np.tile(np.arange(self.num_arms), (batch["counts"].shape[0], 1))
         return policy_rollout(*index_rule(no_index)), (True, False, 0.0, 0.0, np.zeros(len(identity)), identity,
                                                        identity)
 
     def _act_batch(self, obs: Obs, last: np.ndarray, family: str) -> np.ndarray:
         if family == "best_arm":  # the m arms of largest empirical mean
-            self._action[:, 1:] = top_m_answer(obs)
+            from bandit_gym.agents.best_arm._kernels import top_m_answers
+
+            top_m_answers(obs["m"], obs["counts"], obs["sums"], self._action)
             self._action[:, 0] = self.select(obs)
             return self._action
         if family != "thresholding":

@@ -53,7 +53,11 @@ def _figure(panels: int, width: float = 5.0, height: float = 4.2) -> tuple[Any, 
 def _finish(fig: Any, axes: Any, path: str | Path, title: str) -> Path:
     import matplotlib.pyplot as plt
 
-    handles, labels = axes[0].get_legend_handles_labels()
+    seen: dict[str, Any] = {}  # every panel's labelled lines, each label once
+    for ax in axes:
+        for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
+            seen.setdefault(label, handle)
+    handles, labels = list(seen.values()), list(seen)
     fig.legend(handles, labels, loc="lower center", ncol=min(6, len(labels)), fontsize=8, frameon=False)
     if title:
         fig.suptitle(title)
@@ -102,3 +106,89 @@ def plot_regret_against_levels(summary: Any, path: str | Path, title: str = "") 
         ax.grid(alpha=0.3, which="both")
     axes[-1].set_yscale("log")
     return _finish(fig, axes[-1:], path, title)
+
+
+# ----------------------------------------------------------------------------------------- gabillon2012
+def _grid(panels: int, columns: int, width: float = 4.2, height: float = 3.6) -> tuple[Any, Any]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = -(-panels // columns)
+    fig, axes = plt.subplots(rows, min(columns, panels), figsize=(width * min(columns, panels), height * rows),
+                             squeeze=False)
+    flat = axes.ravel()
+    for ax in flat[panels:]:
+        ax.set_visible(False)
+    return fig, flat[:panels]
+
+
+def _errorbars(ax: Any, x: Any, rows: Any, label: str, i: int, offset: float = 0.0, line: bool = True) -> None:
+    ax.errorbar(np.asarray(x, dtype=float) + offset, rows["mean"],
+                yerr=[rows["mean"] - rows["ci_low"], rows["ci_high"] - rows["mean"]], marker=MARKERS[i % len(MARKERS)],
+                markersize=4, capsize=2, color=COLORS[i % len(COLORS)], label=label, linewidth=1.2,
+                linestyle="-" if line else "none")
+
+
+def plot_error_against_budget(summary: Any, path: str | Path, title: str = "") -> Path:
+    """One panel per problem: probability of error against n / H_1 (log2 axis), one curve per agent with its
+    95% interval."""
+    rows = summary[summary["metric"] == "error"]
+    problems = list(dict.fromkeys(rows["problem"]))
+    fig, axes = _grid(len(problems), 4)
+    for ax, problem in zip(axes, problems, strict=True):
+        panel = rows[rows["problem"] == problem]
+        for i, (agent, curve) in enumerate(panel.groupby("agent", sort=False)):
+            _errorbars(ax, curve["budget"] / curve["H1"], curve, agent, i)
+        ax.set_xscale("log", base=2)
+        ax.set(xlabel="n / H_1", ylabel="P(error)", ylim=(-0.02, 1.0),
+               title=f"problem {problem} (K = {panel['num_arms'].iloc[0]}, H_1 = {panel['H1'].iloc[0]:.0f})")
+        ax.grid(alpha=0.3, which="both")
+    return _finish(fig, axes, path, title)
+
+
+def plot_generality(summary: Any, path: str | Path, title: str = "") -> Path:
+    """One panel per problem: probability of error for each (m, epsilon) at n = H_eps / 4, one marker per agent
+    (the m = 1 baseline SR and the m > 1 baseline SAR share a label: ``SR / SAR``)."""
+    rows = summary[summary["metric"] == "error"].copy()
+    rows["agent"] = rows["agent"].replace({"SR": "SR / SAR", "SAR": "SR / SAR"})
+    problems = list(dict.fromkeys(rows["problem"]))
+    fig, axes = _grid(len(problems), 4)
+    agents = list(dict.fromkeys(rows["agent"]))
+    for ax, problem in zip(axes, problems, strict=True):
+        panel = rows[rows["problem"] == problem]
+        cases = list(dict.fromkeys(zip(panel["m"], panel["epsilon"], strict=True)))
+        for agent, curve in panel.groupby("agent", sort=False):
+            i = agents.index(agent)
+            x = [cases.index(case) for case in zip(curve["m"], curve["epsilon"], strict=True)]
+            _errorbars(ax, x, curve, agent, i, offset=0.1 * (i - len(agents) / 2), line=False)
+        ax.set_xticks(range(len(cases)), [f"m={m}\neps={e:g}" for m, e in cases], fontsize=8)
+        ax.set(ylabel="P(error)", ylim=(-0.02, 1.0), title=f"problem {problem}")
+        ax.grid(alpha=0.3)
+    return _finish(fig, axes, path, title)
+
+
+def plot_fixed_confidence(summary: Any, path: str | Path, title: str = "") -> Path:
+    """One column per instance: pulls used against log(1/delta) with Theorem 2's scale H_eps log(H_eps/delta) (top),
+    and the empirical error with its 95% interval against delta, next to the line error = delta (bottom)."""
+    instances = list(dict.fromkeys(summary["experiment"]))
+    fig, axes = _grid(2 * len(instances), len(instances))
+    for j, name in enumerate(instances):
+        panel = summary[summary["experiment"] == name]
+        pulls_ax, error_ax = axes[j], axes[len(instances) + j]
+        for i, (agent, rows) in enumerate(panel.groupby(panel["agent"].str.split("(").str[0], sort=False)):
+            delta = rows["agent"].str.extract(r"delta=([0-9.]+)")[0].astype(float)
+            pulls, error = rows["metric"] == "pulls", rows["metric"] == "error"
+            _errorbars(pulls_ax, np.log(1.0 / delta[pulls]), rows[pulls], agent, i)
+            _errorbars(error_ax, delta[error] * (1.0 + 0.08 * i), rows[error], agent, i)  # side by side
+        h = panel["H_eps"].iloc[0]
+        grid = np.linspace(0.0, np.log(1.0 / panel["agent"].str.extract(r"delta=([0-9.]+)")[0].astype(float).min()))
+        pulls_ax.plot(grid, h * (np.log(h) + grid), "k--", linewidth=1, label="H_eps log(H_eps/delta)")
+        pulls_ax.set(xlabel="log(1/delta)", ylabel="pulls until stop", title=name[2:], xlim=(0, None))
+        deltas = np.array([0.005, 0.15])
+        error_ax.plot(deltas, deltas, "k:", linewidth=1, label="error = delta")
+        error_ax.set(xscale="log", xlabel="delta", ylabel="P(error)", title=name[2:])
+        for ax in (pulls_ax, error_ax):
+            ax.grid(alpha=0.3, which="both")
+    return _finish(fig, axes, path, title)

@@ -57,7 +57,7 @@ for _setup, _means in TAO2019_SETUPS.items():
 
 ENV_SPECS["BestArmIdentification-v0"] = (
     _BEST_ARM,
-    {"means": AUDIBERT2010_PROBLEMS[1], "m": 1, "epsilon": 0.0, "budget": 2000},
+    {"m": 1, "epsilon": 0.0, "budget": 2000},  # means: problem 1 (the default), or distributions=[...]
     "gabillon2012",
     "(epsilon, m)-best arm identification, fixed budget or confidence; Audibert et al. problem 1 (K = 20)",
 )

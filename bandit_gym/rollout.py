@@ -80,13 +80,16 @@ def play_compiled(
     budgets: Sequence[int] | None = None,
     agent_seed: int | None = None,
 ) -> dict[str, np.ndarray] | None:
-    """:func:`play_vector` in compiled code, for the Bernoulli thresholding bandit with common random numbers
-    and an agent that has a compiled rollout (:meth:`~bandit_gym.agents.base.Agent.compiled_rollout`); None
-    otherwise. Returns the same ``regret``, ``error``, ``pulls`` and (with ``budgets``) ``anytime_regret`` and
-    ``anytime_error`` arrays as :func:`play_vector` from the same seeds, bit for bit: the samples come from the
-    same streams and the agent's state evolves by the same arithmetic. The env is left at its reset state."""
+    """:func:`play_vector` in compiled code, for a Bernoulli thresholding or best-arm env with common random
+    numbers and an agent that has a compiled rollout (:meth:`~bandit_gym.agents.base.Agent.compiled_rollout`);
+    None otherwise. Returns the same metrics as :func:`play_vector` from the same seeds (thresholding:
+    ``regret``, ``error``, ``pulls`` and, with ``budgets``, ``anytime_regret`` and ``anytime_error``; best arm:
+    ``regret``, ``error``, ``invalid``, ``pulls``), bit for bit: the samples come from the same streams and the
+    agent's state evolves by the same arithmetic. The env is left at its reset state."""
     engine: Any = engine_of(env)
-    if engine.family != "thresholding" or not (engine.bernoulli and engine.common_random_numbers):
+    if engine.family not in ("thresholding", "best_arm") or not (engine.bernoulli and engine.common_random_numbers):
+        return None
+    if engine.family == "best_arm" and budgets is not None:
         return None
     agent.reset(seed=seed if agent_seed is None else agent_seed)
     obs, _ = env.reset(seed=seed)
@@ -94,6 +97,8 @@ def play_compiled(
     if plan is None:
         return None
     kernel, args = plan
+    if engine.family == "best_arm":
+        return _best_arm_rollout(engine, kernel, args)
     AnytimeTracker(engine, env.num_envs, [engine.budget] if budgets is None else budgets)  # validates budgets
     checkpoints = np.union1d(np.asarray([] if budgets is None else budgets, dtype=np.int64), [engine.budget])
     n = env.num_envs
@@ -107,3 +112,12 @@ def play_compiled(
         columns = np.searchsorted(checkpoints, budgets)
         result["anytime_regret"], result["anytime_error"] = regret[:, columns], error[:, columns]
     return result
+
+
+def _best_arm_rollout(engine: Any, kernel: Any, args: tuple[Any, ...]) -> dict[str, np.ndarray]:
+    """Whole best-arm episodes; the final answers are scored by the env's own metrics."""
+    n, k = engine.means.shape
+    answers, pulls = np.zeros((n, k), dtype=np.int64), np.zeros(n, dtype=np.int64)
+    epsilon = float(np.float32(engine.epsilon))  # as the agent reads it from the float32 observation
+    kernel(engine.means, engine._seeds, engine.m, epsilon, engine.budget, answers, pulls, *args)
+    return {**engine.answer_metrics(answers, engine.means), "pulls": pulls}

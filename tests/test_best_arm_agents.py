@@ -64,6 +64,14 @@ def test_ugapeb_recommends_the_set_of_smallest_index_over_time() -> None:
     assert agent.best_index[0] == pytest.approx(0.125 + 0.1 / np.sqrt(8) - (0.75 - 0.05))
 
 
+def test_ugapeb_last_recommendation_answers_the_current_j() -> None:
+    agent = UGapEb(a=0.01, recommendation="last")
+    actions = drive(agent, [([4, 4], [3, 1]), ([8, 4], [3, 3])])  # J = {0}, then J = {1} with a larger B_J
+    assert [action[1:].tolist() for action in actions] == [[1, 0], [0, 1]]
+    with pytest.raises(ValueError, match="recommendation"):
+        UGapEb(a=1.0, recommendation="best")
+
+
 def test_ugapeb_initial_round_and_oracle_exploration() -> None:
     agent = UGapEb(H=50.0)
     actions = drive(agent, [([1, 0, 0], [1, 0, 0]), ([1, 1, 0], [1, 0, 0])], budget=203)
@@ -175,3 +183,18 @@ def test_sar_accepts_and_rejects_to_the_m_best() -> None:
 def test_env_warns_when_the_m_best_set_is_not_unique() -> None:
     with pytest.warns(UserWarning, match="not unique"):
         gym.make("BestArmIdentification-Audibert2010Problem4-v0", m=3)
+
+
+def test_agents_play_custom_bounded_arms() -> None:
+    # beta / uniform / triangular arms with means 0.6, 0.29, 0.4, 0.5: the compiled agents read only the
+    # statistics, so they play them unchanged; UGapEc finds the best arm and stops, SR mostly answers it
+    from scipy import stats
+
+    arms = [stats.beta(6, 4), stats.beta(2, 5), stats.uniform(0, 0.8), stats.triang(0.5, 0, 1)]
+    env = gym.make_vec("BestArmIdentification-v0", num_envs=200, vectorization_mode="vector_entry_point",
+                       distributions=arms, budget=200000, setting="fixed_confidence")
+    result = play_vector(env, UGapEc(delta=0.1), seed=0)
+    assert result["error"].sum() == 0 and 4 < result["pulls"].max() < 200000
+    env = gym.make_vec("BestArmIdentification-v0", num_envs=200, vectorization_mode="vector_entry_point",
+                       distributions=arms, budget=400)
+    assert play_vector(env, SuccessiveRejects(), seed=0)["error"].mean() < 0.2

@@ -82,3 +82,78 @@ def test_presets_and_top_m_answer() -> None:
 def test_bad_arguments(kwargs: dict, match: str) -> None:
     with pytest.raises(ValueError, match=match):
         gym.make("BestArmIdentification-v0", **kwargs)
+
+
+def custom_arms() -> list:
+    from scipy import stats
+
+    return [stats.beta(6, 4), stats.beta(2, 5), stats.uniform(0, 0.8), stats.triang(0.5, 0, 1)]  # 0.6 .29 .4 .5
+
+
+def test_custom_bounded_arms_pass_both_checkers_and_replay_bit_for_bit() -> None:
+    from gymnasium.utils.env_checker import check_env
+    from stable_baselines3.common.env_checker import check_env as sb3_check_env
+
+    env = gym.make("BestArmIdentification-v0", distributions=custom_arms(), budget=50)
+    engine = env.unwrapped.engine
+    assert engine.arm_distribution == "custom"
+    np.testing.assert_allclose(engine.fixed_means, [0.6, 2 / 7, 0.4, 0.5])
+    assert env.observation_space["means"].high.max() == 1.0  # the union of the supports
+    check_env(env.unwrapped, skip_render_check=True)
+    sb3_check_env(env.unwrapped, warn=True)
+
+    def trajectory(seed: int) -> list[float]:
+        env.reset(seed=seed)
+        return [float(env.step(np.array([t % 4, 1, 0, 0, 0]))[0]["last_value"][0]) for t in range(12)]
+
+    samples = trajectory(3)
+    assert samples == trajectory(3) and samples != trajectory(4)
+    assert all(0.0 <= x <= 1.0 for x in samples) and len(set(samples)) == 12  # continuous samples
+
+
+@pytest.mark.parametrize("common_random_numbers", [False, True])
+def test_custom_arms_sample_their_distributions_by_pulls_and_by_allocation(common_random_numbers: bool) -> None:
+    # 4000 copies x 5 pulls of each arm, once by single pulls and once by one allocation: each arm's sum of 5
+    # samples has mean 5 mu and variance 5 sigma^2; both paths must match them (z < 4)
+    arms, n, c = custom_arms(), 4000, 5
+    mu, var = np.array([a.mean() for a in arms]), np.array([a.var() for a in arms])
+
+    def venv() -> gym.vector.VectorEnv:
+        env = gym.make_vec("BestArmIdentification-v0", num_envs=n, vectorization_mode="vector_entry_point",
+                           distributions=arms, budget=4 * c, common_random_numbers=common_random_numbers)
+        env.reset(seed=11)
+        return env
+
+    stepped = venv()
+    action = np.zeros((n, 5), dtype=np.int64)
+    action[:, 1] = 1
+    for t in range(4 * c):
+        action[:, 0] = t % 4
+        stepped.step(action)
+    allocated = venv()
+    allocated.unwrapped.allocate(np.full((n, 4), c))
+    for env in (stepped, allocated):
+        sums = env.unwrapped.engine.sums
+        assert np.all(env.unwrapped.engine.counts == c)
+        z = (sums.mean(axis=0) - c * mu) / np.sqrt(c * var / n)
+        assert np.all(np.abs(z) < 4), z
+        assert np.all(np.abs(sums.var(axis=0) / (c * var) - 1) < 0.1)
+
+
+@pytest.mark.parametrize(("kwargs", "error", "match"), [
+    ({"distributions": "normal"}, TypeError, r"distributions\[0\] must be a frozen scipy.stats distribution"),
+    ({"means": [0.5, 0.4]}, ValueError, "either means= or distributions="),
+    ({"arm_distribution": "gaussian"}, ValueError, "makes the arms custom"),
+])
+def test_custom_arms_bad_input(kwargs: dict, error: type, match: str) -> None:
+    with pytest.raises(error, match=match):
+        BestArmIdentificationEnv(**{"distributions": custom_arms(), **kwargs})
+
+
+def test_custom_arms_must_be_bounded() -> None:
+    from scipy import stats
+
+    with pytest.raises(ValueError, match=r"distributions\[1\] has support \[-inf, inf\]; arms must be bounded"):
+        BestArmIdentificationEnv(distributions=[stats.uniform(0, 1), stats.norm(0.5, 0.1)])
+    with pytest.raises(ValueError, match="arm_distribution='custom' needs distributions"):
+        BestArmIdentificationEnv(arm_distribution="custom")

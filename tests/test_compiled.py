@@ -71,16 +71,11 @@ def test_no_compiled_rollout_on_the_threshold_bandit() -> None:
     assert play_compiled(venv, build_agent(AgentSpec("UCB"), venv), seed=0) is None
 
 
-@pytest.mark.parametrize("name", ["Uniform", "LSA", "OptKG"])
-def test_parallel_step_kernels_give_the_same_numbers(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    # Batches of PARALLEL_COPIES copies or more step on all cores; every copy's arithmetic is unchanged.
+def assert_parallel_kernels_agree(play: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``play()`` gives the same numbers when every batch steps on all cores (batches of PARALLEL_COPIES copies
+    or more do): each copy's arithmetic is unchanged."""
     from bandit_gym.agents import _kernels as agent_kernels
     from bandit_gym.envs import _kernels as env_kernels
-
-    def play() -> dict[str, np.ndarray]:
-        venv = gym.make_vec("ThresholdingBandit-Tao2019Setup2-v0", num_envs=64, vectorization_mode="vector_entry_point",
-                            budget=400)
-        return play_vector(venv, build_agent(AgentSpec(name), venv), seed=3, budgets=[50, 400])
 
     serial = play()
     monkeypatch.setattr(agent_kernels, "PARALLEL_COPIES", 1)
@@ -88,3 +83,58 @@ def test_parallel_step_kernels_give_the_same_numbers(name: str, monkeypatch: pyt
     parallel = play()
     for key, value in serial.items():
         np.testing.assert_array_equal(parallel[key], value, err_msg=key)
+
+
+@pytest.mark.parametrize("name", ["Uniform", "LSA", "OptKG"])
+def test_parallel_step_kernels_give_the_same_numbers(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Batches of PARALLEL_COPIES copies or more step on all cores; every copy's arithmetic is unchanged.
+    def play() -> dict[str, np.ndarray]:
+        venv = gym.make_vec("ThresholdingBandit-Tao2019Setup2-v0", num_envs=64, vectorization_mode="vector_entry_point",
+                            budget=400)
+        return play_vector(venv, build_agent(AgentSpec(name), venv), seed=3, budgets=[50, 400])
+
+    assert_parallel_kernels_agree(play, monkeypatch)
+
+
+BEST_ARM_CASES = [
+    ("Uniform", {}, {}),
+    ("SuccessiveRejects", {}, {}),
+    ("SAR", {}, {"m": 2, "epsilon": 0.05}),
+    ("UCBEBestArm", {}, {}),
+    ("UGapEb", {}, {}),
+    ("UGapEb", {"eta": 16.0}, {"m": 2, "epsilon": 0.05}),
+    ("UGapEc", {"delta": 0.1}, {"setting": "fixed_confidence", "budget": 20000}),
+    ("UGapEc", {"delta": 0.1}, {"setting": "fixed_confidence", "m": 2, "epsilon": 0.05, "budget": 300}),  # capped
+    ("LUCB", {"delta": 0.1}, {"setting": "fixed_confidence", "budget": 20000}),
+    ("LUCB", {"delta": 0.1}, {"setting": "fixed_confidence", "m": 3, "epsilon": 0.05, "budget": 300}),
+]
+
+
+@pytest.mark.parametrize(("name", "params", "env_kwargs"), BEST_ARM_CASES)
+def test_best_arm_compiled_rollout_equals_the_vector_env_bit_for_bit(name: str, params: dict[str, Any],
+                                                                      env_kwargs: dict[str, Any]) -> None:
+    # Audibert et al.'s problem 4 (K = 6); 37 copies; fixed budget 600 unless the case sets a cap
+    kwargs = {"budget": 600, **env_kwargs}
+    venv = gym.make_vec("BestArmIdentification-Audibert2010Problem4-v0", num_envs=37,
+                        vectorization_mode="vector_entry_point", common_random_numbers=True, **kwargs)
+    spec = AgentSpec(name, params)
+    stepped = play_vector(venv, build_agent(spec, venv), seed=5, agent_seed=6)
+    compiled = play_compiled(venv, build_agent(spec, venv), seed=5, agent_seed=6)
+    assert compiled is not None
+    for key in ("regret", "error", "invalid", "pulls"):
+        np.testing.assert_array_equal(compiled[key], stepped[key], err_msg=key)
+    assert compiled["invalid"].sum() == 0
+    assert 0 < compiled["error"].mean() < 1 or kwargs["budget"] == 20000  # a budget where answers differ
+    if kwargs["budget"] == 300:
+        assert (compiled["pulls"] == 300).any()  # some copies hit the cap (truncation)
+
+
+@pytest.mark.parametrize("name", ["UGapEb", "SAR", "LUCB"])
+def test_best_arm_parallel_step_kernels_give_the_same_numbers(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    def play() -> dict[str, np.ndarray]:
+        venv = gym.make_vec("BestArmIdentification-Audibert2010Problem5-v0", num_envs=64, m=2, epsilon=0.05,
+                            vectorization_mode="vector_entry_point", budget=400,
+                            setting="fixed_confidence" if name == "LUCB" else "fixed_budget")
+        return play_vector(venv, build_agent(AgentSpec(name), venv), seed=3)
+
+    assert_parallel_kernels_agree(play, monkeypatch)

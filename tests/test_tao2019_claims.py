@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from bandit_gym import reproduce
 from bandit_gym.cli import main
 from bandit_gym.experiments import AgentSpec, ExperimentSpec, run_experiment
+from bandit_gym.reproduce import tao2019 as reproduce
 
 LSA = AgentSpec("LSA", {"alpha": 1.35}, "LSA")
 

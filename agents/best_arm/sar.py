@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import numpy as np
-
-from bandit_gym.agents.base import Obs
 from bandit_gym.agents.best_arm.successive_rejects import SuccessiveRejects
 
 
@@ -27,44 +24,7 @@ class SAR(SuccessiveRejects):
     accepted arms plus the best active ones. m = 1 gives SR's answers with SAR's removal rule.
     """
 
-    def allocate(self, n: int, k: int) -> None:
-        super().allocate(n, k)
-        self.accepted = np.zeros((n, k), dtype=bool)
-
-    def begin(self, obs: Obs, rows: np.ndarray) -> None:
-        super().begin(obs, rows)
-        self.accepted[rows] = False
+    rule = "SAR"
 
     def check_m(self, m: int) -> None:
         """Any m."""
-
-    def remove(self, rows: np.ndarray, means: np.ndarray, m: int) -> None:
-        """End a phase in copies ``rows``: remove the active arm of largest empirical gap."""
-        order = np.argsort(-np.where(self.alive[rows], means[rows], -np.inf), axis=1, kind="stable")
-        ranked = np.take_along_axis(means[rows], order, axis=1)
-        active = self.alive[rows].sum(axis=1)
-        left = m - self.accepted[rows].sum(axis=1)  # still to accept
-        positions = np.arange(self.num_arms)[None, :]
-        r = np.arange(rows.size)
-        kth = ranked[r, np.clip(left - 1, 0, None)]
-        after = ranked[r, np.clip(left, None, self.num_arms - 1)]
-        gaps = np.where(positions < left[:, None], ranked - after[:, None], kth[:, None] - ranked)
-        gaps = np.where(positions < active[:, None], gaps, -np.inf)
-        pick = np.argmax(gaps, axis=1)
-        pick = np.where(left <= 0, active - 1, np.where(left >= active, 0, pick))
-        arm = order[r, pick]
-        accept = pick < left
-        self.alive[rows, arm] = False
-        self.accepted[rows[accept], arm[accept]] = True
-        last = self.alive[rows].sum(axis=1) == 1  # the last active arm joins the answer if one is still missing
-        fill = last & (self.accepted[rows].sum(axis=1) < m)
-        if fill.any():
-            self.accepted[rows[fill]] |= self.alive[rows[fill]]
-
-    def answer(self, means: np.ndarray, m: int) -> np.ndarray:
-        answer = self.accepted.copy()
-        missing = m - answer.sum(axis=1)
-        order = np.argsort(-np.where(self.alive & ~answer, means, -np.inf), axis=1, kind="stable")
-        fill = np.arange(self.num_arms)[None, :] < missing[:, None]
-        answer[np.arange(self.num)[:, None], order] |= fill
-        return answer

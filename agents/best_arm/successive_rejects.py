@@ -31,6 +31,7 @@ class SuccessiveRejects(BestArmAgent):
     """
 
     anytime = False
+    rule = "SuccessiveRejects"
 
     def __init__(self) -> None:
         super().__init__(tie_break="index")
@@ -38,44 +39,29 @@ class SuccessiveRejects(BestArmAgent):
     def params(self) -> dict[str, object]:
         return {}
 
-    def allocate(self, n: int, k: int) -> None:
-        self.alive = np.ones((n, k), dtype=bool)
-        self.phase = np.ones(n, dtype=np.int64)              # 1..K-1; K once a single arm is left
-        self.schedule = np.zeros((n, k), dtype=np.int64)     # schedule[:, k - 1] = n_k; n_K = n (the survivor)
+    @property
+    def phase(self) -> np.ndarray:
+        """Per copy, the current phase (1..K-1; K once one arm is left)."""
+        return self.state[:, 0].astype(np.int64)
+
+    @property
+    def alive(self) -> np.ndarray:
+        """Per copy, the bits of the arms still in play."""
+        return self.state[:, 1:1 + self.num_arms] == 1.0
+
+    def state_size(self, k: int) -> int:
+        return 1 + 3 * k  # phase, alive bits, n_1..n_{K-1} and n, accepted bits (SAR)
 
     def begin(self, obs: Obs, rows: np.ndarray) -> None:
-        self.alive[rows] = True
-        self.phase[rows] = 1
+        k = self.num_arms
+        self.state[rows] = 0.0
+        self.state[rows, 0] = 1.0
+        self.state[rows, 1:1 + k] = 1.0
         for budget in np.unique(self.total_budget[rows]):  # one schedule per distinct budget (usually one)
             chosen = rows[self.total_budget[rows] == budget]
-            self.schedule[chosen, :-1] = phase_lengths(int(budget), self.num_arms)
-            self.schedule[chosen, -1] = budget
-
-    def decide(self, obs: Obs) -> tuple[np.ndarray, np.ndarray]:
-        counts, means, _, m = self.statistics(obs)
-        self.check_m(m)
-        rows = np.arange(self.num)
-        for _ in range(self.num_arms - 1):  # phases of length 0 may end together
-            target = self.schedule[rows, self.phase - 1]
-            ended = (self.phase < self.num_arms) & np.all(~self.alive | (counts >= target[:, None]), axis=1)
-            if not ended.any():
-                break
-            self.remove(np.flatnonzero(ended), means, m)
-            self.phase[ended] += 1
-        arms = np.argmin(np.where(self.alive, counts, np.inf), axis=1)  # the surviving arm with the fewest pulls
-        return arms, self.answer(means, m)
+            self.state[chosen, 1 + k:2 * k] = phase_lengths(int(budget), k)
+            self.state[chosen, 2 * k] = budget
 
     def check_m(self, m: int) -> None:
         if m != 1:
             raise ValueError(f"SuccessiveRejects returns one arm (m = 1); this env asks for m = {m}: use SAR")
-
-    def remove(self, rows: np.ndarray, means: np.ndarray, m: int) -> None:
-        """End a phase in copies ``rows``: reject the surviving arm of smallest empirical mean."""
-        worst = np.argmin(np.where(self.alive[rows], means[rows], np.inf), axis=1)
-        self.alive[rows, worst] = False
-
-    def answer(self, means: np.ndarray, m: int) -> np.ndarray:
-        """The surviving arm of largest empirical mean."""
-        answer = np.zeros_like(self.alive)
-        answer[np.arange(self.num), np.argmax(np.where(self.alive, means, -np.inf), axis=1)] = True
-        return answer

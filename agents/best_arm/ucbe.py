@@ -27,6 +27,8 @@ class UCBEBestArm(BestArmAgent):
     """
 
     oracle_parameters: ClassVar[tuple[str, ...]] = ("H1",)
+    rule = "UCBEBestArm"
+    num_constants = 1  # a
 
     def __init__(self, a: float | None = None, H1: float | None = None, c: float = 25.0 / 36.0) -> None:
         if (a is None) == (H1 is None):
@@ -43,20 +45,13 @@ class UCBEBestArm(BestArmAgent):
     def is_anytime(cls, params: dict) -> bool:  # type: ignore[override]
         return params.get("H1") is None
 
-    def allocate(self, n: int, k: int) -> None:
-        self.exploration = np.zeros(n)
+    @property
+    def exploration(self) -> np.ndarray:
+        """Per copy, the exploration parameter a of the current episode."""
+        return self.constants[:, 0]
 
     def begin(self, obs: Obs, rows: np.ndarray) -> None:
         if self.H1 is not None:
-            self.exploration[rows] = self.c * np.maximum(self.total_budget[rows] - self.num_arms, 0) / self.H1
+            self.constants[rows, 0] = self.c * np.maximum(self.total_budget[rows] - self.num_arms, 0) / self.H1
         else:
-            self.exploration[rows] = self.a
-
-    def decide(self, obs: Obs) -> tuple[np.ndarray, np.ndarray]:
-        counts, means, _, m = self.statistics(obs)
-        with np.errstate(divide="ignore"):
-            index = np.where(counts > 0, means + np.sqrt(self.exploration[:, None] / counts), np.inf)
-        order = np.argsort(-means, axis=1, kind="stable")[:, :m]
-        answer = np.zeros(counts.shape, dtype=bool)
-        answer[np.arange(self.num)[:, None], order] = True
-        return np.argmax(index, axis=1), answer
+            self.constants[rows, 0] = self.a

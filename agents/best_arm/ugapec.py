@@ -6,7 +6,7 @@ import numpy as np
 
 from bandit_gym import _validation as check
 from bandit_gym.agents.base import Obs
-from bandit_gym.agents.best_arm._gap import BestArmAgent, initial_round, select_arm
+from bandit_gym.agents.best_arm._gap import BestArmAgent
 
 
 class UGapEc(BestArmAgent):
@@ -24,6 +24,9 @@ class UGapEc(BestArmAgent):
     episode. Tie rules as §B.2. Anytime: it never reads the budget.
     """
 
+    rule = "UGapEc"
+    num_constants = 3  # delta, c, b
+
     def __init__(self, delta: float = 0.05, c: float = 0.5, b: float = 1.0) -> None:
         self.delta = check.real("delta", delta, low=0.0, high=1.0, low_open=True, high_open=True)
         self.c = check.real("c", c, low=0.0, low_open=True)
@@ -33,13 +36,5 @@ class UGapEc(BestArmAgent):
     def params(self) -> dict[str, object]:
         return {"delta": self.delta, "c": self.c, "b": self.b}
 
-    def decide(self, obs: Obs) -> tuple[np.ndarray, np.ndarray]:
-        counts, means, made, m = self.statistics(obs)
-        k = self.num_arms
-        log_term = np.log(4.0 * k * np.maximum(made, 1.0) ** 3 / self.delta)
-        beta = self.b * np.sqrt(self.c * log_term[:, None] / np.maximum(counts, 1.0))
-        answer, set_index, pull = select_arm(means, beta, m)
-        first = initial_round(made, k)
-        stop = ~first & (set_index < obs["epsilon"][:, 0])
-        arms = np.where(first, made.astype(np.int64), np.where(stop, k, pull))
-        return arms, answer
+    def begin(self, obs: Obs, rows: np.ndarray) -> None:
+        self.constants[rows] = self.delta, self.c, self.b

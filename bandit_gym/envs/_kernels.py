@@ -15,7 +15,7 @@ import numba
 import numpy as np
 
 #: how ``pull`` gets its samples
-BERNOULLI, GAUSSIAN, BERNOULLI_STREAMS = 0, 1, 2
+BERNOULLI, GAUSSIAN, BERNOULLI_STREAMS, SAMPLES = 0, 1, 2, 3
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -52,7 +52,8 @@ def _pull(
 ) -> int:
     """One step of every copy in ``rows``: pull ``arms[n]``, or mark the copy in ``stop`` when it asks to stop
     (arm K) or has no pull left. Returns the number of stopping copies. ``noise`` holds copy n's uniform
-    (``BERNOULLI``) or standard normal (``GAUSSIAN``); ``BERNOULLI_STREAMS`` draws from the arm's stream."""
+    (``BERNOULLI``), standard normal (``GAUSSIAN``) or sample (``SAMPLES``, custom arms: summed in float64 like
+    Gaussian ones); ``BERNOULLI_STREAMS`` draws from the arm's stream."""
     k = counts.shape[1]
     stopping = 0
     for n in numba.prange(arms.shape[0]):
@@ -66,8 +67,8 @@ def _pull(
             stopping += 1
             continue
         c = counts[n, a] + np.float32(1.0)
-        if mode == GAUSSIAN:
-            x = means[n, a] + sigma * noise[n]
+        if mode == GAUSSIAN or mode == SAMPLES:  # noqa: SIM109 (a tuple test compiles worse in numba)
+            x = noise[n] if mode == SAMPLES else means[n, a] + sigma * noise[n]
             s64 = sums64[n, a] + x
             sums64[n, a] = s64
             sums[n, a] = np.float32(s64)

@@ -36,29 +36,32 @@ class BestArmEngine(ThresholdingEngine):
     family = "best_arm"
     exposed: ClassVar[frozenset[str]] = frozenset(
         {"means", "m", "epsilon", "budget", "num_arms", "loss", "arm_distribution", "sigma", "sample_cost",
-         "setting"}
+         "setting", "distributions"}
     )
+    default_means: ClassVar[tuple[float, ...]] = AUDIBERT2010_PROBLEMS[1]
 
     def __init__(
         self,
         num: int,
-        means: Any = AUDIBERT2010_PROBLEMS[1],
+        means: Any = None,
         m: int = 1,
         epsilon: float = 0.0,
         budget: int = 2000,
         setting: str = "fixed_budget",
-        arm_distribution: str = "bernoulli",
+        arm_distribution: str | None = None,
         sigma: float = 1.0,
         loss: str = "simple_regret",
         sample_cost: float = 0.0,
         common_random_numbers: bool = False,
+        distributions: Any = None,
     ) -> None:
         super().__init__(num, means=means, epsilon=epsilon, budget=budget, arm_distribution=arm_distribution,
-                         sigma=sigma, sample_cost=sample_cost, common_random_numbers=common_random_numbers)
+                         sigma=sigma, sample_cost=sample_cost, common_random_numbers=common_random_numbers,
+                         distributions=distributions)
         self.m = check.integer("m", m, minimum=1, maximum=self.num_arms - 1)
         self.setting = check.choice("setting", setting, SETTINGS)
         self.loss = check.choice("loss", loss, BEST_ARM_LOSSES)
-        if self._fixed is not None:
+        if self._fixed is not None and self.epsilon == 0.0:
             ranked = np.sort(self._fixed)[::-1]
             if ranked[self.m - 1] == ranked[self.m]:
                 warnings.warn(f"the set of the m = {self.m} best arms is not unique (mu_(m) = mu_(m+1) = "
@@ -124,7 +127,7 @@ class BestArmEngine(ThresholdingEngine):
         est = np.divide(self.sums[row], counts, out=np.zeros(self.num_arms), where=counts > 0)
         return _render.bar_chart(est, self._halfwidths(row), None,
                                  f"{self.budget - self.left[row]} of {self.budget} pulls, m = {self.m}",
-                                 "empirical mean", (0.0, 1.0) if self.bernoulli else None)
+                                 "empirical mean", self.support if np.isfinite(self.support).all() else None)
 
 
 _DOC = """
@@ -167,7 +170,8 @@ _DOC = """
     | ``epsilon`` | 0.0 | accuracy, >= 0 |
     | ``budget`` | 2000 | n (fixed budget) or the cap (fixed confidence) |
     | ``setting`` | ``"fixed_budget"`` | or ``"fixed_confidence"`` |
-    | ``arm_distribution`` | ``"bernoulli"`` | or ``"gaussian"`` with standard deviation ``sigma`` |
+    | ``arm_distribution`` | ``"bernoulli"`` | ``"gaussian"`` (``sigma``), ``"custom"`` (``distributions``) |
+    | ``distributions`` | None | bounded arm laws (frozen ``scipy.stats``, e.g. ``beta(2, 5)``); set the means |
     | ``loss`` | ``"simple_regret"`` | or ``"error"`` |
     | ``sample_cost`` | 0.0 | cost per pull |
     | ``common_random_numbers`` | False | per-arm sample streams (see ``ThresholdingBanditEnv``) |
@@ -175,6 +179,9 @@ _DOC = """
     ```python
     import gymnasium as gym
     env = gym.make("bandit_gym:BestArmIdentification-v0", m=2, epsilon=0.05)
+    from scipy import stats  # arms of any bounded distribution: samples F^{-1}(u), one quantile call per arm
+    env = gym.make("bandit_gym:BestArmIdentification-v0", distributions=[stats.beta(5, 5), stats.beta(2, 5),
+                   stats.uniform(0, 0.8)])
     ```
 
     ## References

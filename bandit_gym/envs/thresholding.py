@@ -27,7 +27,8 @@ def _kernels() -> ModuleType:
 
 
 MeansSampler = Callable[[np.random.Generator, int], np.ndarray]
-ARM_DISTRIBUTIONS = ("bernoulli", "gaussian")
+ARM_DISTRIBUTIONS = ("bernoulli", "gaussian", "custom")
+DEFAULT_MEANS = (0.2, 0.25, 0.3, 0.35, 0.45, 0.55, 0.65, 0.7, 0.75, 0.8)
 LOSSES = ("aggregate", "simple")
 #: counts are kept in float32 observation buffers, exact for integers up to 2^24
 MAX_BUDGET = 2**24
@@ -43,34 +44,74 @@ def empirical_answer(obs: dict[str, np.ndarray]) -> np.ndarray:
     return (means >= threshold).astype(np.int64)
 
 
+def _check_distributions(distributions: Any, means: Any, arm_distribution: str | None) -> list[Any]:
+    """The arms' distributions passed by the user: frozen ``scipy.stats`` distributions (or anything with
+    ``ppf``, ``mean`` and ``support``) of bounded support; an empty list when none are passed."""
+    if distributions is None:
+        if arm_distribution == "custom":
+            raise ValueError("arm_distribution='custom' needs distributions=[...], one bounded distribution per arm")
+        return []
+    if means is not None:
+        raise ValueError("pass either means= or distributions= (the means of custom arms are their distributions' "
+                         "means), not both")
+    if arm_distribution not in (None, "custom"):
+        raise ValueError(f"distributions= makes the arms custom, but arm_distribution={arm_distribution!r}")
+    arms = list(distributions)
+    check.arm_count("distributions", len(arms))
+    for i, arm in enumerate(arms):
+        if not all(callable(getattr(arm, name, None)) for name in ("ppf", "mean", "support")):
+            raise TypeError(f"distributions[{i}] must be a frozen scipy.stats distribution (with ppf, mean and "
+                            f"support), got {arm!r}")
+        low, high = (float(v) for v in arm.support())
+        if not (np.isfinite(low) and np.isfinite(high)):
+            raise ValueError(f"distributions[{i}] has support [{low}, {high}]; arms must be bounded (e.g. "
+                             "scipy.stats.beta(2, 5), scipy.stats.uniform(0, 1))")
+    return arms
+
+
 class ThresholdingEngine(Engine):
     """Batched state of the thresholding bandit (see :class:`ThresholdingBanditEnv` for the arguments)."""
 
     family = "thresholding"
     reset_options = ("means",)
     exposed: ClassVar[frozenset[str]] = frozenset(
-        {"means", "threshold", "epsilon", "budget", "num_arms", "loss", "arm_distribution", "sigma", "sample_cost"}
+        {"means", "threshold", "epsilon", "budget", "num_arms", "loss", "arm_distribution", "sigma", "sample_cost",
+         "distributions"}
     )
 
     def __init__(
         self,
         num: int,
-        means: Any = (0.2, 0.25, 0.3, 0.35, 0.45, 0.55, 0.65, 0.7, 0.75, 0.8),
+        means: Any = None,
         threshold: float = 0.5,
         epsilon: float = 0.0,
         budget: int = 1000,
-        arm_distribution: str = "bernoulli",
+        arm_distribution: str | None = None,
         sigma: float = 1.0,
         loss: str = "aggregate",
         sample_cost: float = 0.0,
         common_random_numbers: bool = False,
+        distributions: Any = None,
     ) -> None:
         super().__init__(check.integer("num_envs", num, minimum=1))
-        self.arm_distribution = check.choice("arm_distribution", arm_distribution, ARM_DISTRIBUTIONS)
+        self.distributions = _check_distributions(distributions, means, arm_distribution)
+        self.arm_distribution = check.choice(
+            "arm_distribution", arm_distribution or ("custom" if self.distributions else "bernoulli"), ARM_DISTRIBUTIONS
+        )
         self.bernoulli = self.arm_distribution == "bernoulli"
+        self.custom = self.arm_distribution == "custom"
+        if self.custom:
+            means = np.array([float(d.mean()) for d in self.distributions])
+        elif means is None:
+            means = self.default_means
         self.sigma = check.real("sigma", sigma, low=0.0, low_open=True)
-        if self.bernoulli:
-            self.threshold = check.real("threshold", threshold, low=0.0, high=1.0, low_open=True, high_open=True)
+        self.support = (0.0, 1.0) if self.bernoulli else (-np.inf, np.inf)
+        if self.custom:
+            supports = np.array([d.support() for d in self.distributions], dtype=np.float64)
+            self.support = (float(supports[:, 0].min()), float(supports[:, 1].max()))
+        if np.isfinite(self.support).all():
+            low, high = self.support
+            self.threshold = check.real("threshold", threshold, low=low, high=high, low_open=True, high_open=True)
         else:
             self.threshold = check.real("threshold", threshold)
         self.epsilon = check.real("epsilon", epsilon, low=0.0)
@@ -110,10 +151,15 @@ class ThresholdingEngine(Engine):
             "means": np.zeros((n, k), dtype=np.float32),
         }
 
+    #: the instance when ``means`` is not given
+    default_means: ClassVar[tuple[float, ...]] = DEFAULT_MEANS
+
     # ----------------------------------------------------------------------------------------------- instance
     def _check_means(self, name: str, value: Any) -> np.ndarray:
         if self.bernoulli:
             means = check.real_array(name, value, ndim=1, low=0.0, high=1.0)
+        elif self.custom and name != "means":
+            raise ValueError(f"{name}: the means of custom arms come from their distributions and cannot be set")
         else:
             means = check.real_array(name, value, ndim=1)
         check.arm_count(name, means.shape[0])
@@ -134,8 +180,8 @@ class ThresholdingEngine(Engine):
     def observation_space(self) -> spaces.Dict:
         k, T = self.num_arms, float(self.budget)
         big = float(np.finfo(np.float32).max)  # finite bounds: Gymnasium's checker warns on infinite ones
-        lo, hi = (0.0, 1.0) if self.bernoulli else (-big, big)
-        sum_lo, sum_hi = (0.0, T) if self.bernoulli else (-big, big)
+        lo, hi = (-big, big) if not np.isfinite(self.support).all() else self.support
+        sum_lo, sum_hi = (min(lo * T, 0.0), max(hi * T, 0.0)) if np.isfinite(self.support).all() else (-big, big)
 
         def box(low: float, high: float, size: int = 1) -> spaces.Box:
             return spaces.Box(low, high, shape=(size,), dtype=np.float32)
@@ -209,6 +255,14 @@ class ThresholdingEngine(Engine):
         arms = actions[:, 0]
         if self.common_random_numbers and self.bernoulli:
             mode, noise = kernels.BERNOULLI_STREAMS, self._no_noise
+        elif self.custom:  # the pulled arm's next uniform (stream or generator), through its quantile function
+            flat = self._row_offsets + np.minimum(arms, self.num_arms - 1)
+            if self.common_random_numbers:
+                draws = self.obs["counts"].reshape(-1).take(flat).astype(np.uint64)
+                u = stream_uniforms(self._seeds.reshape(-1).take(flat), draws)
+            else:
+                u = rng.random(self.num)
+            mode, noise = kernels.SAMPLES, self._quantiles(np.minimum(arms, self.num_arms - 1), u)
         elif self.common_random_numbers:  # Gaussian streams: the pulled arm's next uniform, through ndtri
             flat = self._row_offsets + np.minimum(arms, self.num_arms - 1)
             draws = self.obs["counts"].reshape(-1).take(flat).astype(np.uint64)
@@ -253,6 +307,10 @@ class ThresholdingEngine(Engine):
             added = self._stream_sums(c)
         elif self.bernoulli:
             added = rng.binomial(c, self.means)
+        elif self.custom:
+            cells = np.repeat(np.arange(c.size), c.reshape(-1))
+            x = self._quantiles(cells % k, rng.random(cells.size))
+            added = np.bincount(cells, weights=x, minlength=c.size).reshape(c.shape)
         else:
             added = c * self.means + self.sigma * np.sqrt(c) * rng.standard_normal((n, k))
         if self._sums64 is None:
@@ -277,8 +335,19 @@ class ThresholdingEngine(Engine):
         within = np.arange(reps.sum()) - np.repeat(np.cumsum(reps) - reps, reps)
         u = stream_uniforms(self._seeds.reshape(-1)[cell_of_draw], first + within)
         mu = self.means.reshape(-1)[cell_of_draw]
-        x = (u < mu).astype(np.float64) if self.bernoulli else mu + self.sigma * special.ndtri(u)
+        if self.custom:
+            x = self._quantiles(cell_of_draw % self.num_arms, u)
+        else:
+            x = (u < mu).astype(np.float64) if self.bernoulli else mu + self.sigma * special.ndtri(u)
         return np.bincount(cell_of_draw, weights=x, minlength=c.size).reshape(c.shape)
+
+    def _quantiles(self, arms: np.ndarray, u: np.ndarray) -> np.ndarray:
+        """Samples of custom arms: ``F_a^{-1}(u)`` for the arm ``a`` of each uniform (one quantile call per arm)."""
+        x = np.empty(u.shape)
+        for a in np.unique(arms):
+            chosen = arms == a
+            x[chosen] = self.distributions[a].ppf(u[chosen])
+        return x
 
     def episode_loss(self, answer: np.ndarray, means: np.ndarray) -> np.ndarray:
         """The loss chosen by ``loss=`` for final answers ``answer`` on instances ``means``."""
@@ -312,8 +381,8 @@ class ThresholdingEngine(Engine):
     # ----------------------------------------------------------------------------------------------- render
     def _halfwidths(self, row: int) -> np.ndarray:
         counts = self.counts[row].astype(np.float64)
-        if self.bernoulli:
-            return _render.hoeffding_halfwidth(counts)
+        if np.isfinite(self.support).all():
+            return _render.hoeffding_halfwidth(counts) * (self.support[1] - self.support[0])
         with np.errstate(divide="ignore"):
             return 1.959964 * self.sigma / np.sqrt(counts)
 
@@ -334,7 +403,7 @@ class ThresholdingEngine(Engine):
     def render_rgb(self, row: int) -> np.ndarray:
         counts = self.counts[row]
         est = np.divide(self.sums[row], counts, out=np.zeros(self.num_arms), where=counts > 0)
-        ylim = (0.0, 1.0) if self.bernoulli else None
+        ylim = self.support if np.isfinite(self.support).all() else None
         return _render.bar_chart(
             est, self._halfwidths(row), self.threshold,
             f"{self.budget - self.left[row]} of {self.budget} pulls", "empirical mean", ylim,
@@ -396,8 +465,9 @@ _DOC = """
     | ``threshold`` | 0.5 | theta; in (0, 1) for Bernoulli arms |
     | ``epsilon`` | 0.0 | indifference zone half-width, >= 0 |
     | ``budget`` | 1000 | T >= 1 |
-    | ``arm_distribution`` | ``"bernoulli"`` | or ``"gaussian"`` with standard deviation ``sigma`` |
+    | ``arm_distribution`` | ``"bernoulli"`` | ``"gaussian"`` (``sigma``), ``"custom"`` (``distributions``) |
     | ``sigma`` | 1.0 | Gaussian standard deviation |
+    | ``distributions`` | None | bounded arm laws (frozen ``scipy.stats``); set the means |
     | ``loss`` | ``"aggregate"`` | or ``"simple"`` (1 if any counted arm is misclassified) |
     | ``sample_cost`` | 0.0 | cost charged per pull |
     | ``common_random_numbers`` | False | the s-th pull of arm i returns draw s of the arm's own stream (below) |

@@ -1,0 +1,386 @@
+"""Compiled kernels of the best-arm agents (numba): one pass over the copies per ``act``, and whole episodes.
+
+Imported on the first ``act``, not with ``bandit_gym.agents`` (numba takes about a second to load).
+
+Each agent is a *rule*: a compiled function that decides one step of one copy,
+
+    rule(counts, sums, made, budget, m, epsilon, constants, state, work, answer, final) -> arm
+
+from the copy's float32 pull counts and sums (read as float64, as the observation gives them), the pulls made
+so far, the budget (the cap in the fixed-confidence setting), m and epsilon (as the float32 observation holds
+them); ``constants`` are the agent's per-copy parameters, ``state`` its per-copy state, ``work`` scratch rows,
+``answer`` the answer bits it submits (kept between steps: UGapEb's recommendation lives there). It returns the
+arm to pull, or K to stop. ``final`` says that the answer will be scored; rules whose answer is a function of
+the statistics alone may skip it otherwise (the per-step kernel always passes True).
+
+:func:`decide_step` compiles a rule into one ``act`` over a batch; :func:`decide_rollout` into whole episodes on
+the Bernoulli best-arm env with common random numbers. Both call the same rule, so they agree bit for bit.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numba
+import numpy as np
+
+from bandit_gym.agents._kernels import parallel_pair
+from bandit_gym.envs._kernels import stream_uniform
+
+#: scratch rows per copy: means, beta, U, L, B, J bits
+WORK_ROWS = 6
+
+
+def _jit(function: Callable[..., Any]) -> Any:
+    return numba.njit(inline="always", error_model="numpy")(function)
+
+
+# ----------------------------------------------------------------------------------------------- helpers
+@_jit
+def empirical_means(counts: np.ndarray, sums: np.ndarray, out: np.ndarray) -> None:
+    """``out_i = sums_i / max(counts_i, 1)`` in float64."""
+    for i in range(counts.shape[0]):
+        out[i] = np.float64(sums[i]) / max(np.float64(counts[i]), 1.0)
+
+
+@_jit
+def top_m(values: np.ndarray, m: int, bits: np.ndarray) -> None:
+    """``bits`` = the m largest ``values`` (ties: the smaller index first), by m scans."""
+    k = values.shape[0]
+    for i in range(k):
+        bits[i] = 0
+    for _ in range(m):
+        best, arg = 0.0, -1
+        for i in range(k):
+            if bits[i] == 0 and (arg < 0 or values[i] > best):
+                best, arg = values[i], i
+        bits[arg] = 1
+
+
+@_jit
+def gap_select(m: int, work: np.ndarray) -> tuple[float, int]:
+    """SELECT-ARM(t) of gabillon2012 (ALGORITHMS.md §B.2) from ``work[0]`` = empirical means and ``work[1]`` =
+    beta; fills ``work[2], work[3], work[4]`` with U, L and B and ``work[5]`` with the bits of J::
+
+        U_k = mu_k + beta_k,   L_k = mu_k - beta_k,   B_k = max^m_{i != k} U_i - L_k
+        J = the m arms of smallest B (ties: smallest index),   B_J = max_{k in J} B_k
+        u = argmax_{j not in J} U_j,   l = argmin_{i in J} L_i   (ties: largest beta, then smallest index)
+        I = argmax_{k in {l, u}} beta_k   (a tie pulls l)
+
+    ``max^m_{i != k} U_i`` is the (m+1)-th largest U when k is among the m largest (ties: smaller index first),
+    the m-th otherwise. Returns ``(B_J, I)``."""
+    mean, beta, upper, lower, index, chosen = work[0], work[1], work[2], work[3], work[4], work[5]
+    k = mean.shape[0]
+    for i in range(k):
+        upper[i], lower[i] = mean[i] + beta[i], mean[i] - beta[i]
+        chosen[i] = 0.0  # first marks the m largest U
+    mth, after = 0.0, 0.0
+    for r in range(m + 1):
+        best, arg = 0.0, -1
+        for i in range(k):
+            if chosen[i] == 0.0 and (arg < 0 or upper[i] > best):
+                best, arg = upper[i], i
+        if r < m:
+            chosen[arg] = 1.0
+            mth = best
+        else:
+            after = best
+    for i in range(k):
+        index[i] = (after if chosen[i] == 1.0 else mth) - lower[i]
+        chosen[i] = 0.0  # now the bits of J
+    set_index = -np.inf
+    for _ in range(m):
+        best, arg = 0.0, -1
+        for i in range(k):
+            if chosen[i] == 0.0 and (arg < 0 or index[i] < best):
+                best, arg = index[i], i
+        chosen[arg] = 1.0
+        set_index = max(set_index, best)
+    u, l_t = -1, -1
+    for i in range(k):
+        if chosen[i] == 0.0:
+            if u < 0 or upper[i] > upper[u] or (upper[i] == upper[u] and beta[i] > beta[u]):
+                u = i
+        elif l_t < 0 or lower[i] < lower[l_t] or (lower[i] == lower[l_t] and beta[i] > beta[l_t]):
+            l_t = i
+    return set_index, l_t if beta[l_t] >= beta[u] else u
+
+
+@_jit
+def gap_widths(counts: np.ndarray, sums: np.ndarray, x: float, b: float, work: np.ndarray) -> None:
+    """``work[0]`` = empirical means, ``work[1]`` = ``beta_k = b sqrt(x / T_k)`` (T_k at least 1)."""
+    empirical_means(counts, sums, work[0])
+    for i in range(counts.shape[0]):
+        work[1, i] = b * math.sqrt(x / max(np.float64(counts[i]), 1.0))
+
+
+# ----------------------------------------------------------------------------------------------- rules
+@_jit
+def ugapeb(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, epsilon: float,
+           constants: np.ndarray, state: np.ndarray, work: np.ndarray, answer: np.ndarray, final: bool) -> int:
+    """UGapEb: constants ``(a, b, last)``; state ``(smallest B_J so far,)``, +inf at the start. The answer is the
+    J of the smallest B_J recorded after the initial round (the m best empirical means before), or with
+    ``last = 1`` the current J."""
+    k = counts.shape[0]
+    gap_widths(counts, sums, constants[0], constants[1], work)
+    if made < k:
+        top_m(work[0], m, answer)
+        return made
+    set_index, pull = gap_select(m, work)
+    if set_index < state[0] or constants[2] == 1.0:
+        state[0] = min(set_index, state[0])
+        for i in range(k):
+            answer[i] = work[5, i] == 1.0
+    return pull
+
+
+@_jit
+def ugapec(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, epsilon: float,
+           constants: np.ndarray, state: np.ndarray, work: np.ndarray, answer: np.ndarray, final: bool) -> int:
+    """UGapEc: constants ``(delta, c, b)``; the answer is J(t); stop once ``B_J(t) < epsilon``."""
+    k = counts.shape[0]
+    delta, c, b = constants[0], constants[1], constants[2]
+    x = c * math.log(4.0 * k * max(np.float64(made), 1.0) ** 3 / delta)
+    gap_widths(counts, sums, x, b, work)
+    set_index, pull = gap_select(m, work)
+    for i in range(k):
+        answer[i] = work[5, i] == 1.0
+    if made < k:
+        return made
+    return k if set_index < epsilon else pull
+
+
+@_jit
+def ucbe(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, epsilon: float,
+         constants: np.ndarray, state: np.ndarray, work: np.ndarray, answer: np.ndarray, final: bool) -> int:
+    """UCB-E: constants ``(a,)``; pull ``argmax mu_i + sqrt(a / T_i)`` (+inf unpulled; ties: smallest index);
+    the answer is the m largest empirical means."""
+    k = counts.shape[0]
+    mean = work[0]
+    empirical_means(counts, sums, mean)
+    if final:
+        top_m(mean, m, answer)
+    best, arm = 0.0, -1
+    for i in range(k):
+        if counts[i] == 0:
+            return i
+        v = mean[i] + math.sqrt(constants[0] / np.float64(counts[i]))
+        if arm < 0 or v > best:
+            best, arm = v, i
+    return arm
+
+
+@_jit
+def lucb(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, epsilon: float,
+         constants: np.ndarray, state: np.ndarray, work: np.ndarray, answer: np.ndarray, final: bool) -> int:
+    """LUCB1: constants ``(delta, b)``; state ``(l_t pending or -1, pulls made at the last act, its arm)``.
+    The answer is High (the m largest empirical means)."""
+    k = counts.shape[0]
+    mean, beta = work[0], work[1]
+    empirical_means(counts, sums, mean)
+    round_t = 1.0 + max(np.float64(made - k), 0.0) // 2
+    log_term = math.log(1.25 * k * round_t**4 / constants[0])
+    for i in range(k):
+        beta[i] = constants[1] * math.sqrt(log_term / (2.0 * max(np.float64(counts[i]), 1.0)))
+    top_m(mean, m, answer)
+    if made == state[1]:  # a repeated act on one observation repeats its action
+        return np.int64(state[2])
+    h, low = -1, -1
+    for i in range(k):
+        if answer[i]:
+            if h < 0 or mean[i] - beta[i] < mean[h] - beta[h]:
+                h = i
+        elif low < 0 or mean[i] + beta[i] > mean[low] + beta[low]:
+            low = i
+    if made < k:
+        arm = made
+    elif state[0] >= 0:
+        arm, state[0] = np.int64(state[0]), -1.0
+    elif (mean[low] + beta[low]) - (mean[h] - beta[h]) < epsilon:
+        arm = k
+    else:
+        arm, state[0] = h, np.float64(low)
+    state[1], state[2] = np.float64(made), np.float64(arm)
+    return arm
+
+
+@_jit
+def uniform(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, epsilon: float,
+            constants: np.ndarray, state: np.ndarray, work: np.ndarray, answer: np.ndarray, final: bool) -> int:
+    """Round robin (``made mod K``); the answer is the m largest empirical means."""
+    if final:
+        empirical_means(counts, sums, work[0])
+        top_m(work[0], m, answer)
+    return made % counts.shape[0]
+
+
+@_jit
+def _phases(counts: np.ndarray, m: int, state: np.ndarray, mean: np.ndarray, work: np.ndarray,
+            accepts: bool) -> None:
+    """End every phase of SR / SAR whose surviving arms all reached its length (phases of length 0 end
+    together). State: ``(phase, alive bits (K), n_1..n_{K-1}, n (K), accepted bits (K))``."""
+    k = counts.shape[0]
+    alive, schedule, accepted = state[1:1 + k], state[1 + k:1 + 2 * k], state[1 + 2 * k:1 + 3 * k]
+    for _ in range(k - 1):
+        phase = np.int64(state[0])
+        if phase >= k:
+            return
+        target = schedule[phase - 1]
+        for i in range(k):
+            if alive[i] == 1.0 and counts[i] < target:
+                return
+        if accepts:
+            _accept_or_reject(m, alive, accepted, mean, work)
+        else:
+            worst = -1
+            for i in range(k):
+                if alive[i] == 1.0 and (worst < 0 or mean[i] < mean[worst]):
+                    worst = i
+            alive[worst] = 0.0
+        state[0] = phase + 1
+
+
+@_jit
+def _accept_or_reject(m: int, alive: np.ndarray, accepted: np.ndarray, mean: np.ndarray, work: np.ndarray) -> None:
+    """SAR's removal: with the active arms ranked by empirical mean (ties: smaller index first) and l arms still
+    to accept, the active arm of largest empirical gap leaves, accepted if it ranks in the top l."""
+    k = alive.shape[0]
+    ranked = work[2]
+    for i in range(k):
+        ranked[i] = mean[i] if alive[i] == 1.0 else -np.inf
+    order = np.argsort(-ranked, kind="mergesort")
+    active, left = 0, m
+    for i in range(k):
+        active += alive[i] == 1.0
+        left -= accepted[i] == 1.0
+    kth, after = ranked[order[max(left - 1, 0)]], ranked[order[min(left, k - 1)]]
+    pick, best = 0, -np.inf
+    for p in range(active):
+        gap = ranked[order[p]] - after if p < left else kth - ranked[order[p]]
+        if gap > best:
+            best, pick = gap, p
+    if left <= 0:
+        pick = active - 1
+    elif left >= active:
+        pick = 0
+    arm = order[pick]
+    alive[arm] = 0.0
+    if pick < left:
+        accepted[arm] = 1.0
+    survivors, taken = 0, 0
+    for i in range(k):
+        survivors += alive[i] == 1.0
+        taken += accepted[i] == 1.0
+    if survivors == 1 and taken < m:  # the last active arm joins the answer if one is still missing
+        for i in range(k):
+            if alive[i] == 1.0:
+                accepted[i] = 1.0
+
+
+def _successive(accepts: bool) -> Any:
+    def rule(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, epsilon: float,
+             constants: np.ndarray, state: np.ndarray, work: np.ndarray, answer: np.ndarray, final: bool) -> int:
+        k = counts.shape[0]
+        mean = work[0]
+        empirical_means(counts, sums, mean)
+        _phases(counts, m, state, mean, work, accepts)
+        alive, accepted = state[1:1 + k], state[1 + 2 * k:1 + 3 * k]
+        arm = -1
+        for i in range(k):  # the surviving arm with the fewest pulls
+            if alive[i] == 1.0 and (arm < 0 or counts[i] < counts[arm]):
+                arm = i
+        if final:
+            taken = 0
+            for i in range(k):
+                answer[i] = accepts and accepted[i] == 1.0
+                taken += answer[i]
+            for _ in range(m - taken if accepts else 1):  # fill with the best active arms not yet in
+                best = -1
+                for i in range(k):
+                    if alive[i] == 1.0 and answer[i] == 0 and (best < 0 or mean[i] > mean[best]):
+                        best = i
+                if best >= 0:
+                    answer[best] = 1
+        return arm
+
+    return _jit(rule)
+
+
+successive_rejects = _successive(False)
+successive_accepts_rejects = _successive(True)
+
+
+# ----------------------------------------------------------------------------------------------- drivers
+@functools.cache
+def decide_step(rule: Any) -> Any:
+    """One ``act`` of ``rule`` over a batch: writes ``action[n] = [arm, answer bits]`` for every copy."""
+
+    def step(m: np.ndarray, epsilon: np.ndarray, budget_left: np.ndarray, total_budget: np.ndarray,
+             counts: np.ndarray, sums: np.ndarray, constants: np.ndarray, state: np.ndarray, work: np.ndarray,
+             action: np.ndarray) -> np.ndarray:
+        for n in numba.prange(counts.shape[0]):
+            made = total_budget[n] - np.int64(budget_left[n, 0])
+            action[n, 0] = rule(counts[n], sums[n], made, total_budget[n], np.int64(m[n, 0]),
+                                np.float64(epsilon[n, 0]), constants[n], state[n], work[n], action[n, 1:], True)
+        return action
+
+    return parallel_pair(step)
+
+
+@functools.cache
+def decide_rollout(rule: Any) -> Any:
+    """Whole episodes of ``rule`` on the Bernoulli best-arm env with common random numbers: the s-th pull of arm
+    i in copy n returns ``1{u < mu_{n,i}}`` for draw s of the stream ``seeds[n, i]``, as the env's step does.
+    An episode ends when the rule stops (arm K) or at the answer step after ``budget`` pulls; the final answer
+    bits go to ``answers[n]`` and the pulls made to ``pulls[n]``."""
+
+    @numba.njit(nogil=True, error_model="numpy")
+    def play(means: np.ndarray, seeds: np.ndarray, m: int, epsilon: float, budget: int, answers: np.ndarray,
+             pulls: np.ndarray, constants: np.ndarray, state: np.ndarray, work: np.ndarray) -> None:
+        num, k = means.shape
+        counts, sums = np.zeros(k, np.float32), np.zeros(k, np.float32)
+        for n in range(num):
+            counts[:], sums[:] = 0.0, 0.0
+            made = 0
+            while True:
+                arm = rule(counts, sums, made, budget, m, epsilon, constants[n], state[n], work[n], answers[n],
+                           made == budget)
+                if arm == k or made == budget:
+                    break
+                one = stream_uniform(seeds[n, arm], np.uint64(counts[arm])) < means[n, arm]
+                counts[arm] += np.float32(1.0)
+                sums[arm] += np.float32(one)
+                made += 1
+            pulls[n] = made
+
+    return play
+
+
+@numba.njit(nogil=True, cache=True)
+def top_m_answers(m: np.ndarray, counts: np.ndarray, sums: np.ndarray, action: np.ndarray) -> np.ndarray:
+    """``action[n, 1:]`` = the m largest empirical means of copy n (ties: the smaller index first)."""
+    mean = np.zeros(counts.shape[1])
+    for n in range(counts.shape[0]):
+        empirical_means(counts[n], sums[n], mean)
+        top_m(mean, np.int64(m[n, 0]), action[n, 1:])
+    return action
+
+
+#: rule names of the agents (looked up by name so that agents stay importable without numba)
+RULES = {"UGapEb": ugapeb, "UGapEc": ugapec, "UCBEBestArm": ucbe, "LUCB": lucb, "Uniform": uniform,
+         "SuccessiveRejects": successive_rejects, "SAR": successive_accepts_rejects}
+
+
+@numba.njit(cache=True)
+def select_arm_rows(means: np.ndarray, beta: np.ndarray, m: int, bits: np.ndarray, set_index: np.ndarray,
+                    pull: np.ndarray) -> None:
+    """:func:`gap_select` on given means and widths, row by row (for tests and teaching)."""
+    work = np.zeros((WORK_ROWS, means.shape[1]))
+    for n in range(means.shape[0]):
+        work[0], work[1] = means[n], beta[n]
+        set_index[n], pull[n] = gap_select(m, work)
+        for i in range(means.shape[1]):
+            bits[n, i] = work[5, i] == 1.0

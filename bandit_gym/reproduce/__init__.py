@@ -1,0 +1,14 @@
+"""Paper reproductions: the experiment specs of each paper and the artefacts they produce
+(``bandit-gym reproduce PAPER``)."""
+
+from __future__ import annotations
+
+from bandit_gym.reproduce.abernethy2016 import abernethy2016_specs, reproduce_abernethy2016
+from bandit_gym.reproduce.gabillon2012 import gabillon2012_specs, reproduce_gabillon2012
+from bandit_gym.reproduce.tao2019 import TAO2019_AGENTS, reproduce_tao2019, tao2019_specs
+
+PAPERS = {"tao2019": reproduce_tao2019, "abernethy2016": reproduce_abernethy2016,
+          "gabillon2012": reproduce_gabillon2012}
+
+__all__ = ["PAPERS", "TAO2019_AGENTS", "abernethy2016_specs", "gabillon2012_specs", "reproduce_abernethy2016",
+           "reproduce_gabillon2012", "reproduce_tao2019", "tao2019_specs"]

@@ -1,0 +1,100 @@
+"""abernethy2016: the study of ALGORITHMS.md §C.7 (the paper has no experiments), uncensored and censored."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+from bandit_gym.experiments import AgentSpec, ExperimentSpec
+from bandit_gym.reproduce._common import markdown_table, run_specs
+
+#: (a) uncensored feedback, i.i.d. thresholds: regret against T for several m (staircase instances, K = 4).
+ABERNETHY_UNCENSORED: dict[str, Any] = {"agents": ("DKWUCB", "PerThresholdUCB", "UCB"), "arms": 4, "levels": (2, 8, 32),
+                        "horizons": (1000, 3000, 10000, 30000)}
+#: (b) censored feedback: each threshold order with the algorithm made for it and PerThresholdUCB, regret
+#: against m at a fixed T (staircase instances, K = 2, gaps 0.4 and 0.5, so that KMUCB's radius can resolve
+#: levels within the horizon).
+ABERNETHY_CENSORED: dict[str, Any] = {
+    "orders": {"increasing": ("PerThresholdUCB", "OPTIM"), "decreasing": ("OPTIM", "PerThresholdUCB"),
+               "cyclic": ("KMUCB", "PerThresholdUCB")},
+    "arms": 2, "levels": (2, 4, 8, 16, 32), "horizon": 20000,
+}
+ABERNETHY_QUICK: dict[str, Any] = {"levels_a": (2, 8), "horizons": (1000, 3000), "levels_b": (2, 8), "horizon": 3000}
+
+
+def abernethy2016_specs(runs: int = 200, quick: bool = False, seed: int = 2016) -> list[ExperimentSpec]:
+    """The study of ALGORITHMS.md §C.7 (the paper has no experiments): part (a) uncensored, part (b) censored."""
+    from bandit_gym.instances import staircase_distributions
+
+    a, b = ABERNETHY_UNCENSORED, ABERNETHY_CENSORED
+    levels_a, horizons = (ABERNETHY_QUICK["levels_a"], ABERNETHY_QUICK["horizons"]) if quick else \
+        (a["levels"], a["horizons"])
+    levels_b, horizon = (ABERNETHY_QUICK["levels_b"], ABERNETHY_QUICK["horizon"]) if quick else \
+        (b["levels"], b["horizon"])
+    specs = []
+    for m in levels_a:
+        kwargs = {"distributions": staircase_distributions(a["arms"], m).tolist(), "feedback": "uncensored",
+                  "thresholds": "iid"}
+        specs.append(ExperimentSpec(env="ThresholdBandit-v0", agents=tuple(AgentSpec(n) for n in a["agents"]),
+                                    budgets=tuple(horizons), runs=runs, seed=seed + m, env_kwargs=kwargs,
+                                    name=f"uncensored m={m}"))
+    for order, agents in b["orders"].items():
+        for m in levels_b:
+            kwargs = {"distributions": staircase_distributions(b["arms"], m).tolist(), "feedback": "censored",
+                      "thresholds": order}
+            specs.append(ExperimentSpec(env="ThresholdBandit-v0", agents=tuple(AgentSpec(n) for n in agents),
+                                        budgets=(horizon,), runs=runs, seed=seed + 100 + m, env_kwargs=kwargs,
+                                        name=f"censored {order} m={m}"))
+    return specs
+
+
+def reproduce_abernethy2016(
+    out: str | Path, runs: int | None = None, quick: bool = False, jobs: int = 2, backend: str | None = None,
+    progress: bool = True,
+) -> dict[str, Any]:
+    """Run the abernethy2016 study and write ``results.csv`` (cumulative pseudo-regret per agent, T and m, with
+    95% CIs), ``regret.md`` (the same as Markdown tables), ``uncensored.png`` (regret against T, one panel per
+    m) and ``censored.png`` (regret against m, one curve per threshold order and algorithm)."""
+    from bandit_gym.plotting import plot_regret_against_horizon, plot_regret_against_levels
+
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    runs = runs if runs is not None else (50 if quick else 200)
+    start = time.perf_counter()
+    summary = run_specs(abernethy2016_specs(runs=runs, quick=quick), out, _describe, jobs, backend, progress)
+    summary.to_csv(out / "results.csv", index=False)
+    (out / "regret.md").write_text(regret_markdown(summary, runs))
+    figures = [plot_regret_against_horizon(summary[summary.feedback == "uncensored"], out / "uncensored.png",
+                                           title=f"abernethy2016 (a): uncensored, i.i.d. thresholds, {runs} runs"),
+               plot_regret_against_levels(summary[summary.feedback == "censored"], out / "censored.png",
+                                          title=f"abernethy2016 (b): censored feedback, {runs} runs")]
+    return {"summary": summary, "figures": figures, "seconds": time.perf_counter() - start,
+            "files": [out / "results.csv", out / "regret.md", *figures]}
+
+
+def _describe(summary: Any, spec: ExperimentSpec) -> Any:
+    """Add the part (feedback), the threshold order and the number of levels m from the spec's name."""
+    part, *order, m = spec.name.split(" ")
+    return summary.assign(feedback=part, order=order[0] if order else "iid", levels=int(m[2:]))
+
+
+def regret_markdown(summary: Any, runs: int) -> str:
+    """Mean cumulative pseudo-regret +- the 95% CI half-width, as Markdown: (a) agents x (m, T), (b) (order,
+    agent) x m."""
+    lines = [f"Cumulative pseudo-regret, mean +- 95% CI half-width over {runs} runs.", ""]
+    cell = summary.assign(text=[f"{m:.1f} +- {h - m:.1f}" for m, h in zip(summary["mean"], summary["ci_high"],
+                                                                         strict=True)])
+    part_a = cell[cell.feedback == "uncensored"]
+    if len(part_a):
+        lines += ["### (a) uncensored feedback, i.i.d. thresholds", ""]
+        pivot = part_a.pivot_table(index="agent", columns=["levels", "budget"], values="text", aggfunc="first",
+                                   sort=False)
+        lines += markdown_table(pivot, lambda c: f"m={c[0]}, T={c[1]}")
+    part_b = cell[cell.feedback == "censored"]
+    if len(part_b):
+        lines += ["### (b) censored feedback, T = " + str(int(part_b["budget"].iloc[0])), ""]
+        pivot = part_b.pivot_table(index=["order", "agent"], columns="levels", values="text", aggfunc="first",
+                                   sort=False)
+        lines += markdown_table(pivot, lambda c: f"m={c}")
+    return "\n".join(lines)

@@ -1,0 +1,200 @@
+"""gabillon2012: UGapE against its baselines on Audibert, Bubeck and Munos's seven problems.
+
+The NIPS paper has no experiments; its technical report (not available here) compares UGapEb with UCB-E and
+Successive Rejects and UGapEc with fixed-confidence algorithms on these problems (ALGORITHMS.md §B.7). Three
+parts:
+
+(a) fixed budget, m = 1, epsilon = 0: probability of error of every fixed-budget agent on the seven problems,
+    at budgets n = f H_1 for f in :data:`BUDGET_FACTORS` (n = H_1 is the reference column);
+(b) (epsilon, m) generality: the same at n = H_epsilon / 4 (which is H_1 for m = 1, epsilon = 0) for m in
+    {1, 2, 3} and epsilon in {0, 0.05}, skipping epsilon = 0 where the m best arms are not unique;
+(c) fixed confidence: pulls used and empirical error of UGapEc and LUCB for delta in {0.1, 0.05, 0.01}, next to
+    Theorem 2's scale H_epsilon log(H_epsilon / delta).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from bandit_gym.experiments import AgentSpec, ExperimentSpec
+from bandit_gym.instances import AUDIBERT2010_PROBLEMS, best_arm_complexity, gap_complexity
+from bandit_gym.reproduce._common import markdown_table, run_specs
+
+#: (a) budgets as multiples of H_1
+BUDGET_FACTORS = (0.5, 1.0, 2.0, 4.0)
+#: UGapEb's exploration multiplier next to the theoretical a = (n - K) / (4 H_eps); 16 was read off problem 1
+#: (see the UGapEb docstring), so it is a tuned setting, labelled as such
+UGAPEB_TUNED_ETA = 16.0
+
+
+def fixed_budget_agents(m: int, last: bool = False) -> tuple[AgentSpec, ...]:
+    """The fixed-budget agents for m arms: Uniform, SR (m = 1) or SAR (m > 1), UCB-E (m = 1), UGapEb with the
+    theoretical oracle a and with a 16 times larger a (and, with ``last``, UGapEb with the theoretical a
+    answering the last J instead of the paper's J(t*))."""
+    agents = [AgentSpec("Uniform", {}, "Uniform")]
+    if m == 1:
+        agents += [AgentSpec("SuccessiveRejects", {}, "SR"),
+                   AgentSpec("UCBEBestArm", {"c": 1.0}, "UCB-E(a=(n-K)/H1)")]
+    else:
+        agents.append(AgentSpec("SAR", {}, "SAR"))
+    agents += [AgentSpec("UGapEb", {}, "UGapEb(a=(n-K)/4H)"),
+               AgentSpec("UGapEb", {"eta": UGAPEB_TUNED_ETA}, "UGapEb(a=16(n-K)/4H)")]
+    if last:
+        agents.append(AgentSpec("UGapEb", {"recommendation": "last"}, "UGapEb(a=(n-K)/4H, last J)"))
+    return tuple(agents)
+
+
+#: (c) fixed-confidence instances (problem, m, epsilon), deltas and agents
+FIXED_CONFIDENCE: dict[str, Any] = {"instances": ((4, 1, 0.0), (3, 1, 0.05), (5, 2, 0.05)), "deltas": (0.1, 0.05, 0.01),
+                    "cap": 10**7}
+QUICK: dict[str, Any] = {"problems": (1, 4), "factors": (1.0, 2.0), "generality": ((4, 2, 0.05),),
+         "instances": ((4, 1, 0.05),), "deltas": (0.1, 0.01)}
+
+
+def fixed_confidence_agents(deltas: tuple[float, ...]) -> tuple[AgentSpec, ...]:
+    return tuple(AgentSpec(name, {"delta": d}, f"{name}(delta={d:g})") for name in ("UGapEc", "LUCB") for d in deltas)
+
+
+def generality_instances() -> list[tuple[int, int, float]]:
+    """(problem, m, epsilon) of part (b): every problem, m in 1..3, epsilon in {0, 0.05}, without epsilon = 0
+    where mu_(m) = mu_(m+1) (the m best arms are not unique, H_0 is infinite) and without the cases where
+    every arm is within epsilon of mu_(m) (every answer is right)."""
+    out = []
+    for problem, means in AUDIBERT2010_PROBLEMS.items():
+        ranked = np.sort(means)[::-1]
+        for m in (1, 2, 3):
+            for epsilon in (0.0, 0.05):
+                unique = epsilon > 0 or ranked[m - 1] > ranked[m]
+                if unique and ranked[-1] < ranked[m - 1] - epsilon:
+                    out.append((problem, m, epsilon))
+    return out
+
+
+def _budget(problem: int, m: int, epsilon: float) -> int:
+    means = AUDIBERT2010_PROBLEMS[problem]
+    return max(round(gap_complexity(means, m, epsilon) / 4.0), 2 * len(means))
+
+
+def gabillon2012_specs(runs: int = 1000, quick: bool = False, seed: int = 2012) -> list[ExperimentSpec]:
+    """Every experiment of parts (a), (b) and (c); each spec's name starts with its part."""
+    problems = QUICK["problems"] if quick else tuple(AUDIBERT2010_PROBLEMS)
+    factors = QUICK["factors"] if quick else BUDGET_FACTORS
+    specs = []
+    for p in problems:
+        h1 = best_arm_complexity(AUDIBERT2010_PROBLEMS[p])
+        budgets = tuple(sorted({round(f * h1) for f in factors}))
+        specs.append(ExperimentSpec(env=f"BestArmIdentification-Audibert2010Problem{p}-v0",
+                                    agents=fixed_budget_agents(1, last=True), budgets=budgets, runs=runs, seed=seed + p,
+                                    chunk=runs, name=f"a problem {p}"))
+    for p, m, epsilon in QUICK["generality"] if quick else generality_instances():
+        specs.append(ExperimentSpec(env=f"BestArmIdentification-Audibert2010Problem{p}-v0",
+                                    agents=fixed_budget_agents(m), budgets=(_budget(p, m, epsilon),), runs=runs,
+                                    seed=seed + 100 * m + p, env_kwargs={"m": m, "epsilon": epsilon}, chunk=runs,
+                                    name=f"b problem {p} m={m} eps={epsilon:g}"))
+    deltas = QUICK["deltas"] if quick else FIXED_CONFIDENCE["deltas"]
+    for p, m, epsilon in QUICK["instances"] if quick else FIXED_CONFIDENCE["instances"]:
+        specs.append(ExperimentSpec(env=f"BestArmIdentification-Audibert2010Problem{p}-v0",
+                                    agents=fixed_confidence_agents(deltas), budgets=(FIXED_CONFIDENCE["cap"],),
+                                    runs=runs, seed=seed + 1000 + 100 * m + p, chunk=-(-runs // 2),
+                                    env_kwargs={"m": m, "epsilon": epsilon, "setting": "fixed_confidence"},
+                                    name=f"c problem {p} m={m} eps={epsilon:g}"))
+    return specs
+
+
+def _describe(summary: Any, spec: ExperimentSpec) -> Any:
+    """Add the part, the instance (problem, m, epsilon, K, H_1, H_epsilon) and exact binomial CIs of errors."""
+    from scipy import stats
+
+    problem = int(re.search(r"problem (\d+)", spec.name).group(1))  # type: ignore[union-attr]
+    means = AUDIBERT2010_PROBLEMS[problem]
+    m, epsilon = int(spec.env_kwargs.get("m", 1)), float(spec.env_kwargs.get("epsilon", 0.0))
+    out = summary.assign(part=spec.name[0], problem=problem, m=m, epsilon=epsilon, num_arms=len(means),
+                         H1=best_arm_complexity(means), H_eps=gap_complexity(means, m, epsilon))
+    errors = out["metric"] == "error"
+    low, high = [], []
+    for mean, runs in zip(out.loc[errors, "mean"], out.loc[errors, "runs"], strict=True):
+        ci = stats.binomtest(round(mean * runs), int(runs)).proportion_ci(method="exact")
+        low.append(ci.low)
+        high.append(ci.high)
+    out.loc[errors, "ci_low"], out.loc[errors, "ci_high"] = low, high  # Clopper-Pearson for proportions
+    return out
+
+
+def _cell(row: Any) -> str:
+    return f"{row['mean']:.3f} [{row['ci_low']:.3f}, {row['ci_high']:.3f}]"
+
+
+def fixed_budget_markdown(summary: Any, runs: int) -> str:
+    """Part (a) at n = H_1, and the budget sweep; part (b)."""
+    rows = summary[summary["metric"] == "error"].assign(text=lambda t: t.apply(_cell, axis=1))
+    a = rows[rows.part == "a"].assign(factor=lambda t: (t.budget / t.H1).round(2))
+    lines = [f"Probability of error (mean over {runs} runs, 95% Clopper-Pearson interval).", "",
+             "### (a) m = 1, epsilon = 0, budget n = H_1", ""]
+    at_h1 = a[a.factor == 1.0].assign(n=lambda t: t.budget)
+    lines += markdown_table(at_h1.pivot_table(index=["problem", "num_arms", "n"], columns="agent", values="text",
+                                              aggfunc="first", sort=False), str)
+    lines += ["### (a) budget sweep: n = f H_1", ""]
+    lines += markdown_table(a.pivot_table(index=["problem", "factor", "budget"], columns="agent", values="text",
+                                          aggfunc="first", sort=False), str)
+    b = rows[rows.part == "b"].assign(n=lambda t: t.budget, H_eps=lambda t: t.H_eps.round(0).astype(int))
+    if len(b):
+        b = b.assign(agent=b.agent.replace({"SR": "SR (m=1) / SAR", "SAR": "SR (m=1) / SAR"}))
+        lines += ["### (b) (epsilon, m): budget n = H_epsilon / 4 (UCB-E: m = 1 only)", ""]
+        table = b.pivot_table(index=["problem", "m", "epsilon", "H_eps", "n"], columns="agent", values="text",
+                              aggfunc="first", sort=False)
+        lines += markdown_table(table.fillna("-"), str)
+    return "\n".join(lines)
+
+
+def fixed_confidence_markdown(summary: Any, runs: int) -> str:
+    """Part (c): pulls (mean +- 95% CI) and error (with its exact upper bound) against delta."""
+    c = summary[summary.part == "c"]
+    lines = [f"Fixed confidence, {runs} runs: pulls until the stop (mean +- 95% CI half-width), the empirical "
+             "error with its 95% Clopper-Pearson upper bound, and the ratio of pulls to Theorem 2's "
+             "scale H_epsilon log(H_epsilon/delta).", "",
+             "| instance | H_eps | agent | delta | pulls | pulls / (H_eps log(H_eps/delta)) | error "
+             "| error upper bound |",
+             "|---|---|---|---|---|---|---|---|"]
+    for (name, agent), rows in c.groupby(["experiment", "agent"], sort=False):
+        pulls, error = rows[rows.metric == "pulls"].iloc[0], rows[rows.metric == "error"].iloc[0]
+        delta = float(re.search(r"delta=([0-9.]+)", agent).group(1))  # type: ignore[union-attr]
+        scale = pulls["H_eps"] * np.log(pulls["H_eps"] / delta)
+        lines.append(f"| {name[2:]} | {pulls['H_eps']:.0f} | {agent.split('(')[0]} | {delta:g} | "
+                     f"{pulls['mean']:.0f} +- {pulls['ci_high'] - pulls['mean']:.0f} | {pulls['mean'] / scale:.2f} | "
+                     f"{error['mean']:.4f} | {error['ci_high']:.4f} |")
+    return "\n".join([*lines, ""])
+
+
+def reproduce_gabillon2012(
+    out: str | Path, runs: int | None = None, quick: bool = False, jobs: int = 2, backend: str | None = None,
+    progress: bool = True,
+) -> dict[str, Any]:
+    """Run parts (a)-(c) and write ``results.csv`` (every agent x instance x budget x metric, errors with
+    Clopper-Pearson CIs), ``fixed_budget.md``, ``fixed_confidence.md``, ``fixed_budget.png`` (error against
+    n / H_1 per problem), ``generality.png`` (part b) and ``fixed_confidence.png`` (pulls and error against
+    delta)."""
+    from bandit_gym.plotting import plot_error_against_budget, plot_fixed_confidence, plot_generality
+
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    runs = runs if runs is not None else (100 if quick else 1000)
+    start = time.perf_counter()
+    summary = run_specs(gabillon2012_specs(runs=runs, quick=quick), out, _describe, jobs, backend, progress)
+    summary.to_csv(out / "results.csv", index=False)
+    (out / "fixed_budget.md").write_text(fixed_budget_markdown(summary, runs))
+    (out / "fixed_confidence.md").write_text(fixed_confidence_markdown(summary, runs))
+    figures = [
+        plot_error_against_budget(summary[summary.part == "a"], out / "fixed_budget.png",
+                                  title=f"gabillon2012 (a): probability of error, m = 1, {runs} runs"),
+        plot_generality(summary[summary.part == "b"], out / "generality.png",
+                        title=f"gabillon2012 (b): (epsilon, m)-best arm at n = H_eps / 4, {runs} runs"),
+        plot_fixed_confidence(summary[summary.part == "c"], out / "fixed_confidence.png",
+                              title=f"gabillon2012 (c): fixed confidence, {runs} runs"),
+    ]
+    return {"summary": summary, "figures": figures, "seconds": time.perf_counter() - start,
+            "files": [out / "results.csv", out / "fixed_budget.md", out / "fixed_confidence.md", *figures]}
