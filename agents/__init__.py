@@ -7,12 +7,13 @@ from bandit_gym.agents.base import Agent
 from bandit_gym.agents.best_arm import LUCB, SAR, SuccessiveRejects, UCBEBestArm, UGapEb, UGapEc
 from bandit_gym.agents.threshold_bandit import DKWUCB, KMUCB, OPTIM, UCB, PerThresholdUCB
 from bandit_gym.agents.thresholding import APT, LSA, UCBE, OptKG
+from bandit_gym.agents.top_k import AdaptiveTopK
 from bandit_gym.agents.uniform import Uniform
 
 AGENTS: dict[str, type[Agent]] = {
     cls.__name__: cls
     for cls in (Uniform, LSA, APT, UCBE, OptKG, UCB, DKWUCB, OPTIM, KMUCB, PerThresholdUCB, UGapEb, UGapEc,
-                UCBEBestArm, SuccessiveRejects, SAR, LUCB)
+                UCBEBestArm, SuccessiveRejects, SAR, LUCB, AdaptiveTopK)
 }
 
 __all__ = [
@@ -26,6 +27,7 @@ __all__ = [
     "SAR",
     "UCB",
     "UCBE",
+    "AdaptiveTopK",
     "Agent",
     "OptKG",
     "PerThresholdUCB",

@@ -22,13 +22,15 @@ Obs = dict[str, np.ndarray]
 _SCALAR_KEYS = ("budget_left", "last_arm")
 _ARM_KEYS = ("counts", "sums", "means")
 _FAMILY_KEYS = {"thresholding": ("threshold", "epsilon"), "threshold": ("threshold", "last_reward"),
-                "best_arm": ("m", "epsilon")}
+                "best_arm": ("m", "epsilon"), "top_k": ("m", "epsilon", "delta")}
 TIE_BREAKS = ("random", "index")
 
 
 def family_of(obs: Obs) -> str:
-    """The env family of an observation: ``"best_arm"`` (it carries m), ``"thresholding"`` (epsilon and a
-    threshold) or ``"threshold"``."""
+    """The env family of an observation: ``"top_k"`` (it carries m and delta), ``"best_arm"`` (m),
+    ``"thresholding"`` (epsilon and a threshold) or ``"threshold"``."""
+    if "delta" in obs:
+        return "top_k"
     if "m" in obs:
         return "best_arm"
     return "thresholding" if "epsilon" in obs else "threshold"
@@ -79,6 +81,37 @@ class Agent:
 
         A batch of pure-exploration actions is the agent's own buffer, rewritten by the next call (only the
         changed entries are touched): copy it to keep it. A single action is a fresh array."""
+        batch, single, family, last = self._prepare(obs)
+        action = self._act_batch(batch, last, family)
+        return action[0].copy() if single else action
+
+    def batch_pulls(self, obs: Obs) -> np.ndarray | None:
+        """The pulls each copy makes next in one batched call (``env.unwrapped.allocate``): ``(N, K)`` counts,
+        ``(K,)`` for one observation; a row of zeros means that copy acts through :meth:`act` next (to answer,
+        stop or pull one arm). None for an agent without a batched form (the default).
+
+        Phase-based agents (Uniform and Successive Rejects on pure-exploration envs, AdaptiveTopK, OptMAI)
+        return each phase's pulls at once; their decisions read only counts and sums, so playing the batches
+        and playing :meth:`act` pull by pull give the same results (the same samples with common random
+        numbers; tested)."""
+        if not self.batched:
+            return None
+        batch, single, family, _ = self._prepare(obs)
+        pulls = self._batch_pulls(batch, family)
+        if pulls is None:
+            return None
+        return pulls[0].copy() if single else pulls
+
+    #: True if the agent has a batched form (:meth:`batch_pulls`)
+    batched: ClassVar[bool] = False
+
+    def _batch_pulls(self, obs: Obs, family: str) -> np.ndarray | None:
+        """See :meth:`batch_pulls`: the batch's pulls, after new episodes have begun."""
+        return None
+
+    def _prepare(self, obs: Obs) -> tuple[Obs, bool, str, np.ndarray]:
+        """Validate and batch ``obs``, begin the episodes that start with it; return ``(batch, single, family,
+        last_arm)``."""
         batch, single = self._as_batch(obs)
         family = self._family(batch)
         last = batch["last_arm"][:, 0]
@@ -87,8 +120,7 @@ class Agent:
         # must not draw a new tie order.
         self._start(batch, first & ~self._fresh if self._fresh.shape == first.shape else first.copy())
         self._fresh = first
-        action = self._act_batch(batch, last, family)
-        return action[0].copy() if single else action
+        return batch, single, family, last
 
     def compiled_rollout(self, obs: Obs) -> tuple[Callable[..., Any], tuple[Any, ...]] | None:
         """Begin the episodes of every copy of ``obs`` (a first observation) as :meth:`act` would, and return

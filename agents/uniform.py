@@ -25,7 +25,19 @@ class Uniform(Agent):
     is the same rule and keeps no state, so repeated ``act`` calls on one observation agree.
     """
 
-    families: ClassVar[tuple[str, ...]] = ("thresholding", "threshold", "best_arm")
+    families: ClassVar[tuple[str, ...]] = ("thresholding", "threshold", "best_arm", "top_k")
+    batched = True
+
+    def _batch_pulls(self, obs: Obs, family: str) -> np.ndarray | None:
+        """On best-arm and top-K envs the rest of the budget at once, round robin from the next arm (the
+        thresholding bandit scores answers at every budget, so it plays pull by pull)."""
+        if family not in ("best_arm", "top_k"):
+            return None
+        k = self.num_arms
+        left = obs["budget_left"][:, 0].astype(np.int64)
+        start = (self.total_budget - left) % k  # pulls so far were round robin from arm 0
+        position = (np.arange(k)[None, :] - start[:, None]) % k  # arm i is pulled at these offsets of the cycle
+        return left[:, None] // k + (position < (left % k)[:, None])
 
     def select(self, obs: Obs) -> np.ndarray:
         arms = obs["last_arm"][:, 0].astype(np.int64) + 1
@@ -36,7 +48,7 @@ class Uniform(Agent):
         from bandit_gym.agents._kernels import index_rule, no_index, policy_rollout
 
         batch = self._start_all(obs)
-        if family_of(batch) == "best_arm":
+        if family_of(batch) in ("best_arm", "top_k"):
             from bandit_gym.agents.best_arm._kernels import WORK_ROWS, decide_rollout, uniform
 
             n, k = batch["counts"].shape
@@ -46,7 +58,7 @@ class Uniform(Agent):
                                                        identity)
 
     def _act_batch(self, obs: Obs, last: np.ndarray, family: str) -> np.ndarray:
-        if family == "best_arm":  # the m arms of largest empirical mean
+        if family in ("best_arm", "top_k"):  # the m arms of largest empirical mean
             from bandit_gym.agents.best_arm._kernels import top_m_answers
 
             top_m_answers(obs["m"], obs["counts"], obs["sums"], self._action)

@@ -39,13 +39,13 @@ from bandit_gym import _validation as check
 from bandit_gym.agents import AGENTS
 from bandit_gym.agents.base import Agent
 from bandit_gym.envs._base import engine_of
-from bandit_gym.rollout import play_compiled, play_vector
+from bandit_gym.rollout import play_batched, play_compiled, play_vector
 
 #: metrics recorded per family of env
 METRICS = {"thresholding": ("aggregate_regret", "error"), "threshold": ("regret",),
-           "best_arm": ("error", "regret", "pulls")}
+           "best_arm": ("error", "regret", "pulls"), "top_k": ("error", "regret", "pulls")}
 #: the env argument that sets the horizon (the budget, or the cap of a fixed-confidence env), per family
-HORIZON_ARGUMENT = {"thresholding": "budget", "threshold": "horizon", "best_arm": "budget"}
+HORIZON_ARGUMENT = {"thresholding": "budget", "threshold": "horizon", "best_arm": "budget", "top_k": "budget"}
 BACKENDS = ("loky", "threading", "multiprocessing", "sequential", "dask", "ray")
 
 
@@ -220,7 +220,7 @@ def run_cell(spec: ExperimentSpec, cell: Cell) -> dict[str, np.ndarray]:
     budgets = list(spec.budgets) if cell.budget is None else [cell.budget]
     kwargs = dict(spec.env_kwargs)
     kwargs[HORIZON_ARGUMENT[family]] = horizon
-    if family in ("thresholding", "best_arm"):
+    if family != "threshold":
         kwargs["common_random_numbers"] = spec.common_random_numbers
     env = gym.make_vec(spec.env, num_envs=len(runs), vectorization_mode="vector_entry_point", **kwargs)
     env_seed = _seed(spec, cell.chunk)
@@ -229,8 +229,13 @@ def run_cell(spec: ExperimentSpec, cell: Cell) -> dict[str, np.ndarray]:
     agent = build_agent(agent_spec, env)
     agent_seed = _seed(spec, cell.chunk, zlib.crc32(agent_spec.display.encode()))
     anytime = budgets if family == "thresholding" else None
-    # The compiled rollout where one exists (same numbers, bit for bit), else the vector env step by step.
-    result = play_compiled(env, agent, seed=env_seed, budgets=anytime, agent_seed=agent_seed)
+    # Batched pulls where the agent has them (best arm, top K), else the compiled rollout where one exists (same
+    # numbers, bit for bit), else the vector env step by step.
+    result = None
+    if family in ("best_arm", "top_k") and agent.batched:
+        result = play_batched(env, agent, seed=env_seed, agent_seed=agent_seed)
+    if result is None:
+        result = play_compiled(env, agent, seed=env_seed, budgets=anytime, agent_seed=agent_seed)
     if result is None:
         result = play_vector(env, agent, seed=env_seed, budgets=anytime, agent_seed=agent_seed)
     out = {"budgets": np.asarray(budgets), "first_run": np.asarray(runs.start)}

@@ -135,3 +135,30 @@ def gap_complexity(means: ArrayLike, m: int = 1, epsilon: float = 0.0, b: float 
     best = mu >= ranked[m - 1]
     gaps = np.where(best, mu - ranked[m], ranked[m - 1] - mu)
     return float(np.sum(b**2 / np.maximum((gaps + epsilon) / 2.0, epsilon) ** 2))
+
+
+# ----------------------------------------------------------------------------------------- chen2017
+#: chen2017 §3's datasets: name -> exponent p of SYNTHETIC-p (None: TWOGROUP); UNIFORM is SYNTHETIC-1
+CHEN2017_DATASETS: dict[str, float | None] = {"TwoGroup": None, "Uniform": 1.0, "Synthetic0.5": 0.5, "Synthetic6": 6.0}
+
+
+def chen2017_means(dataset: str, n: int = 1000, k: int = 100) -> np.ndarray:
+    """The means of a chen2017 dataset, sorted decreasingly (the env shuffles them per episode):
+
+    - TwoGroup: 0.7 for the top K arms, 0.3 for the others;
+    - Synthetic-p (Uniform = Synthetic-1, ``theta_i = 1 - i / n``): with ``b = 1 - K / n`` the boundary,
+      ``theta_i = b + (K / n) ((K - i) / K)^p`` for ``i <= K`` and ``b - b ((i - K) / (n - K))^p`` for ``i > K``
+      (ALGORITHMS.md §D.6, a reconstruction of a garbled formula: p > 1 moves the means towards the boundary).
+    """
+    if dataset not in CHEN2017_DATASETS:
+        raise ValueError(f"dataset={dataset!r} is unknown; allowed: {', '.join(CHEN2017_DATASETS)}")
+    if not 1 <= k < n:
+        raise ValueError(f"k must be in 1..n-1, got k={k}, n={n}")
+    p = CHEN2017_DATASETS[dataset]
+    i = np.arange(1, n + 1)
+    if p is None:
+        return np.where(i <= k, 0.7, 0.3)
+    b = 1.0 - k / n
+    top = b + (k / n) * (np.clip(k - i, 0, None) / k) ** p
+    rest = b - b * (np.clip(i - k, 0, None) / (n - k)) ** p
+    return np.where(i <= k, top, rest)

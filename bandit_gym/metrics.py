@@ -90,3 +90,47 @@ def set_error(answer: ArrayLike, means: ArrayLike, m: int, epsilon: float = 0.0)
     """``1{r > epsilon}`` for the set simple regret r (gabillon2012's error event read as ``r > epsilon``:
     with epsilon = 0 an answer errs iff it holds an arm below the m-th best mean, ALGORITHMS.md §B.1)."""
     return (set_simple_regret(answer, means, m) > epsilon).astype(np.int64)
+
+
+def top_k_regret(answer: ArrayLike, means: ArrayLike, k: int) -> np.ndarray:
+    """Aggregate regret of a top-K answer (chen2017 §2): ``R = (1/K) (sum of the K best means - sum of the
+    answer's means)`` for an answer of exactly K arms; any other answer counts as the worst possible set (the K
+    smallest means)."""
+    answer = np.asarray(answer).astype(bool)
+    means = np.asarray(means, dtype=np.float64)
+    ranked = -np.sort(-means, axis=-1)
+    best, worst = ranked[..., :k].sum(axis=-1), ranked[..., -k:].sum(axis=-1)
+    chosen = np.where(answer, means, 0.0).sum(axis=-1)
+    valid = answer.sum(axis=-1) == k
+    return (best - np.where(valid, chosen, worst)) / k
+
+
+def top_k_error(answer: ArrayLike, means: ArrayLike, k: int, epsilon: float) -> np.ndarray:
+    """Failure ``1{R > epsilon}`` of a top-K answer, R its aggregate regret (chen2017's experiment metric)."""
+    return (top_k_regret(answer, means, k) > epsilon).astype(np.int64)
+
+
+def top_k_hardness(means: ArrayLike, k: int, epsilon: float) -> tuple[int, float]:
+    """``(t, H^{(t, epsilon)})`` of chen2017 (eqs. 2-6, ALGORITHMS.md §D.1), with theta sorted decreasingly and
+    1-based indices:
+
+        Delta_i = theta_i - theta_{K+1} (i <= K),   theta_K - theta_i (i > K)
+        t = the largest t in 0..K-1 with Delta_{K-t} t <= K epsilon and Delta_{K+t+1} t <= K epsilon
+        Psi = max(epsilon, min(Delta_{K-t}, Delta_{K+t+1})),   H = sum_i min(Delta_i^-2, Psi^-2)
+
+    ``t + K + 1 <= n`` is required for ``Delta_{K+t+1}`` to exist. ``H^{(0, epsilon)}`` is CLUCB-PAC's hardness."""
+    theta = -np.sort(-np.asarray(means, dtype=np.float64))
+    n = theta.size
+    if not 1 <= k < n:
+        raise ValueError(f"k must be in 1..n-1 = 1..{n - 1}, got {k}")
+    i = np.arange(1, n + 1)
+    gaps = np.where(i <= k, theta - theta[k], theta[k - 1] - theta)  # Delta_i at position i - 1
+
+    def delta(j: int) -> float:
+        return float(gaps[j - 1])
+
+    t = max(s for s in range(min(k - 1, n - k - 1) + 1)
+            if delta(k - s) * s <= k * epsilon and delta(k + s + 1) * s <= k * epsilon)
+    psi = max(epsilon, min(delta(k - t), delta(k + t + 1)))
+    with np.errstate(divide="ignore"):
+        return t, float(np.sum(np.minimum(gaps**-2.0, psi**-2.0)))

@@ -8,16 +8,19 @@ import gymnasium as gym
 
 from bandit_gym.instances import (
     AUDIBERT2010_PROBLEMS,
+    CHEN2017_DATASETS,
     DELIVERY_DISTRIBUTIONS,
     TAO2019_BUDGETS,
     TAO2019_SETUPS,
     UniformMeans,
     best_arm_complexity,
+    chen2017_means,
 )
 
 _THRESHOLDING = "bandit_gym.envs.thresholding:ThresholdingBandit"
 _THRESHOLD = "bandit_gym.envs.threshold:ThresholdBandit"
 _BEST_ARM = "bandit_gym.envs.best_arm:BestArmIdentification"
+_TOP_K = "bandit_gym.envs.top_k:TopKIdentification"
 
 #: id -> (entry point stem, kwargs, paper, one-line description); the README's env table is generated from it.
 ENV_SPECS: dict[str, tuple[str, dict[str, Any], str, str]] = {
@@ -68,6 +71,22 @@ for _problem, _means in AUDIBERT2010_PROBLEMS.items():
         "gabillon2012",
         f"Audibert et al. (2010) problem {_problem} (K = {len(_means)}), budget n = H_1",
     )
+
+ENV_SPECS["TopKIdentification-v0"] = (
+    _TOP_K,
+    {"k": 10, "epsilon": 0.01, "delta": 0.01, "budget": 20000},  # means: UNIFORM with n = 100 (the default)
+    "chen2017",
+    "epsilon-top-K with aggregate regret, arms shuffled per episode; UNIFORM means 1 - i/n, n = 100, K = 10",
+)
+for _dataset in CHEN2017_DATASETS:
+    for _k in (100, 250, 500):
+        ENV_SPECS[f"TopKIdentification-Chen2017{_dataset}K{_k}-v0"] = (
+            _TOP_K,
+            {"means": tuple(float(x) for x in chen2017_means(_dataset, 1000, _k)), "k": _k, "epsilon": 0.01,
+             "delta": 0.01, "budget": 100000},
+            "chen2017",
+            f"chen2017 §3 dataset {_dataset}, n = 1000, K = {_k}, epsilon = 0.01",
+        )
 
 
 def register_envs() -> None:

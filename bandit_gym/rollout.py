@@ -73,6 +73,39 @@ def play_vector(
     return result
 
 
+def play_batched(
+    env: VectorEnv, agent: Agent, seed: int | None = None, agent_seed: int | None = None
+) -> dict[str, np.ndarray] | None:
+    """:func:`play_vector` through the agent's batched pulls (:meth:`~bandit_gym.agents.base.Agent.batch_pulls`):
+    each batch is drawn by ``env.unwrapped.allocate`` (exact binomial or stream sums, charged to the budget like
+    single pulls), and the agent acts through ``step`` only where its batch is empty (to answer or stop). None if
+    the env has no ``allocate`` or the agent no batched form. Same metrics as :func:`play_vector`."""
+    core: Any = env.unwrapped
+    if not hasattr(core, "allocate"):
+        return None
+    n = env.num_envs
+    wrapped: VectorEnv = RecordEpisodeRegretVector(env)
+    agent.reset(seed=seed if agent_seed is None else agent_seed)
+    obs, _ = wrapped.reset(seed=seed)
+    result: dict[str, np.ndarray] = {}
+    pending = np.ones(n, dtype=bool)
+    while pending.any():
+        pulls = agent.batch_pulls(obs)
+        if pulls is None:
+            return None
+        pulls[~pending] = 0  # copies whose first episode ended wait (their autoreset comes with the next step)
+        if pulls.any():
+            obs = core.allocate(pulls)
+            continue
+        obs, _, _, _, info = wrapped.step(agent.act(obs))
+        if "_bandit" in info:
+            new = info["_bandit"] & pending
+            for key, value in info["bandit"].items():
+                result.setdefault(key, np.zeros(n, dtype=value.dtype))[new] = value[new]
+            pending &= ~new
+    return result
+
+
 def play_compiled(
     env: VectorEnv,
     agent: Agent,
@@ -87,9 +120,10 @@ def play_compiled(
     ``regret``, ``error``, ``invalid``, ``pulls``), bit for bit: the samples come from the same streams and the
     agent's state evolves by the same arithmetic. The env is left at its reset state."""
     engine: Any = engine_of(env)
-    if engine.family not in ("thresholding", "best_arm") or not (engine.bernoulli and engine.common_random_numbers):
+    if engine.family not in ("thresholding", "best_arm", "top_k") or not (engine.bernoulli and
+                                                                          engine.common_random_numbers):
         return None
-    if engine.family == "best_arm" and budgets is not None:
+    if engine.family != "thresholding" and budgets is not None:
         return None
     agent.reset(seed=seed if agent_seed is None else agent_seed)
     obs, _ = env.reset(seed=seed)
@@ -97,7 +131,7 @@ def play_compiled(
     if plan is None:
         return None
     kernel, args = plan
-    if engine.family == "best_arm":
+    if engine.family != "thresholding":
         return _best_arm_rollout(engine, kernel, args)
     AnytimeTracker(engine, env.num_envs, [engine.budget] if budgets is None else budgets)  # validates budgets
     checkpoints = np.union1d(np.asarray([] if budgets is None else budgets, dtype=np.int64), [engine.budget])

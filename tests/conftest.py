@@ -15,6 +15,8 @@ ENV_IDS = list(bandit_gym.ENV_SPECS)
 def family_of_id(env_id: str) -> str:
     if env_id.startswith("BestArm"):
         return "best_arm"
+    if env_id.startswith("TopK"):
+        return "top_k"
     return (gym.spec(env_id).kwargs.get("feedback") and "threshold") or "thresholding"
 
 

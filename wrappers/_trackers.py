@@ -50,9 +50,9 @@ class EpisodeTracker:
                "length": np.zeros(self.num, dtype=np.int64), "pulls": np.zeros(self.num, dtype=np.int64)}
         out["return"][rows] = self.ret[rows]
         out["length"][rows] = self.length[rows]
-        if self.family in ("thresholding", "best_arm"):
-            scores = self.env.answer_metrics if self.family == "best_arm" else functools.partial(answer_metrics,
-                                                                                                  self.env)
+        if self.family != "threshold":
+            scores = self.env.answer_metrics if self.family != "thresholding" else functools.partial(answer_metrics,
+                                                                                                      self.env)
             for key, value in scores(actions[rows, 1:], self.env.means[rows]).items():
                 out.setdefault(key, np.zeros(self.num))[rows] = value
             out["pulls"][rows] = self.env.budget - obs["budget_left"][rows, 0]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from bandit_gym.agents._batch import most_owed_first
 from bandit_gym.agents.base import Obs
 from bandit_gym.agents.best_arm._gap import BestArmAgent
 
@@ -32,6 +33,7 @@ class SuccessiveRejects(BestArmAgent):
 
     anytime = False
     rule = "SuccessiveRejects"
+    batched = True
 
     def __init__(self) -> None:
         super().__init__(tie_break="index")
@@ -61,6 +63,16 @@ class SuccessiveRejects(BestArmAgent):
             chosen = rows[self.total_budget[rows] == budget]
             self.state[chosen, 1 + k:2 * k] = phase_lengths(int(budget), k)
             self.state[chosen, 2 * k] = budget
+
+    def _batch_pulls(self, obs: Obs, family: str) -> np.ndarray | None:
+        """The rest of the current phase at once: every surviving arm up to n_k pulls (the single survivor: the
+        rest of the budget). Phases end, and arms leave, at the compiled rule's next call, as pull by pull."""
+        self._act_batch(obs, obs["last_arm"][:, 0], family)  # ends the phases whose pulls are all made
+        k = self.num_arms
+        phase = self.state[:, 0].astype(np.int64)
+        target = self.state[np.arange(self.num), k + phase]  # n_k (n_K = n: the survivor takes what is left)
+        owed = np.where(self.alive, np.maximum(target[:, None] - obs["counts"], 0), 0).astype(np.int64)
+        return most_owed_first(owed, obs["budget_left"][:, 0].astype(np.int64))
 
     def check_m(self, m: int) -> None:
         if m != 1:

@@ -29,6 +29,10 @@ def _fmt(value: object) -> str:
     return str(value)
 
 
+#: above this many arms the chart draws points and a band instead of bars with error bars
+MANY_ARMS = 60
+
+
 def bar_chart(
     estimates: np.ndarray, halfwidths: np.ndarray, line: float | None, title: str, ylabel: str,
     ylim: tuple[float, float] | None = (0.0, 1.0),
@@ -43,14 +47,19 @@ def bar_chart(
     ax = fig.add_subplot()
     arms = np.arange(len(estimates))
     finite = np.where(np.isfinite(halfwidths), halfwidths, np.nan)
-    ax.bar(arms, estimates, color="tab:blue", alpha=0.7)
-    ax.errorbar(arms, estimates, yerr=finite, fmt="none", ecolor="black", capsize=3)
+    if len(arms) <= MANY_ARMS:
+        ax.bar(arms, estimates, color="tab:blue", alpha=0.7)
+        ax.errorbar(arms, estimates, yerr=finite, fmt="none", ecolor="black", capsize=3)
+        ax.set_xticks(arms)
+    else:  # hundreds of arms: one band instead of hundreds of bars, ticks left to matplotlib
+        ax.fill_between(arms, estimates - np.nan_to_num(finite), estimates + np.nan_to_num(finite),
+                        color="black", alpha=0.15, linewidth=0)
+        ax.plot(arms, estimates, ".", color="tab:blue", markersize=2)
     if line is not None:
         ax.axhline(line, color="tab:red", linestyle="--", label="threshold")
         ax.legend(loc="upper left")
     if ylim is not None:
         ax.set_ylim(*ylim)
-    ax.set_xticks(arms)
     ax.set_xlabel("arm")
     ax.set_ylabel(ylabel)
     ax.set_title(title)

@@ -61,16 +61,20 @@ class BestArmEngine(ThresholdingEngine):
         self.m = check.integer("m", m, minimum=1, maximum=self.num_arms - 1)
         self.setting = check.choice("setting", setting, SETTINGS)
         self.loss = check.choice("loss", loss, BEST_ARM_LOSSES)
+        self._warn_if_not_unique()
+        n = self.num
+        obs = {"m": np.full((n, 1), self.m, dtype=np.float32)}
+        obs.update({key: value for key, value in self.obs.items() if key != "threshold"})
+        self.obs = obs
+
+    def _warn_if_not_unique(self) -> None:
+        """Warn when epsilon = 0 and the set of the m best arms of the fixed instance is not unique."""
         if self._fixed is not None and self.epsilon == 0.0:
             ranked = np.sort(self._fixed)[::-1]
             if ranked[self.m - 1] == ranked[self.m]:
                 warnings.warn(f"the set of the m = {self.m} best arms is not unique (mu_(m) = mu_(m+1) = "
                               f"{ranked[self.m]:g}), which gabillon2012 assumes; with epsilon = 0 an answer errs "
-                              "whenever it holds an arm below mu_(m)", stacklevel=3)
-        n = self.num
-        obs = {"m": np.full((n, 1), self.m, dtype=np.float32)}
-        obs.update({key: value for key, value in self.obs.items() if key != "threshold"})
-        self.obs = obs
+                              "whenever it holds an arm below mu_(m)", stacklevel=4)
 
     def observation_space(self) -> spaces.Dict:
         space = super().observation_space()
@@ -198,10 +202,11 @@ class BestArmIdentificationEnv(BanditEnv):
     __doc__ = "(epsilon, m)-best arm identification (gabillon2012), fixed budget or fixed confidence." + _DOC
 
     engine: BestArmEngine
+    engine_class: type[BestArmEngine] = BestArmEngine
     empirical_answer = staticmethod(top_m_answer)
 
     def __init__(self, render_mode: str | None = None, **kwargs: Any) -> None:
-        super().__init__(BestArmEngine(1, **kwargs), render_mode)
+        super().__init__(self.engine_class(1, **kwargs), render_mode)
 
     def allocate(self, allocation: Any) -> dict[str, np.ndarray]:
         """Batched allocation, as :meth:`ThresholdingBanditEnv.allocate`."""
@@ -214,12 +219,13 @@ class BestArmIdentificationVectorEnv(BanditVectorEnv):
     """``num_envs`` copies of :class:`BestArmIdentificationEnv` advanced with array operations."""
 
     engine: BestArmEngine
+    engine_class: type[BestArmEngine] = BestArmEngine
     empirical_answer = staticmethod(top_m_answer)
 
     def __init__(self, num_envs: int = 1, copy: bool = False, render_mode: str | None = None, **kwargs: Any):
         if render_mode is not None:
             raise ValueError(f"render_mode={render_mode!r}: the vector env does not render; use a single env")
-        super().__init__(BestArmEngine(num_envs, **kwargs), copy=copy)
+        super().__init__(self.engine_class(num_envs, **kwargs), copy=copy)
 
     def allocate(self, allocation: Any) -> dict[str, np.ndarray]:
         """Batched allocation for all copies, ``(N, K)``."""

@@ -1,0 +1,156 @@
+"""epsilon-top-K identification of chen2017: return K arms whose mean sum is within K epsilon of the best K
+arms' (aggregate regret), after a fixed budget of pulls or, stopping when confident, within a cap. The same core
+as :mod:`bandit_gym.envs.best_arm` (the same problem with another loss), with the arm order shuffled per
+episode."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+from gymnasium import spaces
+
+from bandit_gym import _validation as check
+from bandit_gym import metrics
+from bandit_gym.envs.best_arm import BestArmEngine, BestArmIdentificationEnv, BestArmIdentificationVectorEnv
+from bandit_gym.instances import chen2017_means
+from bandit_gym.metrics import top_k_hardness
+
+TOP_K_LOSSES = ("aggregate_regret", "error")
+
+
+class TopKEngine(BestArmEngine):
+    """Batched state of epsilon-top-K identification (see :class:`TopKIdentificationEnv`)."""
+
+    family = "top_k"
+    exposed: ClassVar[frozenset[str]] = BestArmEngine.exposed | {"k", "delta", "shuffle"}
+    default_means: ClassVar[tuple[float, ...]] = tuple(chen2017_means("Uniform", 100, 10))
+
+    def __init__(
+        self,
+        num: int,
+        means: Any = None,
+        k: int = 10,
+        epsilon: float = 0.01,
+        delta: float = 0.01,
+        budget: int = 20000,
+        setting: str = "fixed_budget",
+        loss: str = "aggregate_regret",
+        shuffle: bool = True,
+        **kwargs: Any,
+    ) -> None:
+        self.delta = check.real("delta", delta, low=0.0, high=1.0, low_open=True, high_open=True)
+        self.top_loss = check.choice("loss", loss, TOP_K_LOSSES)
+        if not isinstance(shuffle, (bool, np.bool_)):
+            raise TypeError(f"shuffle must be True or False, got {shuffle!r}")
+        self.shuffle = bool(shuffle)
+        super().__init__(num, means=means, m=k, epsilon=epsilon, budget=budget, setting=setting, **kwargs)
+        self.k = self.m
+        self.loss = self.top_loss
+        self.obs["delta"] = np.full((self.num, 1), self.delta, dtype=np.float32)
+
+    def _warn_if_not_unique(self) -> None:
+        """Top-K with epsilon > 0 needs no unique top set; chen2017's experiments use epsilon = 0.01."""
+
+    def observation_space(self) -> spaces.Dict:
+        space = super().observation_space()
+        boxes = dict(space.spaces)
+        boxes["delta"] = spaces.Box(0.0, 1.0, shape=(1,), dtype=np.float32)
+        return spaces.Dict(boxes)
+
+    def reset_rows(self, rng: np.random.Generator, rows: np.ndarray) -> None:
+        super().reset_rows(rng, rows)
+        if self.shuffle:  # an arm's index carries no information (chen2017 §D.1)
+            order = np.argsort(rng.random((int(rows.sum()), self.num_arms)), axis=1)
+            self.means[rows] = np.take_along_axis(self.means[rows], order, axis=1)
+
+    def episode_loss(self, answer: np.ndarray, means: np.ndarray) -> np.ndarray:
+        """Aggregate regret (default) or the failure indicator ``1{R > epsilon}`` of final answers."""
+        if self.top_loss == "aggregate_regret":
+            return metrics.top_k_regret(answer, means, self.k)
+        return metrics.top_k_error(answer, means, self.k, self.epsilon).astype(np.float64)
+
+    def answer_metrics(self, answer: np.ndarray, means: np.ndarray) -> dict[str, np.ndarray]:
+        """``regret`` (aggregate regret R), ``error`` (``1{R > epsilon}``) and ``invalid`` (not K arms)."""
+        return {"regret": metrics.top_k_regret(answer, means, self.k),
+                "error": metrics.top_k_error(answer, means, self.k, self.epsilon).astype(np.float64),
+                "invalid": (np.asarray(answer).sum(axis=-1) != self.k).astype(np.float64)}
+
+    def oracle_values(self) -> dict[str, float]:
+        """``H``: the hardness H^(t, epsilon) of chen2017 (eq. 6) of the fixed instance; ``t``: t(epsilon, K)."""
+        means = self.fixed_means
+        if means is None:
+            raise ValueError("oracle parameters need a fixed instance, but this env draws its instance per episode")
+        t, hardness = top_k_hardness(means, self.k, self.epsilon)
+        return {"H": hardness, "t": float(t)}
+
+
+_DOC = """
+
+    ## Description
+    epsilon-top-K identification with aggregate regret (Chen, Chen, Zhang, Zhou 2017): n arms with unknown
+    means; the agent returns K arms, and its aggregate regret is ``R = (1/K) (sum of the K best means - sum of
+    the answer's means)``; it fails when ``R > epsilon``. Arm indices are shuffled at every reset, so an index
+    carries no information. Fixed budget (``budget`` pulls) or fixed confidence (stop action; ``budget`` is a
+    cap, reaching which truncates the episode). The same core as ``BestArmIdentification-v0`` with this loss.
+
+    ## Action Space
+    ``MultiDiscrete([n + 1] + [2] * n)``: ``action[0]`` the arm to pull or ``n`` to stop; ``action[1:]`` the
+    current answer, exactly K ones (any other answer counts as the worst set, the K smallest means, and is
+    flagged in ``info["invalid_answer"]``). Batched pulls: ``env.unwrapped.allocate(c)``.
+
+    ## Observation Space
+    A ``Dict`` of 1-D float32 ``Box`` spaces: ``m`` (= K, the number of arms to return), ``epsilon``,
+    ``delta`` (the confidence a PAC agent is asked for), ``budget_left``, ``last_arm`` (-1 at the start, -2
+    after ``allocate``), ``last_value``, ``counts``, ``sums``, ``means`` (n each). The true means never appear.
+
+    ## Rewards
+    ``-sample_cost`` per pull; minus the loss of the final answer on the answer step: the aggregate regret R
+    (default) or ``1{R > epsilon}``.
+
+    ## Episode End
+    As ``BestArmIdentification-v0``.
+
+    ## Information
+    ``info["invalid_answer"]``; ``bandit_gym.wrappers.RecordEpisodeRegret`` adds regret, error, pulls at the end.
+
+    ## Arguments
+
+    | argument | default | meaning |
+    |---|---|---|
+    | ``means`` | UNIFORM, n = 100 | n means (sorted or not: they are shuffled), or a sampler ``(rng, N) -> (N, n)`` |
+    | ``k`` | 10 | K, arms to return, ``1 <= K < n`` |
+    | ``epsilon`` | 0.01 | tolerance on R |
+    | ``delta`` | 0.01 | confidence asked of PAC agents (in the observation) |
+    | ``budget`` | 20000 | total pulls Q (fixed budget) or the cap (fixed confidence) |
+    | ``setting`` | ``"fixed_budget"`` | or ``"fixed_confidence"`` |
+    | ``loss`` | ``"aggregate_regret"`` | or ``"error"`` |
+    | ``shuffle`` | True | shuffle the arm order per episode |
+    | ``arm_distribution``, ``sigma``, ``distributions`` | | as ``BestArmIdentification-v0`` |
+    | ``sample_cost``, ``common_random_numbers`` | | as ``BestArmIdentification-v0`` |
+
+    ```python
+    import gymnasium as gym
+    env = gym.make("bandit_gym:TopKIdentification-Chen2017TwoGroupK100-v0", budget=100000)
+    ```
+
+    ## References
+    J. Chen, X. Chen, Q. Zhang, Y. Zhou. Adaptive Multiple-Arm Identification. ICML 2017.
+
+    ## Version History
+    * v0: initial version.
+"""
+
+
+class TopKIdentificationEnv(BestArmIdentificationEnv):
+    __doc__ = "epsilon-top-K identification with aggregate regret (chen2017)." + _DOC
+
+    engine: TopKEngine
+    engine_class = TopKEngine
+
+
+class TopKIdentificationVectorEnv(BestArmIdentificationVectorEnv):
+    """``num_envs`` copies of :class:`TopKIdentificationEnv` advanced with array operations."""
+
+    engine: TopKEngine
+    engine_class = TopKEngine

@@ -1,0 +1,135 @@
+"""chen2017's top-K env, its hardness, the batched allocation path, and AdaptiveTopK."""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from scipy import stats
+
+import bandit_gym  # noqa: F401
+from bandit_gym import metrics
+from bandit_gym.agents import AGENTS, AdaptiveTopK, SuccessiveRejects, Uniform
+from bandit_gym.instances import chen2017_means
+from bandit_gym.rollout import play_batched, play_vector
+
+
+def test_aggregate_regret_and_failure_by_hand() -> None:
+    means = [0.9, 0.8, 0.5, 0.1]
+    assert metrics.top_k_regret([[1, 1, 0, 0], [1, 0, 1, 0], [1, 0, 0, 0]], means, 2).tolist() == \
+        pytest.approx([0.0, 0.15, 0.55])  # the last holds one arm: the worst set, (1.7 - 0.6) / 2
+    assert metrics.top_k_error([1, 0, 1, 0], means, 2, 0.1) == 1
+    assert metrics.top_k_error([1, 0, 1, 0], means, 2, 0.15 + 1e-9) == 0
+
+
+def test_hardness_by_hand() -> None:
+    # theta = (.9, .52, .51 | .49, .48, .1), K = 3: Delta = (.41, .03, .02, .02, .03, .41). With epsilon = 0.05
+    # (K epsilon = .15): t = 1 (Delta_2 * 1 = .03 and Delta_5 * 1 = .03 <= .15; t = 2 fails: Delta_1 * 2 = .82);
+    # Psi = max(.05, min(.03, .03)) = .05; H = 2 / .41^2 + 4 / .05^2
+    t, h = metrics.top_k_hardness([0.48, 0.9, 0.1, 0.51, 0.52, 0.49], 3, 0.05)
+    assert t == 1 and h == pytest.approx(2 / 0.41**2 + 4 / 0.05**2)
+    assert metrics.top_k_hardness([0.9, 0.8, 0.5, 0.1], 2, 0.1) == (0, pytest.approx(1 / 0.16 + 2 / 0.09 + 1 / 0.49))
+    # TwoGroup, n = 1000: t grows with K (0.4 t <= K epsilon), so H shrinks
+    assert metrics.top_k_hardness(chen2017_means("TwoGroup", 1000, 100), 100, 0.01)[0] == 2
+    assert metrics.top_k_hardness(chen2017_means("TwoGroup", 1000, 500), 500, 0.01)[0] == 12
+
+
+def test_datasets() -> None:
+    np.testing.assert_allclose(chen2017_means("Uniform", 1000, 250), 1 - np.arange(1, 1001) / 1000)
+    for name in ("Synthetic0.5", "Synthetic6"):
+        theta = chen2017_means(name, 1000, 100)
+        assert np.all(np.diff(theta) <= 0) and theta[99] == pytest.approx(0.9) and theta[-1] == 0.0
+    assert np.sum(chen2017_means("TwoGroup", 1000, 100) == 0.7) == 100
+    with pytest.raises(ValueError, match="dataset='Gauss' is unknown"):
+        chen2017_means("Gauss")
+
+
+def test_env_shuffles_arms_per_episode_and_scores_the_answer() -> None:
+    env = gym.make("TopKIdentification-Chen2017TwoGroupK100-v0", budget=10)
+    obs, _ = env.reset(seed=0)
+    assert obs["m"][0] == 100 and obs["delta"][0] == pytest.approx(0.01) and obs["epsilon"][0] == pytest.approx(0.01)
+    first = env.unwrapped.engine.means[0].copy()
+    env.reset(seed=1)
+    second = env.unwrapped.engine.means[0]
+    assert not np.array_equal(first, second) and np.array_equal(np.sort(first), np.sort(second))
+    answer = (second == 0.7).astype(np.int64)  # the true top 100
+    answer[np.flatnonzero(second == 0.7)[:3]] = 0
+    answer[np.flatnonzero(second == 0.3)[:3]] = 1  # three swaps: R = 3 * 0.4 / 100 = 0.012 > 0.01
+    env.unwrapped.allocate(np.r_[np.full(10, 1), np.zeros(990, dtype=np.int64)])
+    *_, info = env.step(np.r_[0, answer])
+    assert info["invalid_answer"] == 0
+
+
+@pytest.mark.parametrize(("name", "env_id", "kwargs"), [
+    ("Uniform", "TopKIdentification-v0", {}),
+    ("AdaptiveTopK", "TopKIdentification-v0", {"budget": 30000}),
+    ("AdaptiveTopK", "TopKIdentification-v0", {"means": 0.9 - 0.05 * np.arange(12), "k": 3, "epsilon": 0.1,
+                                               "budget": 10**6, "setting": "fixed_confidence"}),
+    ("SuccessiveRejects", "BestArmIdentification-Audibert2010Problem4-v0", {}),
+    ("SAR", "BestArmIdentification-Audibert2010Problem5-v0", {"m": 2, "epsilon": 0.05}),
+])
+def test_batched_pulls_equal_single_pulls_bit_for_bit(name: str, env_id: str, kwargs: dict) -> None:
+    # with common random numbers both paths draw the same samples: the same pulls give the same results
+    params = {"form": "pac"} if kwargs.get("setting") == "fixed_confidence" else {}
+    venv = gym.make_vec(env_id, num_envs=12, vectorization_mode="vector_entry_point", common_random_numbers=True,
+                        **kwargs)
+    batched = play_batched(venv, AGENTS[name](**params), seed=4)
+    single = play_vector(venv, AGENTS[name](**params), seed=4)
+    assert batched is not None
+    for key in ("regret", "error", "pulls"):
+        np.testing.assert_array_equal(batched[key], single[key], err_msg=key)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("agent", [Uniform, SuccessiveRejects, AdaptiveTopK])
+def test_batched_pulls_and_single_pulls_agree_in_distribution(agent: type) -> None:
+    # without common random numbers a batch draws exact binomial sums: 3000 runs each way, same regret law
+    # (12 arms, means 0.9 - 0.05 i, K = 3; AdaptiveTopK completes two rounds and part of a third)
+    env_id, kwargs = (("BestArmIdentification-Audibert2010Problem4-v0", {"budget": 300}) if agent is SuccessiveRejects
+                      else ("TopKIdentification-v0", {"means": 0.9 - 0.05 * np.arange(12), "k": 3, "budget": 6000}))
+    venv = gym.make_vec(env_id, num_envs=3000, vectorization_mode="vector_entry_point", **kwargs)
+    batched = play_batched(venv, agent(), seed=1)["regret"]
+    single = play_vector(venv, agent(), seed=2)["regret"]
+    assert stats.ks_2samp(batched, single).pvalue > 0.001
+    assert abs(batched.mean() - single.mean()) < 4 * np.sqrt(batched.var() / 3000 + single.var() / 3000) + 1e-12
+
+
+def test_adaptive_top_k_accepts_and_rejects_by_hand() -> None:
+    from bandit_gym.agents.top_k._kernels import accept_reject
+
+    theta = np.array([[0.9, 0.8, 0.5, 0.2, 0.1]])
+    # K = 2, threshold .25: theta_b = .8, theta_a = .5 (k' = 2): gaps top .4, bottom .7 -> reject arm 4; then
+    # bottom .6 -> reject arm 3; then top .4 > bottom .3 -> accept arm 0; now k' = 1, theta_b = .8, theta_a = .5:
+    # top .3 ties bottom .3 -> the smaller index, arm 1, accepted; k' = 0 ends the loop
+    status = np.zeros((1, 5), dtype=np.int8)
+    accept_reject(theta, status, np.array([0]), 2, np.array([0.25]))
+    assert status[0].tolist() == [1, 1, 0, 2, 2]
+    # threshold .35: the same three removals, then max(.3, .3) <= .35 ends the round with arms 1, 2 in S
+    status = np.zeros((1, 5), dtype=np.int8)
+    accept_reject(theta, status, np.array([0]), 2, np.array([0.35]))
+    assert status[0].tolist() == [1, 0, 0, 2, 2]
+    # an accepted arm counts: with arm 0 accepted and K = 2, k' = 1 among arms 1..4 (theta_b = .8, theta_a
+    # = .5): reject 4 (.7), reject 3 (.6), then .3 ties .3: accept arm 1; k' = 0 ends it (arm 2 is left to the
+    # guard of the caller)
+    status = np.array([[1, 0, 0, 0, 0]], dtype=np.int8)
+    accept_reject(theta, status, np.array([0]), 2, np.array([0.25]))
+    assert status[0].tolist() == [1, 1, 0, 2, 2]
+
+
+def test_adaptive_top_k_rounds_and_guards() -> None:
+    # n = 4, K = 2: round 1 pulls every arm m_1 = ceil(4 ln(2 * 4 / 0.5)) = 12 times; means 1, 1, 0, 0 clear
+    # the threshold 2 * 2^-1 = 1? No: Delta~ = 1 <= 1, so round 2 (m_2 = ceil(16 ln(32 / 0.5)) = 67 more)
+    from bandit_gym.agents.top_k.adaptive_top_k import round_size
+
+    assert round_size(1, 4, 0.5) == 12 and round_size(2, 4, 0.5) == 67
+    env = gym.make("TopKIdentification-v0", means=[1.0, 1.0, 0.0, 0.0], k=2, budget=1000, shuffle=False)
+    agent = AdaptiveTopK(delta=0.5)
+    agent.reset(seed=0)
+    obs, _ = env.reset(seed=0)
+    assert agent.batch_pulls(obs).tolist() == [12] * 4
+    obs = env.unwrapped.allocate(np.full(4, 12))
+    assert agent.batch_pulls(obs).tolist() == [67] * 4  # nothing decided at 2 2^-1 = 1
+    obs = env.unwrapped.allocate(np.full(4, 67))
+    assert agent.batch_pulls(obs).tolist() == [0] * 4  # gaps 1 > 0.5: all decided, the guard ends it
+    action = agent.act(obs)
+    assert action[0] == 4 and action[1:].tolist() == [1, 1, 0, 0]  # stop, with budget left unused
