@@ -7,18 +7,19 @@ from bandit_gym.agents.base import Agent
 from bandit_gym.agents.best_arm import LUCB, SAR, SuccessiveRejects, UCBEBestArm, UGapEb, UGapEc
 from bandit_gym.agents.threshold_bandit import DKWUCB, KMUCB, OPTIM, UCB, PerThresholdUCB
 from bandit_gym.agents.thresholding import APT, LSA, UCBE, OptKG
-from bandit_gym.agents.top_k import AdaptiveTopK
+from bandit_gym.agents.top_k import CLUCBPAC, AdaptiveTopK, OptMAI
 from bandit_gym.agents.uniform import Uniform
 
 AGENTS: dict[str, type[Agent]] = {
     cls.__name__: cls
     for cls in (Uniform, LSA, APT, UCBE, OptKG, UCB, DKWUCB, OPTIM, KMUCB, PerThresholdUCB, UGapEb, UGapEc,
-                UCBEBestArm, SuccessiveRejects, SAR, LUCB, AdaptiveTopK)
+                UCBEBestArm, SuccessiveRejects, SAR, LUCB, AdaptiveTopK, CLUCBPAC, OptMAI)
 }
 
 __all__ = [
     "AGENTS",
     "APT",
+    "CLUCBPAC",
     "DKWUCB",
     "KMUCB",
     "LSA",
@@ -30,6 +31,7 @@ __all__ = [
     "AdaptiveTopK",
     "Agent",
     "OptKG",
+    "OptMAI",
     "PerThresholdUCB",
     "SuccessiveRejects",
     "UCBEBestArm",

@@ -192,3 +192,20 @@ def plot_fixed_confidence(summary: Any, path: str | Path, title: str = "") -> Pa
         for ax in (pulls_ax, error_ax):
             ax.grid(alpha=0.3, which="both")
     return _finish(fig, axes, path, title)
+
+
+# ----------------------------------------------------------------------------------------- chen2017
+def plot_failure_against_budget(summary: Any, path: str | Path, title: str = "") -> Path:
+    """One panel per K: failure probability against the total budget (log axis), one curve per agent with its
+    95% interval (chen2017 Figures 1-4)."""
+    rows = summary[summary["metric"] == "error"].copy()
+    rows["ci_low"], rows["ci_high"] = rows["ci_low"].clip(lower=0.0), rows["ci_high"].clip(upper=1.0)
+    ks = list(dict.fromkeys(rows["k"]))
+    fig, axes = _grid(len(ks), len(ks))
+    for ax, k in zip(axes, ks, strict=True):
+        for i, (agent, curve) in enumerate(rows[rows["k"] == k].groupby("agent", sort=False)):
+            _errorbars(ax, curve["budget"], curve, agent, i)
+        ax.set(xscale="log", xlabel="total budget Q", ylabel="failure probability", ylim=(-0.02, 1.02),
+               title=f"K = {k}")
+        ax.grid(alpha=0.3, which="both")
+    return _finish(fig, axes, path, title)

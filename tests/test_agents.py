@@ -8,17 +8,20 @@ import pytest
 
 from bandit_gym.agents import UCB, Uniform
 from bandit_gym.rollout import play_episode, play_vector
-from tests.conftest import AGENT_ENV_PAIRS, make_agent, small_kwargs
+from tests.conftest import AGENT_ENV_PAIRS, family_of_id, make_agent, small_kwargs
 
 
 @pytest.mark.parametrize(("name", "env_id"), AGENT_ENV_PAIRS)
 def test_every_agent_plays_every_env_of_its_family(name: str, env_id: str) -> None:
     kwargs = small_kwargs(env_id)
     single = play_episode(gym.make(env_id, **kwargs), make_agent(name, env_id), seed=0)
-    assert single["pulls"] == 60
     venv = gym.make_vec(env_id, num_envs=8, vectorization_mode="vector_entry_point", **kwargs)
     vector = play_vector(venv, make_agent(name, env_id), seed=0)
-    assert vector["pulls"].tolist() == [60] * 8
+    if family_of_id(env_id) == "top_k":  # top-K agents may stop and leave budget unused (their docstrings)
+        assert 0 <= single["pulls"] <= 60 and all(0 <= p <= 60 for p in vector["pulls"].tolist())
+    else:
+        assert single["pulls"] == 60
+        assert vector["pulls"].tolist() == [60] * 8
 
 
 def test_uniform_is_round_robin_and_answers_empirically() -> None:

@@ -65,6 +65,7 @@ def test_env_shuffles_arms_per_episode_and_scores_the_answer() -> None:
     ("AdaptiveTopK", "TopKIdentification-v0", {"budget": 30000}),
     ("AdaptiveTopK", "TopKIdentification-v0", {"means": 0.9 - 0.05 * np.arange(12), "k": 3, "epsilon": 0.1,
                                                "budget": 10**6, "setting": "fixed_confidence"}),
+    ("OptMAI", "TopKIdentification-v0", {"k": 3, "budget": 5000}),
     ("SuccessiveRejects", "BestArmIdentification-Audibert2010Problem4-v0", {}),
     ("SAR", "BestArmIdentification-Audibert2010Problem5-v0", {"m": 2, "epsilon": 0.05}),
 ])
@@ -133,3 +134,70 @@ def test_adaptive_top_k_rounds_and_guards() -> None:
     assert agent.batch_pulls(obs).tolist() == [0] * 4  # gaps 1 > 0.5: all decided, the guard ends it
     action = agent.act(obs)
     assert action[0] == 4 and action[1:].tolist() == [1, 1, 0, 0]  # stop, with budget left unused
+
+
+def clucb_by_definition(counts: np.ndarray, sums: np.ndarray, k: int, epsilon: float, delta: float,
+                        r: float = 0.5) -> tuple[int, list[int]]:
+    """CLUCB-PAC's step written straight from ALGORITHMS.md §D.5 (sorting, no selection tricks)."""
+    n, t = len(counts), counts.sum()
+    mean = sums / counts
+    top = set(np.argsort(-mean, kind="stable")[:k].tolist())
+    rad = r * np.sqrt(2 * np.log(4 * n * t**3 / delta) / counts)
+    tilde = np.array([mean[e] - rad[e] if e in top else mean[e] + rad[e] for e in range(n)])
+    top_tilde = set(np.argsort(-tilde, kind="stable")[:k].tolist())
+    if tilde[list(top_tilde)].sum() - tilde[list(top)].sum() <= k * epsilon:
+        return n, sorted(top)
+    candidates = sorted(top ^ top_tilde)
+    return max(candidates, key=lambda e: (rad[e], -e)), sorted(top)
+
+
+def test_clucb_pac_matches_its_definition_on_random_statistics() -> None:
+    from bandit_gym.agents import CLUCBPAC
+
+    rng = np.random.default_rng(0)
+    stops = 0
+    for _ in range(200):
+        n, k = 6, int(rng.integers(1, 4))
+        counts = (rng.integers(1, 40, size=n) * rng.choice([1, 3000])).astype(np.float32)  # large counts can stop
+        sums = np.floor(rng.random(n) * (counts + 1)).astype(np.float32)
+        epsilon = float(rng.choice([0.0, 0.05, 0.3]))
+        obs = {"m": np.array([k], np.float32), "epsilon": np.array([epsilon], np.float32),
+               "delta": np.array([0.1], np.float32), "budget_left": np.array([10**6], np.float32),
+               "last_arm": np.array([-1.0], np.float32), "last_value": np.zeros(1, np.float32),
+               "counts": counts, "sums": sums, "means": sums / counts}
+        agent = CLUCBPAC()
+        agent.reset(seed=0)
+        agent.act({**obs, "counts": np.zeros(n, np.float32), "sums": np.zeros(n, np.float32),
+                   "budget_left": np.array([10**6 + counts.sum()], np.float32)})  # the episode starts
+        action = agent.act({**obs, "last_arm": np.array([0.0], np.float32)})
+        arm, top = clucb_by_definition(counts.astype(np.float64), sums.astype(np.float64), k,
+                                       float(np.float32(epsilon)), float(np.float32(0.1)))
+        assert int(action[0]) == arm and np.flatnonzero(action[1:]).tolist() == top
+        stops += arm == n
+    assert 0 < stops < 200  # both branches were exercised
+
+
+def test_opt_mai_eliminates_a_quarter_per_round_down_to_4k_then_accepts_and_rejects() -> None:
+    from bandit_gym.agents import OptMAI
+
+    # n = 40, K = 3: quantile elimination keeps 30, 23, 18, 14, then max(ceil(0.75 * 14), 4K) = 12 arms;
+    # round r gives each arm floor(0.1 * 0.9^r * Q / |S|) pulls
+    means = np.linspace(0.9, 0.1, 40)
+    env = gym.make("TopKIdentification-v0", means=means, k=3, budget=40000, shuffle=False)
+    agent = OptMAI()
+    agent.reset(seed=0)
+    obs, _ = env.reset(seed=0)
+    sizes, shares = [], []
+    while True:
+        pulls = agent.batch_pulls(obs)
+        if not pulls.any():
+            break
+        if agent.stage[0] == 0:
+            sizes.append(int((pulls > 0).sum()))
+            shares.append(int(pulls.max()))
+        obs = env.unwrapped.allocate(pulls)
+    assert sizes == [40, 30, 23, 18, 14]
+    assert shares == [100, 120, 140, 162, 187]  # floor(0.1 0.9^r 40000 / |S|)
+    action = agent.act(obs)
+    assert action[1:].sum() == 3 and action[1:4].tolist() == [1, 1, 1]  # the three best arms
+    assert obs["counts"].sum() <= 40000

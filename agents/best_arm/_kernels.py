@@ -313,6 +313,58 @@ successive_rejects = _successive(False)
 successive_accepts_rejects = _successive(True)
 
 
+@_jit
+def top_m_select(values: np.ndarray, m: int, bits: np.ndarray) -> float:
+    """``bits`` = the m largest ``values`` (ties: the smaller index first) in O(K) (a partition finds the m-th
+    largest value); returns their sum."""
+    k = values.shape[0]
+    kth = np.partition(values, k - m)[k - m]
+    above = 0
+    for i in range(k):
+        above += values[i] > kth
+    ties, total = m - above, 0.0
+    for i in range(k):
+        take = values[i] > kth or (values[i] == kth and ties > 0)
+        if values[i] == kth and take:
+            ties -= 1
+        bits[i] = take
+        if take:
+            total += values[i]
+    return total
+
+
+@_jit
+def clucb_pac(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, epsilon: float,
+              constants: np.ndarray, state: np.ndarray, work: np.ndarray, answer: np.ndarray, final: bool) -> int:
+    """CLUCB-PAC for top-m: constants ``(delta, R)``. After one pull of each arm, at t pulls: M = the empirical
+    top m (the answer); ``rad_e = R sqrt(2 log(4 K t^3 / delta) / T_e)``; ``w~ = mu - rad`` inside M, ``mu +
+    rad`` outside; M~ = the top m of w~; stop when ``w~(M~) - w~(M) <= m epsilon``, else pull the arm of largest
+    rad in the symmetric difference of M and M~ (ties: the smallest index)."""
+    k = counts.shape[0]
+    mean, tilde, other = work[0], work[1], work[2]
+    empirical_means(counts, sums, mean)
+    top_m_select(mean, m, answer)
+    if made < k:
+        return made
+    log_term = math.log(4.0 * k * np.float64(made) ** 3 / constants[0])
+    for i in range(k):
+        rad = constants[1] * math.sqrt(2.0 * log_term / np.float64(counts[i]))
+        work[3, i] = rad
+        tilde[i] = mean[i] - rad if answer[i] else mean[i] + rad
+    inside = 0.0
+    for i in range(k):
+        if answer[i]:
+            inside += tilde[i]
+    best = top_m_select(tilde, m, other)
+    if best - inside <= m * epsilon:
+        return k
+    arm = -1
+    for i in range(k):
+        if (other[i] == 1.0) != (answer[i] == 1) and (arm < 0 or work[3, i] > work[3, arm]):
+            arm = i
+    return arm
+
+
 # ----------------------------------------------------------------------------------------------- drivers
 @functools.cache
 def decide_step(rule: Any) -> Any:
@@ -371,7 +423,7 @@ def top_m_answers(m: np.ndarray, counts: np.ndarray, sums: np.ndarray, action: n
 
 #: rule names of the agents (looked up by name so that agents stay importable without numba)
 RULES = {"UGapEb": ugapeb, "UGapEc": ugapec, "UCBEBestArm": ucbe, "LUCB": lucb, "Uniform": uniform,
-         "SuccessiveRejects": successive_rejects, "SAR": successive_accepts_rejects}
+         "SuccessiveRejects": successive_rejects, "SAR": successive_accepts_rejects, "CLUCBPAC": clucb_pac}
 
 
 @numba.njit(cache=True)
@@ -384,3 +436,13 @@ def select_arm_rows(means: np.ndarray, beta: np.ndarray, m: int, bits: np.ndarra
         set_index[n], pull[n] = gap_select(m, work)
         for i in range(means.shape[1]):
             bits[n, i] = work[5, i] == 1.0
+
+
+@numba.njit(cache=True, nogil=True)
+def sar_removals(rows: np.ndarray, m: int, alive: np.ndarray, accepted: np.ndarray, mean: np.ndarray) -> None:
+    """One SAR phase end (:func:`_accept_or_reject`) in each copy of ``rows``; ``alive`` and ``accepted`` are
+    float bit arrays ``(N, K)``, ``mean`` the empirical means SAR ranks by."""
+    work = np.zeros((WORK_ROWS, alive.shape[1]))
+    for j in range(rows.shape[0]):
+        n = rows[j]
+        _accept_or_reject(m, alive[n], accepted[n], mean[n], work)

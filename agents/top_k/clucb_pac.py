@@ -1,0 +1,47 @@
+"""CLUCB-PAC (Chen, Lin, King, Lyu, Chen 2014) for epsilon-top-K, a baseline of chen2017."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import numpy as np
+
+from bandit_gym import _validation as check
+from bandit_gym.agents.base import Obs
+from bandit_gym.agents.best_arm._gap import BestArmAgent
+
+
+class CLUCBPAC(BestArmAgent):
+    """Combinatorial LUCB, PAC variant, with the top-K oracle.
+
+    Paper: S. Chen, T. Lin, I. King, M. R. Lyu, W. Chen, Combinatorial Pure Exploration of Multi-Armed Bandits,
+    NIPS 2014 (PAC variant of their appendix); a baseline of chen2017 (ALGORITHMS.md §D.5).
+
+    Pull each arm once; then at t pulls, with ``M_t`` the K arms of largest empirical mean (the answer),
+    ``rad_e = R sqrt(2 ln(4 n t^3 / delta) / T_e)``, ``w~_e = mu_e - rad_e`` for e in M_t and ``mu_e + rad_e``
+    otherwise, and ``M~_t`` the K arms of largest w~: stop when ``w~(M~_t) - w~(M_t) <= epsilon_sum``, else pull
+    the arm of largest rad in the symmetric difference of M_t and M~_t (ties: the smallest index).
+
+    ``epsilon_sum = K epsilon`` (epsilon from the observation): ``R_T <= epsilon`` is ``sum theta over the top
+    K - sum over T <= K epsilon`` (ALGORITHMS.md §D.5; UNSURE whether chen2017 used K epsilon or epsilon).
+    Parameters: ``delta`` (None: the observation's delta), ``R = 1/2`` (sub-Gaussian constant of rewards in
+    [0, 1]; UNSURE, 1 is also common). Fixed budget: it runs until the stop fires or the budget is spent; the
+    answer is M_t. A compiled rule: O(n) per pull (two top-K selections by partition). Anytime.
+    """
+
+    families: ClassVar[tuple[str, ...]] = ("top_k",)
+    rule = "CLUCBPAC"
+    num_constants = 2  # delta, R
+
+    def __init__(self, delta: float | None = None, R: float = 0.5) -> None:
+        self.delta = None if delta is None else check.real("delta", delta, low=0.0, high=1.0, low_open=True,
+                                                           high_open=True)
+        self.R = check.real("R", R, low=0.0, low_open=True)
+        super().__init__(tie_break="index")
+
+    def params(self) -> dict[str, object]:
+        return {"delta": self.delta, "R": self.R}
+
+    def begin(self, obs: Obs, rows: np.ndarray) -> None:
+        self.constants[rows, 0] = obs["delta"][rows, 0] if self.delta is None else self.delta
+        self.constants[rows, 1] = self.R

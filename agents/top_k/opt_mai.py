@@ -1,0 +1,127 @@
+"""OptMAI (Zhou, Chen, Li 2014): quantile elimination, then accept-reject; a baseline of chen2017."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from bandit_gym import _validation as check
+from bandit_gym.agents.base import Obs
+from bandit_gym.agents.best_arm.successive_rejects import phase_lengths
+from bandit_gym.agents.top_k._rounds import ACCEPTED, ACTIVE, REJECTED, RoundAgent, top_of
+
+QE, AR = 0, 1
+
+
+class OptMAI(RoundAgent):
+    """OptMAI: rounds of quantile elimination on a geometric budget until at most 4K arms are left, then
+    successive accepts and rejects on the rest of the budget.
+
+    Paper: Y. Zhou, X. Chen, J. Li, Optimal PAC Multiple Arm Identification with Applications to Crowdsourcing,
+    ICML 2014; a baseline of chen2017. **Low confidence**: ALGORITHMS.md §D.4 reconstructs it from memory; it is
+    implemented as written there, with its constants exposed.
+
+    Quantile elimination, round r = 0, 1, ... while ``|S| > 4K``: every arm of S gets
+    ``floor((1 - beta) beta^r Q / |S|)`` fresh pulls; the ``max(ceil(keep |S|), 4K)`` arms of largest fresh mean
+    stay (``keep = 3/4``). Accept-reject: Successive Accepts and Rejects (:class:`~bandit_gym.agents.SAR`'s
+    rule) on S with the budget left, ``n_k = ceil((Q' - n') / (logbar(n') (n' + 1 - k)))``, ranking by the means of
+    its own samples. Answer: the accepted arms, filled with the best active arms.
+
+    Parameters: ``beta = 0.9`` (in (3/4, 1)), ``keep = 0.75``; Q is the episode's budget (fixed budget only).
+    As §D.4 writes SAR, accept-reject stops once no arm or every active arm is still to accept, leaving the rest
+    of the budget unused (with K = n / 2 it ends after n / 2 rejections). Choices: ties go to the smaller index;
+    a round whose per-arm share is 0 eliminates on zero samples (all means 0: the smallest indices stay); the
+    answer before the end: the accepted arms plus the best active ones by all their samples.
+    """
+
+    def __init__(self, beta: float = 0.9, keep: float = 0.75) -> None:
+        self.beta = check.real("beta", beta, low=0.75, high=1.0, low_open=True, high_open=True)
+        self.keep = check.real("keep", keep, low=0.0, high=1.0, low_open=True, high_open=True)
+        super().__init__(tie_break="index")
+
+    def params(self) -> dict[str, object]:
+        return {"beta": self.beta, "keep": self.keep}
+
+    def allocate(self, n: int, k: int) -> None:
+        super().allocate(n, k)
+        self.stage = np.zeros(n, dtype=np.int64)
+        self.start_counts = np.zeros((n, k))
+        self.start_sums = np.zeros((n, k))
+        self.schedule = np.zeros((n, k), dtype=np.int64)  # AR's n_1..n_{n'-1}
+        self.ar_size = np.zeros(n, dtype=np.int64)  # n', the arms that entered AR
+
+    def begin(self, obs: Obs, rows: np.ndarray) -> None:
+        super().begin(obs, rows)
+        self.stage[rows] = QE
+
+    def end_round(self, obs: Obs, rows: np.ndarray) -> None:
+        k = int(obs["m"][0, 0])
+        counts, sums = obs["counts"][rows].astype(np.float64), obs["sums"][rows].astype(np.float64)
+        fresh = np.where(self.status[rows] == ACTIVE, (sums - self.start_sums[rows]) /
+                         np.maximum(counts - self.start_counts[rows], 1.0), -np.inf)
+        active = (self.status[rows] == ACTIVE).sum(axis=1)
+        qe = self.stage[rows] == QE  # fresh means: of the QE round just made; in AR, of all AR's samples
+        if (~qe).any():
+            self._accept_reject_step(obs, rows[~qe], k, fresh[~qe])
+        if qe.any():
+            self._quantile_step(obs, rows[qe], k, fresh[qe], active[qe])
+            self.start_counts[rows[qe]], self.start_sums[rows[qe]] = counts[qe], sums[qe]
+
+    def _quantile_step(self, obs: Obs, rows: np.ndarray, k: int, fresh: np.ndarray, active: np.ndarray) -> None:
+        played = self.round[rows] > 0
+        if played.any():  # keep the best max(ceil(keep |S|), 4K) of the round just made
+            p = rows[played]
+            size = np.maximum(np.ceil(self.keep * active[played] - 1e-9).astype(np.int64), 4 * k)
+            stay = top_of(fresh[played], self.status[p] == ACTIVE, np.minimum(size, active[played]))
+            self.status[p] = np.where((self.status[p] == ACTIVE) & ~stay, REJECTED, self.status[p])
+        survivors = (self.status[rows] == ACTIVE).sum(axis=1)
+        qe = survivors > 4 * k
+        counts = obs["counts"][rows].astype(np.int64)
+        if qe.any():
+            q = rows[qe]
+            share = np.floor((1 - self.beta) * self.beta ** self.round[q] * self.total_budget[q] / survivors[qe]
+                             + 1e-9).astype(np.int64)  # 1 - 0.9 is 0.0999...: floor(100 - 1e-14) would be 99
+            self.target[q] = np.where(self.status[q] == ACTIVE, counts[qe] + share[:, None], 0)
+            self.round[q] += 1
+        if (~qe).any():  # on to accept-reject with the budget left
+            a = rows[~qe]
+            self.stage[a] = AR
+            left = obs["budget_left"][a, 0].astype(np.int64)
+            self.ar_size[a] = survivors[~qe]
+            for budget, size in set(zip(left.tolist(), survivors[~qe].tolist(), strict=True)):
+                same = a[(left == budget) & (survivors[~qe] == size)]
+                self.schedule[same, : size - 1] = phase_lengths(budget, size) if size > 1 else 0
+            self.round[a] = 1  # the AR phase
+            self._next_phase(obs, a)
+
+    def _accept_reject_step(self, obs: Obs, rows: np.ndarray, k: int, fresh: np.ndarray) -> None:
+        from bandit_gym.agents.best_arm._kernels import sar_removals
+
+        alive = (self.status[rows] == ACTIVE).astype(np.float64)
+        accepted = (self.status[rows] == ACCEPTED).astype(np.float64)
+        ar_means = np.where(alive == 1.0, fresh, 0.0)  # SAR ranks by its own samples
+        sar_removals(np.arange(rows.size), k, alive, accepted, ar_means)
+        self.status[rows] = np.where(accepted == 1.0, ACCEPTED, np.where(alive == 1.0, ACTIVE, REJECTED))
+        self.round[rows] += 1
+        self._next_phase(obs, rows)
+
+    def _next_phase(self, obs: Obs, rows: np.ndarray) -> None:
+        """Targets of AR phase ``round`` (``n_k - n_{k-1}`` more pulls of each active arm), or the end."""
+        k_arms = int(obs["m"][0, 0])
+        phase = self.round[rows]
+        active = (self.status[rows] == ACTIVE).sum(axis=1)
+        left = k_arms - (self.status[rows] == ACCEPTED).sum(axis=1)
+        done = (phase >= self.ar_size[rows]) | (left <= 0) | (active <= left)  # the answer fills the rest
+        self.finished[rows[done]] = True
+        go = rows[~done]
+        if go.size:
+            p = phase[~done]
+            step = self.schedule[go, p - 1] - np.where(p > 1, self.schedule[go, np.maximum(p - 2, 0)], 0)
+            counts = obs["counts"][go].astype(np.int64)
+            self.target[go] = np.where(self.status[go] == ACTIVE, counts + np.maximum(step, 0)[:, None], 0)
+
+    def answer(self, obs: Obs) -> np.ndarray:
+        k = int(obs["m"][0, 0])
+        accepted = self.status == ACCEPTED
+        means = obs["sums"] / np.maximum(obs["counts"], 1.0)
+        return accepted | top_of(means, self.status == ACTIVE, k - accepted.sum(axis=1))
+
