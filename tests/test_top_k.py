@@ -201,3 +201,14 @@ def test_opt_mai_eliminates_a_quarter_per_round_down_to_4k_then_accepts_and_reje
     action = agent.act(obs)
     assert action[1:].sum() == 3 and action[1:4].tolist() == [1, 1, 1]  # the three best arms
     assert obs["counts"].sum() <= 40000
+
+
+def test_adaptive_top_k_pac_failure_rate_is_below_delta() -> None:
+    # 12 arms 0.9 - 0.05 i, K = 3, epsilon = 0.05, delta = 0.1, the PAC form (fixed confidence): 500 runs
+    venv = gym.make_vec("TopKIdentification-v0", num_envs=500, vectorization_mode="vector_entry_point",
+                        means=0.9 - 0.05 * np.arange(12), k=3, epsilon=0.05, delta=0.1, budget=10**7,
+                        setting="fixed_confidence")
+    result = play_batched(venv, AdaptiveTopK(form="pac"), seed=0)
+    failures = int(result["error"].sum())
+    assert stats.binomtest(failures, 500, 0.1, alternative="less").pvalue < 0.05  # 95% upper bound below delta
+    assert result["pulls"].max() < 10**7 and result["invalid"].sum() == 0  # every run stopped by itself
