@@ -413,11 +413,11 @@ def decide_rollout(rule: Any) -> Any:
 
 @numba.njit(nogil=True, cache=True)
 def top_m_answers(m: np.ndarray, counts: np.ndarray, sums: np.ndarray, action: np.ndarray) -> np.ndarray:
-    """``action[n, 1:]`` = the m largest empirical means of copy n (ties: the smaller index first)."""
+    """``action[n, 1:]`` = the m largest empirical means of copy n (ties: the smaller index first), O(K) each."""
     mean = np.zeros(counts.shape[1])
     for n in range(counts.shape[0]):
         empirical_means(counts[n], sums[n], mean)
-        top_m(mean, np.int64(m[n, 0]), action[n, 1:])
+        top_m_select(mean, np.int64(m[n, 0]), action[n, 1:])
     return action
 
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from bandit_gym import _validation as check
@@ -13,9 +11,10 @@ from bandit_gym.agents.top_k._rounds import ACCEPTED, ACTIVE, RoundAgent, top_of
 FORMS = ("fixed_budget", "pac")
 
 
-def round_size(r: int, n: int, delta: float) -> int:
-    """``m_r = ceil(4^r ln(2 n r^2 / delta))``, the pulls of each surviving arm in round r (Claim 1)."""
-    return math.ceil(4.0**r * math.log(2.0 * n * r * r / delta))
+def round_size(r: np.ndarray, n: int, delta: np.ndarray) -> np.ndarray:
+    """``m_r = ceil(4^r ln(2 n r^2 / delta))``, the pulls of each surviving arm in round r (Claim 1), per copy."""
+    r = np.asarray(r, dtype=np.float64)
+    return np.ceil(4.0**r * np.log(2.0 * n * r * r / np.asarray(delta))).astype(np.int64)
 
 
 class AdaptiveTopK(RoundAgent):
@@ -90,9 +89,7 @@ class AdaptiveTopK(RoundAgent):
         go = rows[~done]
         if go.size:
             self.round[go] += 1
-            n = self.num_arms
-            sizes = np.array([round_size(int(q), n, float(d)) for q, d in zip(self.round[go], self.confidence[go],
-                                                                              strict=True)])
+            sizes = round_size(self.round[go], self.num_arms, self.confidence[go])
             self.start_counts[go], self.start_sums[go] = counts[~done], sums[~done]
             self.target[go] = np.where(self.status[go] == ACTIVE, counts[~done] + sizes[:, None], 0)
 
