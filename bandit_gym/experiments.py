@@ -3,8 +3,9 @@ envs; results come back as a tidy ``pandas.DataFrame`` and are written to disk c
 sweep resumes where it stopped.
 
 Cells. An anytime agent (one that does not read T) runs once per chunk of runs to the largest budget, and the
-anytime wrapper records its answer at every budget of the grid. A horizon-aware agent (UCBE, UCB with
-``delta = T^-2/2``) runs once per budget and chunk. Each cell is a vector env of ``chunk`` copies.
+anytime wrapper records its answer at every budget of the grid (on best-arm and top-K envs only agents without
+batched pulls: a batch may jump past a budget). A horizon-aware agent (UCBE, UCB with ``delta = T^-2/2``) runs
+once per budget and chunk. Each cell is a vector env of ``chunk`` copies.
 
 Seeds and pairing. Per-cell seeds come from ``numpy.random.SeedSequence(seed, spawn_key=...)``: the env seed of
 a chunk depends only on the spec's seed and the chunk, the agent's own seed also on the agent's label. With
@@ -186,13 +187,19 @@ def expand(spec: ExperimentSpec) -> list[Cell]:
     """Every cell of a spec."""
     chunks = range(-(-spec.runs // spec.chunk))
     cells: list[Cell] = []
-    # Prefix evaluation needs the anytime wrapper, which scores pure-exploration answers; threshold-bandit
-    # regret is recorded per horizon.
-    prefix = spec.family == "thresholding"
     for index, agent in enumerate(spec.agents):
-        budgets: Iterable[int | None] = [None] if agent.anytime and prefix else spec.budgets
+        budgets: Iterable[int | None] = [None] if _prefix(spec, agent) else spec.budgets
         cells.extend(Cell(index, budget, chunk) for budget in budgets for chunk in chunks)
     return cells
+
+
+def _prefix(spec: ExperimentSpec, agent: AgentSpec) -> bool:
+    """Whether the agent is scored at every budget from one episode per run (prefix evaluation by the anytime
+    wrapper, which scores pure-exploration answers; threshold-bandit regret is recorded per horizon): an anytime
+    agent, and on best-arm and top-K envs one without batched pulls (a batch may jump past a budget)."""
+    if not agent.anytime:
+        return False
+    return spec.family == "thresholding" or (spec.family in ("best_arm", "top_k") and not agent.cls.batched)
 
 
 def _seed(spec: ExperimentSpec, *key: int) -> int:
@@ -228,7 +235,7 @@ def run_cell(spec: ExperimentSpec, cell: Cell) -> dict[str, np.ndarray]:
     agent_spec = spec.agents[cell.agent]
     agent = build_agent(agent_spec, env)
     agent_seed = _seed(spec, cell.chunk, zlib.crc32(agent_spec.display.encode()))
-    anytime = budgets if family == "thresholding" else None
+    anytime = budgets if family == "thresholding" or cell.budget is None else None
     # Batched pulls where the agent has them (best arm, top K), else the compiled rollout where one exists (same
     # numbers, bit for bit), else the vector env step by step.
     result = None
@@ -242,6 +249,9 @@ def run_cell(spec: ExperimentSpec, cell: Cell) -> dict[str, np.ndarray]:
     if family == "thresholding":
         out["aggregate_regret"] = result["anytime_regret"]
         out["error"] = result["anytime_error"]
+    elif cell.budget is None:  # pulls: made by the end of the episode, capped by each budget
+        out["regret"], out["error"] = result["anytime_regret"], result["anytime_error"]
+        out["pulls"] = np.minimum(result["pulls"][:, None], np.asarray(budgets)[None, :]).astype(np.float64)
     else:
         for metric in METRICS[family]:
             out[metric] = result[metric][:, None].astype(np.float64)
@@ -449,10 +459,9 @@ def collect(spec: ExperimentSpec, store: CellStore) -> ExperimentResult:
     """Assemble the per-run arrays of every agent and metric from the stored cells."""
     runs: dict[tuple[str, str], np.ndarray] = {}
     chunks = range(-(-spec.runs // spec.chunk))
-    prefix = spec.family == "thresholding"
     for index, agent in enumerate(spec.agents):
         for metric in METRICS[spec.family]:
-            if agent.anytime and prefix:
+            if _prefix(spec, agent):
                 parts = [store.get(Cell(index, None, c))[metric] for c in chunks]
                 runs[(agent.display, metric)] = np.concatenate(parts, axis=0)
             else:

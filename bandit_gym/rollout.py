@@ -12,6 +12,7 @@ from gymnasium.vector import VectorEnv
 from bandit_gym import metrics
 from bandit_gym.agents.base import Agent
 from bandit_gym.envs._base import engine_of
+from bandit_gym.streams import stream_seeds
 from bandit_gym.wrappers import (
     RecordAnytimeRegret,
     RecordAnytimeRegretVector,
@@ -113,17 +114,20 @@ def play_compiled(
     budgets: Sequence[int] | None = None,
     agent_seed: int | None = None,
 ) -> dict[str, np.ndarray] | None:
-    """:func:`play_vector` in compiled code, for a Bernoulli thresholding or best-arm env with common random
-    numbers and an agent that has a compiled rollout (:meth:`~bandit_gym.agents.base.Agent.compiled_rollout`);
-    None otherwise. Returns the same metrics as :func:`play_vector` from the same seeds (thresholding:
-    ``regret``, ``error``, ``pulls`` and, with ``budgets``, ``anytime_regret`` and ``anytime_error``; best arm:
-    ``regret``, ``error``, ``invalid``, ``pulls``), bit for bit: the samples come from the same streams and the
-    agent's state evolves by the same arithmetic. The env is left at its reset state."""
+    """:func:`play_vector` in compiled code, for a Bernoulli thresholding, best-arm or top-K env and an agent that
+    has a compiled rollout (:meth:`~bandit_gym.agents.base.Agent.compiled_rollout`); None otherwise. Returns the
+    same metrics as :func:`play_vector` (thresholding: ``regret``, ``error``, ``pulls``; best arm and top K:
+    ``regret``, ``error``, ``invalid``, ``pulls``; with ``budgets``, ``anytime_regret`` and ``anytime_error``).
+
+    With common random numbers the numbers are those of :func:`play_vector` from the same seeds, bit for bit:
+    the samples come from the same streams and the agent's state evolves by the same arithmetic. Without them
+    (best arm and top K only; the thresholding env then plays step by step) each copy's samples come from
+    fresh streams keyed from the env's generator: the same distribution as the vector env, whose bulk draws a
+    per-copy rollout cannot follow, but other numbers. The env is left at its reset state."""
     engine: Any = engine_of(env)
-    if engine.family not in ("thresholding", "best_arm", "top_k") or not (engine.bernoulli and
-                                                                          engine.common_random_numbers):
+    if engine.family not in ("thresholding", "best_arm", "top_k") or not engine.bernoulli:
         return None
-    if engine.family != "thresholding" and budgets is not None:
+    if not engine.common_random_numbers and engine.family == "thresholding":
         return None
     agent.reset(seed=seed if agent_seed is None else agent_seed)
     obs, _ = env.reset(seed=seed)
@@ -131,27 +135,39 @@ def play_compiled(
     if plan is None:
         return None
     kernel, args = plan
-    if engine.family != "thresholding":
-        return _best_arm_rollout(engine, kernel, args)
     AnytimeTracker(engine, env.num_envs, [engine.budget] if budgets is None else budgets)  # validates budgets
     checkpoints = np.union1d(np.asarray([] if budgets is None else budgets, dtype=np.int64), [engine.budget])
-    n = env.num_envs
-    regret, error = np.zeros((n, checkpoints.size)), np.zeros((n, checkpoints.size))
-    theta = float(np.float32(engine.threshold))  # as the agent reads it from the float32 observation
-    kernel(engine.means, engine._seeds, theta, metrics.true_classes(engine.means, engine.threshold),
-           metrics.counted_arms(engine.means, engine.threshold, engine.epsilon), checkpoints, engine.budget,
-           regret, error, *args)
-    result = {"regret": regret[:, -1].copy(), "error": error[:, -1].copy(), "pulls": np.full(n, engine.budget)}
+    if engine.family != "thresholding":
+        result, regret, error = _best_arm_rollout(env, engine, kernel, args, checkpoints)
+    else:
+        n = env.num_envs
+        regret, error = np.zeros((n, checkpoints.size)), np.zeros((n, checkpoints.size))
+        theta = float(np.float32(engine.threshold))  # as the agent reads it from the float32 observation
+        kernel(engine.means, engine._seeds, theta, metrics.true_classes(engine.means, engine.threshold),
+               metrics.counted_arms(engine.means, engine.threshold, engine.epsilon), checkpoints, engine.budget,
+               regret, error, *args)
+        result = {"regret": regret[:, -1].copy(), "error": error[:, -1].copy(), "pulls": np.full(n, engine.budget)}
     if budgets is not None:
         columns = np.searchsorted(checkpoints, budgets)
         result["anytime_regret"], result["anytime_error"] = regret[:, columns], error[:, columns]
     return result
 
 
-def _best_arm_rollout(engine: Any, kernel: Any, args: tuple[Any, ...]) -> dict[str, np.ndarray]:
-    """Whole best-arm episodes; the final answers are scored by the env's own metrics."""
+def _best_arm_rollout(env: VectorEnv, engine: Any, kernel: Any, args: tuple[Any, ...],
+                      checkpoints: np.ndarray) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray]:
+    """Whole best-arm / top-K episodes; the answers at the checkpoints are scored by the env's own metrics.
+    Returns the final metrics and the regret and error at every checkpoint, ``(N, C)``."""
     n, k = engine.means.shape
-    answers, pulls = np.zeros((n, k), dtype=np.int64), np.zeros(n, dtype=np.int64)
+    seeds = engine._seeds
+    if not engine.common_random_numbers:  # fresh streams, keyed from the env's generator
+        keys = env.np_random.integers(0, 2**64 - 1, size=n, dtype=np.uint64, endpoint=True)
+        seeds = stream_seeds(keys, k)
+    answers = np.zeros((n, checkpoints.size, k), dtype=np.int8)
+    pulls = np.zeros(n, dtype=np.int64)
     epsilon = float(np.float32(engine.epsilon))  # as the agent reads it from the float32 observation
-    kernel(engine.means, engine._seeds, engine.m, epsilon, engine.budget, answers, pulls, *args)
-    return {**engine.answer_metrics(answers, engine.means), "pulls": pulls}
+    kernel(engine.means, seeds, engine.m, epsilon, engine.budget, checkpoints, answers, pulls, *args)
+    scores = engine.answer_metrics(answers.reshape(n * checkpoints.size, k),
+                                   np.repeat(engine.means, checkpoints.size, axis=0))
+    at = {key: value.reshape(n, checkpoints.size) for key, value in scores.items()}
+    result = {key: value[:, -1].copy() for key, value in at.items()}
+    return {**result, "pulls": pulls}, at["regret"], at["error"]

@@ -11,7 +11,7 @@ import bandit_gym  # noqa: F401
 from bandit_gym import metrics
 from bandit_gym.agents import AGENTS, AdaptiveTopK, SuccessiveRejects, Uniform
 from bandit_gym.instances import chen2017_means
-from bandit_gym.rollout import play_batched, play_vector
+from bandit_gym.rollout import play_batched, play_compiled, play_vector
 
 
 def test_aggregate_regret_and_failure_by_hand() -> None:
@@ -212,3 +212,113 @@ def test_adaptive_top_k_pac_failure_rate_is_below_delta() -> None:
     failures = int(result["error"].sum())
     assert stats.binomtest(failures, 500, 0.1, alternative="less").pvalue < 0.05  # 95% upper bound below delta
     assert result["pulls"].max() < 10**7 and result["invalid"].sum() == 0  # every run stopped by itself
+
+
+def sar_removal_by_sorting(m: int, alive: np.ndarray, accepted: np.ndarray, mean: np.ndarray) -> None:
+    """SAR's removal written with a full sort (ALGORITHMS.md §D.4's AR loop body, ties: smaller index first)."""
+    ranked = np.where(alive == 1.0, mean, -np.inf)
+    order = np.argsort(-ranked, kind="stable")
+    active, left = int(alive.sum()), m - int(accepted.sum())
+    kth, after = ranked[order[max(left - 1, 0)]], ranked[order[min(left, len(mean) - 1)]]
+    gaps = [ranked[order[p]] - after if p < left else kth - ranked[order[p]] for p in range(active)]
+    pick = active - 1 if left <= 0 else 0 if left >= active else int(np.argmax(gaps))
+    alive[order[pick]] = 0.0
+    if pick < left:
+        accepted[order[pick]] = 1.0
+    if alive.sum() == 1 and accepted.sum() < m:
+        accepted[alive == 1.0] = 1.0
+
+
+def test_sar_removal_in_linear_time_matches_the_sorted_definition() -> None:
+    # the O(K) removal (two order statistics and a pass) against the sort, on 20000 random cases, half with ties
+    from bandit_gym.agents.best_arm._kernels import sar_removals
+
+    rng = np.random.default_rng(0)
+    for trial in range(20000):
+        k = int(rng.integers(2, 12))
+        m = int(rng.integers(1, k))
+        mean = rng.integers(0, 4, size=k) / 4.0 if trial % 2 else rng.random(k)
+        status = rng.integers(0, 3, size=k)  # 0 active, 1 accepted, 2 rejected
+        status[status == 1] = np.where(np.cumsum(status == 1)[status == 1] > m, 2, 1)
+        status[0] = 0 if not (status == 0).any() else status[0]
+        alive, accepted = (status == 0).astype(float), (status == 1).astype(float)
+        expected_alive, expected_accepted = alive.copy(), accepted.copy()
+        sar_removal_by_sorting(m, expected_alive, expected_accepted, mean)
+        alive, accepted = alive[None], accepted[None]
+        sar_removals(np.arange(1), m, alive, accepted, mean[None].copy())
+        assert alive[0].tolist() == expected_alive.tolist(), trial
+        assert accepted[0].tolist() == expected_accepted.tolist(), trial
+
+
+CLUCB_CASES = [
+    ("TopKIdentification-v0", {"budget": 3000}),  # 100 arms, K = 10
+    ("TopKIdentification-Chen2017TwoGroupK100-v0", {"budget": 12000}),  # 1000 arms, many tied statistics
+    ("TopKIdentification-v0", {"means": 0.9 - 0.1 * np.arange(8), "k": 2, "epsilon": 0.05, "budget": 30000}),
+]
+
+
+@pytest.mark.parametrize(("env_id", "kwargs"), CLUCB_CASES)
+def test_clucb_rollout_kernel_equals_the_rule_bit_for_bit(env_id: str, kwargs: dict,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    # the whole-episode kernel (M by swaps, M~ by a split key in a window) against the rule run pull by pull;
+    # answers at three checkpoints, pulls; the last case stops before its budget
+    from bandit_gym.agents import CLUCBPAC
+    from bandit_gym.agents.best_arm._gap import BestArmAgent
+
+    venv = gym.make_vec(env_id, num_envs=6, vectorization_mode="vector_entry_point", common_random_numbers=True,
+                        **kwargs)
+    budgets = [kwargs["budget"] // 3, kwargs["budget"] // 2, kwargs["budget"]]
+    fast = play_compiled(venv, CLUCBPAC(), seed=3, budgets=budgets)
+    monkeypatch.setattr(CLUCBPAC, "compiled_rollout", BestArmAgent.compiled_rollout)
+    rule = play_compiled(venv, CLUCBPAC(), seed=3, budgets=budgets)
+    assert fast is not None and rule is not None
+    for key in ("regret", "error", "invalid", "pulls", "anytime_regret", "anytime_error"):
+        np.testing.assert_array_equal(fast[key], rule[key], err_msg=key)
+    if "means" in kwargs:
+        assert (fast["pulls"] < kwargs["budget"]).all() and fast["error"].sum() == 0  # the PAC stop fired
+    else:
+        assert fast["regret"].min() > 0 and (fast["pulls"] == kwargs["budget"]).all()
+
+
+def test_clucb_rollout_equals_the_vector_env_step_by_step() -> None:
+    from bandit_gym.agents import CLUCBPAC
+
+    venv = gym.make_vec("TopKIdentification-v0", num_envs=5, vectorization_mode="vector_entry_point",
+                        common_random_numbers=True, budget=1500)
+    fast = play_compiled(venv, CLUCBPAC(), seed=8)
+    stepped = play_vector(venv, CLUCBPAC(), seed=8)
+    assert fast is not None
+    for key in ("regret", "error", "invalid", "pulls"):
+        np.testing.assert_array_equal(fast[key], stepped[key], err_msg=key)
+
+
+def test_compiled_rollout_without_common_random_numbers_agrees_in_distribution() -> None:
+    # fresh per-copy streams (compiled) against the vector env's bulk draws (step by step): 2000 runs each way
+    from bandit_gym.agents import CLUCBPAC
+
+    kwargs = {"means": 0.9 - 0.05 * np.arange(12), "k": 3, "budget": 400, "common_random_numbers": False}
+    venv = gym.make_vec("TopKIdentification-v0", num_envs=2000, vectorization_mode="vector_entry_point", **kwargs)
+    compiled = play_compiled(venv, CLUCBPAC(), seed=1)
+    stepped = play_vector(venv, CLUCBPAC(), seed=2)
+    assert compiled is not None
+    a, b = compiled["regret"], stepped["regret"]
+    assert stats.ks_2samp(a, b).pvalue > 0.001
+    assert abs(a.mean() - b.mean()) < 4 * np.sqrt(a.var() / a.size + b.var() / b.size)
+    assert a.mean() > 0.0  # a budget where answers differ
+
+
+def test_anytime_cells_score_one_episode_at_every_budget() -> None:
+    # CLUCB-PAC never reads the budget: one episode per run, scored at each budget, gives with common random
+    # numbers exactly what one run per budget gives; batched agents (Uniform) keep one cell per budget
+    from bandit_gym.experiments import AgentSpec, Cell, ExperimentSpec, expand, run_cell
+
+    spec = ExperimentSpec(env="TopKIdentification-v0", agents=(AgentSpec("CLUCBPAC"), AgentSpec("Uniform")),
+                          budgets=(500, 1200, 3000), runs=6, seed=5)
+    cells = expand(spec)
+    assert [c.budget for c in cells if c.agent == 0] == [None]
+    assert [c.budget for c in cells if c.agent == 1] == [500, 1200, 3000]
+    anytime = run_cell(spec, Cell(0, None, 0))
+    for j, budget in enumerate(spec.budgets):
+        alone = run_cell(spec, Cell(0, budget, 0))
+        for metric in ("regret", "error", "pulls"):
+            np.testing.assert_array_equal(anytime[metric][:, j], alone[metric][:, 0], err_msg=f"{metric} {budget}")

@@ -63,7 +63,8 @@ class EpisodeTracker:
 
 
 class AnytimeTracker:
-    """Loss of the submitted answer at checkpoint budgets, for N running thresholding episodes.
+    """Loss of the submitted answer at checkpoint budgets, for N running pure-exploration episodes (thresholding,
+    best arm, top K).
 
     The answer submitted when exactly b pulls have been made is the answer formed from b samples; its regret
     and error are recorded for checkpoint b. An episode that stops before a checkpoint keeps its final answer
@@ -72,7 +73,7 @@ class AnytimeTracker:
     """
 
     def __init__(self, env: Any, num: int, budgets: Any) -> None:
-        if env.family != "thresholding":
+        if env.family not in ("thresholding", "best_arm", "top_k"):
             raise ValueError(f"the anytime wrapper needs a pure-exploration env, got a {env.family!r} env")
         b = np.asarray(budgets)
         if b.ndim != 1 or b.size == 0 or not np.issubdtype(b.dtype, np.integer):
@@ -117,5 +118,7 @@ class AnytimeTracker:
         return {"budget": self.budgets, "regret": self.regret.copy(), "error": self.error.copy()}
 
     def _record(self, rows: np.ndarray, cols: np.ndarray, answers: np.ndarray) -> None:
-        for key, value in answer_metrics(self.env, answers, self.env.means[rows]).items():
-            getattr(self, key)[rows, cols] = value
+        scores = answer_metrics(self.env, answers, self.env.means[rows]) if self.env.family == "thresholding" \
+            else self.env.answer_metrics(answers, self.env.means[rows])
+        for key in ("regret", "error"):
+            getattr(self, key)[rows, cols] = scores[key]

@@ -27,7 +27,7 @@ class RecordAnytimeRegret(gym.Wrapper):
 
     def __init__(self, env: gym.Env, budgets: Sequence[int]) -> None:
         super().__init__(env)
-        self._engine: Any = engine_of(env)  # a thresholding engine, checked by the tracker
+        self._engine: Any = engine_of(env)  # a pure-exploration engine, checked by the tracker
         self._tracker = AnytimeTracker(self._engine, 1, budgets)
         self._one = np.zeros(1, dtype=np.int64)
         self._pulls = np.zeros(1, dtype=np.int64)
@@ -56,7 +56,7 @@ class RecordAnytimeRegretVector(VectorWrapper):
 
     def __init__(self, env: VectorEnv, budgets: Sequence[int]) -> None:
         super().__init__(env)
-        self._engine: Any = engine_of(env)  # a thresholding engine, checked by the tracker
+        self._engine: Any = engine_of(env)  # a pure-exploration engine, checked by the tracker
         self._tracker = AnytimeTracker(self._engine, env.num_envs, budgets)
         self._pulls = np.zeros(env.num_envs, dtype=np.int64)
         self._autoreset = np.zeros(env.num_envs, dtype=bool)

@@ -244,31 +244,85 @@ def _phases(counts: np.ndarray, m: int, state: np.ndarray, mean: np.ndarray, wor
 
 
 @_jit
+def key_before(value: float, index: int, other: float, other_index: int) -> bool:
+    """Key (value, index) ranks before key (other, other_index): a larger value, on ties the smaller index. Keys
+    of distinct arms never tie."""
+    return value > other or (value == other and index < other_index)
+
+
+@_jit
+def select_key(values: np.ndarray, arms: np.ndarray, size: int, r: int) -> float:
+    """Reorder ``arms[:size]`` so that ``arms[r]`` is the arm of rank r (0-based) by key (value, index) and the
+    arms before it rank before it (quickselect, O(size) expected); returns its value."""
+    lo, hi = 0, size - 1
+    while lo < hi:
+        pivot = arms[(lo + hi) // 2]
+        value = values[pivot]
+        i, j = lo, hi
+        while i <= j:
+            while key_before(values[arms[i]], arms[i], value, pivot):
+                i += 1
+            while key_before(value, pivot, values[arms[j]], arms[j]):
+                j -= 1
+            if i <= j:
+                arms[i], arms[j] = arms[j], arms[i]
+                i += 1
+                j -= 1
+        if r <= j:
+            hi = j
+        elif r >= i:
+            lo = i
+        else:
+            break
+    return values[arms[r]]
+
+
+@_jit
 def _accept_or_reject(m: int, alive: np.ndarray, accepted: np.ndarray, mean: np.ndarray, work: np.ndarray) -> None:
     """SAR's removal: with the active arms ranked by empirical mean (ties: smaller index first) and l arms still
-    to accept, the active arm of largest empirical gap leaves, accepted if it ranks in the top l."""
+    to accept, the active arm of largest empirical gap leaves, accepted if it ranks in the top l: gap
+    ``mu - mu_(l+1)`` in the top l, ``mu_(l) - mu`` below. The largest gap is at the first or the last rank, so
+    the removal needs two order statistics and one pass: O(K). Ties: the first rank of largest gap leaves."""
     k = alive.shape[0]
-    ranked = work[2]
-    for i in range(k):
-        ranked[i] = mean[i] if alive[i] == 1.0 else -np.inf
-    order = np.argsort(-ranked, kind="mergesort")
+    arms = np.empty(k, np.int64)
     active, left = 0, m
+    top_arm, low = -1, np.inf
     for i in range(k):
-        active += alive[i] == 1.0
         left -= accepted[i] == 1.0
-    kth, after = ranked[order[max(left - 1, 0)]], ranked[order[min(left, k - 1)]]
-    pick, best = 0, -np.inf
-    for p in range(active):
-        gap = ranked[order[p]] - after if p < left else kth - ranked[order[p]]
-        if gap > best:
-            best, pick = gap, p
+        if alive[i] == 1.0:
+            arms[active] = i
+            active += 1
+            if top_arm < 0 or mean[i] > mean[top_arm]:
+                top_arm = i
+            low = min(low, mean[i])
+    if active == 0:
+        return
+    lows = 0  # the arms of the lowest mean hold the last ``lows`` ranks, by increasing index
+    for i in range(k):
+        lows += alive[i] == 1.0 and mean[i] == low
     if left <= 0:
-        pick = active - 1
+        rank = active - 1
     elif left >= active:
-        pick = 0
-    arm = order[pick]
+        rank = 0
+    else:
+        kth = select_key(mean, arms, active, left - 1)
+        after = mean[arms[left]]
+        for i in range(left + 1, active):
+            after = max(after, mean[arms[i]])
+        first_low = max(active - lows, left)  # the first rank >= l of the lowest mean
+        rank = 0 if mean[top_arm] - after >= kth - low else first_low
+    if rank == 0:
+        arm = top_arm
+    else:
+        skip, arm = rank - (active - lows), -1
+        for i in range(k):
+            if alive[i] == 1.0 and mean[i] == low:
+                if skip == 0:
+                    arm = i
+                    break
+                skip -= 1
     alive[arm] = 0.0
-    if pick < left:
+    if rank < left:
         accepted[arm] = 1.0
     survivors, taken = 0, 0
     for i in range(k):
@@ -334,6 +388,28 @@ def top_m_select(values: np.ndarray, m: int, bits: np.ndarray) -> float:
 
 
 @_jit
+def clucb_radius(made: int, k: int, delta: float, r: float) -> float:
+    """``R sqrt(2 log(4 K t^3 / delta))``: CLUCB-PAC's radius of an arm pulled once, at t pulls."""
+    return r * math.sqrt(2.0 * math.log(4.0 * k * np.float64(made) ** 3 / delta))
+
+
+@_jit
+def clucb_decide(k: int, m: int, epsilon: float, inside: Any, tilde_inside: Any, tilde: np.ndarray, radius: float,
+                 inv: np.ndarray) -> int:
+    """CLUCB-PAC's decision from M (``inside``), M~ (``tilde_inside``) and ``rad_i = radius inv_i``
+    (``inv_i = 1 / sqrt(T_i)``): K (stop) when ``w~(M~) - w~(M) <= m epsilon``, summed over the symmetric
+    difference in index order, else its arm of largest rad (ties: the smallest index)."""
+    gain, arm, widest = 0.0, -1, 0.0
+    for i in range(k):
+        if (tilde_inside[i] == 1) != (inside[i] == 1):
+            gain += tilde[i] if tilde_inside[i] == 1 else -tilde[i]
+            rad = radius * inv[i]
+            if arm < 0 or rad > widest:
+                arm, widest = i, rad
+    return k if gain <= m * epsilon else arm
+
+
+@_jit
 def clucb_pac(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, epsilon: float,
               constants: np.ndarray, state: np.ndarray, work: np.ndarray, answer: np.ndarray, final: bool) -> int:
     """CLUCB-PAC for top-m: constants ``(delta, R)``. After one pull of each arm, at t pulls: M = the empirical
@@ -346,23 +422,13 @@ def clucb_pac(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: i
     top_m_select(mean, m, answer)
     if made < k:
         return made
-    log_term = math.log(4.0 * k * np.float64(made) ** 3 / constants[0])
+    radius, inv = clucb_radius(made, k, constants[0], constants[1]), work[3]
     for i in range(k):
-        rad = constants[1] * math.sqrt(2.0 * log_term / np.float64(counts[i]))
-        work[3, i] = rad
+        inv[i] = 1.0 / math.sqrt(np.float64(counts[i]))
+        rad = radius * inv[i]
         tilde[i] = mean[i] - rad if answer[i] else mean[i] + rad
-    inside = 0.0
-    for i in range(k):
-        if answer[i]:
-            inside += tilde[i]
-    best = top_m_select(tilde, m, other)
-    if best - inside <= m * epsilon:
-        return k
-    arm = -1
-    for i in range(k):
-        if (other[i] == 1.0) != (answer[i] == 1) and (arm < 0 or work[3, i] > work[3, arm]):
-            arm = i
-    return arm
+    top_m_select(tilde, m, other)
+    return clucb_decide(k, m, epsilon, answer, other, tilde, radius, inv)
 
 
 # ----------------------------------------------------------------------------------------------- drivers
@@ -384,28 +450,37 @@ def decide_step(rule: Any) -> Any:
 
 @functools.cache
 def decide_rollout(rule: Any) -> Any:
-    """Whole episodes of ``rule`` on the Bernoulli best-arm env with common random numbers: the s-th pull of arm
-    i in copy n returns ``1{u < mu_{n,i}}`` for draw s of the stream ``seeds[n, i]``, as the env's step does.
-    An episode ends when the rule stops (arm K) or at the answer step after ``budget`` pulls; the final answer
-    bits go to ``answers[n]`` and the pulls made to ``pulls[n]``."""
+    """Whole episodes of ``rule`` on the Bernoulli best-arm env: the s-th pull of arm i in copy n returns
+    ``1{u < mu_{n,i}}`` for draw s of the stream ``seeds[n, i]``, as the env's step does with common random
+    numbers. An episode ends when the rule stops (arm K) or at the answer step after ``budget`` pulls; the answer
+    submitted when exactly ``checkpoints[c]`` pulls are made goes to ``answers[n, c]`` (an episode that stopped
+    before keeps its final answer), the pulls made to ``pulls[n]``."""
 
     @numba.njit(nogil=True, error_model="numpy")
-    def play(means: np.ndarray, seeds: np.ndarray, m: int, epsilon: float, budget: int, answers: np.ndarray,
-             pulls: np.ndarray, constants: np.ndarray, state: np.ndarray, work: np.ndarray) -> None:
+    def play(means: np.ndarray, seeds: np.ndarray, m: int, epsilon: float, budget: int, checkpoints: np.ndarray,
+             answers: np.ndarray, pulls: np.ndarray, constants: np.ndarray, state: np.ndarray,
+             work: np.ndarray) -> None:
         num, k = means.shape
         counts, sums = np.zeros(k, np.float32), np.zeros(k, np.float32)
+        answer = np.zeros(k, np.int64)
         for n in range(num):
-            counts[:], sums[:] = 0.0, 0.0
-            made = 0
+            counts[:], sums[:], answer[:] = 0.0, 0.0, 0
+            made, c = 0, 0
             while True:
-                arm = rule(counts, sums, made, budget, m, epsilon, constants[n], state[n], work[n], answers[n],
-                           made == budget)
+                scored = made == budget or (c < checkpoints.shape[0] and checkpoints[c] == made)
+                arm = rule(counts, sums, made, budget, m, epsilon, constants[n], state[n], work[n], answer, scored)
+                while c < checkpoints.shape[0] and checkpoints[c] == made:
+                    answers[n, c] = answer
+                    c += 1
                 if arm == k or made == budget:
                     break
                 one = stream_uniform(seeds[n, arm], np.uint64(counts[arm])) < means[n, arm]
                 counts[arm] += np.float32(1.0)
                 sums[arm] += np.float32(one)
                 made += 1
+            while c < checkpoints.shape[0]:
+                answers[n, c] = answer
+                c += 1
             pulls[n] = made
 
     return play

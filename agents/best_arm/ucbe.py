@@ -43,7 +43,7 @@ class UCBEBestArm(BestArmAgent):
 
     @classmethod
     def is_anytime(cls, params: dict) -> bool:  # type: ignore[override]
-        return params.get("H1") is None
+        return params.get("a") is not None  # built from H1 (the oracle fills it), a reads the budget
 
     @property
     def exploration(self) -> np.ndarray:

@@ -64,7 +64,7 @@ class UGapEb(BestArmAgent):
 
     @classmethod
     def is_anytime(cls, params: dict) -> bool:  # type: ignore[override]
-        return params.get("H") is None
+        return params.get("a") is not None  # built from H (the oracle fills it), a reads the budget
 
     @property
     def exploration(self) -> np.ndarray:

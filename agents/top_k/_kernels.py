@@ -2,8 +2,20 @@
 
 from __future__ import annotations
 
+import math
+
 import numba
 import numpy as np
+
+from bandit_gym.agents.best_arm._kernels import (
+    WORK_ROWS,
+    _accept_or_reject,
+    clucb_radius,
+    key_before,
+    select_key,
+    top_m_select,
+)
+from bandit_gym.envs._kernels import stream_uniform
 
 ACTIVE, ACCEPTED, REJECTED = 0, 1, 2
 
@@ -46,3 +58,254 @@ def accept_reject(theta: np.ndarray, status: np.ndarray, rows: np.ndarray, k: in
                 order[bottom_first], order[lo] = order[lo], order[bottom_first]  # equal values: swap freely
                 status[row, order[lo]] = REJECTED  # theta_x <= theta_b, and the bottom is not above theta_a
                 lo -= 1
+
+
+@numba.njit(cache=True, nogil=True)
+def ar_next_phase(rows: np.ndarray, k: int, status: np.ndarray, counts: np.ndarray, schedule: np.ndarray,
+                  phase: np.ndarray, ar_size: np.ndarray, finished: np.ndarray, target: np.ndarray) -> None:
+    """OptMAI's accept-reject: the targets of phase ``phase[row]`` (``n_p - n_{p-1}`` more pulls of each active
+    arm) of the copies ``rows``, or their end (``phase >= n'``, no arm or every active arm still to accept)."""
+    n_arms = status.shape[1]
+    for j in range(rows.shape[0]):
+        row = rows[j]
+        active, left = 0, k
+        for i in range(n_arms):
+            active += status[row, i] == ACTIVE
+            left -= status[row, i] == ACCEPTED
+        p = phase[row]
+        if p >= ar_size[row] or left <= 0 or active <= left:
+            finished[row] = True
+            continue
+        step = schedule[row, p - 1] - (schedule[row, p - 2] if p > 1 else 0)
+        for i in range(n_arms):
+            target[row, i] = np.int64(counts[row, i]) + max(step, 0) if status[row, i] == ACTIVE else 0
+
+
+@numba.njit(cache=True, nogil=True)
+def ar_phase_end(rows: np.ndarray, k: int, status: np.ndarray, counts: np.ndarray, sums: np.ndarray,
+                 start_counts: np.ndarray, start_sums: np.ndarray, schedule: np.ndarray, phase: np.ndarray,
+                 ar_size: np.ndarray, finished: np.ndarray, target: np.ndarray) -> None:
+    """The end of an accept-reject phase of OptMAI in the copies ``rows``: SAR's removal (the arm of largest
+    empirical gap, by the means of accept-reject's own samples), then the next phase's targets."""
+    n_arms = status.shape[1]
+    work = np.zeros((WORK_ROWS, n_arms))
+    alive, accepted, mean = np.zeros(n_arms), np.zeros(n_arms), np.zeros(n_arms)
+    for j in range(rows.shape[0]):
+        row = rows[j]
+        for i in range(n_arms):
+            alive[i] = 1.0 if status[row, i] == ACTIVE else 0.0
+            accepted[i] = 1.0 if status[row, i] == ACCEPTED else 0.0
+            made = np.float64(counts[row, i]) - start_counts[row, i]
+            mean[i] = (np.float64(sums[row, i]) - start_sums[row, i]) / max(made, 1.0) if alive[i] == 1.0 else 0.0
+        _accept_or_reject(k, alive, accepted, mean, work)
+        for i in range(n_arms):
+            status[row, i] = ACCEPTED if accepted[i] == 1.0 else (ACTIVE if alive[i] == 1.0 else REJECTED)
+        phase[row] += 1
+    ar_next_phase(rows, k, status, counts, schedule, phase, ar_size, finished, target)
+
+
+@numba.njit(nogil=True, error_model="numpy", cache=True)
+def clucb_rollout(means: np.ndarray, seeds: np.ndarray, m: int, epsilon: float, budget: int,
+                  checkpoints: np.ndarray, answers: np.ndarray, pulls: np.ndarray, constants: np.ndarray) -> None:
+    """Whole CLUCB-PAC episodes (the rule ``clucb_pac`` of ``best_arm._kernels``, same arguments and numbers as
+    its ``decide_rollout``), with the work per pull cut to two passes over the arms:
+
+    - M (the empirical top m) is kept by at most one swap per pull (only the pulled arm's mean changed), against
+      the best outsider and the worst insider, which are cached and rescanned only when they move inwards;
+    - M~ (the top m of w~, ties: the smaller index) is the set of arms whose key (w~, index) ranks before a
+      split key. The split moves little from pull to pull, so the pass that computes w~ counts the arms above a
+      window around the last split, sums their part of the decision and gathers the few arms inside it; a
+      selection among those gives the new split (the window is widened and the pass redone when the split left
+      it). The gain is then summed in another order than the rule's; when it comes near the stop level the
+      rule's own pass (index order) decides.
+
+    ``constants[n] = (delta, R)``."""
+    num, k = means.shape
+    counts, sums, mean, inv = np.zeros(k), np.zeros(k), np.zeros(k), np.zeros(k)
+    tilde, sign, scratch = np.zeros(k), np.zeros(k), np.zeros(k)
+    inside, tilde_inside = np.zeros(k, np.int64), np.zeros(k, np.int64)
+    gathered, window = np.zeros(k, np.int64), np.zeros(k, np.int64)
+    extremes = np.zeros(2, np.int64)  # the best outsider, the worst insider (-1: to rescan)
+    for n in range(num):
+        counts[:], sums[:], mean[:], inv[:] = 0.0, 0.0, 0.0, 0.0
+        made, c = 0, 0
+        while made < k and made < budget:  # the initial round: arm t at pull t
+            while c < checkpoints.shape[0] and checkpoints[c] == made:
+                top_m_select(mean, m, scratch)
+                for i in range(k):
+                    answers[n, c, i] = scratch[i] == 1.0
+                c += 1
+            _pull(made, n, means, seeds, counts, sums, mean, inv)
+            made += 1
+        top_m_select(mean, m, inside)
+        for i in range(k):
+            sign[i] = -1.0 if inside[i] else 1.0
+        extremes[:] = -1
+        tau, width = np.nan, 0.01  # the last split's w~ and the window's half width
+        while True:
+            while c < checkpoints.shape[0] and checkpoints[c] == made:
+                answers[n, c] = inside
+                c += 1
+            if made == budget:
+                break
+            radius = clucb_radius(made, k, constants[n, 0], constants[n, 1])
+            split, split_index, width, arm, gain, tol = _fused(mean, sign, inv, radius, m, tau, width, tilde,
+                                                               gathered, window)
+            if split_index == -2:  # no window yet: select
+                for i in range(k):
+                    tilde[i] = mean[i] + sign[i] * (radius * inv[i])  # = mean - rad inside M, mean + rad outside
+                top_m_select(tilde, m, tilde_inside)
+                split, split_index = _separator(tilde, tilde_inside)
+                arm = _decide_above(k, m, epsilon, inside, split, split_index, tilde, radius, inv)
+            elif gain <= m * epsilon + tol:  # a stop is near: the gain summed in the rule's order decides
+                arm = _decide_above(k, m, epsilon, inside, split, split_index, tilde, radius, inv)
+            tau = split
+            if arm == k:
+                break
+            _pull(arm, n, means, seeds, counts, sums, mean, inv)
+            made += 1
+            _keep_top(arm, mean, inside, sign, extremes)
+        while c < checkpoints.shape[0]:
+            answers[n, c] = inside
+            c += 1
+        pulls[n] = made
+
+
+@numba.njit(inline="always")
+def _pull(arm: int, n: int, means: np.ndarray, seeds: np.ndarray, counts: np.ndarray, sums: np.ndarray,
+          mean: np.ndarray, inv: np.ndarray) -> None:
+    """One Bernoulli pull from arm's stream (draw number = its pulls so far), as the env's step makes it."""
+    one = stream_uniform(seeds[n, arm], np.uint64(counts[arm])) < means[n, arm]
+    counts[arm] += 1.0
+    sums[arm] += 1.0 if one else 0.0
+    mean[arm] = sums[arm] / counts[arm]
+    inv[arm] = 1.0 / math.sqrt(counts[arm])
+
+
+@numba.njit(inline="always")
+def _ahead(mean: np.ndarray, i: int, j: int) -> bool:
+    """Arm i ranks before arm j in the empirical order (larger mean; ties: the smaller index)."""
+    return mean[i] > mean[j] or (mean[i] == mean[j] and i < j)
+
+
+@numba.njit(inline="always")
+def _keep_top(arm: int, mean: np.ndarray, inside: np.ndarray, sign: np.ndarray, extremes: np.ndarray) -> None:
+    """Restore ``inside`` = the top m of ``mean`` (and ``sign`` = -1 inside, +1 outside) after arm's mean
+    changed: arm swaps with the best outsider or the worst insider if it crossed them. ``extremes`` caches those
+    two (rescanned when -1)."""
+    best_out, worst_in = extremes[0], extremes[1]
+    if best_out == arm or worst_in == arm:  # the cached extreme moved: rescan on demand
+        best_out, worst_in = (-1, worst_in) if best_out == arm else (best_out, -1)
+    if inside[arm]:
+        if best_out < 0:
+            best_out = _scan(mean, inside, 0)
+        if best_out >= 0 and _ahead(mean, best_out, arm):
+            inside[arm], inside[best_out], sign[arm], sign[best_out] = 0, 1, 1.0, -1.0
+            best_out, worst_in = -1, -1
+        elif worst_in >= 0 and _ahead(mean, worst_in, arm):
+            worst_in = arm
+    else:
+        if worst_in < 0:
+            worst_in = _scan(mean, inside, 1)
+        if worst_in >= 0 and _ahead(mean, arm, worst_in):
+            inside[arm], inside[worst_in], sign[arm], sign[worst_in] = 1, 0, -1.0, 1.0
+            best_out, worst_in = -1, -1
+        elif best_out >= 0 and _ahead(mean, arm, best_out):
+            best_out = arm
+    extremes[0], extremes[1] = best_out, worst_in
+
+
+@numba.njit(inline="always")
+def _scan(mean: np.ndarray, inside: np.ndarray, members: int) -> int:
+    """The best outsider (``members = 0``) or the worst insider (``members = 1``) in the empirical order."""
+    found = -1
+    for i in range(mean.shape[0]):
+        if inside[i] == members and (found < 0 or (_ahead(mean, found, i) if members else _ahead(mean, i, found))):
+            found = i
+    return found
+
+
+@numba.njit(inline="always")
+def _fused(mean: np.ndarray, sign: np.ndarray, inv: np.ndarray, radius: float, m: int, center: float,
+           width: float, tilde: np.ndarray, gathered: np.ndarray,
+           window: np.ndarray) -> tuple[float, int, float, int, float, float]:
+    """One pass: w~ (into ``tilde``), the split key (the (m+1)-th key (w~, index), or a key just after the m-th)
+    found in a window ``[center - width, center + width]`` (widened and the pass redone when the split is not in
+    it), and the decision's parts: the gain ``w~(M~) - w~(M)`` and the arm of largest rad in the symmetric
+    difference. Arms above / below the window count in the pass, the window's few arms (selected by key) after
+    it, so the gain is summed in another order than the rule's: ``tol`` bounds the difference. Returns
+    ``(split, split index, next width, arm, gain, tol)``; split index -2 when there is no window (nan center)."""
+    k = mean.shape[0]
+    if not np.isfinite(center):
+        return center, -2, width, -1, 0.0, 0.0
+    for _ in range(64):
+        low, high = center - width, center + width
+        above, size, gain, total, arm, widest = 0, 0, 0.0, 0.0, -1, -1.0
+        for i in range(k):
+            rad = radius * inv[i]
+            value = mean[i] + sign[i] * rad  # = mean - rad inside M, mean + rad outside
+            tilde[i] = value
+            over, under = value > high, value < low
+            above += over
+            gathered[size] = i
+            size += not (over or under)
+            # +1: in M~ but not in M; -1: in M but not in M~; 0 otherwise (the window's arms come after)
+            differs = (1.0 if over else 0.0) * (sign[i] > 0.0) - (1.0 if under else 0.0) * (sign[i] < 0.0)
+            gain += differs * value
+            total += abs(differs * value)
+            candidate = rad if differs != 0.0 else -1.0
+            if candidate > widest:
+                arm, widest = i, candidate
+        r = m - above  # the window's arms that are in M~
+        if not 0 <= r <= size:
+            width *= 4.0
+            continue
+        next_width = width * 0.5 if size > 32 else (width * 2.0 if size < 4 else width)
+        for j in range(size):
+            window[j] = gathered[j]
+        split, split_index = low, k_none()  # r = size: every arm from low up is in M~
+        if r < size:
+            split = select_key(tilde, gathered, size, r)
+            split_index = gathered[r]
+        for j in range(size):  # the window's arms, in index order
+            a = window[j]
+            chosen = key_before(tilde[a], a, split, split_index)
+            if chosen != (sign[a] < 0.0):
+                gain += tilde[a] if chosen else -tilde[a]
+                total += abs(tilde[a])
+                rad = radius * inv[a]
+                if arm < 0 or rad > widest or (rad == widest and a < arm):
+                    arm, widest = a, rad
+        return split, split_index, next_width, arm, gain, 1e-12 * k * (1.0 + total)
+    return center, -2, width, -1, 0.0, 0.0
+
+
+@numba.njit(inline="always")
+def k_none() -> int:
+    """The index of the empty key (-inf, k_none()), after every arm: every finite key ranks before it."""
+    return 1 << 62
+
+
+@numba.njit(inline="always")
+def _decide_above(k: int, m: int, epsilon: float, inside: np.ndarray, tau: float, tau_index: int,
+                  tilde: np.ndarray, radius: float, inv: np.ndarray) -> int:
+    """:func:`clucb_decide` with M~ = the arms ranked before the key ``(tau, tau_index)``."""
+    gain, arm, widest = 0.0, -1, 0.0
+    for i in range(k):
+        chosen = key_before(tilde[i], i, tau, tau_index)
+        if chosen != (inside[i] == 1):
+            gain += tilde[i] if chosen else -tilde[i]
+            rad = radius * inv[i]
+            if arm < 0 or rad > widest:
+                arm, widest = i, rad
+    return k if gain <= m * epsilon else arm
+
+
+@numba.njit(inline="always")
+def _separator(tilde: np.ndarray, chosen: np.ndarray) -> tuple[float, int]:
+    """The first key (w~, index) outside ``chosen`` (the top m): the split for the next pull."""
+    high, high_i = -np.inf, k_none()
+    for i in range(tilde.shape[0]):
+        if not chosen[i] and (high_i == k_none() or key_before(tilde[i], i, high, high_i)):
+            high, high_i = tilde[i], i
+    return high, high_i

@@ -55,16 +55,16 @@ class OptMAI(RoundAgent):
 
     def end_round(self, obs: Obs, rows: np.ndarray) -> None:
         k = int(obs["m"][0, 0])
-        counts, sums = obs["counts"][rows].astype(np.float64), obs["sums"][rows].astype(np.float64)
-        fresh = np.where(self.status[rows] == ACTIVE, (sums - self.start_sums[rows]) /
-                         np.maximum(counts - self.start_counts[rows], 1.0), -np.inf)
-        active = (self.status[rows] == ACTIVE).sum(axis=1)
-        qe = self.stage[rows] == QE  # fresh means: of the QE round just made; in AR, of all AR's samples
-        if (~qe).any():
-            self._accept_reject_step(obs, rows[~qe], k, fresh[~qe])
-        if qe.any():
-            self._quantile_step(obs, rows[qe], k, fresh[qe], active[qe])
-            self.start_counts[rows[qe]], self.start_sums[rows[qe]] = counts[qe], sums[qe]
+        qe = self.stage[rows] == QE
+        if (~qe).any():  # accept-reject ranks by the means of all its own samples
+            self._accept_reject_step(obs, rows[~qe], k)
+        if qe.any():  # quantile elimination, by the means of the round just made
+            rows = rows[qe]
+            counts, sums = obs["counts"][rows].astype(np.float64), obs["sums"][rows].astype(np.float64)
+            fresh = np.where(self.status[rows] == ACTIVE, (sums - self.start_sums[rows]) /
+                             np.maximum(counts - self.start_counts[rows], 1.0), -np.inf)
+            self._quantile_step(obs, rows, k, fresh, (self.status[rows] == ACTIVE).sum(axis=1))
+            self.start_counts[rows], self.start_sums[rows] = counts, sums
 
     def _quantile_step(self, obs: Obs, rows: np.ndarray, k: int, fresh: np.ndarray, active: np.ndarray) -> None:
         played = self.round[rows] > 0
@@ -93,31 +93,18 @@ class OptMAI(RoundAgent):
             self.round[a] = 1  # the AR phase
             self._next_phase(obs, a)
 
-    def _accept_reject_step(self, obs: Obs, rows: np.ndarray, k: int, fresh: np.ndarray) -> None:
-        from bandit_gym.agents.best_arm._kernels import sar_removals
+    def _accept_reject_step(self, obs: Obs, rows: np.ndarray, k: int) -> None:
+        from bandit_gym.agents.top_k._kernels import ar_phase_end
 
-        alive = (self.status[rows] == ACTIVE).astype(np.float64)
-        accepted = (self.status[rows] == ACCEPTED).astype(np.float64)
-        ar_means = np.where(alive == 1.0, fresh, 0.0)  # SAR ranks by its own samples
-        sar_removals(np.arange(rows.size), k, alive, accepted, ar_means)
-        self.status[rows] = np.where(accepted == 1.0, ACCEPTED, np.where(alive == 1.0, ACTIVE, REJECTED))
-        self.round[rows] += 1
-        self._next_phase(obs, rows)
+        ar_phase_end(rows, k, self.status, obs["counts"], obs["sums"], self.start_counts, self.start_sums,
+                     self.schedule, self.round, self.ar_size, self.finished, self.target)
 
     def _next_phase(self, obs: Obs, rows: np.ndarray) -> None:
         """Targets of AR phase ``round`` (``n_k - n_{k-1}`` more pulls of each active arm), or the end."""
-        k_arms = int(obs["m"][0, 0])
-        phase = self.round[rows]
-        active = (self.status[rows] == ACTIVE).sum(axis=1)
-        left = k_arms - (self.status[rows] == ACCEPTED).sum(axis=1)
-        done = (phase >= self.ar_size[rows]) | (left <= 0) | (active <= left)  # the answer fills the rest
-        self.finished[rows[done]] = True
-        go = rows[~done]
-        if go.size:
-            p = phase[~done]
-            step = self.schedule[go, p - 1] - np.where(p > 1, self.schedule[go, np.maximum(p - 2, 0)], 0)
-            counts = obs["counts"][go].astype(np.int64)
-            self.target[go] = np.where(self.status[go] == ACTIVE, counts + np.maximum(step, 0)[:, None], 0)
+        from bandit_gym.agents.top_k._kernels import ar_next_phase
+
+        ar_next_phase(rows, int(obs["m"][0, 0]), self.status, obs["counts"], self.schedule, self.round,
+                      self.ar_size, self.finished, self.target)
 
     def answer(self, obs: Obs) -> np.ndarray:
         k = int(obs["m"][0, 0])

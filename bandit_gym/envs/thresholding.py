@@ -305,8 +305,10 @@ class ThresholdingEngine(Engine):
         obs = self.obs
         if self.common_random_numbers:
             added = self._stream_sums(c)
-        elif self.bernoulli:
-            added = rng.binomial(c, self.means)
+        elif self.bernoulli:  # draws only where pulls are made (phases pull a shrinking set of arms)
+            cells = np.flatnonzero(c)
+            added = np.zeros((n, k))
+            added.flat[cells] = rng.binomial(c.flat[cells], self.means.flat[cells])
         elif self.custom:
             cells = np.repeat(np.arange(c.size), c.reshape(-1))
             x = self._quantiles(cells % k, rng.random(cells.size))
