@@ -388,32 +388,53 @@ def run_experiment(
     cell is written before the next result is awaited; cells that fail are reported together at the end, in an
     :class:`ExperimentError`, after the others completed.
     """
+    return run_experiments([spec], [out], jobs, backend, progress, on_cell)[0]
+
+
+def run_experiments(
+    specs: Sequence[ExperimentSpec],
+    outs: Sequence[str | Path | None],
+    jobs: int = 1,
+    backend: str | None = None,
+    progress: bool = True,
+    on_cell: Callable[[Cell], None] | None = None,
+) -> list[ExperimentResult]:
+    """:func:`run_experiment` for several specs (spec i's cells in ``outs[i]``) through one pool of workers, so
+    that a worker done with one spec's cells starts on the next spec's instead of waiting for the longest cell."""
     if backend is not None:
         check.choice("backend", backend, BACKENDS)
     check.integer("jobs", jobs, minimum=1)
-    store = CellStore(spec, out)
-    pending = [cell for cell in expand(spec) if not store.has(cell)]
+    if len(outs) != len(specs):
+        raise ValueError(f"outs must hold one folder (or None) per spec: {len(specs)} specs, {len(outs)} outs")
+    stores = [CellStore(spec, out) for spec, out in zip(specs, outs, strict=True)]
+    pending = [(i, spec, cell) for i, (spec, store) in enumerate(zip(specs, stores, strict=True))
+               for cell in expand(spec) if not store.has(cell)]
     # Longest cells first (pulls = runs x horizon), so that no worker is left with a long cell at the end.
-    pending.sort(key=lambda cell: -len(cell.runs(spec)) * (cell.budget or spec.budgets[-1]))
+    pending.sort(key=lambda item: -len(item[2].runs(item[1])) * (item[2].budget or item[1].budgets[-1]))
+    title = specs[0].title if len(specs) == 1 else f"{len(specs)} experiments"
     failures: list[str] = []
-    for cell, outcome in _execute(spec, pending, jobs, backend, progress):
+    for (i, cell), outcome in _execute(title, pending, jobs, backend, progress):
+        spec = specs[i]
         if isinstance(outcome, str):
             failures.append(f"cell {cell.key(spec)} of experiment {spec.title} ({spec.to_dict()}) failed:\n{outcome}")
             continue
-        store.put(cell, outcome)
+        stores[i].put(cell, outcome)
         if on_cell is not None:
             on_cell(cell)
     if failures:
         raise ExperimentError("\n".join(failures))
-    return collect(spec, store)
+    return [collect(spec, store) for spec, store in zip(specs, stores, strict=True)]
 
 
-def _execute(
-    spec: ExperimentSpec, cells: Sequence[Cell], jobs: int, backend: str | None, progress: bool
-) -> Iterator[tuple[Cell, dict[str, np.ndarray] | str]]:
-    bar = _progress(len(cells), spec.title) if progress and cells else None
+#: a cell of spec number i: (i, spec, cell); a worker returns (i, cell) and the cell's data or error text
+Work = tuple[int, ExperimentSpec, Cell]
+Done = tuple[tuple[int, Cell], dict[str, np.ndarray] | str]
+
+
+def _execute(title: str, work: Sequence[Work], jobs: int, backend: str | None, progress: bool) -> Iterator[Done]:
+    bar = _progress(len(work), title) if progress and work else None
     try:
-        for item in _results(spec, cells, jobs, backend):
+        for item in _results(work, jobs, backend):
             if bar is not None:
                 bar.update()
             yield item
@@ -422,12 +443,15 @@ def _execute(
             bar.close()
 
 
-def _results(
-    spec: ExperimentSpec, cells: Sequence[Cell], jobs: int, backend: str | None
-) -> Iterator[tuple[Cell, dict[str, np.ndarray] | str]]:
+def _run_work(index: int, spec: ExperimentSpec, cell: Cell) -> Done:
+    done, outcome = _safe_run_cell(spec, cell)
+    return (index, done), outcome
+
+
+def _results(work: Sequence[Work], jobs: int, backend: str | None) -> Iterator[Done]:
     if jobs == 1 and backend in (None, "sequential"):
-        for cell in cells:
-            yield _safe_run_cell(spec, cell)
+        for item in work:
+            yield _run_work(*item)
         return
     import joblib
 
@@ -438,15 +462,15 @@ def _results(
     with joblib.parallel_config(backend=backend or "loky", n_jobs=jobs):
         active, _ = joblib.parallel.get_active_backend()
         if getattr(active, "supports_return_generator", False):
-            tasks = (joblib.delayed(_safe_run_cell)(spec, cell) for cell in cells)
+            tasks = (joblib.delayed(_run_work)(*item) for item in work)
             yield from joblib.Parallel(return_as="generator_unordered")(tasks)
             return
         # Backends without result generators (Ray): batches of a few cells per worker, each batch saved as it
         # returns, so an interruption loses at most one batch.
         size = 4 * jobs
-        for start in range(0, len(cells), size):
-            batch = cells[start:start + size]
-            yield from joblib.Parallel(return_as="list")(joblib.delayed(_safe_run_cell)(spec, c) for c in batch)
+        for start in range(0, len(work), size):
+            batch = work[start:start + size]
+            yield from joblib.Parallel(return_as="list")(joblib.delayed(_run_work)(*item) for item in batch)
 
 
 def _progress(total: int, title: str) -> Any:

@@ -7,21 +7,20 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from bandit_gym.experiments import ExperimentSpec, run_experiment
+from bandit_gym.experiments import ExperimentSpec, run_experiments
 
 
 def run_specs(specs: Sequence[ExperimentSpec], out: Path, describe: Callable[[Any, ExperimentSpec], Any], jobs: int,
               backend: str | None, progress: bool) -> Any:
-    """Run each spec, its cells under ``out/<spec name>`` (so an interrupted run resumes), and return the
-    concatenated summaries, each passed through ``describe(summary, spec)`` to add the spec's columns."""
+    """Run the specs through one pool of workers, each spec's cells under ``out/<spec name>`` (so an interrupted
+    run resumes), and return the concatenated summaries, each passed through ``describe(summary, spec)`` to add
+    the spec's columns."""
     import pandas as pd
 
-    tables = []
-    for spec in specs:
-        folder = out / re.sub(r"[^A-Za-z0-9.]+", "-", spec.name).strip("-")
-        result = run_experiment(spec, out=folder, jobs=jobs, backend=backend, progress=progress)
-        tables.append(describe(result.summary(), spec))
-    return pd.concat(tables, ignore_index=True)
+    folders = [out / re.sub(r"[^A-Za-z0-9.]+", "-", spec.name).strip("-") for spec in specs]
+    results = run_experiments(specs, folders, jobs=jobs, backend=backend, progress=progress)
+    return pd.concat([describe(result.summary(), spec) for result, spec in zip(results, specs, strict=True)],
+                     ignore_index=True)
 
 
 def markdown_table(pivot: Any, header: Any) -> list[str]:

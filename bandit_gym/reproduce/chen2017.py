@@ -28,8 +28,10 @@ QUICK: dict[str, Any] = {"datasets": ("TwoGroup",), "ks": (100,), "budgets": (10
 def chen2017_specs(runs: int = 200, quick: bool = False, seed: int = 2017) -> list[ExperimentSpec]:
     """One experiment per dataset and K, without common random numbers: the sums of batched pulls are drawn
     exactly (binomial) rather than from per-arm streams, which would cost one draw per pull, and CLUCB-PAC's
-    compiled episodes draw from fresh streams; the runs of different agents are independent. CLUCB-PAC never
-    reads the budget: one episode per run is scored at every budget of the grid."""
+    compiled episodes draw from fresh streams. Run r of every agent starts the env from the same seed, so two
+    agents that ask for the same allocations draw the same sums (AdaptiveTopK and Uniform do at every budget of
+    the grid: their results coincide); otherwise the draws differ. CLUCB-PAC never reads the budget: one
+    episode per run is scored at every budget of the grid."""
     datasets = QUICK["datasets"] if quick else tuple(CHEN2017_DATASETS)
     ks = QUICK["ks"] if quick else CHEN2017_KS
     budgets = QUICK["budgets"] if quick else CHEN2017_BUDGETS
