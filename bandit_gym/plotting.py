@@ -124,11 +124,12 @@ def _grid(panels: int, columns: int, width: float = 4.2, height: float = 3.6) ->
     return fig, flat[:panels]
 
 
-def _errorbars(ax: Any, x: Any, rows: Any, label: str, i: int, offset: float = 0.0, line: bool = True) -> None:
+def _errorbars(ax: Any, x: Any, rows: Any, label: str, i: int, offset: float = 0.0, line: bool = True,
+               linestyle: str = "-", markersize: float = 4) -> None:
     ax.errorbar(np.asarray(x, dtype=float) + offset, rows["mean"],
                 yerr=[rows["mean"] - rows["ci_low"], rows["ci_high"] - rows["mean"]], marker=MARKERS[i % len(MARKERS)],
-                markersize=4, capsize=2, color=COLORS[i % len(COLORS)], label=label, linewidth=1.2,
-                linestyle="-" if line else "none")
+                markersize=markersize, capsize=2, color=COLORS[i % len(COLORS)], label=label, linewidth=1.2,
+                linestyle=linestyle if line else "none")
 
 
 def plot_error_against_budget(summary: Any, path: str | Path, title: str = "") -> Path:
@@ -197,14 +198,17 @@ def plot_fixed_confidence(summary: Any, path: str | Path, title: str = "") -> Pa
 # ----------------------------------------------------------------------------------------- chen2017
 def plot_failure_against_budget(summary: Any, path: str | Path, title: str = "") -> Path:
     """One panel per K: failure probability against the total budget (log axis), one curve per agent with its
-    95% interval (chen2017 Figures 1-4)."""
+    95% interval, dodged sideways by a few percent (chen2017 Figures 1-4)."""
     rows = summary[summary["metric"] == "error"].copy()
     rows["ci_low"], rows["ci_high"] = rows["ci_low"].clip(lower=0.0), rows["ci_high"].clip(upper=1.0)
     ks = list(dict.fromkeys(rows["k"]))
     fig, axes = _grid(len(ks), len(ks))
     for ax, k in zip(axes, ks, strict=True):
-        for i, (agent, curve) in enumerate(rows[rows["k"] == k].groupby("agent", sort=False)):
-            _errorbars(ax, curve["budget"], curve, agent, i)
+        agents = rows[rows["k"] == k].groupby("agent", sort=False)
+        for i, (agent, curve) in enumerate(agents):  # dodged by a few percent and styled apart: curves coincide
+            dodge = 1.0 + 0.04 * (i - (len(agents) - 1) / 2)
+            _errorbars(ax, curve["budget"] * dodge, curve, agent, i, linestyle=("-", "--", "-.", ":")[i % 4],
+                       markersize=6 - i)
         ax.set(xscale="log", xlabel="total budget Q", ylabel="failure probability", ylim=(-0.02, 1.02),
                title=f"K = {k}")
         ax.grid(alpha=0.3, which="both")

@@ -25,6 +25,7 @@ from bandit_gym.experiments import (
     expand,
     load_specs,
     run_experiment,
+    run_experiments,
 )
 
 SETUP1 = "ThresholdingBandit-Tao2019Setup1-v0"
@@ -94,6 +95,19 @@ def test_results_do_not_depend_on_jobs_or_storage(tmp_path: Path) -> None:
     parallel = run_experiment(small_spec(), out=tmp_path, jobs=2, progress=False)
     for key, value in memory.runs.items():
         np.testing.assert_array_equal(value, parallel.runs[key])
+
+
+def test_several_specs_in_one_pool_give_each_spec_its_own_results(tmp_path: Path) -> None:
+    specs = [small_spec(), small_spec(seed=8, budgets=(30,), agents=(AgentSpec("APT", {"epsilon": 0.05}),))]
+    pooled = run_experiments(specs, [tmp_path / "a", None], jobs=2, progress=False)
+    for spec, result in zip(specs, pooled, strict=True):
+        alone = run_experiment(spec, progress=False)
+        assert result.runs.keys() == alone.runs.keys()
+        for key, value in alone.runs.items():
+            np.testing.assert_array_equal(result.runs[key], value)
+    assert len(list((tmp_path / "a" / "cells").glob("*.npz"))) == len(expand(specs[0]))
+    with pytest.raises(ValueError, match="one folder"):
+        run_experiments(specs, [None], progress=False)
 
 
 def test_resume_runs_only_missing_cells(tmp_path: Path) -> None:

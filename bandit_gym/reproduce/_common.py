@@ -23,6 +23,19 @@ def run_specs(specs: Sequence[ExperimentSpec], out: Path, describe: Callable[[An
                      ignore_index=True)
 
 
+def exact_error_intervals(summary: Any) -> Any:
+    """``summary`` with the 95% intervals of its ``error`` rows (proportions) made exact: Clopper-Pearson."""
+    from scipy import stats
+
+    out = summary.copy()
+    errors = out["metric"] == "error"
+    intervals = [stats.binomtest(round(mean * runs), int(runs)).proportion_ci(method="exact")
+                 for mean, runs in zip(out.loc[errors, "mean"], out.loc[errors, "runs"], strict=True)]
+    out.loc[errors, "ci_low"] = [ci.low for ci in intervals]
+    out.loc[errors, "ci_high"] = [ci.high for ci in intervals]
+    return out
+
+
 def markdown_table(pivot: Any, header: Any) -> list[str]:
     """A pivot table as Markdown lines: the index levels as leading columns, ``header(column)`` as titles."""
     rows = [" | ".join(str(part) for part in (key if isinstance(key, tuple) else (key,))) for key in pivot.index]

@@ -9,7 +9,7 @@ from typing import Any
 
 from bandit_gym.experiments import AgentSpec, ExperimentSpec
 from bandit_gym.instances import CHEN2017_DATASETS
-from bandit_gym.reproduce._common import markdown_table, run_specs
+from bandit_gym.reproduce._common import exact_error_intervals, markdown_table, run_specs
 
 CHEN2017_AGENTS = (
     AgentSpec("AdaptiveTopK", {}, "AdaptiveTopK"),
@@ -43,16 +43,15 @@ def chen2017_specs(runs: int = 200, quick: bool = False, seed: int = 2017) -> li
 
 def _describe(summary: Any, spec: ExperimentSpec) -> Any:
     dataset, k = spec.name.split(" K=")
-    return summary.assign(dataset=dataset, k=int(k))
+    return exact_error_intervals(summary.assign(dataset=dataset, k=int(k)))
 
 
 def failure_markdown(summary: Any, runs: int) -> str:
     """Failure probability (mean and 95% CI) per dataset, K, agent and budget."""
     rows = summary[summary["metric"] == "error"]
     cells = rows.assign(text=[f"{m:.3f} [{lo:.3f}, {hi:.3f}]" for m, lo, hi in
-                              zip(rows["mean"], rows["ci_low"].clip(lower=0), rows["ci_high"].clip(upper=1),
-                                  strict=True)])
-    lines = [f"Failure probability P(R > 0.01), mean over {runs} runs with its 95% t interval.", ""]
+                              zip(rows["mean"], rows["ci_low"], rows["ci_high"], strict=True)])
+    lines = [f"Failure probability P(R > 0.01) over {runs} runs, with its 95% Clopper-Pearson interval.", ""]
     for (dataset, k), table in cells.groupby(["dataset", "k"], sort=False):
         lines += [f"### {dataset}, K = {k}", ""]
         lines += markdown_table(table.pivot_table(index="agent", columns="budget", values="text", aggfunc="first",

@@ -23,7 +23,7 @@ import numpy as np
 
 from bandit_gym.experiments import AgentSpec, ExperimentSpec
 from bandit_gym.instances import AUDIBERT2010_PROBLEMS, best_arm_complexity, gap_complexity
-from bandit_gym.reproduce._common import markdown_table, run_specs
+from bandit_gym.reproduce._common import exact_error_intervals, markdown_table, run_specs
 
 #: (a) budgets as multiples of H_1
 BUDGET_FACTORS = (0.5, 1.0, 2.0, 4.0)
@@ -108,21 +108,12 @@ def gabillon2012_specs(runs: int = 1000, quick: bool = False, seed: int = 2012) 
 
 def _describe(summary: Any, spec: ExperimentSpec) -> Any:
     """Add the part, the instance (problem, m, epsilon, K, H_1, H_epsilon) and exact binomial CIs of errors."""
-    from scipy import stats
-
     problem = int(re.search(r"problem (\d+)", spec.name).group(1))  # type: ignore[union-attr]
     means = AUDIBERT2010_PROBLEMS[problem]
     m, epsilon = int(spec.env_kwargs.get("m", 1)), float(spec.env_kwargs.get("epsilon", 0.0))
     out = summary.assign(part=spec.name[0], problem=problem, m=m, epsilon=epsilon, num_arms=len(means),
                          H1=best_arm_complexity(means), H_eps=gap_complexity(means, m, epsilon))
-    errors = out["metric"] == "error"
-    low, high = [], []
-    for mean, runs in zip(out.loc[errors, "mean"], out.loc[errors, "runs"], strict=True):
-        ci = stats.binomtest(round(mean * runs), int(runs)).proportion_ci(method="exact")
-        low.append(ci.low)
-        high.append(ci.high)
-    out.loc[errors, "ci_low"], out.loc[errors, "ci_high"] = low, high  # Clopper-Pearson for proportions
-    return out
+    return exact_error_intervals(out)
 
 
 def _cell(row: Any) -> str:
