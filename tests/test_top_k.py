@@ -322,3 +322,23 @@ def test_anytime_cells_score_one_episode_at_every_budget() -> None:
         alone = run_cell(spec, Cell(0, budget, 0))
         for metric in ("regret", "error", "pulls"):
             np.testing.assert_array_equal(anytime[metric][:, j], alone[metric][:, 0], err_msg=f"{metric} {budget}")
+
+
+def test_anytime_wrapper_scores_top_k_answers_step_by_step() -> None:
+    # Gaussian arms (no compiled rollout): the vector env step by step with the anytime wrapper, against one run
+    # per budget; with common random numbers CLUCB-PAC's answers after b pulls are the same
+    from bandit_gym.agents import CLUCBPAC
+
+    kwargs = {"means": 0.9 - 0.05 * np.arange(12), "k": 3, "arm_distribution": "gaussian", "sigma": 0.5,
+              "common_random_numbers": True}
+    venv = gym.make_vec("TopKIdentification-v0", num_envs=8, vectorization_mode="vector_entry_point", budget=600,
+                        **kwargs)
+    anytime = play_vector(venv, CLUCBPAC(), seed=2, budgets=[100, 300, 600])
+    assert play_compiled(venv, CLUCBPAC(), seed=2) is None
+    for j, budget in enumerate([100, 300, 600]):
+        alone = gym.make_vec("TopKIdentification-v0", num_envs=8, vectorization_mode="vector_entry_point",
+                             budget=budget, **kwargs)
+        result = play_vector(alone, CLUCBPAC(), seed=2)
+        np.testing.assert_array_equal(anytime["anytime_regret"][:, j], result["regret"], err_msg=str(budget))
+        np.testing.assert_array_equal(anytime["anytime_error"][:, j], result["error"], err_msg=str(budget))
+    assert anytime["anytime_regret"][:, 0].mean() > anytime["anytime_regret"][:, 2].mean()

@@ -29,7 +29,7 @@ class CLUCBPAC(BestArmAgent):
     [0, 1]; UNSURE, 1 is also common). Fixed budget: it runs until the stop fires or the budget is spent; the
     answer is M_t. Anytime (it never reads the budget): the experiment engine scores one episode at every
     budget. A compiled rule (O(n) per pull, two top-K selections by partition) for ``act``; whole episodes
-    run a kernel with the same numbers and cheaper passes (M kept by swaps, M~ by a threshold).
+    run a kernel with the same numbers and fewer passes (M kept by swaps, M~ by a split key found in a window).
     """
 
     families: ClassVar[tuple[str, ...]] = ("top_k",)
