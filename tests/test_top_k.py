@@ -342,3 +342,15 @@ def test_anytime_wrapper_scores_top_k_answers_step_by_step() -> None:
         np.testing.assert_array_equal(anytime["anytime_regret"][:, j], result["regret"], err_msg=str(budget))
         np.testing.assert_array_equal(anytime["anytime_error"][:, j], result["error"], err_msg=str(budget))
     assert anytime["anytime_regret"][:, 0].mean() > anytime["anytime_regret"][:, 2].mean()
+
+
+def test_opt_mai_goes_through_long_runs_of_empty_phases() -> None:
+    # n = 1000, K = 250: no quantile elimination, SAR on all arms with Q = 30,000: hundreds of phases in a row
+    # have length n_k - n_{k-1} = 0 and are decided on the same samples; the agent must go on to the phases that
+    # pull (it once stopped after 128 empty phases, with 5,000 of the 30,000 pulls made)
+    from bandit_gym.agents import OptMAI
+
+    venv = gym.make_vec("TopKIdentification-Chen2017UniformK250-v0", num_envs=4, budget=30000,
+                        vectorization_mode="vector_entry_point")
+    batched = play_batched(venv, OptMAI(), seed=0)
+    assert batched is not None and batched["pulls"].min() > 25000

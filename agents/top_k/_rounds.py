@@ -48,14 +48,16 @@ class RoundAgent(Agent):
 
     # ----------------------------------------------------------------------------------------------- protocol
     def _owed(self, obs: Obs) -> np.ndarray:
-        """End the rounds whose pulls are all made (repeatedly: a round may owe nothing), then the pulls owed."""
+        """End the rounds whose pulls are all made, repeatedly (a round may owe nothing: SAR's phases of length 0
+        come by hundreds when the budget is small), then the pulls owed. Every round removes an arm or owes
+        pulls, so at most a few rounds per arm end in a row."""
         counts = obs["counts"].astype(np.int64)
-        for _ in range(64):
+        for _ in range(4 * self.num_arms + 64):
             done = ~self.finished & np.all(counts >= self.target, axis=1)
             if not done.any():
-                break
+                return np.where(self.finished[:, None], 0, np.maximum(self.target - counts, 0))
             self.end_round(obs, np.flatnonzero(done))
-        return np.where(self.finished[:, None], 0, np.maximum(self.target - counts, 0))
+        raise RuntimeError(f"{type(self).__name__}: rounds keep ending without pulls (a bug in end_round)")
 
     def _batch_pulls(self, obs: Obs, family: str) -> np.ndarray | None:
         return most_owed_first(self._owed(obs), obs["budget_left"][:, 0].astype(np.int64))
