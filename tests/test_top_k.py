@@ -231,7 +231,7 @@ def sar_removal_by_sorting(m: int, alive: np.ndarray, accepted: np.ndarray, mean
 
 def test_sar_removal_in_linear_time_matches_the_sorted_definition() -> None:
     # the O(K) removal (two order statistics and a pass) against the sort, on 20000 random cases, half with ties
-    from bandit_gym.agents.best_arm._kernels import sar_removals
+    from bandit_gym.agents.best_arm._kernels import WORK_ROWS, _accept_or_reject
 
     rng = np.random.default_rng(0)
     for trial in range(20000):
@@ -244,10 +244,9 @@ def test_sar_removal_in_linear_time_matches_the_sorted_definition() -> None:
         alive, accepted = (status == 0).astype(float), (status == 1).astype(float)
         expected_alive, expected_accepted = alive.copy(), accepted.copy()
         sar_removal_by_sorting(m, expected_alive, expected_accepted, mean)
-        alive, accepted = alive[None], accepted[None]
-        sar_removals(np.arange(1), m, alive, accepted, mean[None].copy())
-        assert alive[0].tolist() == expected_alive.tolist(), trial
-        assert accepted[0].tolist() == expected_accepted.tolist(), trial
+        _accept_or_reject(m, alive, accepted, mean, np.zeros((WORK_ROWS, k)))
+        assert alive.tolist() == expected_alive.tolist(), trial
+        assert accepted.tolist() == expected_accepted.tolist(), trial
 
 
 CLUCB_CASES = [

@@ -511,13 +511,3 @@ def select_arm_rows(means: np.ndarray, beta: np.ndarray, m: int, bits: np.ndarra
         set_index[n], pull[n] = gap_select(m, work)
         for i in range(means.shape[1]):
             bits[n, i] = work[5, i] == 1.0
-
-
-@numba.njit(cache=True, nogil=True)
-def sar_removals(rows: np.ndarray, m: int, alive: np.ndarray, accepted: np.ndarray, mean: np.ndarray) -> None:
-    """One SAR phase end (:func:`_accept_or_reject`) in each copy of ``rows``; ``alive`` and ``accepted`` are
-    float bit arrays ``(N, K)``, ``mean`` the empirical means SAR ranks by."""
-    work = np.zeros((WORK_ROWS, alive.shape[1]))
-    for j in range(rows.shape[0]):
-        n = rows[j]
-        _accept_or_reject(m, alive[n], accepted[n], mean[n], work)

@@ -10,6 +10,7 @@ import numpy as np
 from bandit_gym.agents.best_arm._kernels import (
     WORK_ROWS,
     _accept_or_reject,
+    clucb_decide,
     clucb_radius,
     key_before,
     select_key,
@@ -156,9 +157,11 @@ def clucb_rollout(means: np.ndarray, seeds: np.ndarray, m: int, epsilon: float, 
                     tilde[i] = mean[i] + sign[i] * (radius * inv[i])  # = mean - rad inside M, mean + rad outside
                 top_m_select(tilde, m, tilde_inside)
                 split, split_index = _separator(tilde, tilde_inside)
-                arm = _decide_above(k, m, epsilon, inside, split, split_index, tilde, radius, inv)
+                arm = clucb_decide(k, m, epsilon, inside, tilde_inside, tilde, radius, inv)
             elif gain <= m * epsilon + tol:  # a stop is near: the gain summed in the rule's order decides
-                arm = _decide_above(k, m, epsilon, inside, split, split_index, tilde, radius, inv)
+                for i in range(k):
+                    tilde_inside[i] = key_before(tilde[i], i, split, split_index)
+                arm = clucb_decide(k, m, epsilon, inside, tilde_inside, tilde, radius, inv)
             tau = split
             if arm == k:
                 break
@@ -284,21 +287,6 @@ def _fused(mean: np.ndarray, sign: np.ndarray, inv: np.ndarray, radius: float, m
 def k_none() -> int:
     """The index of the empty key (-inf, k_none()), after every arm: every finite key ranks before it."""
     return 1 << 62
-
-
-@numba.njit(inline="always")
-def _decide_above(k: int, m: int, epsilon: float, inside: np.ndarray, tau: float, tau_index: int,
-                  tilde: np.ndarray, radius: float, inv: np.ndarray) -> int:
-    """:func:`clucb_decide` with M~ = the arms ranked before the key ``(tau, tau_index)``."""
-    gain, arm, widest = 0.0, -1, 0.0
-    for i in range(k):
-        chosen = key_before(tilde[i], i, tau, tau_index)
-        if chosen != (inside[i] == 1):
-            gain += tilde[i] if chosen else -tilde[i]
-            rad = radius * inv[i]
-            if arm < 0 or rad > widest:
-                arm, widest = i, rad
-    return k if gain <= m * epsilon else arm
 
 
 @numba.njit(inline="always")
