@@ -4,6 +4,7 @@
 """
 
 from bandit_gym.agents.base import Agent
+from bandit_gym.agents.bayesian import EI, GPUCB, PI, BayesGap, BayesUCB, ThompsonSampling
 from bandit_gym.agents.best_arm import LUCB, SAR, SuccessiveRejects, UCBEBestArm, UGapEb, UGapEc
 from bandit_gym.agents.threshold_bandit import DKWUCB, KMUCB, OPTIM, UCB, PerThresholdUCB
 from bandit_gym.agents.thresholding import APT, LSA, UCBE, OptKG
@@ -13,7 +14,8 @@ from bandit_gym.agents.uniform import Uniform
 AGENTS: dict[str, type[Agent]] = {
     cls.__name__: cls
     for cls in (Uniform, LSA, APT, UCBE, OptKG, UCB, DKWUCB, OPTIM, KMUCB, PerThresholdUCB, UGapEb, UGapEc,
-                UCBEBestArm, SuccessiveRejects, SAR, LUCB, AdaptiveTopK, CLUCBPAC, OptMAI)
+                UCBEBestArm, SuccessiveRejects, SAR, LUCB, AdaptiveTopK, CLUCBPAC, OptMAI, BayesGap, ThompsonSampling,
+                BayesUCB, GPUCB, EI, PI)
 }
 
 __all__ = [
@@ -21,19 +23,25 @@ __all__ = [
     "APT",
     "CLUCBPAC",
     "DKWUCB",
+    "EI",
+    "GPUCB",
     "KMUCB",
     "LSA",
     "LUCB",
     "OPTIM",
+    "PI",
     "SAR",
     "UCB",
     "UCBE",
     "AdaptiveTopK",
     "Agent",
+    "BayesGap",
+    "BayesUCB",
     "OptKG",
     "OptMAI",
     "PerThresholdUCB",
     "SuccessiveRejects",
+    "ThompsonSampling",
     "UCBEBestArm",
     "UGapEb",
     "UGapEc",

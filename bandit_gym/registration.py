@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import gymnasium as gym
+import numpy as np
 
 from bandit_gym.instances import (
     AUDIBERT2010_PROBLEMS,
@@ -17,10 +18,14 @@ from bandit_gym.instances import (
     chen2017_means,
 )
 
+#: the noise of the synthetic traffic preset: sigma^2 = 5% of the prior variance (eta = 20, unit mean diagonal)
+TRAFFIC_SIGMA = float(np.sqrt(0.05 * 20.0**2))
+
 _THRESHOLDING = "bandit_gym.envs.thresholding:ThresholdingBandit"
 _THRESHOLD = "bandit_gym.envs.threshold:ThresholdBandit"
 _BEST_ARM = "bandit_gym.envs.best_arm:BestArmIdentification"
 _TOP_K = "bandit_gym.envs.top_k:TopKIdentification"
+_CORRELATED = "bandit_gym.envs.correlated:CorrelatedBestArm"
 
 #: id -> (entry point stem, kwargs, paper, one-line description); the README's env table is generated from it.
 ENV_SPECS: dict[str, tuple[str, dict[str, Any], str, str]] = {
@@ -87,6 +92,20 @@ for _dataset in CHEN2017_DATASETS:
             "chen2017",
             f"chen2017 §3 dataset {_dataset}, n = 1000, K = {_k}, epsilon = 0.01",
         )
+
+ENV_SPECS["CorrelatedBestArm-v0"] = (
+    _CORRELATED,
+    {"eta": 1.0, "sigma": 0.2, "budget": 30},  # 50 arms on [0, 1], squared-exponential kernel of length 0.1
+    "hoffman2014",
+    "fixed-budget best arm, Gaussian arms with means ~ GP(0, eta^2 G) per episode; K = 50 > T = 30",
+)
+ENV_SPECS["CorrelatedBestArm-TrafficSynthetic-v0"] = (
+    _CORRELATED,
+    # SYNTHETIC stand-in for hoffman2014's traffic data: sigma^2 = 5% of the prior variance eta^2 mean(diag G)
+    {"kernel": "traffic-synthetic", "eta": 20.0, "sigma": TRAFFIC_SIGMA, "budget": 400},
+    "hoffman2014",
+    "SYNTHETIC stand-in for hoffman2014 §6.1 traffic sensors: K = 357, T = 400, eta = 20, sigma^2 = 5% of prior var",
+)
 
 
 def register_envs() -> None:

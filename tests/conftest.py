@@ -7,13 +7,12 @@ import pytest
 
 import bandit_gym
 from bandit_gym.agents import AGENTS
-from bandit_gym.instances import oracle_values
 
 ENV_IDS = list(bandit_gym.ENV_SPECS)
 
 
 def family_of_id(env_id: str) -> str:
-    if env_id.startswith("BestArm"):
+    if env_id.startswith(("BestArm", "CorrelatedBestArm", "ModelSelection")):
         return "best_arm"
     if env_id.startswith("TopK"):
         return "top_k"
@@ -33,8 +32,7 @@ def make_agent(name: str, env_id: str, **params: object):
         env.reset(seed=0)
         engine = env.unwrapped.engine
         # a sampled instance: the oracle of the first episode's instance (enough to exercise the protocol)
-        truth = engine.oracle_values() if engine.fixed_means is not None else oracle_values(engine.means[0],
-                                                                                            engine.threshold)
+        truth = engine.oracle_values(engine.means[0])
         params = {**{key: truth[key] for key in cls.oracle_parameters}, **params}
     return cls(**params)
 

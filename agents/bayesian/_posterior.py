@@ -6,34 +6,28 @@ sigma^2)`` of arm a updates the mean m and the covariance C of every copy by one
     s = C[a, a] + sigma^2,    m <- m + C[:, a] (y - m[a]) / s,    C <- C - C[:, a] C[a, :] / s
 
 which is the paper's Bayesian linear regression (eq. 4-5) on the features ``X = V D^(1/2)`` of ``G = V D V^T``,
-without forming them (G may be singular). O(K^2) per observation and copy, no Python loop over copies.
+without forming them (G may be singular). O(K^2) per observation and copy, in one compiled pass over the copies.
+
+Two storage forms give the same posterior: ``"covariance"`` keeps C, (N, K, K); ``"factor"`` keeps a square
+root ``C = F F^T``, (N, K, r) with r the rank of G, updated in Potter's form (O(K r)), from which a joint
+posterior sample is ``m + F z`` at O(K r) (Thompson sampling needs one per step).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from bandit_gym.kernels import check_kernel, prior_factor
 
-def check_kernel(kernel: object, name: str = "kernel") -> np.ndarray:
-    """``kernel`` as a symmetric positive semi-definite float matrix, or a ValueError naming what is wrong."""
-    g = np.asarray(kernel, dtype=np.float64)
-    if g.ndim != 2 or g.shape[0] != g.shape[1] or g.shape[0] < 1:
-        raise ValueError(f"{name} must be a square K x K matrix, got shape {g.shape}")
-    if not np.all(np.isfinite(g)):
-        raise ValueError(f"{name} must be finite")
-    if not np.allclose(g, g.T, rtol=1e-10, atol=1e-12):
-        raise ValueError(f"{name} must be symmetric (max |G - G^T| = {np.abs(g - g.T).max():.3g})")
-    lowest = np.linalg.eigvalsh(g).min()
-    if lowest < -1e-9 * max(1.0, np.abs(g).max()):
-        raise ValueError(f"{name} must be positive semi-definite, its smallest eigenvalue is {lowest:.3g}")
-    return g
+FORMS = ("covariance", "factor")
 
 
 class GaussianPosterior:
-    """Posterior means ``mean`` (N, K) and covariances ``cov`` (N, K, K) of the arm means of N copies, all under
-    the prior ``N(0, eta^2 G)`` and the noise variance ``sigma^2``."""
+    """Posterior means ``mean`` (N, K) and variances ``var`` (N, K) of the arm means of N copies, with their
+    covariance (``cov``, or the factor ``factor``), all under the prior ``N(0, eta^2 G)`` and the noise variance
+    ``sigma^2``."""
 
-    def __init__(self, kernel: object, eta: float, sigma: float, num: int = 1) -> None:
+    def __init__(self, kernel: object, eta: float, sigma: float, num: int = 1, form: str = "covariance") -> None:
         self.kernel = check_kernel(kernel)
         if not (np.isfinite(eta) and eta > 0):
             raise ValueError(f"eta must be > 0, got {eta!r}")
@@ -41,26 +35,64 @@ class GaussianPosterior:
             raise ValueError(f"sigma must be > 0, got {sigma!r}")
         if int(num) < 1:
             raise ValueError(f"num must be >= 1, got {num!r}")
-        self.eta, self.sigma = float(eta), float(sigma)
-        k = self.kernel.shape[0]
-        self.mean = np.zeros((int(num), k))
-        self.cov = np.empty((int(num), k, k))
+        if form not in FORMS:
+            raise ValueError(f"form={form!r} is not allowed; use one of {FORMS}")
+        self.eta, self.sigma, self.form = float(eta), float(sigma), form
+        n, k = int(num), self.kernel.shape[0]
+        self.mean = np.zeros((n, k))
+        self.var = np.zeros((n, k))
+        self._prior_var = self.eta**2 * np.diag(self.kernel).copy()
+        if form == "covariance":
+            self._prior = self.eta**2 * self.kernel
+            self.cov = np.empty((n, k, k))
+        else:
+            self._prior = prior_factor(self.kernel, self.eta)
+            self.factor = np.empty((n, k, self._prior.shape[1]))
         self.reset()
+
+    @property
+    def state(self) -> np.ndarray:
+        return self.cov if self.form == "covariance" else self.factor
 
     def reset(self, rows: np.ndarray | slice = slice(None)) -> None:
         """Back to the prior for the copies ``rows``."""
         self.mean[rows] = 0.0
-        self.cov[rows] = self.eta**2 * self.kernel
+        self.var[rows] = self._prior_var
+        self.state[rows] = self._prior
 
-    def update(self, rows: np.ndarray, arms: np.ndarray, values: np.ndarray) -> None:
-        """Copy ``rows[j]`` observed ``values[j]`` at arm ``arms[j]`` (distinct rows): one rank-one step each."""
-        rows, arms = np.asarray(rows, dtype=np.int64), np.asarray(arms, dtype=np.int64)
-        column = self.cov[rows, :, arms]  # C[:, a] of each copy, (J, K)
-        s = column[np.arange(rows.size), arms] + self.sigma**2
-        gain = column / s[:, None]
-        self.mean[rows] += gain * (np.asarray(values, dtype=np.float64) - self.mean[rows, arms])[:, None]
-        self.cov[rows] -= gain[:, :, None] * column[:, None, :]
+    def update(self, rows: np.ndarray, arms: np.ndarray, values: np.ndarray, noise: np.ndarray | None = None) -> None:
+        """Copy ``rows[j]`` observed ``values[j]`` at arm ``arms[j]`` (with noise variance ``noise[j]``, sigma^2
+        by default): one rank-one step each, in order (a copy may appear several times)."""
+        from bandit_gym.agents.bayesian import _kernels
+
+        rows = np.ascontiguousarray(rows, dtype=np.int64)
+        arms = np.ascontiguousarray(arms, dtype=np.int64)
+        values = np.ascontiguousarray(values, dtype=np.float64)
+        noise = np.full(rows.size, self.sigma**2) if noise is None else np.ascontiguousarray(noise, dtype=np.float64)
+        kernel = _kernels.update_covariance if self.form == "covariance" else _kernels.update_factor
+        kernel(self.state, self.mean, self.var, rows, arms, values, noise)
+
+    def rebuild(self, rows: np.ndarray, counts: np.ndarray, sums: np.ndarray) -> None:
+        """The posterior of the copies ``rows`` from their pull counts and reward sums ``(len(rows), K)``, which
+        are sufficient for Gaussian rewards: ``c`` pulls of arm a averaging ``ybar`` are one observation
+        ``ybar`` of noise variance ``sigma^2 / c``."""
+        rows = np.asarray(rows, dtype=np.int64)
+        self.reset(rows)
+        which, arms = np.nonzero(np.asarray(counts) > 0)
+        c = np.asarray(counts, dtype=np.float64)[which, arms]
+        self.update(rows[which], arms, np.asarray(sums, dtype=np.float64)[which, arms] / c, self.sigma**2 / c)
 
     def std(self) -> np.ndarray:
         """Posterior standard deviations of the arm means, (N, K)."""
-        return np.sqrt(np.maximum(np.diagonal(self.cov, axis1=1, axis2=2), 0.0))
+        return np.sqrt(np.maximum(self.var, 0.0))
+
+    def covariance(self) -> np.ndarray:
+        """Posterior covariances (N, K, K) (formed from the factor in the factor form)."""
+        return self.cov if self.form == "covariance" else self.factor @ self.factor.transpose(0, 2, 1)
+
+    def sample(self, rng: np.random.Generator) -> np.ndarray:
+        """One joint posterior sample of the arm means per copy, (N, K) (factor form)."""
+        if self.form != "factor":
+            raise ValueError("joint samples need form='factor'")
+        z = rng.standard_normal((self.factor.shape[0], self.factor.shape[2], 1))
+        return self.mean + (self.factor @ z)[:, :, 0]

@@ -76,6 +76,10 @@ class Engine(ABC):
     ) -> tuple[np.ndarray, np.ndarray, Info]:
         """Advance the copies in ``rows`` by one step; return rewards, terminations and per-copy info arrays."""
 
+    def reset_info(self) -> dict[str, Any]:
+        """The ``info`` of a single env's ``reset`` (the generating model of a correlated instance; else empty)."""
+        return {}
+
     def render_text(self, row: int) -> str:  # pragma: no cover - overridden
         raise NotImplementedError
 
@@ -111,7 +115,7 @@ class BanditEnv(gym.Env):
         self.engine.pin(options)
         self.engine.reset_rows(self.np_random, self._all)
         self._started = True
-        return self._observation(), {}
+        return self._observation(), self.engine.reset_info()
 
     def _check_running(self) -> None:
         if not self._started:

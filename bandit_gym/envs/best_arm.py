@@ -39,6 +39,8 @@ class BestArmEngine(ThresholdingEngine):
          "setting", "distributions"}
     )
     default_means: ClassVar[tuple[float, ...]] = AUDIBERT2010_PROBLEMS[1]
+    #: the problem's name in the text rendering
+    title: ClassVar[str] = "BestArmIdentification"
 
     def __init__(
         self,
@@ -100,10 +102,10 @@ class BestArmEngine(ThresholdingEngine):
             return metrics.set_simple_regret(answer, means, self.m)
         return metrics.set_error(answer, means, self.m, self.epsilon).astype(np.float64)
 
-    def oracle_values(self) -> dict[str, float]:
+    def oracle_values(self, means: np.ndarray | None = None) -> dict[str, float]:
         """``H``: the complexity H_epsilon of the fixed instance (§B.5, b = 1), UGapEb's oracle; ``H1``:
         Audibert et al.'s ``sum_i 1 / Delta_i^2``, UCB-E's."""
-        means = self.fixed_means
+        means = self.fixed_means if means is None else means  # or those of one episode, passed in
         if means is None:
             raise ValueError("oracle parameters need a fixed instance, but this env draws its instance per episode")
         return {"H": gap_complexity(means, self.m, self.epsilon), "H1": best_arm_complexity(means)}
@@ -119,7 +121,7 @@ class BestArmEngine(ThresholdingEngine):
         est = np.divide(self.sums[row], counts, out=np.zeros(self.num_arms), where=counts > 0)
         used = self.budget - self.left[row]
         return _render.text_table(
-            f"BestArmIdentification: K={self.num_arms}, m={self.m}, epsilon={self.epsilon:g}, {used} of "
+            f"{self.title}: K={self.num_arms}, m={self.m}, epsilon={self.epsilon:g}, {used} of "
             f"{self.budget} pulls used ({self.setting})",
             {"arm": np.arange(self.num_arms), "pulls": counts, "mean": est, "+-95%": self._halfwidths(row),
              "top m": top_m_answer({"means": est, "m": np.array([self.m])})},

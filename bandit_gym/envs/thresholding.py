@@ -362,10 +362,10 @@ class ThresholdingEngine(Engine):
         a sampler draws one per episode."""
         return self._pinned if self._pinned is not None else self._fixed
 
-    def oracle_values(self) -> dict[str, float]:
+    def oracle_values(self, means: np.ndarray | None = None) -> dict[str, float]:
         """Constructor arguments some agents take from the true instance (``oracle_parameters``): ``H``, the
         complexity ``sum_i 1 / Delta_i^2`` of the fixed instance (UCBE's oracle)."""
-        means = self.fixed_means
+        means = self.fixed_means if means is None else means  # or those of one episode, passed in
         if means is None:
             raise ValueError("oracle parameters need a fixed instance, but this env draws its instance per episode")
         return oracle_values(means, self.threshold)

@@ -76,9 +76,9 @@ class TopKEngine(BestArmEngine):
                 "error": metrics.top_k_error(answer, means, self.k, self.epsilon).astype(np.float64),
                 "invalid": (np.asarray(answer).sum(axis=-1) != self.k).astype(np.float64)}
 
-    def oracle_values(self) -> dict[str, float]:
+    def oracle_values(self, means: np.ndarray | None = None) -> dict[str, float]:
         """``H``: the hardness H^(t, epsilon) of chen2017 (eq. 6) of the fixed instance; ``t``: t(epsilon, K)."""
-        means = self.fixed_means
+        means = self.fixed_means if means is None else means  # or those of one episode, passed in
         if means is None:
             raise ValueError("oracle parameters need a fixed instance, but this env draws its instance per episode")
         t, hardness = top_k_hardness(means, self.k, self.epsilon)

@@ -1,0 +1,138 @@
+"""The base class of the Bayesian agents (hoffman2014): a Gaussian posterior over the arms per copy, updated from
+each step's observation, an acquisition rule that picks the arm, and the recommendation."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+
+from bandit_gym import _validation as check
+from bandit_gym.agents.base import Agent, Obs
+from bandit_gym.agents.bayesian._posterior import GaussianPosterior
+from bandit_gym.kernels import resolve_kernel
+
+#: ``"latent"``: the largest posterior mean over all arms (pybo's best_latent); ``"incumbent"``: over the arms
+#: pulled so far (best_incumbent), all arms before the first pull (ALGORITHMS.md §E.5)
+RECOMMENDATIONS = ("latent", "incumbent")
+
+
+class BayesianAgent(Agent):
+    """Base of the Bayesian agents of best-arm identification with correlated arms (m = 1).
+
+    The agent's own model: ``kernel`` (a K x K positive semi-definite matrix, a name of
+    ``bandit_gym.kernels.KERNELS``, or None for independent arms, G = I), prior scale ``eta`` and noise
+    ``sigma``: the prior ``mu ~ N(0, eta^2 G)`` and rewards ``N(mu_a, sigma^2)`` (ALGORITHMS.md §E.2). It may
+    differ from the env's generating model (``reset`` info ``"model"`` holds that one). No initialisation pulls.
+
+    Every step updates the posterior of each copy with the previous step's observation (``last_arm``,
+    ``last_value``) by one rank-one step, or rebuilds it from ``counts`` and ``sums`` after a batched allocation;
+    then :meth:`choose` picks the arm from the posterior and :meth:`recommend` the answer.
+    """
+
+    families: ClassVar[tuple[str, ...]] = ("best_arm",)
+    #: the posterior's storage (``"factor"`` where joint samples are needed)
+    form: ClassVar[str] = "covariance"
+
+    def __init__(self, kernel: Any = None, eta: float = 1.0, sigma: float = 1.0, recommendation: str = "latent",
+                 tie_break: str = "random") -> None:
+        self.kernel = None if kernel is None else resolve_kernel(kernel)
+        self.kernel_name = kernel if isinstance(kernel, str) else None
+        self.eta = check.real("eta", eta, low=0.0, low_open=True)
+        self.sigma = check.real("sigma", sigma, low=0.0, low_open=True)
+        self.recommendation = check.choice("recommendation", recommendation, RECOMMENDATIONS)
+        super().__init__(tie_break=tie_break)
+
+    def params(self) -> dict[str, Any]:
+        """The parameters; a kernel passed as a matrix shows as ``"<K x K matrix>"``."""
+        k = None if self.kernel is None else self.kernel.shape[0]
+        kernel = self.kernel_name or (None if k is None else f"<{k} x {k} matrix>")
+        return {"kernel": kernel, "eta": self.eta, "sigma": self.sigma, "recommendation": self.recommendation,
+                "tie_break": self.tie_break}
+
+    # ----------------------------------------------------------------------------------------------- state
+    def allocate(self, n: int, k: int) -> None:
+        if self.kernel is not None and self.kernel.shape[0] != k:
+            raise ValueError(f"{type(self).__name__}'s kernel is {self.kernel.shape[0]} x {self.kernel.shape[0]} but "
+                             f"the env has K={k} arms")
+        kernel = np.eye(k) if self.kernel is None else self.kernel
+        self.posterior = GaussianPosterior(kernel, self.eta, self.sigma, n, self.form)
+        self.order = self.new_scores()  # each copy's arm order: the tie rule of every argmax / argmin
+        self.all_rows = np.arange(n)
+        self.answer = np.zeros(n, dtype=np.int64)
+
+    def begin(self, obs: Obs, rows: np.ndarray) -> None:
+        self.posterior.reset(rows)
+        self._action[rows, 1:] = 0
+        self.answer[rows] = self.best(self.posterior.mean[rows], rows)
+        self._action[rows, 1 + self.answer[rows]] = 1
+
+    def best(self, values: np.ndarray, rows: np.ndarray | None = None, largest: bool = True) -> np.ndarray:
+        """The arm of largest (smallest) ``values`` in each copy ``rows`` (all by default), ties by the tie rule."""
+        return self.order.best_of(self.all_rows if rows is None else rows, values, largest)
+
+    # ----------------------------------------------------------------------------------------------- step
+    def _act_batch(self, obs: Obs, last: np.ndarray, family: str) -> np.ndarray:
+        m = int(obs["m"][0, 0])
+        if m != 1:
+            raise ValueError(f"{type(self).__name__} identifies one best arm (m = 1); this env asks for m={m}")
+        self._observe(obs, last)
+        left = obs["budget_left"][:, 0].astype(np.int64)
+        arms = self.choose(obs, self.total_budget - left + 1)
+        self._action[:, 0] = np.where(left > 0, arms, 0)
+        new = self.recommend(obs)
+        changed = np.flatnonzero(new != self.answer)
+        self._action[changed, 1 + self.answer[changed]] = 0
+        self._action[changed, 1 + new[changed]] = 1
+        self.answer = new
+        return self._action
+
+    def _observe(self, obs: Obs, last: np.ndarray) -> None:
+        """Update the posterior with the previous step's observation (rebuild it after an allocation)."""
+        pulled = np.flatnonzero(last >= 0)
+        if pulled.size:
+            self.posterior.update(pulled, last[pulled].astype(np.int64), obs["last_value"][pulled, 0])
+        allocated = np.flatnonzero(last == -2)
+        if allocated.size:
+            self.posterior.rebuild(allocated, obs["counts"][allocated], obs["sums"][allocated])
+
+    def choose(self, obs: Obs, t: np.ndarray) -> np.ndarray:
+        """The arm to pull in every copy at round ``t`` (1-based, (N,)); on the answer step it is ignored."""
+        raise NotImplementedError
+
+    def recommend(self, obs: Obs) -> np.ndarray:
+        """The recommended arm of every copy: the largest posterior mean, over all arms or the pulled ones."""
+        mean = self.posterior.mean
+        if self.recommendation == "incumbent":
+            pulled = obs["counts"] > 0
+            mean = np.where(pulled | ~pulled.any(axis=1, keepdims=True), mean, -np.inf)
+        return self.best(mean)
+
+    def incumbent_value(self, obs: Obs) -> np.ndarray:
+        """``mu+``: the largest posterior mean among the arms pulled so far (all arms before the first pull),
+        (N, 1)."""
+        pulled = obs["counts"] > 0
+        mean = np.where(pulled | ~pulled.any(axis=1, keepdims=True), self.posterior.mean, -np.inf)
+        return mean.max(axis=1, keepdims=True)
+
+
+class ImprovementAgent(BayesianAgent):
+    """Base of EI and PI: improvement over the incumbent ``mu+`` (:meth:`BayesianAgent.incumbent_value`) by a
+    margin ``xi`` (None: the subclass's ``default_xi``)."""
+
+    default_xi: ClassVar[float] = 0.0
+
+    def __init__(self, kernel: Any = None, eta: float = 1.0, sigma: float = 1.0, xi: float | None = None,
+                 recommendation: str = "latent", tie_break: str = "random") -> None:
+        self.xi = check.real("xi", self.default_xi if xi is None else xi)
+        super().__init__(kernel, eta, sigma, recommendation, tie_break)
+
+    def params(self) -> dict[str, Any]:
+        return {**super().params(), "xi": self.xi}
+
+    def improvement(self, obs: Obs) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """``d = mu - mu+ - xi``, ``z = d / s`` (0 where ``s = 0``), s, and the mask of arms with ``s > 0``."""
+        std = self.posterior.std()
+        d = self.posterior.mean - self.incumbent_value(obs) - self.xi
+        uncertain = std > 0
+        return d, np.divide(d, std, out=np.zeros_like(d), where=uncertain), std, uncertain

@@ -1,0 +1,44 @@
+"""Bayes-UCB (Kaufmann, Cappé, Garivier 2012) with a Gaussian posterior over correlated arms (hoffman2014)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+from scipy import special
+
+from bandit_gym import _validation as check
+from bandit_gym.agents.base import Obs
+from bandit_gym.agents.bayesian._base import BayesianAgent
+
+
+class BayesUCB(BayesianAgent):
+    """Bayes-UCB: pull the arm of largest posterior quantile.
+
+    Paper: Kaufmann, Cappé, Garivier, AISTATS 2012; a baseline of hoffman2014 §6 (ALGORITHMS.md §E.5 (3)).
+
+    ``a_t = argmax_k mu_k + s_k Phi^-1(1 - 1 / ((t + 1) (log T)^c))``, the quantile of the Gaussian marginal
+    posterior. ``c = 0`` (default, Kaufmann et al.'s practical choice) makes it anytime; ``c > 0`` reads T.
+    Recommendation as :class:`ThompsonSampling`.
+
+    Choices: ``t + 1`` in place of t (at t = 1 with c = 0 the level 1 - 1/t is 0, a quantile of -inf for every
+    arm; ALGORITHMS.md §E.5); ``log T`` is floored at 1 (T < e would give a level below 0.5 or no level at all).
+    """
+
+    def __init__(self, kernel: Any = None, eta: float = 1.0, sigma: float = 1.0, c: float = 0.0,
+                 recommendation: str = "latent", tie_break: str = "random") -> None:
+        self.c = check.real("c", c, low=0.0)
+        super().__init__(kernel, eta, sigma, recommendation, tie_break)
+
+    def params(self) -> dict[str, Any]:
+        return {**super().params(), "c": self.c}
+
+    @classmethod
+    def is_anytime(cls, params: Mapping[str, Any]) -> bool:
+        return float(params.get("c", 0.0)) == 0.0
+
+    def choose(self, obs: Obs, t: np.ndarray) -> np.ndarray:
+        log_T = np.maximum(np.log(np.maximum(self.total_budget, 1)), 1.0)
+        quantile = special.ndtri(1.0 - 1.0 / ((t + 1.0) * log_T**self.c))
+        return self.best(self.posterior.mean + self.posterior.std() * quantile[:, None])

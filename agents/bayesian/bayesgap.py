@@ -1,0 +1,113 @@
+"""BayesGap (hoffman2014 §5, Algorithm 1): gap-based Bayesian best-arm identification under a fixed budget."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+
+from bandit_gym import _validation as check
+from bandit_gym.agents.base import Obs
+from bandit_gym.agents.bayesian._base import BayesianAgent
+
+#: the floor of a hardness term H_k when epsilon = 0 and the estimated gap is <= 0 (ALGORITHMS.md §E.4 guard 1)
+H_FLOOR = 1e-12
+
+
+def others_max(values: np.ndarray) -> np.ndarray:
+    """``max_{i != k} values_i`` for every k, (N, K): the largest value, and the second largest for its arm."""
+    top2 = -np.partition(-values, 1, axis=1)[:, :2]
+    top1 = values.argmax(axis=1)
+    out = np.repeat(top2[:, :1], values.shape[1], axis=1)
+    out[np.arange(values.shape[0]), top1] = top2[:, 1]
+    return out
+
+
+def exploration(mean: np.ndarray, std: np.ndarray, epsilon: np.ndarray, budget: np.ndarray, kappa: float,
+                sigma: float, eta: float) -> np.ndarray:
+    """beta per copy (N,) from the adaptive estimate of H_epsilon (hoffman2014 eq. 9 and §5's end)::
+
+        Delta_k = max_{j != k} (mu_j + 3 s_j) - (mu_k - 3 s_k),   H_k = max((Delta_k + eps) / 2, eps),
+        H = sum_k H_k^-2,   beta^2 = (max(T - K, 0) / sigma^2 + kappa / eta^2) / (4 H)
+
+    Guards (ALGORITHMS.md §E.4): ``H_k <= 0`` (epsilon = 0, Delta_k <= 0) becomes ``max(|Delta_k| / 2, 1e-12)``;
+    T < K counts as T = K; beta = 1 if ``beta^2`` is not positive."""
+    delta = others_max(mean + 3.0 * std) - (mean - 3.0 * std)
+    h = np.maximum((delta + epsilon) / 2.0, epsilon)
+    h = np.where(h > 0, h, np.maximum(np.abs(delta) / 2.0, H_FLOOR))
+    hardness = np.sum(h**-2.0, axis=1)
+    k = mean.shape[1]
+    beta2 = (np.maximum(budget - k, 0) / sigma**2 + kappa / eta**2) / (4.0 * hardness)
+    return np.where(beta2 > 0, np.sqrt(np.where(beta2 > 0, beta2, 1.0)), 1.0)
+
+
+class BayesGap(BayesianAgent):
+    """BayesGap: UGapEb for one arm with posterior widths.
+
+    Paper: hoffman2014, Algorithm 1, eq. 6-9 (ALGORITHMS.md §E.3-E.4).
+
+    At round t, from the posterior after t - 1 observations (``mu_k``, ``s_k``) and beta (below)::
+
+        U_k = mu_k + beta s_k,   L_k = mu_k - beta s_k,   B_k = max_{i != k} U_i - L_k          (eq. 6)
+        J(t) = argmin_k B_k,     j(t) = argmax_{k != J(t)} U_k,
+        a_t = argmax_{k in {j(t), J(t)}} (U_k - L_k)                                            (eq. 7)
+
+    recording ``(J(t), B_J(t))``; the recommendation is ``Omega_T = J(argmin_{t <= T} B_J(t))`` (eq. 8, the
+    earliest round on ties): the answer submitted at every step is the record of smallest B so far (the prior
+    mean's argmax before the first round). beta is recomputed every round from the adaptive estimate of
+    H_epsilon (:func:`exploration`, eq. 9) with ``kappa = sum_k 1 / G_kk`` (over ``G_kk > 0``), T the budget read
+    from the first observation and epsilon from the observation. No initialisation pulls (T < K is allowed).
+
+    Parameters: the model ``kernel``, ``eta``, ``sigma`` (see :class:`BayesianAgent`); ``beta_scale`` (ours, not
+    the paper's; default 1, the paper's beta) multiplies beta. Horizon-aware (beta reads T).
+
+    Choices (ALGORITHMS.md §E.3-E.4): ``j(t)`` is the argmax (Algorithm 1's argmin is a typo); ties in J(t) and
+    j(t) go to the smallest index (``tie_break="index"``, the default; ``"random"`` draws an arm order per
+    episode); ``a_t = J(t)`` when the two widths are equal; the two numerical guards of :func:`exploration`.
+    """
+
+    anytime: ClassVar[bool] = False
+
+    def __init__(self, kernel: Any = None, eta: float = 1.0, sigma: float = 1.0, beta_scale: float = 1.0,
+                 tie_break: str = "index") -> None:
+        self.beta_scale = check.real("beta_scale", beta_scale, low=0.0, low_open=True)
+        super().__init__(kernel, eta, sigma, tie_break=tie_break)
+
+    def params(self) -> dict[str, Any]:
+        params = {**super().params(), "beta_scale": self.beta_scale}
+        del params["recommendation"]
+        return params
+
+    def allocate(self, n: int, k: int) -> None:
+        super().allocate(n, k)
+        diag = np.diag(self.posterior.kernel)
+        self.kappa = float(np.sum(1.0 / diag[diag > 0]))
+        self.best_gap = np.full(n, np.inf)   # smallest B_J(t) recorded
+        self.best_arm = np.zeros(n, dtype=np.int64)  # its J(t)
+        self.beta = np.ones(n)
+
+    def begin(self, obs: Obs, rows: np.ndarray) -> None:
+        super().begin(obs, rows)
+        self.best_gap[rows] = np.inf
+        self.best_arm[rows] = self.answer[rows]
+
+    def choose(self, obs: Obs, t: np.ndarray) -> np.ndarray:
+        mean, std = self.posterior.mean, self.posterior.std()
+        self.beta = self.beta_scale * exploration(mean, std, obs["epsilon"].astype(np.float64), self.total_budget,
+                                                  self.kappa, self.sigma, self.eta)
+        width = self.beta[:, None] * std
+        upper, lower = mean + width, mean - width
+        gap = others_max(upper) - lower
+        J = self.best(gap, largest=False)
+        rows = self.all_rows
+        j = self.best(np.where(np.arange(mean.shape[1]) == J[:, None], -np.inf, upper))
+        arms = np.where(std[rows, J] >= std[rows, j], J, j)
+        # record (J(t), B_J(t)) for the rounds still to play (budget left), the earliest smallest B
+        gap_J = gap[rows, J]
+        better = (gap_J < self.best_gap) & (obs["budget_left"][:, 0] > 0)
+        self.best_gap[better], self.best_arm[better] = gap_J[better], J[better]
+        self.J, self.j = J, j
+        return arms
+
+    def recommend(self, obs: Obs) -> np.ndarray:
+        return self.best_arm.copy()

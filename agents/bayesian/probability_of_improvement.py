@@ -1,0 +1,28 @@
+"""Probability of improvement (Kushner 1964) over correlated arms (a hoffman2014 baseline)."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import numpy as np
+from scipy import special
+
+from bandit_gym.agents.base import Obs
+from bandit_gym.agents.bayesian._base import ImprovementAgent
+
+
+class PI(ImprovementAgent):
+    """PI: pull the arm most likely to improve on the incumbent by xi.
+
+    Paper: Kushner 1964, Mockus 1982; a baseline of hoffman2014 §6 (ALGORITHMS.md §E.5 (6)).
+
+    ``a_t = argmax_k Phi((mu_k - mu+ - xi) / s_k)``, the incumbent ``mu+`` as in :class:`EI`; an arm with
+    ``s_k = 0`` has probability 0. Default ``xi = 0.05`` (pybo's; in the rewards' units). Recommendation as
+    :class:`ThompsonSampling`. Anytime.
+    """
+
+    default_xi: ClassVar[float] = 0.05
+
+    def choose(self, obs: Obs, t: np.ndarray) -> np.ndarray:
+        _, z, _, uncertain = self.improvement(obs)
+        return self.best(np.where(uncertain, special.ndtr(z), 0.0))

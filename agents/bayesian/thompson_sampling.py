@@ -1,0 +1,27 @@
+"""Thompson sampling with a joint Gaussian posterior over correlated arms (a baseline of hoffman2014)."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import numpy as np
+
+from bandit_gym.agents.base import Obs
+from bandit_gym.agents.bayesian._base import BayesianAgent
+
+
+class ThompsonSampling(BayesianAgent):
+    """Thompson sampling: pull the argmax of one joint posterior sample.
+
+    Paper: Chapelle & Li 2011, Agrawal & Goyal 2013; a baseline of hoffman2014 §6 (ALGORITHMS.md §E.5 (5)).
+
+    ``mu~ ~ N(m_t, C_t)`` jointly over the arms (the arms are correlated, so not arm by arm), drawn with the
+    agent's own generator as ``m_t + F z`` from the square-root factor ``C_t = F F^T`` (O(K r) per step, r the
+    kernel's rank); ``a_t = argmax_k mu~_k``. Recommendation: the largest posterior mean (``"latent"``, default)
+    or the largest among the pulled arms (``"incumbent"``). Anytime.
+    """
+
+    form: ClassVar[str] = "factor"
+
+    def choose(self, obs: Obs, t: np.ndarray) -> np.ndarray:
+        return self.best(self.posterior.sample(self.rng))

@@ -1,0 +1,139 @@
+"""Fixed-budget best-arm identification with correlated Gaussian arms (hoffman2014): the arm means are drawn per
+episode from a Gaussian-process prior ``N(0, eta^2 G)`` over the arms (or fixed), the budget may be smaller than
+the number of arms, and the answer is one arm."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+
+from bandit_gym import _validation as check
+from bandit_gym.envs.best_arm import BestArmEngine, BestArmIdentificationEnv, BestArmIdentificationVectorEnv
+from bandit_gym.kernels import GaussianProcessMeans, resolve_kernel, squared_exponential
+
+#: the default instance: 50 arms evenly spaced on [0, 1], squared-exponential kernel of length 0.1
+DEFAULT_ARMS, DEFAULT_LENGTH = 50, 0.1
+
+
+class CorrelatedBestArmEngine(BestArmEngine):
+    """Batched state of correlated best-arm identification (see :class:`CorrelatedBestArmEnv`)."""
+
+    exposed: ClassVar[frozenset[str]] = BestArmEngine.exposed | {"kernel", "eta"}
+    title: ClassVar[str] = "CorrelatedBestArm"
+
+    def __init__(
+        self,
+        num: int,
+        means: Any = None,
+        kernel: Any = None,
+        locations: Any = None,
+        length_scale: float = DEFAULT_LENGTH,
+        eta: float = 1.0,
+        sigma: float = 0.2,
+        epsilon: float = 0.0,
+        budget: int = 30,
+        loss: str = "simple_regret",
+        sample_cost: float = 0.0,
+        common_random_numbers: bool = False,
+    ) -> None:
+        if kernel is not None and locations is not None:
+            raise ValueError("pass kernel= (a K x K matrix or a name) or locations= (for the squared-exponential "
+                             "kernel), not both")
+        if kernel is None:
+            where = np.linspace(0.0, 1.0, DEFAULT_ARMS) if locations is None else locations
+            kernel = squared_exponential(where, check.real("length_scale", length_scale, low=0.0, low_open=True))
+        self.kernel = resolve_kernel(kernel)
+        self.eta = check.real("eta", eta, low=0.0, low_open=True)
+        check.arm_count("kernel", self.kernel.shape[0])
+        super().__init__(num, means=GaussianProcessMeans(self.kernel, self.eta) if means is None else means, m=1,
+                         epsilon=epsilon, budget=budget, arm_distribution="gaussian", sigma=sigma, loss=loss,
+                         sample_cost=sample_cost, common_random_numbers=common_random_numbers)
+        if self.num_arms != self.kernel.shape[0]:
+            raise ValueError(f"means has {self.num_arms} arms but the kernel is {self.kernel.shape[0]} x "
+                             f"{self.kernel.shape[0]}")
+
+    def reset_info(self) -> dict[str, Any]:
+        """The generating model, from which a Bayesian agent can be built: ``Agent(**info["model"])`` (a fresh
+        copy of the kernel at every reset, as Gymnasium asks of returned data)."""
+        return {"model": {"kernel": self.kernel.copy(), "eta": self.eta, "sigma": self.sigma}}
+
+
+_DOC = """
+
+    ## Description
+    Fixed-budget best-arm identification with correlated arms (Hoffman, Shahriari, de Freitas 2014): K arms
+    with Gaussian rewards ``N(mu_k, sigma^2)`` whose means are correlated through a kernel G over the arms.
+    Each episode draws the means from the Gaussian-process prior ``N(0, eta^2 G)`` with the env's generator
+    (or plays the fixed ``means``). After ``budget`` pulls, which may be fewer than K, the agent recommends one
+    arm. Nothing is revealed about the arms but the pulls' rewards.
+
+    ## Action Space
+    ``MultiDiscrete([K + 1] + [2] * K)``: ``action[0]`` is the arm to pull (``K``, stop, ends the episode
+    early); ``action[1:]`` the current recommendation, one bit per arm, exactly one set (anything else is the
+    worst answer and is flagged in ``info["invalid_answer"]``). After the last pull the next step is the answer
+    step.
+
+    ## Observation Space
+    As ``BestArmIdentification-v0`` (``m`` = 1, ``epsilon``, ``budget_left``, ``last_arm``, ``last_value``,
+    ``counts``, ``sums``, ``means``): a Bayesian agent updates its posterior from ``last_arm`` and
+    ``last_value``, or rebuilds it from ``counts`` and ``sums`` (they are sufficient for Gaussian rewards).
+
+    ## Rewards
+    ``-sample_cost`` per pull; on the answer step minus the simple regret ``mu* - mu_answer`` (default) or the
+    error indicator ``1{mu* - mu_answer > epsilon}`` (``loss="error"``).
+
+    ## Episode End
+    Terminates on the answer step after ``budget`` pulls, or on the stop action.
+
+    ## Information
+    ``reset`` returns ``info["model"] = {"kernel": G, "eta": eta, "sigma": sigma}``, the generating model (also
+    the attributes ``env.unwrapped.kernel``, ``.eta``, ``.sigma``): ``BayesGap(**info["model"])`` builds a
+    well-specified agent; an agent may be given another model (misspecification). ``info["invalid_answer"]``
+    on every step.
+
+    ## Arguments
+
+    | argument | default | meaning |
+    |---|---|---|
+    | ``kernel`` | squared exponential | K x K positive semi-definite matrix, or a name of ``kernels.KERNELS`` |
+    | ``locations`` | 50 points on [0, 1] | arm locations ``(K,)`` or ``(K, d)`` for the squared-exponential kernel |
+    | ``length_scale`` | 0.1 | its length: ``G_ij = exp(-||x_i - x_j||^2 / length_scale^2)`` |
+    | ``eta`` | 1.0 | prior scale: ``mu ~ N(0, eta^2 G)`` |
+    | ``sigma`` | 0.2 | reward noise standard deviation |
+    | ``means`` | None | fixed means (K), or a sampler ``(rng, n) -> (n, K)``; None draws from the prior |
+    | ``epsilon`` | 0.0 | tolerance of the error loss |
+    | ``budget`` | 30 | T >= 1, may be below K |
+    | ``loss`` | ``"simple_regret"`` | or ``"error"`` |
+    | ``sample_cost``, ``common_random_numbers`` | 0.0, False | as ``BestArmIdentification-v0`` |
+
+    ```python
+    import gymnasium as gym
+    env = gym.make("bandit_gym:CorrelatedBestArm-v0")
+    obs, info = env.reset(seed=0)
+    from bandit_gym.agents import BayesGap
+    agent = BayesGap(**info["model"])
+    env = gym.make("bandit_gym:CorrelatedBestArm-TrafficSynthetic-v0")  # K = 357, T = 400, SYNTHETIC data
+    ```
+
+    ## References
+    M. W. Hoffman, B. Shahriari, N. de Freitas. On correlation and budget constraints in model-based bandit
+    optimization with application to automatic machine learning. AISTATS 2014.
+
+    ## Version History
+    * v0: initial version.
+"""
+
+
+class CorrelatedBestArmEnv(BestArmIdentificationEnv):
+    __doc__ = "Fixed-budget best-arm identification with Gaussian-process correlated arms (hoffman2014)." + _DOC
+
+    engine: CorrelatedBestArmEngine
+    engine_class = CorrelatedBestArmEngine
+
+
+class CorrelatedBestArmVectorEnv(BestArmIdentificationVectorEnv):
+    """``num_envs`` copies of :class:`CorrelatedBestArmEnv` advanced with array operations."""
+
+    engine: CorrelatedBestArmEngine
+    engine_class = CorrelatedBestArmEngine
