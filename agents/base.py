@@ -48,6 +48,8 @@ class Agent:
     families: ClassVar[tuple[str, ...]] = ()
     #: constructor arguments computed from the true instance (see ``bandit_gym.instances.oracle_values``)
     oracle_parameters: ClassVar[tuple[str, ...]] = ()
+    #: parameters that replace the oracle ones when given (UGapEb's and UCB-E's exploration ``a``)
+    oracle_alternatives: ClassVar[tuple[str, ...]] = ()
     #: True if the agent never reads the horizon T, so one run to the largest budget serves every budget
     anytime: ClassVar[bool] = True
 

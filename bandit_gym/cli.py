@@ -26,7 +26,8 @@ def _list() -> str:
         summary = (cls.__doc__ or "").strip().splitlines()[0]
         lines.append(f"  {name.ljust(width)}  [{', '.join(cls.families)}] {summary}")
     lines.append("")
-    lines.append("Reproductions (bandit-gym reproduce PAPER): tao2019, abernethy2016, gabillon2012, chen2017")
+    lines.append("Reproductions (bandit-gym reproduce PAPER): tao2019, abernethy2016, gabillon2012, chen2017, "
+                 "hoffman2014")
     return "\n".join(lines)
 
 
@@ -108,9 +109,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     run.add_argument("--out", help="results folder (default: the spec's path without its suffix)")
     _add_parallel(run)
     rep = sub.add_parser("reproduce", help="reproduce a paper's figure and tables")
-    rep.add_argument("paper", choices=["tao2019", "abernethy2016", "gabillon2012", "chen2017"])
+    rep.add_argument("paper", choices=["tao2019", "abernethy2016", "gabillon2012", "chen2017", "hoffman2014"])
     rep.add_argument("--runs", type=int, default=None,
-                     help="runs per point (tao2019: 5000, 200 with --quick; abernethy2016: 200, 50 with --quick)")
+                     help="runs per point (tao2019: 5000, 200 with --quick; abernethy2016: 200, 50 with --quick; "
+                          "hoffman2014: 840 traffic runs, 30 with --quick)")
     rep.add_argument("--quick", action="store_true", help="a short version: fewer runs and budgets")
     rep.add_argument("--out", help="results folder (default results/PAPER[-quick])")
     _add_parallel(rep)

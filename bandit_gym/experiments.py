@@ -207,16 +207,26 @@ def _seed(spec: ExperimentSpec, *key: int) -> int:
 
 
 def build_agent(agent: AgentSpec, env: Any) -> Agent:
-    """Instantiate an agent, filling its oracle parameters (e.g. UCBE's H) from the env's fixed instance."""
+    """Instantiate an agent, filling the oracle parameters it was not given (e.g. UCBE's H) from the env's fixed
+    instance."""
     params = dict(agent.params)
-    if agent.cls.oracle_parameters:
+    missing = _oracle_filled(agent)
+    if missing:
         engine: Any = engine_of(env)
         if getattr(engine, "fixed_means", None) is None:
-            raise ValueError(f"{agent.display} needs oracle parameters {agent.cls.oracle_parameters} of a fixed "
-                             "instance, but this env draws its instance per episode")
+            raise ValueError(f"{agent.display} needs oracle parameters {missing} of a fixed instance, but this env "
+                             "draws its instance per episode; pass them in the agent's params")
         truth = engine.oracle_values()
-        params = {**{key: truth[key] for key in agent.cls.oracle_parameters}, **params}
+        params = {**{key: truth[key] for key in missing}, **params}
     return agent.cls(**params)
+
+
+def _oracle_filled(agent: AgentSpec) -> tuple[str, ...]:
+    """The oracle parameters the engine fills from the true instance: those not given in the agent's params
+    (none if an alternative to them, such as UGapEb's ``a``, is given)."""
+    if any(key in agent.params for key in agent.cls.oracle_alternatives):
+        return ()
+    return tuple(key for key in agent.cls.oracle_parameters if key not in agent.params)
 
 
 def run_cell(spec: ExperimentSpec, cell: Cell) -> dict[str, np.ndarray]:
@@ -330,7 +340,7 @@ class ExperimentResult:
                     rows.append({
                         "experiment": self.spec.title, "env": self.spec.env, "agent": agent.display,
                         "name": agent.name, "params": json.dumps(dict(agent.params), sort_keys=True),
-                        "oracle": bool(agent.cls.oracle_parameters), "budget": budget, "metric": metric,
+                        "oracle": bool(_oracle_filled(agent)), "budget": budget, "metric": metric,
                         "mean": mean[j], "se": se[j], "ci_low": mean[j] - half[j], "ci_high": mean[j] + half[j],
                         "runs": n, "num_arms": _num_arms(self.spec),
                     })

@@ -196,20 +196,75 @@ def plot_fixed_confidence(summary: Any, path: str | Path, title: str = "") -> Pa
 
 
 # ----------------------------------------------------------------------------------------- chen2017
-def plot_failure_against_budget(summary: Any, path: str | Path, title: str = "") -> Path:
-    """One panel per K: failure probability against the total budget (log axis), one curve per agent with its
-    95% interval, dodged sideways by a few percent (chen2017 Figures 1-4)."""
+def plot_failure_against_budget(summary: Any, path: str | Path, title: str = "", xlabel: str = "total budget Q",
+                                ylabel: str = "failure probability", panel: str = "K = {}") -> Path:
+    """One panel per value of the ``k`` column (titled ``panel.format(k)``): failure (or error) probability
+    against the total budget (log axis), one curve per agent with its 95% interval, dodged sideways by a few
+    percent (chen2017 Figures 1-4, hoffman2014 Figure 2)."""
     rows = summary[summary["metric"] == "error"].copy()
     rows["ci_low"], rows["ci_high"] = rows["ci_low"].clip(lower=0.0), rows["ci_high"].clip(upper=1.0)
     ks = list(dict.fromkeys(rows["k"]))
-    fig, axes = _grid(len(ks), len(ks))
+    fig, axes = _grid(len(ks), len(ks), width=4.2 if len(ks) > 1 else 6.5, height=3.6 if len(ks) > 1 else 4.6)
     for ax, k in zip(axes, ks, strict=True):
         agents = rows[rows["k"] == k].groupby("agent", sort=False)
         for i, (agent, curve) in enumerate(agents):  # dodged by a few percent and styled apart: curves coincide
             dodge = 1.0 + 0.04 * (i - (len(agents) - 1) / 2)
             _errorbars(ax, curve["budget"] * dodge, curve, agent, i, linestyle=("-", "--", "-.", ":")[i % 4],
-                       markersize=6 - i)
-        ax.set(xscale="log", xlabel="total budget Q", ylabel="failure probability", ylim=(-0.02, 1.02),
-               title=f"K = {k}")
+                       markersize=6 - i % 4)
+        ax.set(xscale="log", xlabel=xlabel, ylabel=ylabel, ylim=(-0.02, 1.02), title=panel.format(k))
         ax.grid(alpha=0.3, which="both")
     return _finish(fig, axes, path, title)
+
+
+def plot_rmse_boxplot(records: Any, path: str | Path, title: str = "") -> Path:
+    """hoffman2014 Figure 3: the true RMSE of the recommended model over the runs, one box per agent, with the
+    best model's RMSE as a dashed line (lower is better)."""
+    from bandit_gym.model_selection import load_table
+
+    fig, axes = _figure(1, width=7.0, height=4.4)
+    ax = axes[0]
+    agents = list(dict.fromkeys(records["agent"]))
+    ax.boxplot([records.loc[records["agent"] == a, "rmse"] for a in agents], tick_labels=agents)
+    ax.axhline(-load_table().mean(axis=1).max(), color="black", linestyle="--", linewidth=1, label="best model")
+    ax.set(ylabel="true RMSE of the recommended model", xlabel="agent")
+    ax.grid(alpha=0.3, axis="y")
+    return _finish(fig, axes, path, title)
+
+
+def plot_allocations(records: Any, allocations: Any, budget: int, agents: Any, path: str | Path,
+                     title: str = "") -> Path:
+    """hoffman2014 Figure 4, flattened: per agent, the models trained at each round over the runs (a heat map of
+    round against model, families separated) and the recommended models (bars) with each model's true RMSE
+    (black line, right axis)."""
+    from matplotlib.colors import PowerNorm
+
+    from bandit_gym.model_selection import FAMILIES, family_of_arms, load_table
+
+    rmse = -load_table().mean(axis=1)
+    k = rmse.size
+    families = family_of_arms()
+    starts = [int(np.flatnonzero(families == f)[0]) for f in range(len(FAMILIES))]
+    fig, axes = _grid(2 * len(agents), 2, width=6.0, height=3.6)
+    for row, agent in enumerate(agents):
+        heat_ax, bar_ax = axes[2 * row], axes[2 * row + 1]
+        pulls = allocations[(allocations["agent"] == agent) & (allocations["budget"] == budget)]
+        counts = np.zeros((budget, k))
+        np.add.at(counts, (pulls["round"].to_numpy() - 1, pulls["arm"].to_numpy()), 1.0)
+        image = heat_ax.imshow(counts, aspect="auto", origin="lower", cmap="viridis", norm=PowerNorm(0.5),
+                               extent=(-0.5, k - 0.5, 0.5, budget + 0.5), interpolation="nearest")
+        fig.colorbar(image, ax=heat_ax, label="runs (square-root scale)")
+        heat_ax.set(ylabel="round t", title=f"{agent}: models trained per round")
+        chosen = records[(records["agent"] == agent) & (records["budget"] == budget)]["arm"].to_numpy()
+        bar_ax.bar(np.arange(k), np.bincount(chosen, minlength=k), width=1.0, color="tab:orange")
+        bar_ax.set(ylabel="runs recommending it", title=f"{agent}: recommendations")
+        twin = bar_ax.twinx()
+        twin.plot(np.arange(k), rmse, color="black", linewidth=1, label="true RMSE of each model")
+        twin.set_ylabel("true RMSE")
+        ends = [*starts[1:], k]
+        for ax in (heat_ax, bar_ax):  # the families as x ticks, separated by lines
+            for start in starts[1:]:
+                ax.axvline(start - 0.5, color="white" if ax is heat_ax else "gray", linewidth=0.6)
+            ax.set_xticks([(a + b - 1) / 2 for a, b in zip(starts, ends, strict=True)],
+                          [name.replace("_", " ") for name in FAMILIES], fontsize=7)
+            ax.set_xlabel(f"model (arm): the {k} models by family")
+    return _finish(fig, [*axes, twin], path, title)

@@ -26,6 +26,7 @@ _THRESHOLD = "bandit_gym.envs.threshold:ThresholdBandit"
 _BEST_ARM = "bandit_gym.envs.best_arm:BestArmIdentification"
 _TOP_K = "bandit_gym.envs.top_k:TopKIdentification"
 _CORRELATED = "bandit_gym.envs.correlated:CorrelatedBestArm"
+_MODEL_SELECTION = "bandit_gym.envs.model_selection:ModelSelection"
 
 #: id -> (entry point stem, kwargs, paper, one-line description); the README's env table is generated from it.
 ENV_SPECS: dict[str, tuple[str, dict[str, Any], str, str]] = {
@@ -105,6 +106,13 @@ ENV_SPECS["CorrelatedBestArm-TrafficSynthetic-v0"] = (
     {"kernel": "traffic-synthetic", "eta": 20.0, "sigma": TRAFFIC_SIGMA, "budget": 400},
     "hoffman2014",
     "SYNTHETIC stand-in for hoffman2014 §6.1 traffic sensors: K = 357, T = 400, eta = 20, sigma^2 = 5% of prior var",
+)
+
+ENV_SPECS["ModelSelection-v0"] = (
+    _MODEL_SELECTION,
+    {"budget": 10},
+    "hoffman2014",
+    "hoffman2014 §6.2 on scikit-learn's diabetes data: 160 regressors, reward -RMSE (pre-computed table), T = 10",
 )
 
 

@@ -94,6 +94,16 @@ def test_rebuild_from_counts_and_sums_equals_the_sequential_updates(form: str) -
     assert rebuilt.mean[1, 2] > 0
 
 
+def test_a_prior_mean_shifts_the_data_and_the_posterior() -> None:
+    kernel = squared_exponential(np.linspace(0.0, 1.0, 4), 0.5)
+    posterior = GaussianPosterior(kernel, 2.0, 0.5, prior_mean=60.0)
+    np.testing.assert_array_equal(posterior.mean, 60.0)
+    posterior.update(np.zeros(2, dtype=int), np.array([0, 2]), np.array([61.0, 58.5]))
+    mean, cov = dense_posterior(kernel, 2.0, 0.5, [0, 2], [1.0, -1.5])
+    np.testing.assert_allclose(posterior.mean[0], 60.0 + mean, atol=1e-10)
+    np.testing.assert_allclose(posterior.cov[0], cov, atol=1e-12)
+
+
 def test_joint_samples_have_the_posterior_mean_and_covariance() -> None:
     kernel = squared_exponential(np.linspace(0.0, 1.0, 4), 0.5)
     posterior = GaussianPosterior(kernel, 1.0, 0.2, num=1, form="factor")

@@ -233,6 +233,13 @@ def test_oracle_parameters_come_from_the_instance_even_before_a_reset() -> None:
                            means=lambda rng, n: rng.uniform(0.1, 0.9, size=(n, 4)))
     with pytest.raises(ValueError, match="fixed instance"):
         build_agent(AgentSpec("UCBE", {"b": 0.0}), sampled)
+    # given oracle values, or an alternative to them, need no instance
+    assert build_agent(AgentSpec("UCBE", {"b": 0.0, "H": 5.0}), sampled).H == 5.0
+    best = gym.make_vec("CorrelatedBestArm-v0", num_envs=2, vectorization_mode="vector_entry_point")
+    assert build_agent(AgentSpec("UGapEb", {"a": 2.0}), best).a == 2.0
+    assert build_agent(AgentSpec("UCBEBestArm", {"H1": 3.0}), best).H1 == 3.0
+    with pytest.raises(ValueError, match=r"oracle parameters \('H',\) of a fixed instance"):
+        build_agent(AgentSpec("UGapEb", {"b": 2.0}), best)
 
 
 def test_best_arm_experiments_record_error_regret_and_pulls() -> None:

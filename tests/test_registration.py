@@ -132,6 +132,14 @@ def test_vector_env_same_seed_same_trajectory(env_id: str) -> None:
         venv = gym.make_vec(env_id, num_envs=16, vectorization_mode="vector_entry_point", **small_kwargs(env_id))
         return play_vector(venv, agent(), seed=seed)
 
-    first, again, other = run(5), run(5), run(6)
+    def sums(seed: int) -> np.ndarray:
+        venv = gym.make_vec(env_id, num_envs=16, vectorization_mode="vector_entry_point", **small_kwargs(env_id))
+        venv.reset(seed=seed)
+        for _ in range(3):
+            obs, *_ = venv.step(np.zeros(venv.action_space.shape, dtype=np.int64))
+        return obs["sums"].copy()
+
+    first, again = run(5), run(5)
     assert all(np.array_equal(first[key], again[key]) for key in first)
-    assert not all(np.array_equal(first[key], other[key]) for key in first)
+    # another seed draws other samples (the episode's scores alone may coincide: the same arm recommended)
+    assert not np.array_equal(sums(5), sums(6))

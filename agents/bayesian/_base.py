@@ -21,9 +21,10 @@ class BayesianAgent(Agent):
     """Base of the Bayesian agents of best-arm identification with correlated arms (m = 1).
 
     The agent's own model: ``kernel`` (a K x K positive semi-definite matrix, a name of
-    ``bandit_gym.kernels.KERNELS``, or None for independent arms, G = I), prior scale ``eta`` and noise
-    ``sigma``: the prior ``mu ~ N(0, eta^2 G)`` and rewards ``N(mu_a, sigma^2)`` (ALGORITHMS.md §E.2). It may
-    differ from the env's generating model (``reset`` info ``"model"`` holds that one). No initialisation pulls.
+    ``bandit_gym.kernels.KERNELS``, or None for independent arms, G = I), prior scale ``eta``, noise ``sigma``
+    and ``prior_mean`` (ours; the paper's prior mean is 0): the prior ``mu ~ N(prior_mean, eta^2 G)`` and
+    rewards ``N(mu_a, sigma^2)`` (ALGORITHMS.md §E.2). It may differ from the env's generating model (``reset``
+    info ``"model"`` holds that one: ``Agent(**info["model"])``). No initialisation pulls.
 
     Every step updates the posterior of each copy with the previous step's observation (``last_arm``,
     ``last_value``) by one rank-one step, or rebuilds it from ``counts`` and ``sums`` after a batched allocation;
@@ -35,8 +36,9 @@ class BayesianAgent(Agent):
     form: ClassVar[str] = "covariance"
 
     def __init__(self, kernel: Any = None, eta: float = 1.0, sigma: float = 1.0, recommendation: str = "latent",
-                 tie_break: str = "random") -> None:
+                 tie_break: str = "random", prior_mean: float = 0.0) -> None:
         self.kernel = None if kernel is None else resolve_kernel(kernel)
+        self.prior_mean = check.real("prior_mean", prior_mean)
         self.kernel_name = kernel if isinstance(kernel, str) else None
         self.eta = check.real("eta", eta, low=0.0, low_open=True)
         self.sigma = check.real("sigma", sigma, low=0.0, low_open=True)
@@ -47,8 +49,8 @@ class BayesianAgent(Agent):
         """The parameters; a kernel passed as a matrix shows as ``"<K x K matrix>"``."""
         k = None if self.kernel is None else self.kernel.shape[0]
         kernel = self.kernel_name or (None if k is None else f"<{k} x {k} matrix>")
-        return {"kernel": kernel, "eta": self.eta, "sigma": self.sigma, "recommendation": self.recommendation,
-                "tie_break": self.tie_break}
+        return {"kernel": kernel, "eta": self.eta, "sigma": self.sigma, "prior_mean": self.prior_mean,
+                "recommendation": self.recommendation, "tie_break": self.tie_break}
 
     # ----------------------------------------------------------------------------------------------- state
     def allocate(self, n: int, k: int) -> None:
@@ -56,7 +58,7 @@ class BayesianAgent(Agent):
             raise ValueError(f"{type(self).__name__}'s kernel is {self.kernel.shape[0]} x {self.kernel.shape[0]} but "
                              f"the env has K={k} arms")
         kernel = np.eye(k) if self.kernel is None else self.kernel
-        self.posterior = GaussianPosterior(kernel, self.eta, self.sigma, n, self.form)
+        self.posterior = GaussianPosterior(kernel, self.eta, self.sigma, n, self.form, self.prior_mean)
         self.order = self.new_scores()  # each copy's arm order: the tie rule of every argmax / argmin
         self.all_rows = np.arange(n)
         self.answer = np.zeros(n, dtype=np.int64)
@@ -123,9 +125,10 @@ class ImprovementAgent(BayesianAgent):
     default_xi: ClassVar[float] = 0.0
 
     def __init__(self, kernel: Any = None, eta: float = 1.0, sigma: float = 1.0, xi: float | None = None,
-                 recommendation: str = "latent", tie_break: str = "random") -> None:
+                 recommendation: str = "latent", tie_break: str = "random",
+                 prior_mean: float = 0.0) -> None:
         self.xi = check.real("xi", self.default_xi if xi is None else xi)
-        super().__init__(kernel, eta, sigma, recommendation, tie_break)
+        super().__init__(kernel, eta, sigma, recommendation, tie_break, prior_mean)
 
     def params(self) -> dict[str, Any]:
         return {**super().params(), "xi": self.xi}

@@ -1,7 +1,8 @@
 """The Gaussian posterior over K correlated arm means, for N copies at once (hoffman2014 §2; ALGORITHMS.md §E.2).
 
-Prior ``mu ~ N(0, eta^2 G)`` for a positive semi-definite kernel matrix G; an observation ``y ~ N(mu_a,
-sigma^2)`` of arm a updates the mean m and the covariance C of every copy by one rank-one step::
+Prior ``mu ~ N(m0, eta^2 G)`` (m0 = 0 in the paper; ``prior_mean``, ours) for a positive semi-definite kernel
+matrix G; an observation ``y ~ N(mu_a, sigma^2)`` of arm a updates the mean m and the covariance C of every copy
+by one rank-one step::
 
     s = C[a, a] + sigma^2,    m <- m + C[:, a] (y - m[a]) / s,    C <- C - C[:, a] C[a, :] / s
 
@@ -24,10 +25,11 @@ FORMS = ("covariance", "factor")
 
 class GaussianPosterior:
     """Posterior means ``mean`` (N, K) and variances ``var`` (N, K) of the arm means of N copies, with their
-    covariance (``cov``, or the factor ``factor``), all under the prior ``N(0, eta^2 G)`` and the noise variance
-    ``sigma^2``."""
+    covariance (``cov``, or the factor ``factor``), all under the prior ``N(prior_mean, eta^2 G)`` and the noise
+    variance ``sigma^2``."""
 
-    def __init__(self, kernel: object, eta: float, sigma: float, num: int = 1, form: str = "covariance") -> None:
+    def __init__(self, kernel: object, eta: float, sigma: float, num: int = 1, form: str = "covariance",
+                 prior_mean: float = 0.0) -> None:
         self.kernel = check_kernel(kernel)
         if not (np.isfinite(eta) and eta > 0):
             raise ValueError(f"eta must be > 0, got {eta!r}")
@@ -37,7 +39,9 @@ class GaussianPosterior:
             raise ValueError(f"num must be >= 1, got {num!r}")
         if form not in FORMS:
             raise ValueError(f"form={form!r} is not allowed; use one of {FORMS}")
-        self.eta, self.sigma, self.form = float(eta), float(sigma), form
+        if not np.isfinite(prior_mean):
+            raise ValueError(f"prior_mean must be finite, got {prior_mean!r}")
+        self.eta, self.sigma, self.form, self.prior_mean = float(eta), float(sigma), form, float(prior_mean)
         n, k = int(num), self.kernel.shape[0]
         self.mean = np.zeros((n, k))
         self.var = np.zeros((n, k))
@@ -56,7 +60,7 @@ class GaussianPosterior:
 
     def reset(self, rows: np.ndarray | slice = slice(None)) -> None:
         """Back to the prior for the copies ``rows``."""
-        self.mean[rows] = 0.0
+        self.mean[rows] = self.prior_mean
         self.var[rows] = self._prior_var
         self.state[rows] = self._prior
 

@@ -27,9 +27,10 @@ class BayesUCB(BayesianAgent):
     """
 
     def __init__(self, kernel: Any = None, eta: float = 1.0, sigma: float = 1.0, c: float = 0.0,
-                 recommendation: str = "latent", tie_break: str = "random") -> None:
+                 recommendation: str = "latent", tie_break: str = "random",
+                 prior_mean: float = 0.0) -> None:
         self.c = check.real("c", c, low=0.0)
-        super().__init__(kernel, eta, sigma, recommendation, tie_break)
+        super().__init__(kernel, eta, sigma, recommendation, tie_break, prior_mean)
 
     def params(self) -> dict[str, Any]:
         return {**super().params(), "c": self.c}

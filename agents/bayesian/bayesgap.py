@@ -69,9 +69,9 @@ class BayesGap(BayesianAgent):
     anytime: ClassVar[bool] = False
 
     def __init__(self, kernel: Any = None, eta: float = 1.0, sigma: float = 1.0, beta_scale: float = 1.0,
-                 tie_break: str = "index") -> None:
+                 tie_break: str = "index", prior_mean: float = 0.0) -> None:
         self.beta_scale = check.real("beta_scale", beta_scale, low=0.0, low_open=True)
-        super().__init__(kernel, eta, sigma, tie_break=tie_break)
+        super().__init__(kernel, eta, sigma, tie_break=tie_break, prior_mean=prior_mean)
 
     def params(self) -> dict[str, Any]:
         params = {**super().params(), "beta_scale": self.beta_scale}

@@ -23,10 +23,11 @@ class GPUCB(BayesianAgent):
     """
 
     def __init__(self, kernel: Any = None, eta: float = 1.0, sigma: float = 1.0, delta: float = 0.1,
-                 scale: float = 0.2, recommendation: str = "latent", tie_break: str = "random") -> None:
+                 scale: float = 0.2, recommendation: str = "latent", tie_break: str = "random",
+                 prior_mean: float = 0.0) -> None:
         self.delta = check.real("delta", delta, low=0.0, high=1.0, low_open=True, high_open=True)
         self.scale = check.real("scale", scale, low=0.0, low_open=True)
-        super().__init__(kernel, eta, sigma, recommendation, tie_break)
+        super().__init__(kernel, eta, sigma, recommendation, tie_break, prior_mean)
 
     def params(self) -> dict[str, Any]:
         return {**super().params(), "delta": self.delta, "scale": self.scale}

@@ -27,6 +27,7 @@ class UCBEBestArm(BestArmAgent):
     """
 
     oracle_parameters: ClassVar[tuple[str, ...]] = ("H1",)
+    oracle_alternatives: ClassVar[tuple[str, ...]] = ("a",)
     rule = "UCBEBestArm"
     num_constants = 1  # a
 

@@ -44,6 +44,7 @@ class UGapEb(BestArmAgent):
     """
 
     oracle_parameters: ClassVar[tuple[str, ...]] = ("H",)
+    oracle_alternatives: ClassVar[tuple[str, ...]] = ("a",)
     rule = "UGapEb"
     num_constants = 3  # a, b, 1 to recommend the last J
 

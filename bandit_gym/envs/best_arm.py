@@ -57,7 +57,8 @@ class BestArmEngine(ThresholdingEngine):
         common_random_numbers: bool = False,
         distributions: Any = None,
     ) -> None:
-        super().__init__(num, means=means, epsilon=epsilon, budget=budget, arm_distribution=arm_distribution,
+        super().__init__(num, means=means, threshold=None, epsilon=epsilon, budget=budget,
+                         arm_distribution=arm_distribution,
                          sigma=sigma, sample_cost=sample_cost, common_random_numbers=common_random_numbers,
                          distributions=distributions)
         self.m = check.integer("m", m, minimum=1, maximum=self.num_arms - 1)

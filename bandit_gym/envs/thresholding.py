@@ -83,7 +83,7 @@ class ThresholdingEngine(Engine):
         self,
         num: int,
         means: Any = None,
-        threshold: float = 0.5,
+        threshold: float | None = 0.5,
         epsilon: float = 0.0,
         budget: int = 1000,
         arm_distribution: str | None = None,
@@ -109,6 +109,8 @@ class ThresholdingEngine(Engine):
         if self.custom:
             supports = np.array([d.support() for d in self.distributions], dtype=np.float64)
             self.support = (float(supports[:, 0].min()), float(supports[:, 1].max()))
+        if threshold is None:  # a problem without a threshold (best arm, top K): the middle of the support
+            threshold = float(np.mean(self.support)) if np.isfinite(self.support).all() else 0.0
         if np.isfinite(self.support).all():
             low, high = self.support
             self.threshold = check.real("threshold", threshold, low=low, high=high, low_open=True, high_open=True)
@@ -192,10 +194,10 @@ class ThresholdingEngine(Engine):
                 "epsilon": box(0.0, big),
                 "budget_left": box(0.0, T),
                 "last_arm": box(-2.0, k - 1.0),
-                "last_value": box(lo, hi),
+                "last_value": box(min(lo, 0.0), max(hi, 0.0)),  # 0 before the first pull
                 "counts": box(0.0, T, k),
                 "sums": box(sum_lo, sum_hi, k),
-                "means": box(lo, hi, k),
+                "means": box(min(lo, 0.0), max(hi, 0.0), k),  # 0 for an arm never pulled
             }
         )
 

@@ -1,0 +1,163 @@
+"""Model selection under a budget of training runs (hoffman2014 §6.2): 160 scikit-learn regressors are the arms,
+a pull trains one on a random 10% of the data and scores it on another 10%, the reward is minus the test RMSE,
+and the answer is one model. Pulls sample a table of pre-computed rewards by default, or train for real."""
+
+from __future__ import annotations
+
+import functools
+from typing import Any, ClassVar
+
+import numpy as np
+
+from bandit_gym import model_selection
+from bandit_gym.envs.best_arm import BestArmEngine, BestArmIdentificationEnv, BestArmIdentificationVectorEnv
+
+
+class TableArm:
+    """One arm's rewards on the table's splits, as a distribution: a pull is one split drawn uniformly
+    (``ppf(u)`` is the ``floor(u S)``-th smallest of the S rewards)."""
+
+    def __init__(self, rewards: np.ndarray, support: tuple[float, float]) -> None:
+        self.rewards = np.sort(rewards)
+        self._mean = float(np.mean(rewards))  # in the table's order: the same float as table.mean(axis=1)
+        self._support = support
+
+    def ppf(self, u: Any) -> np.ndarray:
+        s = self.rewards.size
+        return self.rewards[np.minimum((np.asarray(u) * s).astype(np.int64), s - 1)]
+
+    def mean(self) -> float:
+        return self._mean
+
+    def support(self) -> tuple[float, float]:
+        return self._support
+
+
+@functools.lru_cache(maxsize=1)
+def empirical_bayes_model() -> dict[str, Any]:
+    """The Gaussian model fitted to the reward table (the paper gives none): ``prior_mean`` the mean of the arm
+    means, ``eta`` their standard deviation, ``sigma`` the root mean within-arm variance, and the §6.2 kernel."""
+    table = model_selection.load_table()
+    means = table.mean(axis=1)
+    return {"kernel": model_selection.model_kernel(), "eta": float(means.std()),
+            "sigma": float(np.sqrt(table.var(axis=1, ddof=1).mean())), "prior_mean": float(means.mean())}
+
+
+class ModelSelectionEngine(BestArmEngine):
+    """Batched state of the model-selection bandit (see :class:`ModelSelectionEnv`)."""
+
+    exposed: ClassVar[frozenset[str]] = BestArmEngine.exposed | {"kernel", "eta", "prior_mean", "live", "labels"}
+    title: ClassVar[str] = "ModelSelection"
+
+    def __init__(self, num: int, budget: int = 10, live: bool = False, epsilon: float = 0.0,
+                 loss: str = "simple_regret", sample_cost: float = 0.0, common_random_numbers: bool = False) -> None:
+        if not isinstance(live, (bool, np.bool_)):
+            raise TypeError(f"live must be True or False, got {live!r}")
+        self.live = bool(live)
+        table = model_selection.load_table()
+        if self.live:  # predictions stay near the targets' range: RMSE <= 10 x range(y) in practice (checked)
+            _, y = model_selection.load_data()
+            support = (-10.0 * float(np.ptp(y)), 0.0)
+        else:
+            support = (float(table.min()), float(table.max()))
+        arms = [TableArm(row, support) for row in table]
+        super().__init__(num, m=1, epsilon=epsilon, budget=budget, loss=loss, sample_cost=sample_cost,
+                         common_random_numbers=common_random_numbers, distributions=arms)
+        self._sorted = np.stack([arm.rewards for arm in arms])
+        model = empirical_bayes_model()
+        self.kernel, self.eta, self.prior_mean = model["kernel"], model["eta"], model["prior_mean"]
+        self.sigma = model["sigma"]  # no Gaussian draws here: the noise of the fitted model, for agents and renders
+        self.labels = tuple(arm.label for arm in model_selection.MODELS)
+
+    def _quantiles(self, arms: np.ndarray, u: np.ndarray) -> np.ndarray:
+        """One split per pull: a table entry (vectorised), or a model trained for real (``live=True``)."""
+        if not self.live:
+            s = self._sorted.shape[1]
+            return self._sorted[arms, np.minimum((u * s).astype(np.int64), s - 1)]
+        data = model_selection.load_data()
+        out = np.array([model_selection.pull(int(a), np.random.default_rng(int(x * 2**53)), data)
+                        for a, x in zip(np.ravel(arms), np.ravel(u), strict=True)])
+        if np.any(out < self.support[0]):
+            raise RuntimeError(f"a live pull scored RMSE {-out.min():.1f}, beyond the observation space's bound "
+                               f"{-self.support[0]:.1f}")
+        return out.reshape(np.shape(u))
+
+    def reset_info(self) -> dict[str, Any]:
+        """The Gaussian model fitted to the table, from which a Bayesian agent can be built (a fresh copy)."""
+        return {"model": {"kernel": self.kernel.copy(), "eta": self.eta, "sigma": self.sigma,
+                          "prior_mean": self.prior_mean}}
+
+
+_DOC = """
+
+    ## Description
+    Automatic model selection as a bandit (Hoffman, Shahriari, de Freitas 2014, §6.2), on **scikit-learn's
+    diabetes data** (442 x 10, real, bundled): the paper's Wine Quality data is not available offline. The 160
+    arms are the paper's grid of regressors (``bandit_gym.model_selection.MODELS``: 8 Lasso, 64 random forests,
+    16 linear SVR, 64 RBF SVR, 8 k-NN; ``min_samples_split=1`` is built as 2, which modern scikit-learn
+    requires). A pull trains the model on a random 10% of the rows and scores it on another 10%; the reward is
+    minus the test RMSE. By default a pull draws one of the S >= 100 splits of a pre-computed table
+    (``scripts/make_model_selection_table.py``, package data); ``live=True`` trains for real (scikit-learn
+    needed; slow). The arms' true means are the table's means (minus the mean RMSE of each model), the same in
+    both modes.
+
+    ## Action Space
+    ``MultiDiscrete([161] + [2] * 160)``: the model to train (160 stops), then the recommended model as one bit.
+
+    ## Observation Space
+    As ``BestArmIdentification-v0`` with K = 160 and m = 1.
+
+    ## Rewards
+    Minus the test RMSE per pull (exploration rewards do not count for the answer); on the answer step minus the
+    simple regret ``RMSE(answer) - RMSE(best)`` (default) or the error indicator (``loss="error"``).
+
+    ## Episode End
+    Terminates on the answer step after ``budget`` pulls, or on the stop action.
+
+    ## Information
+    ``reset`` returns ``info["model"] = {"kernel", "eta", "sigma", "prior_mean"}``: the paper's kernel (squared
+    exponential of unit length within a family over normalised grid coordinates, zero across families) with a
+    Gaussian model fitted to the table (prior mean and eta: the mean and spread of the 160 mean rewards; sigma:
+    the root mean within-arm variance; the paper gives none). ``BayesGap(**info["model"])`` uses it.
+    ``env.unwrapped.labels`` names the models.
+
+    ## Arguments
+
+    | argument | default | meaning |
+    |---|---|---|
+    | ``budget`` | 10 | training runs T (the paper: 10 and 40) |
+    | ``live`` | False | train for real instead of sampling the table |
+    | ``epsilon`` | 0.0 | tolerance of the error loss (RMSE units) |
+    | ``loss`` | ``"simple_regret"`` | or ``"error"`` |
+    | ``sample_cost``, ``common_random_numbers`` | 0.0, False | as ``BestArmIdentification-v0`` |
+
+    ```python
+    import gymnasium as gym
+    env = gym.make("bandit_gym:ModelSelection-v0", budget=40)
+    obs, info = env.reset(seed=0)
+    from bandit_gym.agents import BayesGap
+    agent = BayesGap(**info["model"])
+    ```
+
+    ## References
+    M. W. Hoffman, B. Shahriari, N. de Freitas. On correlation and budget constraints in model-based bandit
+    optimization with application to automatic machine learning. AISTATS 2014. B. Efron et al. Least angle
+    regression. Annals of Statistics 2004 (the diabetes data).
+
+    ## Version History
+    * v0: initial version.
+"""
+
+
+class ModelSelectionEnv(BestArmIdentificationEnv):
+    __doc__ = "Model selection among 160 scikit-learn regressors under a budget of training runs (hoffman2014)." + _DOC
+
+    engine: ModelSelectionEngine
+    engine_class = ModelSelectionEngine
+
+
+class ModelSelectionVectorEnv(BestArmIdentificationVectorEnv):
+    """``num_envs`` copies of :class:`ModelSelectionEnv` advanced with array operations (table sampling)."""
+
+    engine: ModelSelectionEngine
+    engine_class = ModelSelectionEngine
