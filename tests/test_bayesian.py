@@ -272,3 +272,16 @@ def test_bayesgap_beats_a_correlation_blind_bayesgap_when_the_budget_is_below_k(
     for other in ("blind", "uniform"):
         table = [[errors["correlated"], 2000 - errors["correlated"]], [errors[other], 2000 - errors[other]]]
         assert stats.fisher_exact(table, alternative="less").pvalue < 1e-6, errors
+
+
+def test_incumbent_recommendation_keeps_to_pulled_arms() -> None:
+    # arms 0 and 1 correlated: after arm 0 gives 1.0 the posterior mean of arm 1 (0.9 x) trails arm 0's, but a
+    # negative observation of arm 0 leaves arm 2 (never pulled, mean 0) the latent best and arm 0 the incumbent
+    kernel = np.array([[1.0, 0.9, 0.0], [0.9, 1.0, 0.0], [0.0, 0.0, 1.0]])
+    latent, incumbent = GPUCB(kernel=kernel, sigma=0.5), GPUCB(kernel=kernel, sigma=0.5, recommendation="incumbent")
+    for agent in (latent, incumbent):
+        agent.reset(seed=0)
+        agent.act(best_arm_obs(3, 10, -1, 0.0))
+    after = best_arm_obs(3, 9, 0, -1.0, [1, 0, 0], [-1.0, 0, 0])
+    assert latent.act(after)[1:].tolist() == [0, 0, 1]
+    assert incumbent.act(after)[1:].tolist() == [1, 0, 0]

@@ -104,18 +104,17 @@ class BayesianAgent(Agent):
 
     def recommend(self, obs: Obs) -> np.ndarray:
         """The recommended arm of every copy: the largest posterior mean, over all arms or the pulled ones."""
-        mean = self.posterior.mean
-        if self.recommendation == "incumbent":
-            pulled = obs["counts"] > 0
-            mean = np.where(pulled | ~pulled.any(axis=1, keepdims=True), mean, -np.inf)
-        return self.best(mean)
+        return self.best(self.pulled_means(obs) if self.recommendation == "incumbent" else self.posterior.mean)
+
+    def pulled_means(self, obs: Obs) -> np.ndarray:
+        """The posterior means of the arms pulled so far, -inf elsewhere (all arms before the first pull)."""
+        pulled = obs["counts"] > 0
+        return np.where(pulled | ~pulled.any(axis=1, keepdims=True), self.posterior.mean, -np.inf)
 
     def incumbent_value(self, obs: Obs) -> np.ndarray:
         """``mu+``: the largest posterior mean among the arms pulled so far (all arms before the first pull),
         (N, 1)."""
-        pulled = obs["counts"] > 0
-        mean = np.where(pulled | ~pulled.any(axis=1, keepdims=True), self.posterior.mean, -np.inf)
-        return mean.max(axis=1, keepdims=True)
+        return self.pulled_means(obs).max(axis=1, keepdims=True)
 
 
 class ImprovementAgent(BayesianAgent):
