@@ -13,6 +13,11 @@ from bandit_gym import model_selection
 from bandit_gym.envs.best_arm import BestArmEngine, BestArmIdentificationEnv, BestArmIdentificationVectorEnv
 
 
+def split_index(u: Any, splits: int) -> np.ndarray:
+    """The split a uniform u draws: ``floor(u S)`` (each of the S splits with probability 1/S)."""
+    return np.minimum((np.asarray(u) * splits).astype(np.int64), splits - 1)
+
+
 class TableArm:
     """One arm's rewards on the table's splits, as a distribution: a pull is one split drawn uniformly
     (``ppf(u)`` is the ``floor(u S)``-th smallest of the S rewards)."""
@@ -23,8 +28,7 @@ class TableArm:
         self._support = support
 
     def ppf(self, u: Any) -> np.ndarray:
-        s = self.rewards.size
-        return self.rewards[np.minimum((np.asarray(u) * s).astype(np.int64), s - 1)]
+        return self.rewards[split_index(u, self.rewards.size)]
 
     def mean(self) -> float:
         return self._mean
@@ -72,8 +76,7 @@ class ModelSelectionEngine(BestArmEngine):
     def _quantiles(self, arms: np.ndarray, u: np.ndarray) -> np.ndarray:
         """One split per pull: a table entry (vectorised), or a model trained for real (``live=True``)."""
         if not self.live:
-            s = self._sorted.shape[1]
-            return self._sorted[arms, np.minimum((u * s).astype(np.int64), s - 1)]
+            return self._sorted[arms, split_index(u, self._sorted.shape[1])]
         data = model_selection.load_data()
         out = np.array([model_selection.pull(int(a), np.random.default_rng(int(x * 2**53)), data)
                         for a, x in zip(np.ravel(arms), np.ravel(u), strict=True)])
