@@ -17,7 +17,9 @@ def test_every_agent_plays_every_env_of_its_family(name: str, env_id: str) -> No
     single = play_episode(gym.make(env_id, **kwargs), make_agent(name, env_id), seed=0)
     venv = gym.make_vec(env_id, num_envs=8, vectorization_mode="vector_entry_point", **kwargs)
     vector = play_vector(venv, make_agent(name, env_id), seed=0)
-    if family_of_id(env_id) == "top_k":  # top-K agents may stop and leave budget unused (their docstrings)
+    # top-K agents may stop and leave budget unused (their docstrings), and so may a policy (the untrained PPO of
+    # SB3Agent: its action K is stop)
+    if family_of_id(env_id) == "top_k" or (name == "SB3Agent" and family_of_id(env_id) != "threshold"):
         assert 0 <= single["pulls"] <= 60 and all(0 <= p <= 60 for p in vector["pulls"].tolist())
     else:
         assert single["pulls"] == 60

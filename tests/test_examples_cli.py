@@ -12,12 +12,33 @@ from bandit_gym.agents import AGENTS
 from bandit_gym.cli import main
 
 EXAMPLES = sorted((Path(__file__).parent.parent / "examples").glob("*.py"))
+#: examples that must leave this file in ``example-output/`` (every file there must be non-empty)
+FIGURES = {"compare_agents.py": "compare_agents.png", "render_gif.py": "lsa.gif"}
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=[p.name for p in EXAMPLES])
-def test_example_runs(path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_example_runs(path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                      capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("BANDIT_GYM_SMOKE", "1")  # tiny runs
+    monkeypatch.chdir(tmp_path)  # figures go to tmp_path / "example-output"
     runpy.run_path(str(path), run_name="__main__")
-    assert capsys.readouterr().out
+    assert capsys.readouterr().out.strip()
+    output = tmp_path / "example-output"
+    written = sorted(output.iterdir()) if output.exists() else []
+    assert all(file.stat().st_size > 0 for file in written), [(f.name, f.stat().st_size) for f in written]
+    if path.name in FIGURES:
+        assert (output / FIGURES[path.name]).stat().st_size > 0
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=[p.name for p in EXAMPLES])
+def test_example_is_jupytext_percent(path: Path) -> None:
+    import jupytext  # the test extra has it
+
+    notebook = jupytext.read(path, fmt="py:percent")
+    kinds = [cell.cell_type for cell in notebook.cells]
+    assert kinds and kinds[0] == "markdown", f"{path.name} must open with a markdown cell (a title), got {kinds[:1]}"
+    assert "code" in kinds, f"{path.name} has no code cell"
+    assert notebook.cells[0].source.lstrip().startswith("# "), f"{path.name}: the first cell should be a # title"
 
 
 def test_cli_list(capsys: pytest.CaptureFixture[str]) -> None:

@@ -10,7 +10,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium.vector import VectorEnv, VectorWrapper
 
-from bandit_gym.envs._base import engine_of
+from bandit_gym.envs._base import engine_of, require_next_step
 from bandit_gym.wrappers._trackers import AnytimeTracker
 
 KEY = "anytime"
@@ -27,6 +27,7 @@ class RecordAnytimeRegret(gym.Wrapper):
 
     def __init__(self, env: gym.Env, budgets: Sequence[int]) -> None:
         super().__init__(env)
+        require_next_step(env, "RecordAnytimeRegretVector")
         self._engine: Any = engine_of(env)  # a pure-exploration engine, checked by the tracker
         self._tracker = AnytimeTracker(self._engine, 1, budgets)
         self._one = np.zeros(1, dtype=np.int64)
@@ -56,6 +57,7 @@ class RecordAnytimeRegretVector(VectorWrapper):
 
     def __init__(self, env: VectorEnv, budgets: Sequence[int]) -> None:
         super().__init__(env)
+        require_next_step(env, "RecordAnytimeRegretVector")
         self._engine: Any = engine_of(env)  # a pure-exploration engine, checked by the tracker
         self._tracker = AnytimeTracker(self._engine, env.num_envs, budgets)
         self._pulls = np.zeros(env.num_envs, dtype=np.int64)

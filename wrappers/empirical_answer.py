@@ -14,15 +14,17 @@ from bandit_gym.envs._base import engine_of
 
 
 def _check_family(env: Any) -> Any:
-    if engine_of(env).family != "thresholding":
-        raise ValueError(f"EmpiricalAnswer needs a pure-exploration env, got {type(env.unwrapped).__name__}")
+    if engine_of(env).family == "threshold":
+        raise ValueError(f"EmpiricalAnswer needs a pure-exploration env (thresholding, best arm, top K), got "
+                         f"{type(env.unwrapped).__name__}, whose action is already Discrete(K)")
     return env.unwrapped
 
 
 class EmpiricalAnswer(gym.Wrapper):
     """Expose ``Discrete(K)`` (``Discrete(K + 1)`` with ``allow_stop=True``, K meaning stop) on a
-    pure-exploration env, and submit the env's empirical answer rule (thresholding: ``1{theta_hat_i >= theta}``)
-    computed from the latest observation. For DQN, and for students who only choose arms."""
+    pure-exploration env, and submit the env's empirical answer rule (thresholding: ``1{theta_hat_i >= theta}``;
+    best arm and top K: the m largest empirical means among pulled arms) computed from the latest observation.
+    For DQN, and for students who only choose arms."""
 
     def __init__(self, env: gym.Env, allow_stop: bool = False) -> None:
         super().__init__(env)

@@ -8,7 +8,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium.vector import VectorEnv, VectorWrapper
 
-from bandit_gym.envs._base import engine_of
+from bandit_gym.envs._base import engine_of, require_next_step
 from bandit_gym.wrappers._trackers import EpisodeTracker
 
 KEY = "bandit"
@@ -56,6 +56,7 @@ class RecordEpisodeRegretVector(VectorWrapper):
 
     def __init__(self, env: VectorEnv) -> None:
         super().__init__(env)
+        require_next_step(env, "RecordEpisodeRegretVector")
         self._tracker = EpisodeTracker(engine_of(env), env.num_envs)
         self._autoreset = np.zeros(env.num_envs, dtype=bool)
 

@@ -159,6 +159,15 @@ def engine_of(env: Any) -> Engine:
     return engine
 
 
+def require_next_step(env: Any, user: str) -> None:
+    """Raise a ValueError unless the vector env ``env`` resets its copies on the next step (``NEXT_STEP``): the
+    wrappers and rollouts read an ended copy's instance after the step that ended it."""
+    mode = env.metadata.get("autoreset_mode", AutoresetMode.NEXT_STEP)
+    if mode != AutoresetMode.NEXT_STEP:
+        raise ValueError(f"{user} needs a vector env with autoreset_mode=NEXT_STEP (the default), got {mode}; "
+                         "make it without autoreset_mode='SameStep'")
+
+
 def _read_only(array: np.ndarray) -> np.ndarray:
     view = array.view()
     view.flags.writeable = False
@@ -171,13 +180,24 @@ class BanditVectorEnv(VectorEnv):
     Observations are the engine's own float32 buffers with a leading axis of size ``num_envs``; they are updated
     in place by the next ``step`` (only the pulled arm's entries change), handed out as read-only views, so a
     caller that keeps an observation past the next step must copy it, or create the env with ``copy=True``.
-    Copies that terminate are reset on the following ``step`` (Gymnasium's ``AutoresetMode.NEXT_STEP``): that
-    step ignores their action and returns their first observation with reward 0.
+    Copies that terminate are reset on the following ``step`` (Gymnasium's ``AutoresetMode.NEXT_STEP``, the
+    default): that step ignores their action and returns their first observation with reward 0. With
+    ``autoreset_mode="SameStep"`` (``AutoresetMode.SAME_STEP``, what stable-baselines3 expects) they are reset
+    within the step that ends them: it returns their next episode's first observation, and their last one in
+    ``info["final_obs"]`` (an object array, None for copies that go on; mask ``info["_final_obs"]``). The
+    bandit_gym wrappers and rollouts need ``NEXT_STEP``.
     """
 
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}  # noqa: RUF012
 
-    def __init__(self, engine: Engine, copy: bool = False) -> None:
+    def __init__(self, engine: Engine, copy: bool = False,
+                 autoreset_mode: str | AutoresetMode = AutoresetMode.NEXT_STEP) -> None:
+        modes = (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP)
+        if autoreset_mode not in modes and autoreset_mode not in [mode.value for mode in modes]:
+            raise ValueError(f"autoreset_mode={autoreset_mode!r} is not supported; use one of "
+                             f"{[mode.value for mode in modes]} (or AutoresetMode.NEXT_STEP / SAME_STEP)")
+        self.autoreset_mode = AutoresetMode(autoreset_mode)
+        self.metadata = {**self.metadata, "autoreset_mode": self.autoreset_mode}
         self.engine = engine
         self.family = engine.family
         self.num_envs = engine.num
@@ -239,7 +259,20 @@ class BanditVectorEnv(VectorEnv):
         for key, value in info.items():
             infos[key] = value
             infos["_" + key] = stepping
+        if self.autoreset_mode == AutoresetMode.SAME_STEP and self._autoreset.any():
+            self._reset_now(infos)
         return self._observation(), rewards, terminated, truncated, infos
+
+    def _reset_now(self, infos: dict[str, Any]) -> None:
+        """``SAME_STEP``: keep the last observation of the copies that ended in ``infos["final_obs"]`` and start
+        their next episode now."""
+        ended = self._autoreset
+        final = np.full(self.num_envs, None, dtype=object)
+        for row in np.flatnonzero(ended):
+            final[row] = {key: value[row].copy() for key, value in self.engine.obs.items()}
+        infos["final_obs"], infos["_final_obs"] = final, ended.copy()
+        self.engine.reset_rows(self.np_random, ended)
+        self._autoreset = np.zeros(self.num_envs, dtype=bool)
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("_") or name == "engine":

@@ -35,10 +35,11 @@ MANY_ARMS = 60
 
 def bar_chart(
     estimates: np.ndarray, halfwidths: np.ndarray, line: float | None, title: str, ylabel: str,
-    ylim: tuple[float, float] | None = (0.0, 1.0),
+    ylim: tuple[float, float] | None = (0.0, 1.0), counts: np.ndarray | None = None,
 ) -> np.ndarray:
     """A matplotlib bar chart of per-arm estimates with error bars and a horizontal threshold line, as an
-    ``(H, W, 3)`` uint8 array. matplotlib is imported here, only when an image is rendered."""
+    ``(H, W, 3)`` uint8 array; with ``counts``, each arm's pull count under its index (up to ``MANY_ARMS``
+    arms). matplotlib is imported here, only when an image is rendered."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
@@ -50,7 +51,10 @@ def bar_chart(
     if len(arms) <= MANY_ARMS:
         ax.bar(arms, estimates, color="tab:blue", alpha=0.7)
         ax.errorbar(arms, estimates, yerr=finite, fmt="none", ecolor="black", capsize=3)
-        ax.set_xticks(arms)
+        if counts is None:
+            ax.set_xticks(arms)
+        else:
+            ax.set_xticks(arms, [f"{arm}\n{int(c)}" for arm, c in zip(arms, counts, strict=True)])
     else:  # hundreds of arms: one band instead of hundreds of bars, ticks left to matplotlib
         ax.fill_between(arms, estimates - np.nan_to_num(finite), estimates + np.nan_to_num(finite),
                         color="black", alpha=0.15, linewidth=0)
@@ -60,7 +64,7 @@ def bar_chart(
         ax.legend(loc="upper left")
     if ylim is not None:
         ax.set_ylim(*ylim)
-    ax.set_xlabel("arm")
+    ax.set_xlabel("arm" if counts is None or len(arms) > MANY_ARMS else "arm (pulls)")
     ax.set_ylabel(ylabel)
     ax.set_title(title)
     fig.tight_layout()

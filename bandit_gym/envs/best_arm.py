@@ -8,6 +8,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 from gymnasium import spaces
+from gymnasium.vector import AutoresetMode
 
 from bandit_gym import _validation as check
 from bandit_gym import metrics
@@ -22,8 +23,12 @@ BEST_ARM_LOSSES = ("simple_regret", "error")
 
 def top_m_answer(obs: dict[str, np.ndarray]) -> np.ndarray:
     """The m arms of largest empirical mean as answer bits (single or batched observation; ties: smaller
-    index first)."""
+    index first). Arms never pulled (``counts`` 0, where the observation's mean reads 0) rank below every pulled
+    arm, so that with negative rewards an untried arm is not preferred; the agents' own answers (e.g.
+    ``Uniform``) read such an arm's mean as 0 instead, which only matters when T < K or rewards are negative."""
     means = np.atleast_2d(np.asarray(obs["means"], dtype=np.float64))
+    if "counts" in obs:
+        means = np.where(np.atleast_2d(np.asarray(obs["counts"])) > 0, means, -np.inf)
     m = np.atleast_2d(np.asarray(obs["m"]))[:, 0].astype(np.int64)
     rank = np.argsort(np.argsort(-means, axis=1, kind="stable"), axis=1)
     bits = (rank < m[:, None]).astype(np.int64)
@@ -124,9 +129,10 @@ class BestArmEngine(ThresholdingEngine):
         return _render.text_table(
             f"{self.title}: K={self.num_arms}, m={self.m}, epsilon={self.epsilon:g}, {used} of "
             f"{self.budget} pulls used ({self.setting})",
-            {"arm": np.arange(self.num_arms), "pulls": counts, "mean": est, "+-95%": self._halfwidths(row),
-             "top m": top_m_answer({"means": est, "m": np.array([self.m])})},
-            "answer: the m arms the agent returns; loss: " + self.loss,
+            {"arm": np.arange(self.num_arms), "pulls": counts.astype(np.int64), "mean": est,
+             "+-95%": self._halfwidths(row),
+             "top m": top_m_answer({"means": est, "counts": counts, "m": np.array([self.m])})},
+            "top m: the m largest empirical means among pulled arms; loss: " + self.loss,
         )
 
     def render_rgb(self, row: int) -> np.ndarray:
@@ -134,7 +140,8 @@ class BestArmEngine(ThresholdingEngine):
         est = np.divide(self.sums[row], counts, out=np.zeros(self.num_arms), where=counts > 0)
         return _render.bar_chart(est, self._halfwidths(row), None,
                                  f"{self.budget - self.left[row]} of {self.budget} pulls, m = {self.m}",
-                                 "empirical mean", self.support if np.isfinite(self.support).all() else None)
+                                 "empirical mean", self.support if np.isfinite(self.support).all() else None,
+                                 counts)
 
 
 _DOC = """
@@ -219,16 +226,18 @@ class BestArmIdentificationEnv(BanditEnv):
 
 
 class BestArmIdentificationVectorEnv(BanditVectorEnv):
-    """``num_envs`` copies of :class:`BestArmIdentificationEnv` advanced with array operations."""
+    """``num_envs`` copies of :class:`BestArmIdentificationEnv` advanced with array operations; ``num_envs``,
+    ``copy`` and ``autoreset_mode`` as :class:`~bandit_gym.envs.thresholding.ThresholdingBanditVectorEnv`."""
 
     engine: BestArmEngine
     engine_class: type[BestArmEngine] = BestArmEngine
     empirical_answer = staticmethod(top_m_answer)
 
-    def __init__(self, num_envs: int = 1, copy: bool = False, render_mode: str | None = None, **kwargs: Any):
+    def __init__(self, num_envs: int = 1, copy: bool = False, render_mode: str | None = None,
+                 autoreset_mode: str | AutoresetMode = AutoresetMode.NEXT_STEP, **kwargs: Any):
         if render_mode is not None:
             raise ValueError(f"render_mode={render_mode!r}: the vector env does not render; use a single env")
-        super().__init__(self.engine_class(num_envs, **kwargs), copy=copy)
+        super().__init__(self.engine_class(num_envs, **kwargs), copy=copy, autoreset_mode=autoreset_mode)
 
     def allocate(self, allocation: Any) -> dict[str, np.ndarray]:
         """Batched allocation for all copies, ``(N, K)``."""

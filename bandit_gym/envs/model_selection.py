@@ -98,11 +98,11 @@ _DOC = """
     diabetes data** (442 x 10, real, bundled): the paper's Wine Quality data is not available offline. The 160
     arms are the paper's grid of regressors (``bandit_gym.model_selection.MODELS``: 8 Lasso, 64 random forests,
     16 linear SVR, 64 RBF SVR, 8 k-NN; ``min_samples_split=1`` is built as 2, which modern scikit-learn
-    requires). A pull trains the model on a random 10% of the rows and scores it on another 10%; the reward is
-    minus the test RMSE. By default a pull draws one of the S >= 100 splits of a pre-computed table
-    (``scripts/make_model_selection_table.py``, package data); ``live=True`` trains for real (scikit-learn
-    needed; slow). The arms' true means are the table's means (minus the mean RMSE of each model), the same in
-    both modes.
+    requires). A pull trains the model on a random 10% of the rows and scores it on another 10%; the observed
+    value (``obs["last_value"]``) is minus the test RMSE. By default a pull draws one of the S >= 100 splits of a
+    pre-computed table (``scripts/make_model_selection_table.py``, package data); ``live=True`` trains for real
+    (scikit-learn needed; slow). The arms' true means are the table's means (minus the mean RMSE of each model),
+    the same in both modes.
 
     ## Action Space
     ``MultiDiscrete([161] + [2] * 160)``: the model to train (160 stops), then the recommended model as one bit.
@@ -111,8 +111,9 @@ _DOC = """
     As ``BestArmIdentification-v0`` with K = 160 and m = 1.
 
     ## Rewards
-    Minus the test RMSE per pull (exploration rewards do not count for the answer); on the answer step minus the
-    simple regret ``RMSE(answer) - RMSE(best)`` (default) or the error indicator (``loss="error"``).
+    0 per pull (the pull's value, minus the test RMSE, is observed in ``obs["last_value"]``, as in every
+    pure-exploration env); on the answer step minus the simple regret ``RMSE(answer) - RMSE(best)`` (default) or
+    the error indicator (``loss="error"``).
 
     ## Episode End
     Terminates on the answer step after ``budget`` pulls, or on the stop action.

@@ -8,6 +8,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 from gymnasium import spaces
+from gymnasium.vector import AutoresetMode
 
 from bandit_gym import _validation as check
 from bandit_gym import metrics
@@ -276,7 +277,7 @@ class ThresholdEngine(Engine):
     def render_rgb(self, row: int) -> np.ndarray:
         est, half, c = self._estimates(row)
         return _render.bar_chart(est, half, None, f"round {self.t[row]}, threshold c_t = {c}",
-                                 f"estimate of P(X >= {c})")
+                                 f"estimate of P(X >= {c})", counts=self.counts[row])
 
 
 _DOC = """
@@ -363,9 +364,11 @@ class ThresholdBanditEnv(BanditEnv):
 
 class ThresholdBanditVectorEnv(BanditVectorEnv):
     """``num_envs`` copies of :class:`ThresholdBanditEnv` advanced with array operations (one generator, bulk
-    draws). Takes the same keyword arguments, plus ``num_envs`` and ``copy``."""
+    draws). Takes the same keyword arguments, plus ``num_envs``, ``copy`` and ``autoreset_mode`` (see
+    :class:`~bandit_gym.envs._base.BanditVectorEnv`)."""
 
-    def __init__(self, num_envs: int = 1, copy: bool = False, render_mode: str | None = None, **kwargs: Any):
+    def __init__(self, num_envs: int = 1, copy: bool = False, render_mode: str | None = None,
+                 autoreset_mode: str | AutoresetMode = AutoresetMode.NEXT_STEP, **kwargs: Any):
         if render_mode is not None:
             raise ValueError(f"render_mode={render_mode!r}: the vector env does not render; use a single env")
-        super().__init__(ThresholdEngine(num_envs, **kwargs), copy=copy)
+        super().__init__(ThresholdEngine(num_envs, **kwargs), copy=copy, autoreset_mode=autoreset_mode)

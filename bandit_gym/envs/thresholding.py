@@ -9,6 +9,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 from gymnasium import spaces
+from gymnasium.vector import AutoresetMode
 from scipy import special
 
 from bandit_gym import _validation as check
@@ -400,7 +401,8 @@ class ThresholdingEngine(Engine):
         footer = f"threshold theta={self.threshold:g}, epsilon={self.epsilon:g}, budget left {self.left[row]}"
         return _render.text_table(
             title,
-            {"arm": np.arange(self.num_arms), "pulls": counts, "mean": est, "+-95%": half, "answer": side},
+            {"arm": np.arange(self.num_arms), "pulls": counts.astype(np.int64), "mean": est, "+-95%": half,
+             "answer": side},
             footer,
         )
 
@@ -410,7 +412,7 @@ class ThresholdingEngine(Engine):
         ylim = self.support if np.isfinite(self.support).all() else None
         return _render.bar_chart(
             est, self._halfwidths(row), self.threshold,
-            f"{self.budget - self.left[row]} of {self.budget} pulls", "empirical mean", ylim,
+            f"{self.budget - self.left[row]} of {self.budget} pulls", "empirical mean", ylim, counts,
         )
 
 
@@ -514,8 +516,9 @@ class ThresholdingBanditEnv(BanditEnv):
 
 class ThresholdingBanditVectorEnv(BanditVectorEnv):
     """``num_envs`` copies of :class:`ThresholdingBanditEnv` advanced with array operations (one generator,
-    bulk draws). Takes the same keyword arguments, plus ``num_envs`` and ``copy`` (return fresh observation
-    arrays at every step instead of the env's buffers)."""
+    bulk draws). Takes the same keyword arguments, plus ``num_envs``, ``copy`` (return fresh observation
+    arrays at every step instead of the env's buffers) and ``autoreset_mode`` (``"NextStep"``, the default, or
+    ``"SameStep"``; see :class:`~bandit_gym.envs._base.BanditVectorEnv`)."""
 
     engine: ThresholdingEngine
     empirical_answer = staticmethod(empirical_answer)
@@ -527,7 +530,8 @@ class ThresholdingBanditVectorEnv(BanditVectorEnv):
         self.engine.allocate(self.np_random, allocation)
         return self._observation()
 
-    def __init__(self, num_envs: int = 1, copy: bool = False, render_mode: str | None = None, **kwargs: Any):
+    def __init__(self, num_envs: int = 1, copy: bool = False, render_mode: str | None = None,
+                 autoreset_mode: str | AutoresetMode = AutoresetMode.NEXT_STEP, **kwargs: Any):
         if render_mode is not None:
             raise ValueError(f"render_mode={render_mode!r}: the vector env does not render; use a single env")
-        super().__init__(ThresholdingEngine(num_envs, **kwargs), copy=copy)
+        super().__init__(ThresholdingEngine(num_envs, **kwargs), copy=copy, autoreset_mode=autoreset_mode)

@@ -1,0 +1,75 @@
+"""Animations for teaching: play an episode, keep its ``rgb_array`` frames, and save them as a GIF.
+
+```python
+env = gym.make("ThresholdingBandit-Tao2019Setup1-v0", budget=200, render_mode="rgb_array")
+record_gif(env, LSA(), "lsa.gif", seed=0, every=10)
+```
+
+The GIF is written by Pillow (``pip install -e ".[plot]"``; matplotlib draws the frames and needs it too). For
+a video file, Gymnasium's own ``gymnasium.wrappers.RecordVideo`` works on the same envs (it needs moviepy).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+from bandit_gym import _validation as check
+
+
+def save_gif(frames: Iterable[np.ndarray], path: str | Path, fps: float = 4.0, loop: int = 0) -> Path:
+    """Save ``(H, W, 3)`` uint8 frames (``env.render()`` of an ``rgb_array`` env) as an animated GIF.
+
+    ``fps`` frames per second; ``loop=0`` repeats forever (the GIF convention), ``loop=n`` plays n + 1 times.
+    Returns the path written."""
+    from PIL import Image
+
+    fps = check.real("fps", fps, low=0.0, low_open=True)
+    loop = check.integer("loop", loop, minimum=0)
+    images = []
+    for index, frame in enumerate(frames):
+        array = np.asarray(frame)
+        if array.ndim != 3 or array.shape[2] not in (3, 4) or array.dtype != np.uint8:
+            raise ValueError(f"frames[{index}] must be an (H, W, 3) or (H, W, 4) uint8 image (an rgb_array render), "
+                             f"got shape {array.shape} and dtype {array.dtype}")
+        images.append(Image.fromarray(array))
+    if not images:
+        raise ValueError("frames is empty: nothing to save")
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    images[0].save(path, format="GIF", save_all=True, append_images=images[1:], duration=round(1000 / fps),
+                   loop=loop)
+    return path
+
+
+def record_episode(env: gym.Env, agent: Any, seed: int | None = None, every: int = 1) -> list[np.ndarray]:
+    """Play one episode of ``env`` (made with ``render_mode="rgb_array"``) with ``agent`` (an agent of
+    ``bandit_gym.agents``, or anything with ``act(obs)``; reset with ``seed`` when it has ``reset``) and return
+    the frame after the reset, after every ``every``-th step, and the last one."""
+    if getattr(env, "render_mode", None) != "rgb_array":
+        raise ValueError(f"env must be made with render_mode='rgb_array' to record frames, got "
+                         f"render_mode={getattr(env, 'render_mode', None)!r}")
+    every = check.integer("every", every, minimum=1)
+    if hasattr(agent, "reset"):
+        agent.reset(seed=seed)
+    obs, _ = env.reset(seed=seed)
+    frames = [np.asarray(env.render())]
+    step, done = 0, False
+    while not done:
+        obs, _, terminated, truncated, _ = env.step(agent.act(obs))
+        step += 1
+        done = terminated or truncated
+        if step % every == 0 or done:
+            frames.append(np.asarray(env.render()))
+    return frames
+
+
+def record_gif(
+    env: gym.Env, agent: Any, path: str | Path, seed: int | None = None, every: int = 1, fps: float = 4.0
+) -> Path:
+    """Play one episode (see :func:`record_episode`) and save its frames as a GIF (see :func:`save_gif`)."""
+    return save_gif(record_episode(env, agent, seed=seed, every=every), path, fps=fps)

@@ -1,0 +1,231 @@
+"""stable-baselines3 on bandit_gym: the native vector envs as SB3 ``VecEnv``s, and a training recipe per family.
+
+```python
+from bandit_gym.rl import train
+policy = train("ThresholdBandit-v0", total_timesteps=50_000, seed=0)   # PPO, the threshold-bandit recipe
+policy.save("runs/ppo-threshold")                     # model.zip + vecnormalize.pkl
+```
+
+and the trained policy plays like any agent: ``SB3Agent("runs/ppo-threshold")`` (also in experiment specs).
+
+SB3 has its own vector-env API (``VecEnv``: auto-reset within the step, the last observation in
+``infos[i]["terminal_observation"]``) and does not take Gymnasium ``VectorEnv``s (stable-baselines3 issue
+#1745: wrap them yourself). :class:`SB3VecEnv` is that wrapper: the native vector env (one generator, array
+operations for all copies) made with ``autoreset_mode="SameStep"``. On top, the recipes put SB3's own
+``VecMonitor`` (episode returns in the logs) and ``VecNormalize`` (running mean / variance of every observation
+entry: counts and sums grow with the budget, means stay in [0, 1]; rewards scaled by the running deviation of the
+return).
+
+Recipes (:data:`RECIPES`, one per env family and algorithm; every value can be overridden):
+
+- ``threshold`` (the threshold bandit, ``Discrete(K)``, reward 1{X >= c_t} at every round): gamma = 0.9 (the
+  optimal arm for c_t does not depend on the future); PPO on 16 copies, DQN on one.
+- ``thresholding`` / ``best_arm`` / ``top_k`` (pure exploration: the loss is paid once, on the answer step):
+  the policy only chooses arms and the answer is the empirical rule (``EmpiricalAnswerVector``,
+  ``Discrete(K)``), gamma = 1 (the episode's loss is not discounted); PPO on 16 copies, DQN on one. PPO can
+  also be trained on the full ``MultiDiscrete`` action (``discrete=False``), where it must learn the answer
+  bits too.
+
+``docs/rl.md`` has the recipes' settings and how the trained policies do next to the papers' agents.
+
+Training on a fixed instance teaches the policy that instance (a thresholding policy can answer without
+pulling); train on an id that draws its instance per episode (``ThresholdingBandit-v0``,
+``CorrelatedBestArm-v0``) to learn a bandit algorithm, and evaluate elsewhere.
+"""
+
+from __future__ import annotations
+
+import pickle
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium.vector import AutoresetMode, VectorEnv
+
+try:
+    import stable_baselines3
+    from stable_baselines3.common.vec_env import VecEnv, VecMonitor, VecNormalize
+except ImportError as error:  # pragma: no cover - the rl extra is missing
+    raise ImportError('bandit_gym.rl needs stable-baselines3: pip install -e ".[rl]"') from error
+
+from bandit_gym import _validation as check
+from bandit_gym.envs._base import engine_of
+from bandit_gym.wrappers import EmpiricalAnswerVector
+
+ALGORITHMS = ("PPO", "DQN", "A2C")
+
+
+class SB3VecEnv(VecEnv):
+    """A native bandit_gym vector env with ``SAME_STEP`` autoreset seen through stable-baselines3's ``VecEnv``
+    API (possibly wrapped, e.g. by ``EmpiricalAnswerVector``): observations are fresh arrays each step,
+    ``dones = terminated | truncated``, the per-copy ``infos`` hold ``terminal_observation`` and
+    ``TimeLimit.truncated`` for the copies that ended (the list of dicts is SB3's API; the step itself is one
+    array operation for all copies).
+    The env draws for all copies from one generator, so ``seed(s)`` seeds the whole batch with ``s`` (SB3's
+    per-copy seeds ``s + i`` do not apply)."""
+
+    def __init__(self, env: VectorEnv) -> None:
+        mode = env.metadata.get("autoreset_mode")
+        if mode != AutoresetMode.SAME_STEP:
+            raise ValueError(f"env must reset its copies within the step (autoreset_mode='SameStep', what "
+                             f"stable-baselines3 expects), got {mode}; make it with gym.make_vec(..., "
+                             "vectorization_mode='vector_entry_point', autoreset_mode='SameStep')")
+        engine_of(env)  # a bandit_gym env, or a TypeError naming the problem
+        self.env = env
+        self._actions: np.ndarray | None = None
+        super().__init__(env.num_envs, env.single_observation_space, env.single_action_space)
+
+    def reset(self) -> dict[str, np.ndarray]:
+        obs, _ = self.env.reset(seed=self._seeds[0])
+        self._reset_seeds()
+        return {key: np.array(value) for key, value in obs.items()}
+
+    def step_async(self, actions: np.ndarray) -> None:
+        self._actions = np.asarray(actions)
+
+    def step_wait(self) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, list[dict[str, Any]]]:
+        obs, rewards, terminated, truncated, info = self.env.step(self._actions)
+        dones = terminated | truncated
+        infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
+        for row in np.flatnonzero(dones):  # only the copies that ended this step
+            infos[row]["terminal_observation"] = info["final_obs"][row]
+            infos[row]["TimeLimit.truncated"] = bool(truncated[row] and not terminated[row])
+        return ({key: np.array(value) for key, value in obs.items()}, np.asarray(rewards, dtype=np.float32),
+                dones, infos)
+
+    def close(self) -> None:
+        self.env.close()
+
+    def get_attr(self, attr_name: str, indices: Any = None) -> list[Any]:
+        value = None if attr_name == "render_mode" else getattr(self.env, attr_name)
+        return [value] * len(list(self._get_indices(indices)))
+
+    def set_attr(self, attr_name: str, value: Any, indices: Any = None) -> None:
+        raise AttributeError(f"set_attr({attr_name!r}): the copies of a native vector env share one object")
+
+    def env_method(self, method_name: str, *method_args: Any, indices: Any = None, **method_kwargs: Any) -> list:
+        raise AttributeError(f"env_method({method_name!r}): the copies of a native vector env share one object; "
+                             "call it on env.env")
+
+    def env_is_wrapped(self, wrapper_class: type, indices: Any = None) -> list[bool]:
+        return [False] * len(list(self._get_indices(indices)))
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """How to train one algorithm on one env family: the SB3 class, its keyword arguments, the number of copies,
+    whether the policy only chooses arms (``discrete``: ``EmpiricalAnswerVector`` fills the answer), the
+    ``VecNormalize`` settings and a default number of steps."""
+
+    algo: str
+    algo_kwargs: dict[str, Any] = field(default_factory=dict)
+    num_envs: int = 16
+    discrete: bool = True
+    normalize: dict[str, Any] | None = field(default_factory=lambda: {"norm_obs": True, "norm_reward": True})
+    total_timesteps: int = 100_000
+
+
+_PURE_PPO = Recipe("PPO", {"n_steps": 256, "batch_size": 512, "n_epochs": 4, "gamma": 1.0, "gae_lambda": 0.95,
+                           "ent_coef": 0.01, "learning_rate": 3e-4},
+                   normalize={"norm_obs": True, "norm_reward": True, "gamma": 1.0})
+_PURE_DQN = Recipe("DQN", {"gamma": 1.0, "learning_starts": 1000, "buffer_size": 50_000, "train_freq": 4,
+                           "target_update_interval": 1000, "exploration_fraction": 0.3},
+                   num_envs=1, normalize={"norm_obs": True, "norm_reward": False})
+
+#: the recipes, by (env family, algorithm)
+RECIPES: dict[tuple[str, str], Recipe] = {
+    ("threshold", "PPO"): Recipe("PPO", {"n_steps": 128, "batch_size": 256, "n_epochs": 4, "gamma": 0.9,
+                                         "gae_lambda": 0.9, "ent_coef": 0.0, "learning_rate": 1e-3},
+                                 discrete=False, normalize={"norm_obs": True, "norm_reward": True, "gamma": 0.9},
+                                 total_timesteps=50_000),
+    ("threshold", "DQN"): Recipe("DQN", {"gamma": 0.9, "learning_starts": 500, "buffer_size": 20_000,
+                                         "exploration_fraction": 0.2}, num_envs=1, discrete=False,
+                                 normalize={"norm_obs": True, "norm_reward": False}, total_timesteps=50_000),
+    **{(family, "PPO"): _PURE_PPO for family in ("thresholding", "best_arm", "top_k")},
+    **{(family, "DQN"): _PURE_DQN for family in ("thresholding", "best_arm", "top_k")},
+}
+
+
+def family_of_id(env_id: str, **env_kwargs: Any) -> str:
+    """The env family of a registered id: ``"thresholding"``, ``"threshold"``, ``"best_arm"`` or ``"top_k"``."""
+    return engine_of(gym.make(env_id, **env_kwargs)).family
+
+
+def recipe_for(env_id: str, algo: str = "PPO", **overrides: Any) -> Recipe:
+    """The recipe of ``env_id``'s family for ``algo`` (``"PPO"`` or ``"DQN"``), with ``overrides`` replacing
+    fields (``algo_kwargs`` is merged)."""
+    algo = check.choice("algo", algo, ALGORITHMS[:2])
+    recipe = RECIPES[(family_of_id(env_id), algo)]
+    if "algo_kwargs" in overrides:
+        overrides = {**overrides, "algo_kwargs": {**recipe.algo_kwargs, **overrides["algo_kwargs"]}}
+    unknown = set(overrides) - set(Recipe.__dataclass_fields__)
+    if unknown:
+        raise ValueError(f"unknown recipe fields {sorted(unknown)}; allowed: {sorted(Recipe.__dataclass_fields__)}")
+    return replace(recipe, **overrides)
+
+
+def make_vec_env(env_id: str, num_envs: int = 16, discrete: bool = False, normalize: dict[str, Any] | None = None,
+                 **env_kwargs: Any) -> Any:
+    """An SB3 ``VecEnv`` of ``num_envs`` copies of ``env_id`` (the native vector env, ``SAME_STEP``), with
+    ``EmpiricalAnswerVector`` when ``discrete`` (pure-exploration envs), ``VecMonitor``, and ``VecNormalize``
+    with the keyword arguments ``normalize`` (None: no normalisation)."""
+    env: Any = gym.make_vec(env_id, num_envs=check.integer("num_envs", num_envs, minimum=1),
+                            vectorization_mode="vector_entry_point", autoreset_mode="SameStep", **env_kwargs)
+    if discrete:
+        env = EmpiricalAnswerVector(env)
+    venv = VecMonitor(SB3VecEnv(env))
+    return venv if normalize is None else VecNormalize(venv, **normalize)
+
+
+@dataclass
+class TrainedPolicy:
+    """A trained SB3 model with the ``VecNormalize`` statistics it was trained with (None without)."""
+
+    model: Any
+    normalize: Any = None
+
+    def save(self, folder: str | Path) -> Path:
+        """Write ``model.zip`` and ``vecnormalize.pkl`` (when normalising) into ``folder``; return it."""
+        folder = Path(folder)
+        folder.mkdir(parents=True, exist_ok=True)
+        self.model.save(folder / "model.zip")
+        if self.normalize is not None:
+            self.normalize.save(str(folder / "vecnormalize.pkl"))
+        return folder
+
+
+def load(folder: str | Path, algo: str = "PPO") -> TrainedPolicy:
+    """Read a :class:`TrainedPolicy` saved by :meth:`TrainedPolicy.save` (``algo`` names the SB3 class)."""
+    folder = Path(folder)
+    if not (folder / "model.zip").is_file():
+        raise FileNotFoundError(f"{folder / 'model.zip'} does not exist: pass the folder given to TrainedPolicy.save")
+    cls = getattr(stable_baselines3, check.choice("algo", algo, ALGORITHMS))
+    model = cls.load(folder / "model.zip", device="cpu")
+    normalize = None
+    if (folder / "vecnormalize.pkl").is_file():
+        with open(folder / "vecnormalize.pkl", "rb") as handle:  # SB3's own file (VecNormalize.save), no venv
+            normalize = pickle.load(handle)
+        normalize.training, normalize.norm_reward = False, False
+    return TrainedPolicy(model, normalize)
+
+
+def train(env_id: str, algo: str = "PPO", total_timesteps: int | None = None, seed: int | None = 0,
+          verbose: int = 0, env_kwargs: dict[str, Any] | None = None, **overrides: Any) -> TrainedPolicy:
+    """Train ``algo`` on ``env_id`` with its family's recipe (``overrides`` replace recipe fields, e.g.
+    ``num_envs=8``, ``algo_kwargs={"learning_rate": 1e-3}``, ``discrete=False``), for ``total_timesteps``
+    steps (the recipe's default if None). ``env_kwargs`` go to ``gym.make_vec`` (e.g. ``{"budget": 100}``).
+    Returns the model and its observation statistics, ready for :class:`~bandit_gym.agents.SB3Agent`."""
+    recipe = recipe_for(env_id, algo, **overrides)
+    venv = make_vec_env(env_id, recipe.num_envs, recipe.discrete, recipe.normalize, **(env_kwargs or {}))
+    venv.seed(seed)
+    cls = getattr(stable_baselines3, recipe.algo)
+    model = cls("MultiInputPolicy", venv, seed=seed, verbose=verbose, device="cpu", **recipe.algo_kwargs)
+    steps = recipe.total_timesteps if total_timesteps is None else check.integer("total_timesteps",
+                                                                                 total_timesteps, minimum=1)
+    model.learn(total_timesteps=steps)
+    normalize = venv if recipe.normalize is not None else None
+    if normalize is not None:
+        normalize.training, normalize.norm_reward = False, False
+    return TrainedPolicy(model, normalize)
