@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from bandit_gym.agents import UCB, Uniform
+from bandit_gym.envs.best_arm import top_m_answer
 from bandit_gym.rollout import play_episode, play_vector
 from bandit_gym.wrappers import (
     EmpiricalAnswer,
@@ -95,3 +96,25 @@ def test_empirical_answer_adapter() -> None:
     venv.reset(seed=0)
     obs, *_ = venv.step(np.array([0, 1, 2]))
     assert obs["counts"][:, :3].trace() == 3
+
+
+def test_empirical_answer_on_best_arm_and_top_k_envs_ranks_unpulled_arms_last() -> None:
+    """The best-arm / top-K empirical answer is the m largest means among pulled arms: with negative rewards
+    (ModelSelection's minus RMSE) an unpulled arm, whose observed mean reads 0, is not answered."""
+    env = EmpiricalAnswer(gym.make("ModelSelection-v0", budget=3))
+    assert env.action_space == gym.spaces.Discrete(160)
+    env.reset(seed=0)
+    for _ in range(3):
+        env.step(5)
+    _, reward, terminated, _, _ = env.step(7)  # the answer step: arm 5, the only pulled one
+    means = env.unwrapped.means
+    assert terminated and reward == pytest.approx(-(means.max() - means[5]))
+    bits = top_m_answer({"means": np.array([[0.0, -1.0, -2.0, 0.0]]), "counts": np.array([[0, 1, 2, 0]]),
+                         "m": np.array([[2]])})
+    assert bits.tolist() == [[0, 1, 1, 0]]
+    venv = EmpiricalAnswerVector(gym.make_vec("TopKIdentification-v0", num_envs=2,
+                                              vectorization_mode="vector_entry_point", budget=20))
+    obs, _ = venv.reset(seed=0)
+    assert venv.single_action_space == gym.spaces.Discrete(100)
+    obs, *_ = venv.step(np.array([3, 4]))
+    assert obs["counts"][0, 3] == 1 and obs["counts"][1, 4] == 1
