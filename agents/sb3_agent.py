@@ -29,8 +29,9 @@ class SB3Agent(Agent):
     updated), then ``model.predict(obs, deterministic)`` on the whole batch at once. A policy trained through
     ``EmpiricalAnswer`` (``Discrete`` action on a pure-exploration env) chooses only the arm (or K, stop); the
     answer bits are the env's empirical rule (thresholding: ``1{theta_hat_i >= theta}``; best arm and top K:
-    the m largest empirical means). With ``deterministic=False`` the actions are sampled with torch's global
-    generator, which :meth:`reset` seeds (``torch.manual_seed``). Not anytime: a policy reads the budget left.
+    the m largest empirical means among pulled arms). With ``deterministic=False`` the actions are sampled with
+    torch's global generator, which :meth:`reset` seeds (``torch.manual_seed``). Not anytime: a policy reads the
+    budget left.
     """
 
     families: ClassVar[tuple[str, ...]] = ("thresholding", "threshold", "best_arm", "top_k")

@@ -1,0 +1,1 @@
+"""Performance benchmarks that print pulls per second and ratios side by side (``python -m benchmarks``)."""

@@ -1,0 +1,5 @@
+"""``python -m benchmarks``: the performance suite (see :mod:`benchmarks.suite`)."""
+
+from benchmarks.suite import main
+
+raise SystemExit(main())

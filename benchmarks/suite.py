@@ -1,0 +1,280 @@
+"""The performance suite: five workloads through the public API, each against a plain per-step loop over one env.
+
+    python -m benchmarks                 # every workload (under 10 minutes on 2 cores)
+    python -m benchmarks --only W1 W2    # some of them
+    python -m benchmarks --quick         # a tenth of the runs, to check that it works
+
+For each workload it prints, side by side in one run: the pulls made, the time, pulls per second, the rate of a
+plain per-step loop (``gym.make`` + ``agent.act`` + ``env.step``, one pull per Python iteration, the way bandit
+code is usually written; the loop's rate does not depend on the number of runs, so it plays a fixed number of
+pulls) and the ratio of the two. Then the issue's targets, each met or missed: W1 >= 2e7 pulls/s; W2's cost per
+pull within 5x of W1's; the vector env's own overhead at most 15% over the bare simulation kernel; ``import
+bandit_gym`` under 0.35 s. Every kernel is compiled before the timing starts.
+
+Workloads:
+
+- W1: tao2019 Setup 1 (K = 10, T = 1000), LSA and APT, 5000 runs: ``gym.make_vec`` + ``agent.act``.
+- W2: K = 1000 Bernoulli arms with means i / 1000, UCB-E (``UCBEBestArm``, Audibert et al.'s a from H1), 50
+  runs, budget 10^5: ``gym.make_vec`` + ``agent.act``.
+- W3: chen2017 TWOGROUP, n = 1000, K = 250, budget 10^5, AdaptiveTopK (batched rounds, ``play_batched``) and
+  CLUCB-PAC (whole compiled episodes, ``play_compiled``), 200 runs: the paths the experiment engine takes.
+- W4: CorrelatedBestArm-TrafficSynthetic (K = 357, T = 400), BayesGap, 100 runs: ``gym.make_vec`` + ``act``.
+- W5: ThresholdBandit, K = 10, m = 20 (``staircase_distributions``), T = 10^5, DKWUCB, 1000 runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import gymnasium as gym
+import numba
+import numpy as np
+
+import bandit_gym  # noqa: F401  (registers the envs)
+from bandit_gym.agents import APT, CLUCBPAC, DKWUCB, LSA, AdaptiveTopK, BayesGap, UCBEBestArm
+from bandit_gym.instances import staircase_distributions
+from bandit_gym.rollout import play_batched, play_compiled
+
+#: pulls the per-step loop plays for each workload (enough for a stable rate: its cost per pull is constant)
+LOOP_PULLS = 20_000
+
+
+@dataclass
+class Row:
+    """One measured path of one workload."""
+
+    workload: str
+    agent: str
+    path: str
+    pulls: int
+    seconds: float
+    loop_rate: float = float("nan")
+    notes: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def rate(self) -> float:
+        return self.pulls / self.seconds
+
+    @property
+    def ratio(self) -> float:
+        return self.rate / self.loop_rate
+
+
+@dataclass(frozen=True)
+class Workload:
+    """An env (id and keyword arguments) and the agents to play on it."""
+
+    name: str
+    env_id: str
+    env_kwargs: dict[str, Any]
+    runs: int
+    horizon: int
+    agents: dict[str, Callable[[], Any]]
+    #: per agent, the paths measured: "vector" (make_vec + act, the default), "batched" or "compiled" (the
+    #: experiment engine's rollouts: batched rounds, or whole episodes in compiled code)
+    paths: dict[str, tuple[str, ...]] = field(default_factory=dict)
+
+
+def make_vec(workload: Workload, runs: int, **overrides: Any) -> gym.vector.VectorEnv:
+    return gym.make_vec(workload.env_id, num_envs=runs, vectorization_mode="vector_entry_point",
+                        **{**workload.env_kwargs, **overrides})
+
+
+def play_steps(env: Any, agent: Any, steps: int, seed: int = 0) -> int:
+    """Step a (vector) env ``steps`` times with ``agent``; return the pulls made (a pure-exploration episode's
+    answer step, which ends it, pulls nothing; the threshold bandit's last round does)."""
+    pure = "m" in env.observation_space.spaces or "epsilon" in env.observation_space.spaces
+    agent.reset(seed=seed)
+    obs, _ = env.reset(seed=seed)
+    pulls = 0
+    for _ in range(steps):
+        obs, _, terminated, truncated, _ = env.step(agent.act(obs))
+        pulls += int(np.size(terminated) - (np.count_nonzero(terminated) if pure else 0))
+        if np.ndim(terminated) == 0 and (terminated or truncated):  # a single env: the loop resets it
+            obs, _ = env.reset()
+    return pulls
+
+
+def vector_row(workload: Workload, label: str) -> Row:
+    """``gym.make_vec`` + ``agent.act`` for one episode per copy (``horizon`` pulls, then the answer step)."""
+    agent = workload.agents[label]()
+    env = make_vec(workload, workload.runs)
+    play_steps(env, agent, 30)  # compile first (the kernels differ with the batch size: serial or parallel)
+    pure = not workload.env_id.startswith("ThresholdBandit")
+    steps = workload.horizon + 1 if pure else workload.horizon  # pure exploration: T pulls and the answer step
+    start = time.perf_counter()
+    pulls = play_steps(env, agent, steps)
+    return Row(workload.name, label, "make_vec + act", pulls, time.perf_counter() - start)
+
+
+def rollout_row(workload: Workload, label: str, path: str) -> Row:
+    """The experiment engine's path: batched rounds (``play_batched``) or compiled episodes (``play_compiled``)."""
+    play = play_batched if path == "batched" else play_compiled
+    # the compiled thresholding rollout reads counter-based streams (common random numbers)
+    crn = {"common_random_numbers": True} if workload.env_id.startswith("Thresholding") else {}
+    warm = make_vec(workload, 4, budget=2000, **crn)
+    play(warm, workload.agents[label](), seed=0)  # compile first (a short budget)
+    env = make_vec(workload, workload.runs, **crn)
+    start = time.perf_counter()
+    result = play(env, workload.agents[label](), seed=0)
+    seconds = time.perf_counter() - start
+    assert result is not None, f"{label} has no {path} path on {workload.env_id}"
+    return Row(workload.name, label, f"{'play_batched' if path == 'batched' else 'play_compiled'}",
+               int(result["pulls"].sum()), seconds)
+
+
+def loop_rate(workload: Workload, label: str, pulls: int = LOOP_PULLS) -> float:
+    """Pulls per second of the plain loop: one ``gym.make`` env, ``agent.act`` and ``env.step`` per pull."""
+    env = gym.make(workload.env_id, **workload.env_kwargs)
+    agent = workload.agents[label]()
+    play_steps(env, agent, 30)  # compile the single-copy kernels first
+    start = time.perf_counter()
+    made = play_steps(env, agent, pulls)
+    return made / (time.perf_counter() - start)
+
+
+def workloads(quick: bool) -> list[Workload]:
+    scale = 10 if quick else 1
+    k2 = 1000
+    means2 = np.arange(k2) / k2
+    h1 = float(np.sum(1.0 / (means2.max() - np.sort(means2)[:-1]) ** 2))
+    traffic = gym.make("CorrelatedBestArm-TrafficSynthetic-v0").reset(seed=0)[1]["model"]
+    return [
+        Workload("W1", "ThresholdingBandit-Tao2019Setup1-v0", {"budget": 1000}, 5000 // scale, 1000,
+                 {"LSA": LSA, "APT": lambda: APT(epsilon=0.05)},
+                 {"LSA": ("vector", "compiled"), "APT": ("vector", "compiled")}),
+        Workload("W2", "BestArmIdentification-v0", {"means": means2, "budget": 100_000}, 50 // scale, 100_000,
+                 {"UCB-E": lambda: UCBEBestArm(H1=h1)}, {"UCB-E": ("vector", "compiled")}),
+        Workload("W3", "TopKIdentification-Chen2017TwoGroupK250-v0", {}, 200 // scale, 100_000,
+                 {"AdaptiveTopK": lambda: AdaptiveTopK(form="fixed_budget"), "CLUCB-PAC": CLUCBPAC},
+                 {"AdaptiveTopK": ("batched",), "CLUCB-PAC": ("compiled",)}),
+        Workload("W4", "CorrelatedBestArm-TrafficSynthetic-v0", {}, 100 // scale, 400,
+                 {"BayesGap": lambda: BayesGap(**traffic)}),
+        Workload("W5", "ThresholdBandit-v0",
+                 {"distributions": staircase_distributions(10, 20), "horizon": 100_000}, 1000 // scale, 100_000,
+                 {"DKWUCB": DKWUCB}),
+    ]
+
+
+@numba.njit(cache=True)
+def _bare_update(u: np.ndarray, mean: float, arm: int, counts: np.ndarray, sums: np.ndarray) -> None:
+    for n in range(u.shape[0]):
+        counts[n, arm] += 1.0
+        sums[n, arm] += u[n] < mean
+
+
+def bare_and_env_rates(copies: int = 5000, k: int = 10, steps: int = 1000) -> tuple[float, float]:
+    """The vector env's own cost against the bare simulation it performs, on W1's shape: round-robin pulls of
+    Bernoulli arms (no agent). (a) The bare kernel: one uniform per copy from a numpy Generator, then one
+    compiled pass that compares it with the pulled arm's mean and adds to that arm's count and sum; (b)
+    ``env.step`` with the same actions (which also checks the actions, keeps the budget, the last-pull entries
+    and the means of the observation). Returns both rates in pulls per second."""
+    means = np.linspace(0.05, 0.95, k)
+    rng = np.random.default_rng(0)
+    counts, sums = np.zeros((copies, k)), np.zeros((copies, k))
+    _bare_update(rng.random(copies), 0.5, 0, counts, sums)  # compile first
+    start = time.perf_counter()
+    for t in range(steps):
+        _bare_update(rng.random(copies), means[t % k], t % k, counts, sums)
+    bare = copies * steps / (time.perf_counter() - start)
+    env = gym.make_vec("ThresholdingBandit-v0", num_envs=copies, vectorization_mode="vector_entry_point",
+                       means=means, budget=steps)
+    actions = [np.zeros((copies, k + 1), dtype=np.int64) for _ in range(k)]
+    for arm, action in enumerate(actions):
+        action[:, 0] = arm
+    env.reset(seed=0)
+    for t in range(30):  # compile the step kernel first
+        env.step(actions[t % k])
+    env.reset(seed=0)
+    start = time.perf_counter()
+    for t in range(steps):
+        env.step(actions[t % k])
+    return bare, copies * steps / (time.perf_counter() - start)
+
+
+def import_seconds(repeats: int = 5) -> tuple[float, list[str]]:
+    """Median wall time of ``import bandit_gym`` in a fresh interpreter, and the heavy modules it loaded."""
+    code = ("import sys, time; t = time.perf_counter(); import bandit_gym; print(time.perf_counter() - t); "
+            "print(','.join(m for m in ('matplotlib', 'pandas', 'sklearn', 'torch', 'scipy.stats', 'scipy.optimize',"
+            " 'numba', 'stable_baselines3', 'joblib') if m in sys.modules))")
+    times, heavy = [], ""
+    for _ in range(repeats):
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+        lines = out.splitlines()
+        times.append(float(lines[0]))
+        heavy = lines[1] if len(lines) > 1 else ""
+    return statistics.median(times), [m for m in heavy.split(",") if m]
+
+
+def measure(workload: Workload, label: str) -> list[Row]:
+    """Every path of one agent on one workload, with the per-step loop's rate."""
+    rate = loop_rate(workload, label)
+    rows = []
+    for path in workload.paths.get(label, ("vector",)):
+        row = vector_row(workload, label) if path == "vector" else rollout_row(workload, label, path)
+        row.loop_rate = rate
+        rows.append(row)
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--only", nargs="*", default=None, help="workload names (W1..W5)")
+    parser.add_argument("--quick", action="store_true", help="a tenth of the runs")
+    args = parser.parse_args(argv)
+    start = time.perf_counter()
+    rows = []
+    for workload in workloads(args.quick):
+        if args.only and workload.name not in args.only:
+            continue
+        for row in (row for label in workload.agents for row in measure(workload, label)):
+            rows.append(row)
+            print(f"{row.workload} {row.agent:13s} {row.path:14s} {row.pulls:>12,d} pulls in {row.seconds:7.1f} s: "
+                  f"{row.rate:>12,.0f} pulls/s; per-step loop {row.loop_rate:>8,.0f} pulls/s; "
+                  f"ratio {row.ratio:,.0f}x", flush=True)
+    print()
+    print(table(rows))
+    print(targets(rows, *bare_and_env_rates(), *import_seconds()))
+    print(f"\nsuite finished in {time.perf_counter() - start:.0f} s")
+    return 0
+
+
+def table(rows: list[Row]) -> str:
+    lines = ["| workload | agent | path | pulls | seconds | pulls/s | per-step loop (pulls/s) | ratio |",
+             "|---|---|---|---|---|---|---|---|"]
+    for row in rows:
+        lines.append(f"| {row.workload} | {row.agent} | {row.path} | {row.pulls:,d} | {row.seconds:.1f} | "
+                     f"{row.rate:,.0f} | {row.loop_rate:,.0f} | {row.ratio:,.0f}x |")
+    return "\n".join(lines)
+
+
+def targets(rows: list[Row], bare: float, env: float, seconds: float, heavy: list[str]) -> str:
+    def verdict(ok: bool) -> str:
+        return "met" if ok else "MISSED"
+
+    lines = ["", "targets:"]
+    w1 = [row for row in rows if row.workload == "W1" and row.path == "make_vec + act"]
+    w2 = [row for row in rows if row.workload == "W2"]
+    if w1:
+        worst = min(row.rate for row in w1)
+        lines.append(f"  W1 >= 2e7 pulls/s through make_vec + act: slowest agent {worst:,.0f} -> "
+                     f"{verdict(worst >= 2e7)}")
+    for path in ("make_vec + act", "play_compiled"):
+        one = [row.rate for row in rows if row.workload == "W1" and row.path == path]
+        two = [row.rate for row in w2 if row.path == path]
+        if one and two:
+            factor = min(one) / min(two)
+            lines.append(f"  W2's cost per pull within 5x of W1's ({path}): {factor:.1f}x -> {verdict(factor <= 5)}")
+    overhead = bare / env - 1
+    lines.append(f"  vector env overhead over the bare kernel (W1 shape, round robin): bare {bare:,.0f}, env "
+                 f"{env:,.0f} pulls/s, overhead {overhead:+.0%} -> {verdict(overhead <= 0.15)}")
+    lines.append(f"  import bandit_gym < 0.35 s: {seconds:.3f} s (median of 5; heavy modules loaded: "
+                 f"{', '.join(heavy) or 'none'}) -> {verdict(seconds < 0.35)}")
+    return "\n".join(lines)
