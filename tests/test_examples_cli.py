@@ -13,7 +13,8 @@ from bandit_gym.cli import main
 
 EXAMPLES = sorted((Path(__file__).parent.parent / "examples").glob("*.py"))
 #: examples that must leave this file in ``example-output/`` (every file there must be non-empty)
-FIGURES = {"compare_agents.py": "compare_agents.png", "render_gif.py": "lsa.gif"}
+FIGURES = {"compare_agents.py": "compare_agents.png", "render_gif.py": "lsa.gif",
+           "train_ppo.py": "ppo-threshold-bandit/model.zip"}
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=[p.name for p in EXAMPLES])
