@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import bandit_gym  # noqa: F401
+from bandit_gym.agents import UCBEBestArm
 from bandit_gym.experiments import AgentSpec, build_agent
 from bandit_gym.rollout import play_compiled, play_vector
 
@@ -138,3 +139,34 @@ def test_best_arm_parallel_step_kernels_give_the_same_numbers(name: str, monkeyp
         return play_vector(venv, build_agent(AgentSpec(name), venv), seed=3)
 
     assert_parallel_kernels_agree(play, monkeypatch)
+
+
+def test_tournament_tree_gives_the_first_largest_value() -> None:
+    from bandit_gym.agents.best_arm._kernels import max_tree_build, max_tree_update, tree_size
+
+    rng = np.random.default_rng(0)
+    for k in (1, 2, 3, 7, 64, 1000):
+        values = rng.integers(0, 5, size=k).astype(float)  # many ties
+        values[rng.integers(k)] = np.inf
+        tree = np.zeros(tree_size(k))
+        max_tree_build(values, tree)
+        assert tree[1] == np.argmax(values)
+        for _ in range(200):
+            arm = int(rng.integers(k))
+            values[arm] = float(rng.integers(0, 6))
+            max_tree_update(values, tree, arm)
+            assert tree[1] == np.argmax(values)  # numpy's argmax: the first largest
+
+
+def test_ucbe_incremental_rollout_equals_the_vector_env_at_every_checkpoint() -> None:
+    """UCB-E's rollout keeps its indices in a tournament tree and recomputes only the pulled arm's between
+    checkpoints; its answers at 30 budgets equal those of act (all K indices at every step), bit for bit."""
+    means = np.arange(64) / 64
+    venv = gym.make_vec("BestArmIdentification-v0", num_envs=12, vectorization_mode="vector_entry_point",
+                        common_random_numbers=True, means=means, budget=3000)
+    budgets = list(range(100, 3001, 100))
+    stepped = play_vector(venv, UCBEBestArm(a=50.0), seed=2, budgets=budgets)
+    compiled = play_compiled(venv, UCBEBestArm(a=50.0), seed=2, budgets=budgets)
+    assert compiled is not None
+    np.testing.assert_array_equal(compiled["anytime_regret"], stepped["anytime_regret"])
+    assert 0 < stepped["anytime_regret"][:, -1].mean() < stepped["anytime_regret"][:, 0].mean()

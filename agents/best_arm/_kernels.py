@@ -154,22 +154,79 @@ def ugapec(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int,
 
 
 @_jit
+def _better(values: np.ndarray, a: float, b: float) -> float:
+    """The arm of the larger value among arms ``a`` and ``b`` (floats; -1 for an empty leaf); ties: ``a``."""
+    if b < 0.0:
+        return a
+    if a < 0.0:
+        return b
+    return a if values[np.int64(a)] >= values[np.int64(b)] else b
+
+
+@_jit
+def max_tree_build(values: np.ndarray, tree: np.ndarray) -> None:
+    """A tournament tree over ``values`` (K arms) in ``tree`` (2 P floats, P >= K a power of two): node 1 holds
+    the arm of the largest value, the smallest index among equal ones (left children hold smaller indices and
+    win ties); leaves P + i hold arm i. O(K)."""
+    size, k = tree.shape[0] // 2, values.shape[0]
+    for i in range(size):
+        tree[size + i] = i if i < k else -1.0
+    for node in range(size - 1, 0, -1):
+        tree[node] = _better(values, tree[2 * node], tree[2 * node + 1])
+
+
+@_jit
+def max_tree_update(values: np.ndarray, tree: np.ndarray, arm: int) -> None:
+    """Replay the matches on the path of ``arm``, whose value changed. O(log K)."""
+    node = (tree.shape[0] // 2 + arm) // 2
+    while node >= 1:
+        tree[node] = _better(values, tree[2 * node], tree[2 * node + 1])
+        node //= 2
+
+
+def tree_size(k: int) -> int:
+    """Floats of a tournament tree over K arms: 2 P, P the smallest power of two >= K."""
+    return 2 * (1 << max(k - 1, 0).bit_length())
+
+
+@_jit
 def ucbe(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, epsilon: float,
          constants: np.ndarray, state: np.ndarray, work: np.ndarray, answer: np.ndarray, final: bool) -> int:
     """UCB-E: constants ``(a,)``; pull ``argmax mu_i + sqrt(a / T_i)`` (+inf unpulled; ties: smallest index);
-    the answer is the m largest empirical means."""
+    the answer is the m largest empirical means.
+
+    State ``(made + 2 at the last call, its arm, tournament tree of the indices)``, indices in ``work[1]``. When
+    the rule was called at ``made - 1`` without scoring, only the arm it chose has new statistics (a whole-episode
+    rollout pulls what the rule returns), so only that arm's index is recomputed and its path in the tree
+    replayed: O(log K) per pull. A scored call (every ``act``, whose answer needs all K means) and any other
+    call recompute all K indices; the same arm either way, bit for bit."""
     k = counts.shape[0]
-    mean = work[0]
-    empirical_means(counts, sums, mean)
-    if final:
+    value, tree = work[1], state[2:]
+    if final:  # all K: the answer, and the index by one scan; the tree is stale afterwards
+        mean = work[0]
+        empirical_means(counts, sums, mean)
         top_m(mean, m, answer)
-    best, arm = 0.0, -1
-    for i in range(k):
-        if counts[i] == 0:
-            return i
-        v = mean[i] + math.sqrt(constants[0] / np.float64(counts[i]))
-        if arm < 0 or v > best:
-            best, arm = v, i
+        state[0] = 0.0
+        best, arm = 0.0, -1
+        for i in range(k):
+            if counts[i] == 0:
+                return i
+            v = mean[i] + math.sqrt(constants[0] / np.float64(counts[i]))
+            if arm < 0 or v > best:
+                best, arm = v, i
+        return arm
+    if state[0] == made + 1:  # the previous call's arm was pulled, nothing else changed
+        i = np.int64(state[1])
+        value[i] = np.float64(sums[i]) / max(np.float64(counts[i]), 1.0) + math.sqrt(constants[0] /
+                                                                                    np.float64(counts[i]))
+        max_tree_update(value, tree, i)
+    else:
+        for i in range(k):
+            c = np.float64(counts[i])
+            value[i] = math.inf if c == 0.0 else np.float64(sums[i]) / max(c, 1.0) + math.sqrt(constants[0] / c)
+        max_tree_build(value, tree)
+    arm = np.int64(tree[1])
+    state[0], state[1] = made + 2.0, arm
     return arm
 
 

@@ -21,6 +21,9 @@ class UCBEBestArm(BestArmAgent):
     once first, in index order: ties go to the smallest index). Output: the m arms of largest empirical mean
     (``argmax_i mu_hat_i`` for m = 1).
 
+    Speed (not a deviation): in whole-episode rollouts only the pulled arm's index is recomputed and the argmax
+    kept in a tournament tree, O(log K) per pull; ``act`` recomputes all K (its answer needs every mean).
+
     Parameters: ``a``, or the oracle ``H1 = sum_i 1 / Delta_i^2`` (from the true means) with
     ``a = c (n - K) / H1`` set at each episode start, n read from the observation (``c = 25/36``: the
     largest a of the theorem ``e_n <= 2 n K exp(-2 a / 25)``; Audibert et al.'s experiments try several c).
@@ -45,6 +48,11 @@ class UCBEBestArm(BestArmAgent):
     @classmethod
     def is_anytime(cls, params: dict) -> bool:  # type: ignore[override]
         return params.get("a") is not None  # built from H1 (the oracle fills it), a reads the budget
+
+    def state_size(self, k: int) -> int:
+        from bandit_gym.agents.best_arm._kernels import tree_size
+
+        return 2 + tree_size(k)  # the last call's made and arm, the tournament tree of the indices
 
     @property
     def exploration(self) -> np.ndarray:
