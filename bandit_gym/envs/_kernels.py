@@ -33,13 +33,11 @@ def stream_uniform(seed: np.uint64, draw: np.uint64) -> float:
     return (float(z >> np.uint64(11)) + 0.5) * 2.0**-53
 
 
-@numba.njit(cache=True, nogil=True, error_model="numpy")
 def _invalid_actions(actions: np.ndarray, k: int) -> int:
     """The number of rows of an ``(N, K + 1)`` integer array that are not ``[arm in 0..K, K answer bits]``: the
-    bits' OR must be 0 or 1 (a negative entry sets the sign bit). One serial pass (an OR-reduction the compiler
-    vectorises; threads cost more than they save on this memory-light check)."""
+    bits' OR must be 0 or 1 (a negative entry sets the sign bit)."""
     bad = 0
-    for n in range(actions.shape[0]):
+    for n in numba.prange(actions.shape[0]):
         bits = np.int64(0)
         for j in range(1, k + 1):
             bits |= actions[n, j]
@@ -139,13 +137,13 @@ def _serial_and_parallel(function: Any) -> tuple[Any, Any]:
             numba.njit(nogil=True, error_model="numpy", parallel=True)(function))
 
 
-_pulls = _serial_and_parallel(_pull)
+_invalid, _pulls = _serial_and_parallel(_invalid_actions), _serial_and_parallel(_pull)
 _threshold_pulls = _serial_and_parallel(_threshold_pull)
 
 
 def actions_valid(actions: np.ndarray, k: int) -> bool:
     """Whether every row of an ``(N, K + 1)`` integer array is ``[arm in 0..K, K answer bits]``."""
-    return _invalid_actions(actions, k) == 0
+    return _invalid[len(actions) >= PARALLEL_COPIES](actions, k) == 0
 
 
 def pull(mode: int, arms: np.ndarray, *args: Any) -> int:
