@@ -51,10 +51,9 @@ except ImportError as error:  # pragma: no cover - the rl extra is missing
     raise ImportError('bandit_gym.rl needs stable-baselines3: pip install -e ".[rl]"') from error
 
 from bandit_gym import _validation as check
+from bandit_gym.agents.sb3_agent import ALGORITHMS
 from bandit_gym.envs._base import engine_of
 from bandit_gym.wrappers import EmpiricalAnswerVector
-
-ALGORITHMS = ("PPO", "DQN", "A2C")
 
 
 class SB3VecEnv(VecEnv):

@@ -56,7 +56,6 @@ class Row:
     pulls: int
     seconds: float
     loop_rate: float = float("nan")
-    notes: dict[str, Any] = field(default_factory=dict)
 
     @property
     def rate(self) -> float:

@@ -190,6 +190,13 @@ def tree_size(k: int) -> int:
 
 
 @_jit
+def ucbe_index(counts: np.ndarray, sums: np.ndarray, a: float, i: int) -> float:
+    """UCB-E's index of arm i, ``mu_hat_i + sqrt(a / T_i)``; +inf for an arm never pulled."""
+    c = np.float64(counts[i])
+    return math.inf if c == 0.0 else np.float64(sums[i]) / max(c, 1.0) + math.sqrt(a / c)
+
+
+@_jit
 def ucbe(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, epsilon: float,
          constants: np.ndarray, state: np.ndarray, work: np.ndarray, answer: np.ndarray, final: bool) -> int:
     """UCB-E: constants ``(a,)``; pull ``argmax mu_i + sqrt(a / T_i)`` (+inf unpulled; ties: smallest index);
@@ -209,21 +216,19 @@ def ucbe(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, e
         state[0] = 0.0
         best, arm = 0.0, -1
         for i in range(k):
-            if counts[i] == 0:
+            v = ucbe_index(counts, sums, constants[0], i)
+            if v == math.inf:
                 return i
-            v = mean[i] + math.sqrt(constants[0] / np.float64(counts[i]))
             if arm < 0 or v > best:
                 best, arm = v, i
         return arm
     if state[0] == made + 1:  # the previous call's arm was pulled, nothing else changed
         i = np.int64(state[1])
-        value[i] = np.float64(sums[i]) / max(np.float64(counts[i]), 1.0) + math.sqrt(constants[0] /
-                                                                                    np.float64(counts[i]))
+        value[i] = ucbe_index(counts, sums, constants[0], i)
         max_tree_update(value, tree, i)
     else:
         for i in range(k):
-            c = np.float64(counts[i])
-            value[i] = math.inf if c == 0.0 else np.float64(sums[i]) / max(c, 1.0) + math.sqrt(constants[0] / c)
+            value[i] = ucbe_index(counts, sums, constants[0], i)
         max_tree_build(value, tree)
     arm = np.int64(tree[1])
     state[0], state[1] = made + 2.0, arm
