@@ -74,9 +74,14 @@ class Agent:
         """Forget all state and seed the agent's own generator (tie-breaking and any randomness)."""
         self.rng = np.random.default_rng(seed)
         self._fresh = np.zeros(0, dtype=bool)  # copies whose last observation was an episode's first
+        self._checked: dict[str, np.ndarray] = {}  # the batched observation's arrays, once validated
+        self._checked_family = ""
         self.num = 0
         self.num_arms = 0
         self.total_budget = np.zeros(0, dtype=np.int64)
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.__dict__, "_checked": {}}  # not the env's arrays
 
     def act(self, obs: Obs) -> np.ndarray:
         """Return the action for one observation, or an array of N actions for a batch of N observations.
@@ -114,13 +119,21 @@ class Agent:
     def _prepare(self, obs: Obs) -> tuple[Obs, bool, str, np.ndarray]:
         """Validate and batch ``obs``, begin the episodes that start with it; return ``(batch, single, family,
         last_arm)``."""
-        batch, single = self._as_batch(obs)
-        family = self._family(batch)
+        if self._checked and isinstance(obs, dict) and obs.keys() == self._checked.keys() and all(
+                obs[key] is value for key, value in self._checked.items()):
+            batch, single, family = obs, False, self._checked_family  # the arrays validated last time
+        else:
+            batch, single = self._as_batch(obs)
+            family = self._family(batch)
+            # a vector env hands out the same arrays at every step: validated once (their shapes cannot change)
+            self._checked = dict(batch) if batch is obs else {}
+            self._checked_family = family
         last = batch["last_arm"][:, 0]
         first = last == -1
-        # An episode begins at its first observation, once: acting on it again (the same copy still at -1)
-        # must not draw a new tie order.
-        self._start(batch, first & ~self._fresh if self._fresh.shape == first.shape else first.copy())
+        if first.any() or batch["counts"].shape != (self.num, self.num_arms):
+            # An episode begins at its first observation, once: acting on it again (the same copy still at -1)
+            # must not draw a new tie order.
+            self._start(batch, first & ~self._fresh if self._fresh.shape == first.shape else first.copy())
         self._fresh = first
         return batch, single, family, last
 

@@ -67,7 +67,7 @@ class SB3Agent(Agent):
             torch.manual_seed(seed)
 
     def __getstate__(self) -> dict[str, Any]:
-        state = dict(self.__dict__)
+        state = super().__getstate__()
         if isinstance(self.policy, (str, Path)):
             state["_model"] = state["_stats"] = None  # re-read from the folder in the worker
         return state

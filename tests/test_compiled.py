@@ -170,3 +170,38 @@ def test_ucbe_incremental_rollout_equals_the_vector_env_at_every_checkpoint() ->
     assert compiled is not None
     np.testing.assert_array_equal(compiled["anytime_regret"], stepped["anytime_regret"])
     assert 0 < stepped["anytime_regret"][:, -1].mean() < stepped["anytime_regret"][:, 0].mean()
+
+
+def ucbe_by_hand(obs: dict[str, np.ndarray], a: float) -> tuple[np.ndarray, np.ndarray]:
+    """UCB-E from scratch on a batch: every index, the first argmax (unpulled arms first), the answer bits."""
+    counts, sums = obs["counts"].astype(np.float64), obs["sums"].astype(np.float64)
+    means = sums / np.maximum(counts, 1.0)
+    with np.errstate(divide="ignore"):
+        index = np.where(counts == 0, np.inf, means + np.sqrt(a / counts))
+    answer = np.zeros(counts.shape, dtype=np.int64)
+    answer[np.arange(len(counts)), means.argmax(axis=1)] = 1
+    return index.argmax(axis=1), answer
+
+
+def test_ucbe_act_equals_recomputing_every_index_at_every_step() -> None:
+    """``act`` recomputes only the pulled arm's index and answer entry; at every step of 8 copies x 1500 pulls
+    (K = 40, means with ties) its arm and answer equal a from-scratch computation, also after the env pulled
+    another arm than the one asked for (every 97th step), which must send the agent back to a full recompute."""
+    means = np.repeat(np.linspace(0.2, 0.8, 20), 2)
+    venv = gym.make_vec("BestArmIdentification-v0", num_envs=8, vectorization_mode="vector_entry_point",
+                        means=means, budget=1500)
+    agent, a = UCBEBestArm(a=20.0), 20.0
+    agent.reset(seed=0)
+    obs, _ = venv.reset(seed=1)
+    foreign = 0
+    for t in range(1501):
+        action = agent.act(obs)
+        arms, answer = ucbe_by_hand(obs, a)
+        np.testing.assert_array_equal(action[:, 0], arms, err_msg=f"arm at step {t}")
+        np.testing.assert_array_equal(action[:, 1:], answer, err_msg=f"answer at step {t}")
+        action = action.copy()
+        if t % 97 == 50:
+            action[:, 0] = (action[:, 0] + 1 + t % 5) % len(means)
+            foreign += 1
+        obs, _, terminated, _, _ = venv.step(action)
+    assert terminated.all() and foreign == 15

@@ -184,9 +184,13 @@ def max_tree_update(values: np.ndarray, tree: np.ndarray, arm: int) -> None:
         node //= 2
 
 
+@numba.njit(cache=True, inline="always")
 def tree_size(k: int) -> int:
     """Floats of a tournament tree over K arms: 2 P, P the smallest power of two >= K."""
-    return 2 * (1 << max(k - 1, 0).bit_length())
+    p = 1
+    while p < k:
+        p *= 2
+    return 2 * p
 
 
 @_jit
@@ -202,36 +206,48 @@ def ucbe(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, e
     """UCB-E: constants ``(a,)``; pull ``argmax mu_i + sqrt(a / T_i)`` (+inf unpulled; ties: smallest index);
     the answer is the m largest empirical means.
 
-    State ``(made + 2 at the last call, its arm, tournament tree of the indices)``, indices in ``work[1]``. When
-    the rule was called at ``made - 1`` without scoring, only the arm it chose has new statistics (a whole-episode
-    rollout pulls what the rule returns), so only that arm's index is recomputed and its path in the tree
-    replayed: O(log K) per pull. A scored call (every ``act``, whose answer needs all K means) and any other
-    call recompute all K indices; the same arm either way, bit for bit."""
+    Only the arm pulled since the previous call changes its statistics, so only its index is recomputed and its
+    path in a tournament tree of the indices replayed, O(log K) per pull; for m = 1 the answer's argmax mean is
+    kept in a second tree, and only the bits that change are rewritten. The previous call's arm was the only pull
+    when ``made`` grew by one and that arm's count by one (``state[0:3]``); anything else (a new episode, a
+    batched allocation, another arm pulled, the same observation twice) recomputes all K. State: ``(made + 2 at
+    the last call, its arm, the arm's count then, the arm whose answer bit is set or -1, 1 if the mean tree is
+    current, index tree, mean tree)``; indices in ``work[1]``, means in ``work[0]``. Same arms and answers as
+    recomputing everything at every call, bit for bit (tested)."""
     k = counts.shape[0]
-    value, tree = work[1], state[2:]
-    if final:  # all K: the answer, and the index by one scan; the tree is stale afterwards
-        mean = work[0]
-        empirical_means(counts, sums, mean)
-        top_m(mean, m, answer)
-        state[0] = 0.0
-        best, arm = 0.0, -1
-        for i in range(k):
-            v = ucbe_index(counts, sums, constants[0], i)
-            if v == math.inf:
-                return i
-            if arm < 0 or v > best:
-                best, arm = v, i
-        return arm
-    if state[0] == made + 1:  # the previous call's arm was pulled, nothing else changed
-        i = np.int64(state[1])
+    size = tree_size(k)
+    mean, value, tree, mean_tree = work[0], work[1], state[5:5 + size], state[5 + size:]
+    i = np.int64(state[1])
+    one_pull = state[0] == made + 1 and np.float64(counts[i]) == state[2] + 1.0
+    if one_pull:
         value[i] = ucbe_index(counts, sums, constants[0], i)
         max_tree_update(value, tree, i)
     else:
-        for i in range(k):
-            value[i] = ucbe_index(counts, sums, constants[0], i)
+        for j in range(k):
+            value[j] = ucbe_index(counts, sums, constants[0], j)
         max_tree_build(value, tree)
+        state[3] = -1.0  # the answer bits are rewritten in full
+    if not final:
+        state[4] = 0.0  # the mean tree is not kept between unscored calls
+    elif m == 1:
+        if one_pull and state[4] == 1.0:
+            mean[i] = np.float64(sums[i]) / max(np.float64(counts[i]), 1.0)
+            max_tree_update(mean, mean_tree, i)
+        else:
+            empirical_means(counts, sums, mean)
+            max_tree_build(mean, mean_tree)
+        state[4] = 1.0
+        best, old = np.int64(mean_tree[1]), np.int64(state[3])
+        if old < 0:
+            answer[:] = 0
+        elif old != best:
+            answer[old] = 0
+        answer[best], state[3] = 1, best
+    else:
+        empirical_means(counts, sums, mean)
+        top_m(mean, m, answer)
     arm = np.int64(tree[1])
-    state[0], state[1] = made + 2.0, arm
+    state[0], state[1], state[2] = made + 2.0, arm, counts[arm]
     return arm
 
 

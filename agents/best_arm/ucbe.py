@@ -21,8 +21,9 @@ class UCBEBestArm(BestArmAgent):
     once first, in index order: ties go to the smallest index). Output: the m arms of largest empirical mean
     (``argmax_i mu_hat_i`` for m = 1).
 
-    Speed (not a deviation): in whole-episode rollouts only the pulled arm's index is recomputed and the argmax
-    kept in a tournament tree, O(log K) per pull; ``act`` recomputes all K (its answer needs every mean).
+    Speed (not a deviation): only the pulled arm's index is recomputed and the argmax kept in a tournament tree,
+    O(log K) per pull; for m = 1 the answer's argmax mean is kept the same way (``act`` and whole-episode
+    rollouts alike).
 
     Parameters: ``a``, or the oracle ``H1 = sum_i 1 / Delta_i^2`` (from the true means) with
     ``a = c (n - K) / H1`` set at each episode start, n read from the observation (``c = 25/36``: the
@@ -52,7 +53,7 @@ class UCBEBestArm(BestArmAgent):
     def state_size(self, k: int) -> int:
         from bandit_gym.agents.best_arm._kernels import tree_size
 
-        return 2 + tree_size(k)  # the last call's made and arm, the tournament tree of the indices
+        return 5 + 2 * tree_size(k)  # see the rule (_kernels.ucbe): the last call, the answer, two trees
 
     @property
     def exploration(self) -> np.ndarray:

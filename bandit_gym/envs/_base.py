@@ -207,7 +207,7 @@ class BanditVectorEnv(VectorEnv):
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self.render_mode = None
-        self._all = np.ones(self.num_envs, dtype=bool)
+        self._all = _read_only(np.ones(self.num_envs, dtype=bool))  # also the "_key" mask of a step's infos
         self._autoreset = np.zeros(self.num_envs, dtype=bool)
         self._started = False
         self._views: dict[str, np.ndarray] | None = None
@@ -247,13 +247,15 @@ class BanditVectorEnv(VectorEnv):
         self._check_running()
         actions = self.engine.check_actions(actions)
         rng = self.np_random
-        stepping = ~self._autoreset
         if self._autoreset.any():
+            stepping = ~self._autoreset
             self.engine.reset_rows(rng, self._autoreset)
             rewards, terminated, info = self.engine.step_rows(rng, actions, stepping)
-        else:
-            rewards, terminated, info = self.engine.step_rows(rng, actions, self._all)
-        truncated = self.engine.truncated & stepping
+            truncated = self.engine.truncated & stepping
+        else:  # every copy steps
+            stepping = self._all
+            rewards, terminated, info = self.engine.step_rows(rng, actions, stepping)
+            truncated = self.engine.truncated.copy()
         self._autoreset = terminated | truncated
         infos: dict[str, Any] = {}
         for key, value in info.items():

@@ -71,6 +71,8 @@ class BestArmEngine(ThresholdingEngine):
         self.loss = check.choice("loss", loss, BEST_ARM_LOSSES)
         self._warn_if_not_unique()
         n = self.num
+        self._none = np.zeros(n, dtype=bool)  # "no copy": truncated and invalid_answer of a step that ends none
+        self._none.flags.writeable = False
         obs = {"m": np.full((n, 1), self.m, dtype=np.float32)}
         obs.update({key: value for key, value in self.obs.items() if key != "threshold"})
         self.obs = obs
@@ -94,6 +96,9 @@ class BestArmEngine(ThresholdingEngine):
         self, rng: np.random.Generator, actions: np.ndarray, rows: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray, Info]:
         rewards, stop, _ = super().step_rows(rng, actions, rows)
+        if not stop.any():  # the usual step: nothing ends, no array to make
+            self.truncated = self._none
+            return rewards, stop, {"invalid_answer": self._none}
         capped = stop & (actions[:, 0] != self.num_arms)  # out of pulls, not a stop action
         self.truncated = capped if self.setting == "fixed_confidence" else np.zeros(self.num, dtype=bool)
         invalid = np.zeros(self.num, dtype=bool)

@@ -19,12 +19,16 @@ from bandit_gym.envs._base import BanditEnv, BanditVectorEnv, Engine, Info
 from bandit_gym.instances import oracle_values
 from bandit_gym.streams import stream_seeds, stream_uniforms
 
+_KERNELS: list[ModuleType] = []
+
 
 def _kernels() -> ModuleType:
     """The compiled step kernels, imported on first use (numba is slow to load)."""
-    from bandit_gym.envs import _kernels as kernels
+    if not _KERNELS:
+        from bandit_gym.envs import _kernels as kernels
 
-    return kernels
+        _KERNELS.append(kernels)
+    return _KERNELS[0]
 
 
 MeansSampler = Callable[[np.random.Generator, int], np.ndarray]
@@ -238,9 +242,9 @@ class ThresholdingEngine(Engine):
                 f"action must have shape (K + 1,) = ({k + 1},): [arm in 0..{k - 1} or {k} to stop, then one answer "
                 f"bit per arm]; got shape {per_copy}"
             )
-        if not np.issubdtype(actions.dtype, np.integer):
-            raise TypeError(f"action must hold integers, got dtype {actions.dtype}")
-        if not np.issubdtype(actions.dtype, np.int64):
+        if actions.dtype != np.int64:
+            if not np.issubdtype(actions.dtype, np.integer):
+                raise TypeError(f"action must hold integers, got dtype {actions.dtype}")
             actions = actions.astype(np.int64)
         if not _kernels().actions_valid(actions, k):
             arms, answer = actions[:, 0], actions[:, 1:]
