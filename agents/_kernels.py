@@ -24,6 +24,7 @@ from typing import Any
 import numba
 import numpy as np
 
+from bandit_gym._dispatch import Kernel
 from bandit_gym.envs._kernels import stream_uniform
 
 #: copies played in lockstep by a rollout: their pulls are independent, so the processor overlaps them
@@ -63,18 +64,15 @@ def empirical_answers(last: np.ndarray, counts: np.ndarray, sums: np.ndarray, th
     return action
 
 
-#: batches from this many copies on run their per-step kernels on all cores
-PARALLEL_COPIES = 2048
-
-
 def parallel_pair(function: Callable[..., Any], **options: Any) -> Callable[..., Any]:
     """Compile ``function`` (whose loop over copies is a ``numba.prange``) twice, serial and parallel, and
-    return a caller that takes the parallel one for batches of at least :data:`PARALLEL_COPIES` copies."""
-    serial = numba.njit(nogil=True, error_model="numpy", **options)(function)
-    parallel = numba.njit(nogil=True, error_model="numpy", parallel=True, **options)(function)
+    return a caller that runs one of them (:class:`bandit_gym._dispatch.Kernel`; the copies are counted by the
+    last argument's length)."""
+    kernel = Kernel(numba.njit(nogil=True, error_model="numpy", **options)(function),
+                    numba.njit(nogil=True, error_model="numpy", parallel=True, **options)(function))
 
     def call(*args: Any) -> Any:
-        return (parallel if len(args[-1]) >= PARALLEL_COPIES else serial)(*args)
+        return kernel(len(args[-1]), *args)
 
     return call
 
@@ -94,7 +92,12 @@ def index_rule(index: Callable[..., float]) -> tuple[Any, Any]:
                q: float) -> tuple:
         return jitted(count, total, theta, p0, p1, q)
 
+    STATELESS.add(jitted)
     return jitted, _jit(pulled)
+
+
+#: the ``fresh`` functions of arm rules without state of their own (index rules): their steps skip the state
+STATELESS: set[Any] = set()
 
 
 @functools.cache
@@ -102,7 +105,8 @@ def policy_step(fresh: Any, pulled: Any) -> Any:
     """Compile one ``act`` of an arm rule over a batch: per copy, update the arm pulled last (every arm at an
     episode start, ``last = -1``, or after a batched allocation, ``last = -2``), then pull each arm once in
     index order while ``init_pulls`` and fewer than K pulls were made, else the arm of smallest index at the
-    first position of the copy's arm order."""
+    first position of the copy's arm order. Rules without state (:data:`STATELESS`) neither read nor write it."""
+    stateful = fresh not in STATELESS
 
     def step(init_pulls: bool, p0: float, p1: float, per_copy: np.ndarray, last: np.ndarray, last_value: np.ndarray,
              counts: np.ndarray, sums: np.ndarray, theta: np.ndarray, budget_left: np.ndarray,
@@ -114,9 +118,13 @@ def policy_step(fresh: Any, pulled: Any) -> Any:
             for i in range(k) if a < 0 else range(a, a + 1):
                 c, s = np.float64(counts[n, i]), np.float64(sums[n, i])
                 if a < 0:
-                    v, bit, s1[n, i], s2[n, i] = fresh(c, s, th, p0, p1, q)
+                    v, bit, r1, r2 = fresh(c, s, th, p0, p1, q)
+                elif stateful:
+                    v, bit, r1, r2 = pulled(c, s, last_value[n, 0] > 0.5, s1[n, i], s2[n, i], th, p0, p1, q)
                 else:
-                    v, bit, s1[n, i], s2[n, i] = pulled(c, s, last_value[n, 0] > 0.5, s1[n, i], s2[n, i], th, p0, p1, q)
+                    v, bit, r1, r2 = pulled(c, s, last_value[n, 0] > 0.5, 0.0, 0.0, th, p0, p1, q)
+                if stateful:
+                    s1[n, i], s2[n, i] = r1, r2
                 values[n, position_of[n, i]] = v
                 action[n, 1 + i] = bit
             pulls = total_budget[n] - np.int64(budget_left[n, 0])

@@ -73,14 +73,13 @@ def test_no_compiled_rollout_on_the_threshold_bandit() -> None:
 
 
 def assert_parallel_kernels_agree(play: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    """``play()`` gives the same numbers when every batch steps on all cores (batches of PARALLEL_COPIES copies
-    or more do): each copy's arithmetic is unchanged."""
-    from bandit_gym.agents import _kernels as agent_kernels
-    from bandit_gym.envs import _kernels as env_kernels
+    """``play()`` gives the same numbers when every batch steps on all cores as when every batch steps on one
+    (large batches use the faster of the two, ``bandit_gym._dispatch``): each copy's arithmetic is unchanged."""
+    from bandit_gym import _dispatch
 
+    monkeypatch.setattr(_dispatch, "FORCE", "serial")
     serial = play()
-    monkeypatch.setattr(agent_kernels, "PARALLEL_COPIES", 1)
-    monkeypatch.setattr(env_kernels, "PARALLEL_COPIES", 1)
+    monkeypatch.setattr(_dispatch, "FORCE", "parallel")
     parallel = play()
     for key, value in serial.items():
         np.testing.assert_array_equal(parallel[key], value, err_msg=key)
@@ -88,7 +87,7 @@ def assert_parallel_kernels_agree(play: Any, monkeypatch: pytest.MonkeyPatch) ->
 
 @pytest.mark.parametrize("name", ["Uniform", "LSA", "OptKG"])
 def test_parallel_step_kernels_give_the_same_numbers(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    # Batches of PARALLEL_COPIES copies or more step on all cores; every copy's arithmetic is unchanged.
+    # Large batches may step on all cores; every copy's arithmetic is unchanged.
     def play() -> dict[str, np.ndarray]:
         venv = gym.make_vec("ThresholdingBandit-Tao2019Setup2-v0", num_envs=64, vectorization_mode="vector_entry_point",
                             budget=400)
@@ -139,6 +138,41 @@ def test_best_arm_parallel_step_kernels_give_the_same_numbers(name: str, monkeyp
         return play_vector(venv, build_agent(AgentSpec(name), venv), seed=3)
 
     assert_parallel_kernels_agree(play, monkeypatch)
+
+
+def test_dispatch_uses_the_faster_variant_and_tries_the_other_again_later(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The serial/parallel choice follows measured costs: a variant that turns slow (a busy core) is left after
+    one call, and the loser is retried after 8 calls, then after 16, 32, ... while it keeps losing."""
+    from bandit_gym import _dispatch
+
+    slow = {_dispatch.SERIAL: 0.0, _dispatch.PARALLEL: 0.0}
+    calls: list[int] = []
+
+    def variant(which: int) -> Any:
+        def run() -> int:
+            calls.append(which)
+            clock[0] += slow[which]
+            return which
+        return run
+
+    clock = [0.0]
+    monkeypatch.setattr(_dispatch.time, "perf_counter", lambda: clock[0])
+    kernel = _dispatch.Kernel(variant(_dispatch.SERIAL), variant(_dispatch.PARALLEL))
+    assert kernel(10) == _dispatch.SERIAL  # small batches: always serial, nothing measured
+    assert kernel.warm == [False, False]
+    slow.update({_dispatch.SERIAL: 2.0, _dispatch.PARALLEL: 1.0})
+    for _ in range(4):  # warm-up (compile) calls, then one measured call each
+        kernel(4096)
+    assert calls[1:] == [0, 0, 1, 1] and kernel.best == _dispatch.PARALLEL
+    del calls[:]
+    for _ in range(40):
+        kernel(4096)
+    assert calls.count(_dispatch.SERIAL) == 2 and calls.index(_dispatch.SERIAL) == 7  # retried after 8, then 16
+    slow[_dispatch.PARALLEL] = 100.0  # a busy core: parallel becomes slow
+    del calls[:]
+    for _ in range(3):
+        kernel(4096)
+    assert calls == [1, 0, 0] and kernel.best == _dispatch.SERIAL
 
 
 def test_tournament_tree_gives_the_first_largest_value() -> None:

@@ -14,6 +14,8 @@ from typing import Any
 import numba
 import numpy as np
 
+from bandit_gym._dispatch import Kernel
+
 #: how ``pull`` gets its samples
 BERNOULLI, GAUSSIAN, BERNOULLI_STREAMS, SAMPLES = 0, 1, 2, 3
 
@@ -127,14 +129,10 @@ def _threshold_pull(
         last_reward[n, 0] = won
 
 
-#: batches from this many copies on run their step kernels on all cores
-PARALLEL_COPIES = 2048
-
-
-def _serial_and_parallel(function: Any) -> tuple[Any, Any]:
+def _serial_and_parallel(function: Any) -> Kernel:
     # Only the serial one is cached: numba's cache does not tell the two compilations of one function apart.
-    return (numba.njit(cache=True, nogil=True, error_model="numpy")(function),
-            numba.njit(nogil=True, error_model="numpy", parallel=True)(function))
+    return Kernel(numba.njit(cache=True, nogil=True, error_model="numpy")(function),
+                  numba.njit(nogil=True, error_model="numpy", parallel=True)(function))
 
 
 _invalid, _pulls = _serial_and_parallel(_invalid_actions), _serial_and_parallel(_pull)
@@ -143,14 +141,14 @@ _threshold_pulls = _serial_and_parallel(_threshold_pull)
 
 def actions_valid(actions: np.ndarray, k: int) -> bool:
     """Whether every row of an ``(N, K + 1)`` integer array is ``[arm in 0..K, K answer bits]``."""
-    return _invalid[len(actions) >= PARALLEL_COPIES](actions, k) == 0
+    return _invalid(len(actions), actions, k) == 0
 
 
 def pull(mode: int, arms: np.ndarray, *args: Any) -> int:
-    """See :func:`_pull`; all cores for batches of at least :data:`PARALLEL_COPIES` copies."""
-    return _pulls[len(arms) >= PARALLEL_COPIES](mode, arms, *args)
+    """See :func:`_pull`; serial or on all cores (:mod:`bandit_gym._dispatch`)."""
+    return _pulls(len(arms), mode, arms, *args)
 
 
 def threshold_pull(arms: np.ndarray, *args: Any) -> None:
-    """See :func:`_threshold_pull`; all cores for batches of at least :data:`PARALLEL_COPIES` copies."""
-    _threshold_pulls[len(arms) >= PARALLEL_COPIES](arms, *args)
+    """See :func:`_threshold_pull`; serial or on all cores (:mod:`bandit_gym._dispatch`)."""
+    _threshold_pulls(len(arms), arms, *args)
