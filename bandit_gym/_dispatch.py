@@ -6,8 +6,8 @@ keeps a core busy, every call waits for a descheduled thread, and the same step 
 (measured on 2 cores with one busy process: 7 ms against 0.15 ms serial for LSA's ``act``). Waiting passively
 (``OMP_WAIT_POLICY=PASSIVE``) avoids that but costs about 25 us per call, more than it saves. So for batches of
 at least :data:`PARALLEL_COPIES` copies a :class:`Kernel` times its calls and uses the faster variant, trying
-the other one again now and then (after 8 calls, then 16, ... up to 1024 while it keeps losing). Both variants
-compute the same numbers (tested), so the choice changes only the speed.
+the other one again now and then (8 calls after a switch, then after 16, 32, ... up to 1024 calls while it
+keeps losing). Both variants compute the same numbers (tested), so the choice changes only the speed.
 """
 
 from __future__ import annotations
@@ -61,7 +61,9 @@ class Kernel:
         old = self.cost[choice]
         self.cost[choice] = cost if probe or math.isinf(old) else (old + cost) / 2
         best = SERIAL if self.cost[SERIAL] <= self.cost[PARALLEL] else PARALLEL
-        if probe:  # the loser is tried again soon if it won now, later and later while it keeps losing
-            self.interval = PROBE_FIRST if best == choice else min(2 * self.interval, PROBE_MOST)
+        if probe and best != choice:  # the loser is tried again later and later while it keeps losing
+            self.interval = min(2 * self.interval, PROBE_MOST)
             self.wait = self.interval
+        elif best != self.best:  # a switch (a probe won, or the best one turned slow): check it again soon
+            self.interval = self.wait = PROBE_FIRST
         self.best = best

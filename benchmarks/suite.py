@@ -7,9 +7,11 @@
 For each workload it prints, side by side in one run: the pulls made, the time, pulls per second, the rate of a
 plain per-step loop (``gym.make`` + ``agent.act`` + ``env.step``, one pull per Python iteration, the way bandit
 code is usually written; the loop's rate does not depend on the number of runs, so it plays a fixed number of
-pulls) and the ratio of the two. Then the issue's targets, each met or missed: W1 >= 2e7 pulls/s; W2's cost per
-pull within 5x of W1's; the vector env's own overhead at most 15% over the bare simulation kernel; ``import
-bandit_gym`` under 0.35 s. Every kernel is compiled before the timing starts.
+pulls) and the ratio of the two, and the rate of the fastest installed peer library on the workload's analogue
+(:mod:`benchmarks.peers`; ``pip install -e ".[bench]"``) with our ratio to it. Then the issue's targets, each
+met or missed: W1 >= 2e7 pulls/s; W2's cost per pull within 5x of W1's; the vector env's own overhead at most
+15% over the bare simulation kernel; ``import bandit_gym`` under 0.35 s. Every kernel is compiled before the
+timing starts.
 
 Workloads:
 
@@ -43,8 +45,10 @@ import numpy as np
 
 import bandit_gym  # noqa: F401  (registers the envs)
 from bandit_gym.agents import APT, CLUCBPAC, DKWUCB, LSA, AdaptiveTopK, BayesGap, UCBEBestArm
+from bandit_gym.envs._base import engine_of
 from bandit_gym.instances import staircase_distributions
 from bandit_gym.rollout import play_batched, play_compiled
+from benchmarks import peers
 
 #: pulls the per-step loop plays for each workload (enough for a stable rate: its cost per pull is constant)
 LOOP_PULLS = 20_000
@@ -60,6 +64,9 @@ class Row:
     pulls: int
     seconds: float
     loop_rate: float = float("nan")
+    #: the fastest installed peer library on this workload's analogue (``benchmarks.peers``)
+    peer: str = ""
+    peer_rate: float = float("nan")
 
     @property
     def rate(self) -> float:
@@ -238,7 +245,7 @@ def bare_and_env_rates(copies: int = 5000, k: int = 10, steps: int = 1000) -> di
     env.reset(seed=0)
     for t in range(30):  # compile the step kernel first
         env.step(actions[t % k])
-    engine = env.unwrapped.engine
+    engine: Any = engine_of(env)
     obs, rows = engine.obs, np.ones(copies, dtype=bool)
     rewards, stop, no_sums64 = np.empty(copies), np.empty(copies, dtype=bool), np.zeros((1, 1))
 
@@ -298,7 +305,10 @@ def main(argv: list[str] | None = None) -> int:
     for workload in workloads(args.quick):
         if args.only and workload.group not in args.only:
             continue
+        found = [] if workload.diagnoses else measure_peers(workload.name)
+        fastest = max(found, key=lambda pair: pair[1], default=("", float("nan")))
         for row in (row for label in workload.agents for row in measure(workload, label)):
+            row.peer, row.peer_rate = fastest
             rows.append(row)
             print(f"{row.workload} {row.agent:13s} {row.path:14s} {row.pulls:>12,d} pulls in {row.seconds:7.1f} s: "
                   f"{row.rate:>12,.0f} pulls/s; per-step loop {row.loop_rate:>8,.0f} pulls/s; "
@@ -310,12 +320,28 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def measure_peers(workload: str) -> list[tuple[str, float]]:
+    """Every installed peer on the workload's analogue, printed; returns (name, pulls/s) pairs."""
+    found = []
+    for peer in peers.peers():
+        if peer.workload != workload:
+            continue
+        if not peers.installed(peer.library):
+            print(f"{workload} peer {peer.library}: not installed (pip install -e '.[bench]')")
+            continue
+        rate = peers.rate(peer)
+        found.append((f"{peer.library} {peer.algorithm}", rate))
+        print(f"{workload} peer {peer.library} {peer.algorithm}: {rate:,.0f} pulls/s", flush=True)
+    return found
+
+
 def table(rows: list[Row]) -> str:
-    lines = ["| workload | agent | path | pulls | seconds | pulls/s | per-step loop (pulls/s) | ratio |",
-             "|---|---|---|---|---|---|---|---|"]
+    lines = ["| workload | agent | path | pulls | seconds | pulls/s | per-step loop (pulls/s) | ratio | fastest peer "
+             "(pulls/s) | ratio |", "|---|---|---|---|---|---|---|---|---|---|"]
     for row in rows:
+        peer = f"{row.peer}: {row.peer_rate:,.0f} | {row.rate / row.peer_rate:,.0f}x" if row.peer else "- | -"
         lines.append(f"| {row.workload} | {row.agent} | {row.path} | {row.pulls:,d} | {row.seconds:.1f} | "
-                     f"{row.rate:,.0f} | {row.loop_rate:,.0f} | {row.ratio:,.0f}x |")
+                     f"{row.rate:,.0f} | {row.loop_rate:,.0f} | {row.ratio:,.0f}x | {peer} |")
     return "\n".join(lines)
 
 

@@ -173,6 +173,10 @@ def test_dispatch_uses_the_faster_variant_and_tries_the_other_again_later(monkey
     for _ in range(3):
         kernel(4096)
     assert calls == [1, 0, 0] and kernel.best == _dispatch.SERIAL
+    del calls[:]
+    for _ in range(30):  # parallel is tried again at the 8th call after the switch, then 16 calls later
+        kernel(4096)
+    assert [i for i, which in enumerate(calls) if which == _dispatch.PARALLEL] == [5, 21]  # calls 3 + 5 + 1, + 16
 
 
 def test_tournament_tree_gives_the_first_largest_value() -> None:

@@ -54,6 +54,22 @@ def test_lsa_index_by_hand() -> None:
                                          1.35 * 3 * 0.25 + 0.5 * np.log(3)])
 
 
+def test_lsa_index_reads_ln_t_from_its_table_bit_for_bit() -> None:
+    """LSA's compiled index takes ``ln T_i`` from a table for T_i <= 4096 and from ``math.log`` above: the same
+    numbers, below, at and above the table's end, as the formula with ``math.log``."""
+    import math
+
+    from bandit_gym.agents._kernels import index_rule
+
+    fresh, _ = index_rule(LSA.index)
+    for count in [1, 2, 3, 100, 4095, 4096, 4097, 10**6]:
+        total = 0.37 * count
+        gap = abs(total / count - 0.5)
+        want = 1.35 * count * (gap * gap) + 0.5 * math.log(count)
+        assert fresh(float(count), total, 0.5, 1.35, 0.0, 0.0)[0] == want  # compiled
+        assert LSA.index(float(count), total, 0.5, 1.35, 0.0) == want  # plain Python
+
+
 def test_apt_index_by_hand() -> None:
     agent = APT(epsilon=0.05, tie_break="index")
     arm = drive(agent, [4, 16, 9], [3, 8, 2])

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from bandit_gym import _validation as check
 from bandit_gym.agents.thresholding._index import IndexAgent
 
@@ -36,6 +38,12 @@ class LSA(IndexAgent):
 
     @staticmethod
     def index(count: float, total: float, theta: float, alpha: float, per_copy: float) -> float:
-        """``xi = alpha * T_i * Delta_hat_i^2 + 0.5 * ln T_i`` (compiled by the step kernel)."""
+        """``xi = alpha * T_i * Delta_hat_i^2 + 0.5 * ln T_i`` (compiled by the step kernel); ``ln T_i`` read from
+        :data:`LOG_COUNTS` up to its size (the same numbers as ``math.log``, a fifth of its cost)."""
         gap = abs(total / max(count, 1.0) - theta)
-        return alpha * count * (gap * gap) + 0.5 * math.log(count)
+        log_count = LOG_COUNTS[int(count) - 1] if 1.0 <= count <= LOG_COUNTS.size else math.log(count)
+        return alpha * count * (gap * gap) + 0.5 * log_count
+
+
+#: ``math.log(n)`` for n = 1..4096, LSA's ``ln T_i`` (numba compiles a global array as a constant)
+LOG_COUNTS = np.array([math.log(n) for n in range(1, 4097)])
