@@ -184,13 +184,9 @@ def max_tree_update(values: np.ndarray, tree: np.ndarray, arm: int) -> None:
         node //= 2
 
 
-@numba.njit(cache=True, inline="always")
 def tree_size(k: int) -> int:
     """Floats of a tournament tree over K arms: 2 P, P the smallest power of two >= K."""
-    p = 1
-    while p < k:
-        p *= 2
-    return 2 * p
+    return 2 * (1 << max(k - 1, 0).bit_length())
 
 
 @_jit
@@ -215,7 +211,7 @@ def ucbe(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, e
     current, index tree, mean tree)``; indices in ``work[1]``, means in ``work[0]``. Same arms and answers as
     recomputing everything at every call, bit for bit (tested)."""
     k = counts.shape[0]
-    size = tree_size(k)
+    size = (state.shape[0] - 5) // 2  # tree_size(k)
     mean, value, tree, mean_tree = work[0], work[1], state[5:5 + size], state[5 + size:]
     i = np.int64(state[1])
     one_pull = state[0] == made + 1 and np.float64(counts[i]) == state[2] + 1.0
