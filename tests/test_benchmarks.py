@@ -13,3 +13,5 @@ def test_suite_runs_quick(capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out
     assert "| W1 | LSA | make_vec + act |" in out and "| W4 | BayesGap |" in out
     assert "targets:" in out and "import bandit_gym < 0.35 s" in out
+    assert "diagnosis: the env's compiled work alone" in out
+    assert "| fastest peer (pulls/s) | ratio |" in out
