@@ -53,7 +53,7 @@ class Uniform(Agent):
 
             n, k = batch["counts"].shape
             return decide_rollout(uniform), (np.zeros((n, 1)), np.zeros((n, 1)), np.zeros((n, WORK_ROWS, k)))
-        identity = np.tile(np.arange(self.num_arms), (batch["counts"].shape[0], 1))
+        identity = np.tile(np.arange(self.num_arms, dtype=np.int32), (batch["counts"].shape[0], 1))
         return policy_rollout(*index_rule(no_index)), (True, False, 0.0, 0.0, np.zeros(len(identity)), identity,
                                                        identity)
 
