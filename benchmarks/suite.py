@@ -366,7 +366,8 @@ def targets(rows: list[Row], rates: dict[str, float], seconds: float, heavy: lis
         "W1, 50 runs", "make_vec + act")
     if small and w2:
         lines.append(f"    diagnosis: W2 with K = 1000 against K = 10 arms (50 copies each): cost per pull "
-                     f"{small / w2:.2f}x (one index per pull, whatever K)")
+                     f"{small / w2:.2f}x (UCB-E recomputes one index per pull; the env checks the K + 1 entries of "
+                     "each action)")
     if w1_50 and w2:
         lines.append(f"    diagnosis: W2 against W1 both with 50 copies: cost per pull {w1_50 / w2:.1f}x "
                      "(Python's per-step cost is shared by 50 copies, not 5000)")
