@@ -5,7 +5,6 @@ exercises with solutions, and every picture it shows exists under docs/."""
 from __future__ import annotations
 
 import re
-import time
 from pathlib import Path
 
 import pytest
@@ -66,11 +65,8 @@ def test_tutorial_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     before = {path: path.stat().st_mtime_ns for path in mine}
     monkeypatch.chdir(tmp_path)
     namespace: dict[str, object] = {"__name__": "__tutorial__"}
-    start = time.perf_counter()
-    for number, block in enumerate(python_blocks(tutorial_text()), 1):
+    for number, block in enumerate(python_blocks(tutorial_text()), 1):  # (no time asserted: speed lives in benchmarks)
         exec(compile(block, f"{TUTORIAL.name}, python block {number}", "exec"), namespace)
-    elapsed = time.perf_counter() - start
-    assert elapsed < 120, f"the tutorial's code took {elapsed:.0f} s; keep it well under a minute"
     after = {path: path.stat().st_mtime_ns for path in [TUTORIAL, *sorted((TUTORIAL.parent / "tutorial").iterdir())]}
     assert after == before, "the tutorial's code wrote into docs/ (only scripts/make_tutorial_figures.py does)"
 
