@@ -24,7 +24,7 @@ from typing import Any
 import numba
 import numpy as np
 
-from bandit_gym._dispatch import Kernel
+from bandit_gym._dispatch import compile_pair
 from bandit_gym.envs._kernels import stream_uniform
 
 #: copies played in lockstep by a rollout: their pulls are independent, so the processor overlaps them
@@ -68,8 +68,7 @@ def parallel_pair(function: Callable[..., Any], **options: Any) -> Callable[...,
     """Compile ``function`` (whose loop over copies is a ``numba.prange``) twice, serial and parallel, and
     return a caller that runs one of them (:class:`bandit_gym._dispatch.Kernel`; the copies are counted by the
     last argument's length)."""
-    kernel = Kernel(numba.njit(nogil=True, error_model="numpy", **options)(function),
-                    numba.njit(nogil=True, error_model="numpy", parallel=True, **options)(function))
+    kernel = compile_pair(function, **options)
 
     def call(*args: Any) -> Any:
         return kernel(len(args[-1]), *args)

@@ -67,3 +67,12 @@ class Kernel:
         elif best != self.best:  # a switch (a probe won, or the best one turned slow): check it again soon
             self.interval = self.wait = PROBE_FIRST
         self.best = best
+
+
+def compile_pair(function: Callable[..., Any], cache: bool = False, **options: Any) -> Kernel:
+    """``function`` (its loop over copies a ``numba.prange``) compiled serial and parallel, as a :class:`Kernel`.
+    ``cache`` applies to the serial one only: numba's cache does not tell the two compilations apart."""
+    import numba  # the callers import it anyway; this module stays free of it
+
+    return Kernel(numba.njit(cache=cache, nogil=True, error_model="numpy", **options)(function),
+                  numba.njit(nogil=True, error_model="numpy", parallel=True, **options)(function))

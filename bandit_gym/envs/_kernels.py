@@ -14,7 +14,7 @@ from typing import Any
 import numba
 import numpy as np
 
-from bandit_gym._dispatch import Kernel
+from bandit_gym._dispatch import compile_pair
 
 #: how ``pull`` gets its samples
 BERNOULLI, GAUSSIAN, BERNOULLI_STREAMS, SAMPLES = 0, 1, 2, 3
@@ -129,14 +129,8 @@ def _threshold_pull(
         last_reward[n, 0] = won
 
 
-def _serial_and_parallel(function: Any) -> Kernel:
-    # Only the serial one is cached: numba's cache does not tell the two compilations of one function apart.
-    return Kernel(numba.njit(cache=True, nogil=True, error_model="numpy")(function),
-                  numba.njit(nogil=True, error_model="numpy", parallel=True)(function))
-
-
-_invalid, _pulls = _serial_and_parallel(_invalid_actions), _serial_and_parallel(_pull)
-_threshold_pulls = _serial_and_parallel(_threshold_pull)
+_invalid, _pulls = compile_pair(_invalid_actions, cache=True), compile_pair(_pull, cache=True)
+_threshold_pulls = compile_pair(_threshold_pull, cache=True)
 
 
 def actions_valid(actions: np.ndarray, k: int) -> bool:
