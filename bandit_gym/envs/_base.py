@@ -207,7 +207,8 @@ class BanditVectorEnv(VectorEnv):
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self.render_mode = None
-        self._all = _read_only(np.ones(self.num_envs, dtype=bool))  # also the "_key" mask of a step's infos
+        self._all = np.ones(self.num_envs, dtype=bool)  # writable, like the masks after autoresets: one kernel type
+        self._all_mask = _read_only(self._all)  # the "_key" mask of a step's infos when every copy steps
         self._autoreset = np.zeros(self.num_envs, dtype=bool)
         self._started = False
         self._views: dict[str, np.ndarray] | None = None
@@ -253,8 +254,8 @@ class BanditVectorEnv(VectorEnv):
             rewards, terminated, info = self.engine.step_rows(rng, actions, stepping)
             truncated = self.engine.truncated & stepping
         else:  # every copy steps
-            stepping = self._all
-            rewards, terminated, info = self.engine.step_rows(rng, actions, stepping)
+            stepping = self._all_mask
+            rewards, terminated, info = self.engine.step_rows(rng, actions, self._all)
             truncated = self.engine.truncated.copy()
         self._autoreset = terminated | truncated
         infos: dict[str, Any] = {}
