@@ -46,7 +46,7 @@ import numpy as np
 import bandit_gym  # noqa: F401  (registers the envs)
 from bandit_gym.agents import APT, CLUCBPAC, DKWUCB, LSA, AdaptiveTopK, BayesGap, UCBEBestArm
 from bandit_gym.envs._base import engine_of
-from bandit_gym.instances import staircase_distributions
+from bandit_gym.instances import best_arm_complexity, staircase_distributions
 from bandit_gym.rollout import play_batched, play_compiled
 from benchmarks import peers
 
@@ -185,10 +185,11 @@ def workloads(quick: bool) -> list[Workload]:
                  {"LSA": LSA, "APT": lambda: APT(epsilon=0.05)},
                  {"LSA": ("vector", "compiled"), "APT": ("vector", "compiled")}),
         Workload("W2", "BestArmIdentification-v0", {"means": means2, "budget": 100_000}, 50 // scale, 100_000,
-                 {"UCB-E": lambda: UCBEBestArm(H1=h1(means2))}, {"UCB-E": ("vector", "compiled")}),
+                 {"UCB-E": lambda: UCBEBestArm(H1=best_arm_complexity(means2))}, {"UCB-E": ("vector", "compiled")}),
         # the diagnostics of W2's target: the same 50 copies with K = 10 arms, and W1 played by 50 copies
         Workload("W2, K = 10", "BestArmIdentification-v0", {"means": small, "budget": 100_000}, 50 // scale,
-                 100_000, {"UCB-E": lambda: UCBEBestArm(H1=h1(small))}, {"UCB-E": ("vector",)}, diagnoses="W2"),
+                 100_000, {"UCB-E": lambda: UCBEBestArm(H1=best_arm_complexity(small))}, {"UCB-E": ("vector",)},
+                 diagnoses="W2"),
         Workload("W1, 50 runs", "ThresholdingBandit-Tao2019Setup1-v0", {"budget": 1000}, 50 // scale, 1000,
                  {"APT": lambda: APT(epsilon=0.05)}, diagnoses="W2"),
         Workload("W3", "TopKIdentification-Chen2017TwoGroupK250-v0", {}, 200 // scale, 100_000,
@@ -200,11 +201,6 @@ def workloads(quick: bool) -> list[Workload]:
                  {"distributions": staircase_distributions(10, 20), "horizon": 100_000}, 1000 // scale, 100_000,
                  {"DKWUCB": DKWUCB}),
     ]
-
-
-def h1(means: np.ndarray) -> float:
-    """Audibert et al.'s complexity ``H1 = sum_{i != best} 1 / Delta_i^2`` (UCB-E's oracle)."""
-    return float(np.sum(1.0 / (means.max() - np.sort(means)[:-1]) ** 2))
 
 
 @numba.njit(cache=True)
