@@ -13,12 +13,14 @@ from bandit_gym.agents.base import Agent, Obs, family_of
 class Uniform(Agent):
     """Round-robin allocation, the non-adaptive baseline.
 
-    Paper: tao2019 §5 (ALGORITHMS.md §A.4).
+    Paper: tao2019 §5 ("pulls each arm sequentially from 1 to K until the budget T is reached").
 
     Rule: ``i_t = ((t - 1) mod K) + 1`` (0-based here: ``(t - 1) mod K``), so each arm gets ``floor(T/K)`` or
-    ``ceil(T/K)`` pulls, the first ``T mod K`` arms one more. On a pure-exploration env the submitted answer at
-    every step is the empirical rule ``d_i = 1{theta_hat_i >= theta}`` (an arm not yet pulled answers 0), so
-    the agent is anytime. On the threshold bandit it ignores c_t.
+    ``ceil(T/K)`` pulls, the first ``T mod K`` arms one more. The submitted answer at every step is the env's
+    empirical rule, so the agent is anytime: on the thresholding bandit ``d_i = 1{theta_hat_i >= theta}`` (an
+    arm not yet pulled has ``theta_hat_i = 0``); on best-arm and top-K envs the m arms of largest empirical mean,
+    an arm never pulled ranking below every pulled arm (ties: the smaller index first), so that with T < K or
+    negative rewards the answer keeps to the arms pulled. On the threshold bandit it ignores c_t.
 
     Parameters: none (``tie_break`` is accepted for a uniform interface; round-robin has no ties).
     Deviations: none. The next arm is the one after the observation's ``last_arm`` (arm 0 at the start), which
@@ -58,7 +60,7 @@ class Uniform(Agent):
                                                        identity)
 
     def _act_batch(self, obs: Obs, last: np.ndarray, family: str) -> np.ndarray:
-        if family in ("best_arm", "top_k"):  # the m arms of largest empirical mean
+        if family in ("best_arm", "top_k"):  # the m arms of largest empirical mean, never pulled: last
             from bandit_gym.agents.best_arm._kernels import top_m_answers
 
             top_m_answers(obs["m"], obs["counts"], obs["sums"], self._action)

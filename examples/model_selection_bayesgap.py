@@ -119,7 +119,9 @@ for name, agent in agents.items():
 # %% [markdown]
 # The three Bayesian agents land within a few RMSE units of the best model after 10 of 160 training runs; the
 # README's hoffman2014 section has the full study (T = 10 and 40, six agents, 100 runs, significance tests).
-# Uniform trains only the first 10 models (Lasso and one-tree forests) and answers the best empirical mean.
-# Watch its "untrained" column: the observation reads an untrained model's empirical mean as 0, which beats
-# every trained model's minus RMSE, so an empirical rule that does not skip untrained models recommends one of
-# them blindly.
+# Uniform trains only the first 10 models (the eight Lassos, which hold the best model of this data, and two
+# one-tree forests) and answers the best empirical mean among the models it trained: its "untrained" column is
+# 0. Its good row here is luck of the arm order, not a method: with the models in another order it would spend
+# its 10 runs elsewhere. The observation reads an untrained model's empirical mean as 0, which beats every
+# trained model's minus RMSE: an empirical rule must rank untrained models last, as every agent's answer and
+# `bandit_gym.wrappers.EmpiricalAnswer` do.

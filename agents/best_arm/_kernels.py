@@ -13,6 +13,11 @@ them); ``constants`` are the agent's per-copy parameters, ``state`` its per-copy
 arm to pull, or K to stop. ``final`` says that the answer will be scored; rules whose answer is a function of
 the statistics alone may skip it otherwise (the per-step kernel always passes True).
 
+An answer that ranks arms by empirical mean ranks an arm never pulled below every pulled arm (among such arms
+the smaller index first), as the env's empirical rule does (:func:`answer_means`), so that with a budget below
+K or with negative rewards the answer keeps to the arms pulled; the indices that choose the arm to pull read
+such an arm's mean as 0, as they always did, so the pulls do not depend on the answer rule.
+
 :func:`decide_step` compiles a rule into one ``act`` over a batch; :func:`decide_rollout` into whole episodes on
 the Bernoulli best-arm env with common random numbers. Both call the same rule, so they agree bit for bit.
 """
@@ -47,6 +52,16 @@ def empirical_means(counts: np.ndarray, sums: np.ndarray, out: np.ndarray) -> No
 
 
 @_jit
+def answer_means(counts: np.ndarray, sums: np.ndarray, out: np.ndarray) -> None:
+    """The values an answer ranks arms by: ``out_i = sums_i / T_i`` in float64 (as :func:`empirical_means`) for a
+    pulled arm, -inf for an arm never pulled, which therefore ranks last (ties, among such arms too: the smaller
+    index first), whatever the sign of the pulled arms' means."""
+    for i in range(counts.shape[0]):
+        c = np.float64(counts[i])
+        out[i] = np.float64(sums[i]) / max(c, 1.0) if c > 0.0 else -np.inf
+
+
+@_jit
 def top_m(values: np.ndarray, m: int, bits: np.ndarray) -> None:
     """``bits`` = the m largest ``values`` (ties: the smaller index first), by m scans."""
     k = values.shape[0]
@@ -61,8 +76,28 @@ def top_m(values: np.ndarray, m: int, bits: np.ndarray) -> None:
 
 
 @_jit
+def top_m_pulled(counts: np.ndarray, sums: np.ndarray, m: int, values: np.ndarray, bits: np.ndarray) -> None:
+    """``bits`` = the m arms of largest empirical mean, an arm never pulled ranking last (ties: the smaller index
+    first); ``values`` is a scratch row of K floats (left holding :func:`answer_means`)."""
+    answer_means(counts, sums, values)
+    top_m(values, m, bits)
+
+
+@_jit
+def pulled_first(counts: np.ndarray, sums: np.ndarray, m: int, values: np.ndarray, bits: np.ndarray) -> None:
+    """Make ``bits``, the m largest empirical means of a rule that also uses them in its indices, an answer in
+    which an arm never pulled ranks last: :func:`top_m_pulled` if an arm was never pulled; otherwise the bits
+    are that answer already and stay as they are."""
+    for i in range(counts.shape[0]):
+        if counts[i] == 0:
+            top_m_pulled(counts, sums, m, values, bits)
+            return
+
+
+@_jit
 def gap_select(m: int, work: np.ndarray) -> tuple[float, int]:
-    """SELECT-ARM(t) of gabillon2012 (ALGORITHMS.md §B.2) from ``work[0]`` = empirical means and ``work[1]`` =
+    """SELECT-ARM(t) of gabillon2012 (Fig. 2, eq. 3-4; the J ties, the second u / l tie rule and the I tie are
+    ours, the paper is silent) from ``work[0]`` = empirical means and ``work[1]`` =
     beta; fills ``work[2], work[3], work[4]`` with U, L and B and ``work[5]`` with the bits of J::
 
         U_k = mu_k + beta_k,   L_k = mu_k - beta_k,   B_k = max^m_{i != k} U_i - L_k
@@ -122,12 +157,12 @@ def gap_widths(counts: np.ndarray, sums: np.ndarray, x: float, b: float, work: n
 def ugapeb(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, epsilon: float,
            constants: np.ndarray, state: np.ndarray, work: np.ndarray, answer: np.ndarray, final: bool) -> int:
     """UGapEb: constants ``(a, b, last)``; state ``(smallest B_J so far,)``, +inf at the start. The answer is the
-    J of the smallest B_J recorded after the initial round (the m best empirical means before), or with
-    ``last = 1`` the current J."""
+    J of the smallest B_J recorded after the initial round (before it, the m best empirical means, an arm never
+    pulled ranking last), or with ``last = 1`` the current J."""
     k = counts.shape[0]
     gap_widths(counts, sums, constants[0], constants[1], work)
     if made < k:
-        top_m(work[0], m, answer)
+        top_m_pulled(counts, sums, m, work[2], answer)
         return made
     set_index, pull = gap_select(m, work)
     if set_index < state[0] or constants[2] == 1.0:
@@ -140,16 +175,19 @@ def ugapeb(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int,
 @_jit
 def ugapec(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, epsilon: float,
            constants: np.ndarray, state: np.ndarray, work: np.ndarray, answer: np.ndarray, final: bool) -> int:
-    """UGapEc: constants ``(delta, c, b)``; the answer is J(t); stop once ``B_J(t) < epsilon``."""
+    """UGapEc: constants ``(delta, c, b)``; the answer is J(t); stop once ``B_J(t) < epsilon``. During the
+    initial round (arm t at pull t, no stop) the answer is the m best empirical means, an arm never pulled
+    ranking last (J(t) would rank such an arm by a mean of 0)."""
     k = counts.shape[0]
+    if made < k:
+        top_m_pulled(counts, sums, m, work[0], answer)
+        return made
     delta, c, b = constants[0], constants[1], constants[2]
     x = c * math.log(4.0 * k * max(np.float64(made), 1.0) ** 3 / delta)
     gap_widths(counts, sums, x, b, work)
     set_index, pull = gap_select(m, work)
     for i in range(k):
         answer[i] = work[5, i] == 1.0
-    if made < k:
-        return made
     return k if set_index < epsilon else pull
 
 
@@ -200,7 +238,8 @@ def ucbe_index(counts: np.ndarray, sums: np.ndarray, a: float, i: int) -> float:
 def ucbe(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, epsilon: float,
          constants: np.ndarray, state: np.ndarray, work: np.ndarray, answer: np.ndarray, final: bool) -> int:
     """UCB-E: constants ``(a,)``; pull ``argmax mu_i + sqrt(a / T_i)`` (+inf unpulled; ties: smallest index);
-    the answer is the m largest empirical means.
+    the answer is the m largest empirical means, an arm never pulled ranking last (a mean of -inf in the mean
+    tree).
 
     Only the arm pulled since the previous call changes its statistics, so only its index is recomputed and its
     path in a tournament tree of the indices replayed, O(log K) per pull; for m = 1 the answer's argmax mean is
@@ -230,7 +269,7 @@ def ucbe(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, e
             mean[i] = np.float64(sums[i]) / max(np.float64(counts[i]), 1.0)
             max_tree_update(mean, mean_tree, i)
         else:
-            empirical_means(counts, sums, mean)
+            answer_means(counts, sums, mean)
             max_tree_build(mean, mean_tree)
         state[4] = 1.0
         best, old = np.int64(mean_tree[1]), np.int64(state[3])
@@ -240,8 +279,7 @@ def ucbe(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, e
             answer[old] = 0
         answer[best], state[3] = 1, best
     else:
-        empirical_means(counts, sums, mean)
-        top_m(mean, m, answer)
+        top_m_pulled(counts, sums, m, mean, answer)
     arm = np.int64(tree[1])
     state[0], state[1], state[2] = made + 2.0, arm, counts[arm]
     return arm
@@ -251,7 +289,8 @@ def ucbe(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, e
 def lucb(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, epsilon: float,
          constants: np.ndarray, state: np.ndarray, work: np.ndarray, answer: np.ndarray, final: bool) -> int:
     """LUCB1: constants ``(delta, b)``; state ``(l_t pending or -1, pulls made at the last act, its arm)``.
-    The answer is High (the m largest empirical means)."""
+    The answer is High (the m largest empirical means), but with an arm never pulled ranking last; h_t and l_t
+    come from High as the means rank it (a mean of 0 for an arm never pulled)."""
     k = counts.shape[0]
     mean, beta = work[0], work[1]
     empirical_means(counts, sums, mean)
@@ -259,9 +298,7 @@ def lucb(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, e
     log_term = math.log(1.25 * k * round_t**4 / constants[0])
     for i in range(k):
         beta[i] = constants[1] * math.sqrt(log_term / (2.0 * max(np.float64(counts[i]), 1.0)))
-    top_m(mean, m, answer)
-    if made == state[1]:  # a repeated act on one observation repeats its action
-        return np.int64(state[2])
+    top_m(mean, m, answer)  # High
     h, low = -1, -1
     for i in range(k):
         if answer[i]:
@@ -269,6 +306,9 @@ def lucb(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, e
                 h = i
         elif low < 0 or mean[i] + beta[i] > mean[low] + beta[low]:
             low = i
+    pulled_first(counts, sums, m, work[2], answer)
+    if made == state[1]:  # a repeated act on one observation repeats its action
+        return np.int64(state[2])
     if made < k:
         arm = made
     elif state[0] >= 0:
@@ -284,10 +324,10 @@ def lucb(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, e
 @_jit
 def uniform(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, epsilon: float,
             constants: np.ndarray, state: np.ndarray, work: np.ndarray, answer: np.ndarray, final: bool) -> int:
-    """Round robin (``made mod K``); the answer is the m largest empirical means."""
+    """Round robin (``made mod K``); the answer is the m largest empirical means, an arm never pulled ranking
+    last."""
     if final:
-        empirical_means(counts, sums, work[0])
-        top_m(work[0], m, answer)
+        top_m_pulled(counts, sums, m, work[0], answer)
     return made % counts.shape[0]
 
 
@@ -409,6 +449,12 @@ def _accept_or_reject(m: int, alive: np.ndarray, accepted: np.ndarray, mean: np.
 
 
 def _successive(accepts: bool) -> Any:
+    """The rule of SR (``accepts`` False) or SAR. The phases end on the empirical means (0 for an arm never
+    pulled: with n <= K every phase has length 0 and they all end before the first pull). The answer: the
+    accepted arms that were pulled, then the best of the other candidates (the active arms, and accepted arms
+    never pulled) up to m (SR: one arm), an arm never pulled ranking last (among such arms the smaller index
+    first)."""
+
     def rule(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, epsilon: float,
              constants: np.ndarray, state: np.ndarray, work: np.ndarray, answer: np.ndarray, final: bool) -> int:
         k = counts.shape[0]
@@ -421,14 +467,17 @@ def _successive(accepts: bool) -> Any:
             if alive[i] == 1.0 and (arm < 0 or counts[i] < counts[arm]):
                 arm = i
         if final:
+            rank = work[1]
+            answer_means(counts, sums, rank)
             taken = 0
             for i in range(k):
-                answer[i] = accepts and accepted[i] == 1.0
+                answer[i] = accepts and accepted[i] == 1.0 and counts[i] > 0
                 taken += answer[i]
-            for _ in range(m - taken if accepts else 1):  # fill with the best active arms not yet in
+            for _ in range(m - taken if accepts else 1):  # fill with the best candidates not yet in
                 best = -1
                 for i in range(k):
-                    if alive[i] == 1.0 and answer[i] == 0 and (best < 0 or mean[i] > mean[best]):
+                    if ((alive[i] == 1.0 or (accepts and accepted[i] == 1.0)) and answer[i] == 0
+                            and (best < 0 or rank[i] > rank[best])):
                         best = i
                 if best >= 0:
                     answer[best] = 1
@@ -489,20 +538,26 @@ def clucb_pac(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: i
     """CLUCB-PAC for top-m: constants ``(delta, R)``. After one pull of each arm, at t pulls: M = the empirical
     top m (the answer); ``rad_e = R sqrt(2 log(4 K t^3 / delta) / T_e)``; ``w~ = mu - rad`` inside M, ``mu +
     rad`` outside; M~ = the top m of w~; stop when ``w~(M~) - w~(M) <= m epsilon``, else pull the arm of largest
-    rad in the symmetric difference of M and M~ (ties: the smallest index)."""
+    rad in the symmetric difference of M and M~ (ties: the smallest index). During the initial round the answer
+    ranks an arm never pulled last (:func:`answer_means`)."""
     k = counts.shape[0]
     mean, tilde, other = work[0], work[1], work[2]
+    if made < k:
+        answer_means(counts, sums, mean)
+        top_m_select(mean, m, answer)
+        return made
     empirical_means(counts, sums, mean)
     top_m_select(mean, m, answer)
-    if made < k:
-        return made
     radius, inv = clucb_radius(made, k, constants[0], constants[1]), work[3]
     for i in range(k):
         inv[i] = 1.0 / math.sqrt(np.float64(counts[i]))
         rad = radius * inv[i]
         tilde[i] = mean[i] - rad if answer[i] else mean[i] + rad
     top_m_select(tilde, m, other)
-    return clucb_decide(k, m, epsilon, answer, other, tilde, radius, inv)
+    arm = clucb_decide(k, m, epsilon, answer, other, tilde, radius, inv)
+    if final:
+        pulled_first(counts, sums, m, work[4], answer)  # as top_m_select: both take the smaller index on ties
+    return arm
 
 
 # ----------------------------------------------------------------------------------------------- drivers
@@ -562,10 +617,11 @@ def decide_rollout(rule: Any) -> Any:
 
 @numba.njit(nogil=True, cache=True)
 def top_m_answers(m: np.ndarray, counts: np.ndarray, sums: np.ndarray, action: np.ndarray) -> np.ndarray:
-    """``action[n, 1:]`` = the m largest empirical means of copy n (ties: the smaller index first), O(K) each."""
+    """``action[n, 1:]`` = the m largest empirical means of copy n (ties: the smaller index first), an arm never
+    pulled ranking last, O(K) each."""
     mean = np.zeros(counts.shape[1])
     for n in range(counts.shape[0]):
-        empirical_means(counts[n], sums[n], mean)
+        answer_means(counts[n], sums[n], mean)
         top_m_select(mean, np.int64(m[n, 0]), action[n, 1:])
     return action
 

@@ -10,6 +10,7 @@ import numpy as np
 from bandit_gym.agents.best_arm._kernels import (
     WORK_ROWS,
     _accept_or_reject,
+    answer_means,
     clucb_decide,
     clucb_radius,
     key_before,
@@ -111,6 +112,8 @@ def clucb_rollout(means: np.ndarray, seeds: np.ndarray, m: int, epsilon: float, 
     """Whole CLUCB-PAC episodes (the rule ``clucb_pac`` of ``best_arm._kernels``, same arguments and numbers as
     its ``decide_rollout``), with the work per pull cut to two passes over the arms:
 
+    - during the initial round (arm t at pull t) the answer ranks an arm never pulled last, as the rule's does;
+      an episode whose budget ends within it ends with that answer;
     - M (the empirical top m) is kept by at most one swap per pull (only the pulled arm's mean changed), against
       the best outsider and the worst insider, which are cached and rescanned only when they move inwards;
     - M~ (the top m of w~, ties: the smaller index) is the set of arms whose key (w~, index) ranks before a
@@ -127,17 +130,26 @@ def clucb_rollout(means: np.ndarray, seeds: np.ndarray, m: int, epsilon: float, 
     inside, tilde_inside = np.zeros(k, np.int64), np.zeros(k, np.int64)
     gathered, window = np.zeros(k, np.int64), np.zeros(k, np.int64)
     extremes = np.zeros(2, np.int64)  # the best outsider, the worst insider (-1: to rescan)
+    first = np.zeros(k, np.int64)  # an answer of the initial round
     for n in range(num):
         counts[:], sums[:], mean[:], inv[:] = 0.0, 0.0, 0.0, 0.0
         made, c = 0, 0
         while made < k and made < budget:  # the initial round: arm t at pull t
             while c < checkpoints.shape[0] and checkpoints[c] == made:
-                top_m_select(mean, m, scratch)
-                for i in range(k):
-                    answers[n, c, i] = scratch[i] == 1.0
+                answer_means(counts, sums, scratch)
+                top_m_select(scratch, m, first)
+                answers[n, c] = first
                 c += 1
             _pull(made, n, means, seeds, counts, sums, mean, inv)
             made += 1
+        if made < k:  # the budget ran out within the initial round
+            answer_means(counts, sums, scratch)
+            top_m_select(scratch, m, first)
+            while c < checkpoints.shape[0]:
+                answers[n, c] = first
+                c += 1
+            pulls[n] = made
+            continue
         top_m_select(mean, m, inside)
         for i in range(k):
             sign[i] = -1.0 if inside[i] else 1.0

@@ -71,10 +71,19 @@ class RoundAgent(Agent):
         return self._action
 
 
+def answer_means(obs: Obs) -> np.ndarray:
+    """The values an answer ranks arms by: the empirical means ``sums / counts`` (in the observation's float32),
+    -inf for an arm never pulled, which therefore ranks below every pulled arm (among such arms the smaller
+    index first, see :func:`top_of`), whatever the sign of the pulled arms' means."""
+    counts = obs["counts"]
+    return np.where(counts > 0, obs["sums"] / np.maximum(counts, 1.0), -np.inf)
+
+
 def top_of(values: np.ndarray, eligible: np.ndarray, count: np.ndarray) -> np.ndarray:
-    """Bits of the ``count[n]`` largest ``values[n]`` among ``eligible[n]`` (ties: the smaller index first)."""
-    masked = np.where(eligible, values, -np.inf)
-    order = np.argsort(-masked, axis=1, kind="stable")
+    """Bits of the ``count[n]`` largest ``values[n]`` among ``eligible[n]`` (ties: the smaller index first). An
+    eligible arm of value -inf (one never pulled, in :func:`answer_means`) ranks below every finite value, and
+    still before every arm that is not eligible."""
+    order = np.lexsort((np.where(eligible, -values, 0.0), ~eligible), axis=1)  # eligible first, then by value
     rank = np.empty_like(order)
     np.put_along_axis(rank, order, np.arange(values.shape[1])[None, :].repeat(values.shape[0], axis=0), axis=1)
     return eligible & (rank < count[:, None])

@@ -7,7 +7,7 @@ import numpy as np
 from bandit_gym import _validation as check
 from bandit_gym.agents.base import Obs
 from bandit_gym.agents.best_arm.successive_rejects import phase_lengths
-from bandit_gym.agents.top_k._rounds import ACCEPTED, ACTIVE, REJECTED, RoundAgent, top_of
+from bandit_gym.agents.top_k._rounds import ACCEPTED, ACTIVE, REJECTED, RoundAgent, answer_means, top_of
 
 QE, AR = 0, 1
 
@@ -17,8 +17,9 @@ class OptMAI(RoundAgent):
     successive accepts and rejects on the rest of the budget.
 
     Paper: Y. Zhou, X. Chen, J. Li, Optimal PAC Multiple Arm Identification with Applications to Crowdsourcing,
-    ICML 2014; a baseline of chen2017. **Low confidence**: ALGORITHMS.md §D.4 reconstructs it from memory; it is
-    implemented as written there, with its constants exposed.
+    ICML 2014; a baseline of chen2017. **Low confidence**: Zhou et al.'s text was not at hand, so this is a
+    reconstruction of its structure (quantile elimination, then accept-reject on at most 4K arms) with every
+    constant exposed; chen2017 gives none of them.
 
     Quantile elimination, round r = 0, 1, ... while ``|S| > 4K``: every arm of S gets
     ``floor((1 - beta) beta^r Q / |S|)`` fresh pulls; the ``max(ceil(keep |S|), 4K)`` arms of largest fresh mean
@@ -27,10 +28,14 @@ class OptMAI(RoundAgent):
     its own samples. Answer: the accepted arms, filled with the best active arms.
 
     Parameters: ``beta = 0.9`` (in (3/4, 1)), ``keep = 0.75``; Q is the episode's budget (fixed budget only).
-    As §D.4 writes SAR, accept-reject stops once no arm or every active arm is still to accept, leaving the rest
+    Readings where the papers are silent: the fraction kept per round (3/4) and the floor of 4K arms; the budget
+    split ``(1 - beta) beta^r Q`` with beta in (3/4, 1); SAR (not a uniform "sample and take the top K") as the
+    accept-reject stage, which stops once no arm or every active arm is still to accept, leaving the rest
     of the budget unused (with K = n / 2 it ends after n / 2 rejections). Choices: ties go to the smaller index;
     a round whose per-arm share is 0 eliminates on zero samples (all means 0: the smallest indices stay); the
-    answer before the end: the accepted arms plus the best active ones by all their samples.
+    answer before the end: the accepted arms plus the best active ones by all their samples. In every answer an
+    arm never pulled ranks below every pulled arm (an accepted arm too: with a small budget the phases may
+    accept on no samples), among such arms the smaller index first.
     """
 
     def __init__(self, beta: float = 0.9, keep: float = 0.75) -> None:
@@ -107,8 +112,13 @@ class OptMAI(RoundAgent):
                       self.ar_size, self.finished, self.target)
 
     def answer(self, obs: Obs) -> np.ndarray:
+        """The accepted arms that were pulled, then the best of the other candidates (the active arms, and
+        accepted arms never pulled: zero-length phases decide on no samples) by empirical mean up to K, an arm
+        never pulled ranking last (among such arms the smaller index first)."""
         k = int(obs["m"][0, 0])
         accepted = self.status == ACCEPTED
-        means = obs["sums"] / np.maximum(obs["counts"], 1.0)
-        return accepted | top_of(means, self.status == ACTIVE, k - accepted.sum(axis=1))
+        pulled = obs["counts"] > 0
+        sure = accepted & pulled
+        others = (self.status == ACTIVE) | (accepted & ~pulled)
+        return sure | top_of(answer_means(obs), others, k - sure.sum(axis=1))
 
