@@ -32,6 +32,9 @@ class SB3Agent(Agent):
     the m largest empirical means among pulled arms). With ``deterministic=False`` the actions are sampled with
     torch's global generator, which :meth:`reset` seeds (``torch.manual_seed``). Not anytime: a policy reads the
     budget left.
+
+    Readings: none to list, since no paper defines this agent; every choice above (the empirical answer bits,
+    frozen normalisation statistics, ``deterministic=True`` by default) is ours.
     """
 
     families: ClassVar[tuple[str, ...]] = ("thresholding", "threshold", "best_arm", "top_k")

@@ -10,8 +10,11 @@ class ArmScores:
 
     Each copy owns an order of its arms: position p of copy n holds arm ``arm_at[n, p]`` and its score
     ``values[n, p]``, and among tied scores the first position wins. A random order per copy and episode
-    therefore breaks ties at random (ALGORITHMS.md §0), the identity order breaks them by smallest index
-    (``tie_break="index"``). The reductions run in one compiled pass over the copies.
+    therefore breaks ties at random, the identity order breaks them by smallest index (``tie_break="index"``).
+    The papers mostly leave ties open; random is the default because a fixed smallest-index rule biases
+    best-arm and thresholding experiments toward low indices, and drawing one order per copy and episode from
+    the agent's seeded generator costs nothing per step. The reductions run in one compiled pass over the
+    copies.
     """
 
     def __init__(self, n: int, k: int) -> None:

@@ -12,23 +12,38 @@ from bandit_gym.agents.base import Agent, Obs
 from bandit_gym.agents.bayesian._posterior import GaussianPosterior
 from bandit_gym.kernels import resolve_kernel
 
-#: ``"latent"``: the largest posterior mean over all arms (pybo's best_latent); ``"incumbent"``: over the arms
-#: pulled so far (best_incumbent), all arms before the first pull (ALGORITHMS.md §E.5)
+#: ``"latent"``: the largest posterior mean over all arms (best_latent of the authors' later library pybo);
+#: ``"incumbent"``: over the arms pulled so far (pybo's best_incumbent), all arms before the first pull.
+#: hoffman2014 does not say how its cumulative-regret baselines recommend; with correlated arms the two differ.
 RECOMMENDATIONS = ("latent", "incumbent")
 
 
 class BayesianAgent(Agent):
     """Base of the Bayesian agents of best-arm identification with correlated arms (m = 1).
 
-    The agent's own model: ``kernel`` (a K x K positive semi-definite matrix, a name of
-    ``bandit_gym.kernels.KERNELS``, or None for independent arms, G = I), prior scale ``eta``, noise ``sigma``
-    and ``prior_mean`` (ours; the paper's prior mean is 0): the prior ``mu ~ N(prior_mean, eta^2 G)`` and
-    rewards ``N(mu_a, sigma^2)`` (ALGORITHMS.md §E.2). It may differ from the env's generating model (``reset``
-    info ``"model"`` holds that one: ``Agent(**info["model"])``). No initialisation pulls.
+    The agent's own model (hoffman2014 §2, eq. 2-5): ``kernel`` (a K x K positive semi-definite matrix G, a
+    name of ``bandit_gym.kernels.KERNELS``, or None for independent arms, G = I), prior scale ``eta``, noise
+    ``sigma`` and ``prior_mean``: the prior ``mu ~ N(prior_mean, eta^2 G)`` and rewards ``N(mu_a, sigma^2)``.
+    It may differ from the env's generating model (``reset`` info ``"model"`` holds that one:
+    ``Agent(**info["model"])``).
 
     Every step updates the posterior of each copy with the previous step's observation (``last_arm``,
     ``last_value``) by one rank-one step, or rebuilds it from ``counts`` and ``sums`` after a batched allocation;
     then :meth:`choose` picks the arm from the posterior and :meth:`recommend` the answer.
+
+    Readings shared by the subclasses, where the papers are silent:
+
+    - prior mean: 0 in the paper; ``prior_mean`` (default 0) is ours, for rewards far from 0 (the paper does not
+      mention centring the data).
+    - initialisation: no forced pulls; round 1 starts from the prior (BayesGap's paper says correlation makes
+      pulling every arm unnecessary; for the baselines the paper is silent). So T < K is allowed.
+    - recommendation of the baselines: hoffman2014 does not say how they recommend; the largest posterior mean
+      over all arms (``recommendation="latent"``, default) or over the arms pulled so far (``"incumbent"``; all
+      arms before the first pull). Ties: the agent's tie rule.
+    - ties in every argmax / argmin: the agent's tie rule, a random arm order per copy and episode (default) or
+      the smallest index (``tie_break="index"``).
+    - answer before the end: the current recommendation, submitted at every step; only the one after the T-th
+      pull is scored.
     """
 
     families: ClassVar[tuple[str, ...]] = ("best_arm",)

@@ -16,14 +16,19 @@ from bandit_gym.agents.bayesian._base import BayesianAgent
 class BayesUCB(BayesianAgent):
     """Bayes-UCB: pull the arm of largest posterior quantile.
 
-    Paper: Kaufmann, Cappé, Garivier, AISTATS 2012; a baseline of hoffman2014 §6 (ALGORITHMS.md §E.5 (3)).
+    Paper: Kaufmann, Cappé, Garivier, AISTATS 2012; a baseline of hoffman2014 §6.
 
     ``a_t = argmax_k mu_k + s_k Phi^-1(1 - 1 / ((t + 1) (log T)^c))``, the quantile of the Gaussian marginal
-    posterior. ``c = 0`` (default, Kaufmann et al.'s practical choice) makes it anytime; ``c > 0`` reads T.
-    Recommendation as :class:`ThompsonSampling`.
+    posterior. ``c = 0`` (default, Kaufmann et al.'s practical choice; their theory needs c >= 5) makes it
+    anytime; ``c > 0`` reads T. Recommendation: see :class:`BayesianAgent` (default: the largest posterior mean).
 
-    Choices: ``t + 1`` in place of t (at t = 1 with c = 0 the level 1 - 1/t is 0, a quantile of -inf for every
-    arm; ALGORITHMS.md §E.5); ``log T`` is floored at 1 (T < e would give a level below 0.5 or no level at all).
+    Readings where the papers are silent:
+
+    - ``t + 1`` in place of t: at t = 1 with c = 0 the level ``1 - 1/t`` is 0, a quantile of -inf for every arm.
+    - ``log T`` (natural log) is floored at 1: with T < e and c > 0 the level would fall below 1/2, or below 0.
+    - on correlated arms: the original keeps one posterior per arm; we take the quantile of each arm's marginal
+      under the joint Gaussian posterior.
+    - the value of c hoffman2014 used is not stated; we default to 0.
     """
 
     def __init__(self, kernel: Any = None, eta: float = 1.0, sigma: float = 1.0, c: float = 0.0,

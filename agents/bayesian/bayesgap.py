@@ -10,7 +10,8 @@ from bandit_gym import _validation as check
 from bandit_gym.agents.base import Obs
 from bandit_gym.agents.bayesian._base import BayesianAgent
 
-#: the floor of a hardness term H_k when epsilon = 0 and the estimated gap is <= 0 (ALGORITHMS.md §E.4 guard 1)
+#: the floor of a hardness term H_k when epsilon = 0 and the estimated gap is <= 0 (a guard of ours, see
+#: :func:`exploration`)
 H_FLOOR = 1e-12
 
 
@@ -30,8 +31,9 @@ def exploration(mean: np.ndarray, std: np.ndarray, epsilon: np.ndarray, budget: 
         Delta_k = max_{j != k} (mu_j + 3 s_j) - (mu_k - 3 s_k),   H_k = max((Delta_k + eps) / 2, eps),
         H = sum_k H_k^-2,   beta^2 = (max(T - K, 0) / sigma^2 + kappa / eta^2) / (4 H)
 
-    Guards (ALGORITHMS.md §E.4): ``H_k <= 0`` (epsilon = 0, Delta_k <= 0) becomes ``max(|Delta_k| / 2, 1e-12)``;
-    T < K counts as T = K; beta = 1 if ``beta^2`` is not positive."""
+    Guards (ours; the paper does not discuss them): ``H_k <= 0`` (epsilon = 0 and Delta_k <= 0, when one arm's
+    lower 3-sigma bound is above every other arm's upper one) becomes ``max(|Delta_k| / 2, 1e-12)``; T < K, where
+    ``T - K`` would be negative, counts as T = K; beta = 1 if ``beta^2`` is still not positive."""
     delta = others_max(mean + 3.0 * std) - (mean - 3.0 * std)
     h = np.maximum((delta + epsilon) / 2.0, epsilon)
     h = np.where(h > 0, h, np.maximum(np.abs(delta) / 2.0, H_FLOOR))
@@ -44,7 +46,7 @@ def exploration(mean: np.ndarray, std: np.ndarray, epsilon: np.ndarray, budget: 
 class BayesGap(BayesianAgent):
     """BayesGap: UGapEb for one arm with posterior widths.
 
-    Paper: hoffman2014, Algorithm 1, eq. 6-9 (ALGORITHMS.md §E.3-E.4).
+    Paper: hoffman2014 §5, Algorithm 1, eq. 6-9.
 
     At round t, from the posterior after t - 1 observations (``mu_k``, ``s_k``) and beta (below)::
 
@@ -52,18 +54,32 @@ class BayesGap(BayesianAgent):
         J(t) = argmin_k B_k,     j(t) = argmax_{k != J(t)} U_k,
         a_t = argmax_{k in {j(t), J(t)}} (U_k - L_k)                                            (eq. 7)
 
-    recording ``(J(t), B_J(t))``; the recommendation is ``Omega_T = J(argmin_{t <= T} B_J(t))`` (eq. 8, the
-    earliest round on ties): the answer submitted at every step is the record of smallest B so far (the prior
-    mean's argmax before the first round). beta is recomputed every round from the adaptive estimate of
-    H_epsilon (:func:`exploration`, eq. 9) with ``kappa = sum_k 1 / G_kk`` (over ``G_kk > 0``), T the budget read
-    from the first observation and epsilon from the observation. No initialisation pulls (T < K is allowed).
+    recording ``(J(t), B_J(t))``; the recommendation is ``Omega_T = J(argmin_{t <= T} B_J(t))`` (eq. 8): the
+    answer submitted at every step is the record of smallest B so far. beta is recomputed every round from the
+    adaptive estimate of H_epsilon (:func:`exploration`, eq. 9 and the end of §5) with ``kappa = sum_k 1 / G_kk``,
+    T the budget read from the first observation and epsilon from the observation. No initialisation pulls (the
+    paper: correlation makes them unnecessary in practice), so T < K is allowed.
 
     Parameters: the model ``kernel``, ``eta``, ``sigma`` (see :class:`BayesianAgent`); ``beta_scale`` (ours, not
-    the paper's; default 1, the paper's beta) multiplies beta. Horizon-aware (beta reads T).
+    the paper's; default 1, the paper's beta) multiplies beta. Horizon-aware (beta reads T). Deviations: none.
 
-    Choices (ALGORITHMS.md §E.3-E.4): ``j(t)`` is the argmax (Algorithm 1's argmin is a typo); ties in J(t) and
-    j(t) go to the smallest index (``tie_break="index"``, the default; ``"random"`` draws an arm order per
-    episode); ``a_t = J(t)`` when the two widths are equal; the two numerical guards of :func:`exploration`.
+    Readings where the paper is silent or inconsistent:
+
+    - ``j(t)``: Algorithm 1 prints ``argmin_{k != J(t)} U_k``, but the text (the definition before eq. 7, the
+      best "runner up" arm) and the proofs (j(t) "has the highest upper bound other than J(t)") use the argmax;
+      we use the argmax.
+    - ties in J(t) and j(t): not specified; the smallest index (``tie_break="index"``, the default here), or a
+      random arm order per episode with ``"random"``.
+    - ties in a_t (``s_J = s_j``): not specified; we pull J(t).
+    - ties in the round of eq. 8: the earliest round with the smallest B_J.
+    - beta at round 1: Algorithm 1 recomputes beta after each observation; before the first we compute it from
+      the prior. The answer before round 1 is the arm of largest prior mean (ties: the tie rule).
+    - ``kappa = sum_k ||x_k||^-2 = sum_k 1 / G_kk`` runs over the arms with ``G_kk > 0`` (an arm of zero prior
+      variance would give 1/0).
+    - numerical guards of :func:`exploration` (not in the paper): a non-positive hardness term when
+      epsilon = 0, ``T - K < 0`` when T < K, and a non-positive ``beta^2``.
+    - the recorded rounds are t = 1..T (eq. 8's ``t <= T``); the posterior after the T-th observation is not
+      recorded.
     """
 
     anytime: ClassVar[bool] = False

@@ -14,12 +14,19 @@ from bandit_gym.agents.bayesian._base import ImprovementAgent
 class EI(ImprovementAgent):
     """EI: pull the arm of largest expected improvement over the incumbent.
 
-    Paper: Mockus 1982, Jones 2001; a baseline of hoffman2014 §6 (ALGORITHMS.md §E.5 (7)).
+    Paper: Mockus 1982, Jones 2001; a baseline of hoffman2014 §6.
 
-    ``a_t = argmax_k (mu_k - mu+ - xi) Phi(z_k) + s_k phi(z_k)``, ``z_k = (mu_k - mu+ - xi) / s_k``, with the
-    incumbent ``mu+`` the largest posterior mean among the arms pulled so far (all arms before the first pull,
-    as pybo's ``GPAcq``). An arm with ``s_k = 0`` has improvement 0. Default ``xi = 0`` (pybo's). Recommendation
-    as :class:`ThompsonSampling`. Anytime.
+    ``a_t = argmax_k (mu_k - mu+ - xi) Phi(z_k) + s_k phi(z_k)``, ``z_k = (mu_k - mu+ - xi) / s_k``.
+    Recommendation: see :class:`BayesianAgent`. Anytime.
+
+    Readings where the papers are silent:
+
+    - the incumbent ``mu+``: the largest posterior mean among the arms pulled so far, all arms before the first
+      pull (as the authors' later library pybo does).
+    - ``xi``: hoffman2014 does not state it; default 0 (pybo's default), in the rewards' units.
+    - ``s_k``: the posterior standard deviation of the mean mu_k, not of a new observation.
+    - an arm with ``s_k = 0`` (its mean known exactly) has improvement 0, even if ``mu_k > mu+ + xi``.
+    - ties: the agent's tie rule.
     """
 
     default_xi: ClassVar[float] = 0.0

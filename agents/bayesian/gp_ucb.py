@@ -14,12 +14,17 @@ from bandit_gym.agents.bayesian._base import BayesianAgent
 class GPUCB(BayesianAgent):
     """GP-UCB: pull the arm of largest ``mu_k + sqrt(beta_t) s_k``.
 
-    Paper: Srinivas et al., ICML 2010, Theorem 1 (finite domain); a baseline of hoffman2014 §6 (ALGORITHMS.md
-    §E.5 (4)).
+    Paper: Srinivas et al., ICML 2010, Theorem 1 (finite domain); a baseline of hoffman2014 §6.
 
-    ``beta_t = scale * 2 log(K t^2 pi^2 / (6 delta))`` at round t (1-based). Defaults ``delta = 0.1`` and
-    ``scale = 1/5``: Srinivas et al.'s experiments and the authors' pybo scale the theoretical beta_t down by a
-    factor 5 (the value hoffman2014 used is not stated). Recommendation as :class:`ThompsonSampling`. Anytime.
+    ``beta_t = scale * 2 log(K t^2 pi^2 / (6 delta))`` at round t (1-based). Recommendation: see
+    :class:`BayesianAgent`. Anytime.
+
+    Readings where the papers are silent:
+
+    - ``delta`` and the scale of beta_t: hoffman2014 does not state them; we default to ``delta = 0.1`` and
+      ``scale = 1/5``, as Srinivas et al.'s experiments and the authors' later library pybo scale the
+      theoretical beta_t down by a factor 5.
+    - log: natural. Ties: the agent's tie rule.
     """
 
     def __init__(self, kernel: Any = None, eta: float = 1.0, sigma: float = 1.0, delta: float = 0.1,

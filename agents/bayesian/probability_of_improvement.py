@@ -14,11 +14,17 @@ from bandit_gym.agents.bayesian._base import ImprovementAgent
 class PI(ImprovementAgent):
     """PI: pull the arm most likely to improve on the incumbent by xi.
 
-    Paper: Kushner 1964, Mockus 1982; a baseline of hoffman2014 §6 (ALGORITHMS.md §E.5 (6)).
+    Paper: Kushner 1964, Mockus 1982; a baseline of hoffman2014 §6.
 
-    ``a_t = argmax_k Phi((mu_k - mu+ - xi) / s_k)``, the incumbent ``mu+`` as in :class:`EI`; an arm with
-    ``s_k = 0`` has probability 0. Default ``xi = 0.05`` (pybo's; in the rewards' units). Recommendation as
-    :class:`ThompsonSampling`. Anytime.
+    ``a_t = argmax_k Phi((mu_k - mu+ - xi) / s_k)``. Recommendation: see :class:`BayesianAgent`. Anytime.
+
+    Readings where the papers are silent:
+
+    - the incumbent ``mu+``: as :class:`EI` (the largest posterior mean among the pulled arms; all arms before
+      the first pull).
+    - ``xi``: hoffman2014 does not state it; default 0.05 (pybo's default), in the rewards' units.
+    - ``s_k``: the posterior standard deviation of the mean mu_k; an arm with ``s_k = 0`` has probability 0.
+    - ties: the agent's tie rule (many arms can tie at probability 0 or 1 in floating point).
     """
 
     default_xi: ClassVar[float] = 0.05

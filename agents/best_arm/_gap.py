@@ -62,7 +62,13 @@ def select_arm(means: np.ndarray, beta: np.ndarray, m: int) -> tuple[np.ndarray,
         I = argmax_{k in {l, u}} beta_k   (a tie pulls l)
 
     The compiled rule UGapEb and UGapEc run (``_kernels.gap_select``). Returns ``(J as bits (N, K), B_J (N,),
-    I (N,))``."""
+    I (N,))``.
+
+    Readings where gabillon2012 (Fig. 2, §3) is silent: the paper breaks ties in u and l in favour of the
+    largest beta and says no more; the further tie on beta goes to the smallest index. It gives no tie rule for
+    J (the m smallest B) nor for I when ``beta_l = beta_u``: J takes the smallest indices among equal B, and I
+    pulls l. ``max^m_{i != k} U_i`` is computed as the (m+1)-th largest U when k is among the m largest, the
+    m-th otherwise; its value does not depend on how ties in U are ranked."""
     from bandit_gym.agents.best_arm._kernels import select_arm_rows
 
     means, beta = np.atleast_2d(np.asarray(means, np.float64)), np.atleast_2d(np.asarray(beta, np.float64))

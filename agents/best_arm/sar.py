@@ -10,7 +10,7 @@ class SAR(SuccessiveRejects):
     gap, accepting it if it is among the active top ones, rejecting it otherwise.
 
     Paper: S. Bubeck, T. Wang, N. Viswanathan, Multiple Identifications in Multi-Armed Bandits, ICML 2013.
-    Not in ALGORITHMS.md; the fixed-budget baseline for m > 1 that gabillon2012's issue names.
+    Not one of the five papers; the fixed-budget baseline for m > 1 next to UGapEb.
 
     Phase lengths as :class:`SuccessiveRejects`. At the end of phase k, with the active arms sorted by empirical
     mean ``sigma_1 >= ... `` and ``l`` arms still to accept::
@@ -18,10 +18,24 @@ class SAR(SuccessiveRejects):
         Delta_hat_r = mu_hat_{sigma_r} - mu_hat_{sigma_(l+1)}  (r <= l),  mu_hat_{sigma_l} - mu_hat_{sigma_r}  (r > l)
 
     the arm of largest ``Delta_hat`` leaves: accepted if ``r <= l`` (then ``l <- l - 1``), rejected otherwise.
-    Output: the accepted arms and, after the last phase, the active arm if one is still to accept. Choices: ties
-    go to the higher-ranked arm (then the smaller index); with nothing left to accept the worst active arm is
-    rejected, with every active arm to accept the best is accepted. The answer submitted before the end: the
-    accepted arms plus the best active ones. m = 1 gives SR's answers with SAR's removal rule.
+    Output: the accepted arms and, after the last phase, the active arm if one is still to accept.
+    m = 1 gives SR's answers with SAR's removal rule. Deviations: none.
+
+    Readings where the paper is silent:
+
+    - ranking: equal means rank by smaller index first.
+    - ties in the largest gap: the higher-ranked arm leaves (the best active arm before the worst; among arms of
+      equal lowest mean, the smallest index).
+    - once l = 0 (nothing left to accept) the remaining phases still run and each rejects the last-ranked active
+      arm (lowest mean; the largest index among equal means); once every active arm must be accepted
+      (``l`` = the number of active arms) each phase accepts the best one. Neither changes the answer.
+    - answer before the end: the accepted arms that were pulled, then the best of the other candidates (the
+      active arms, and accepted arms never pulled) up to m, by empirical mean with an arm never pulled ranking
+      last (ties: the smallest index).
+    - pull order within a phase, leftover budget: as :class:`SuccessiveRejects`.
+    - n <= K: every phase has length 0, so all removals happen before any pull, on empirical means of 0: arms
+      0..m-1 (0-based) are accepted (a tie between the top and the bottom goes to the top), arms K-1 down to
+      m+1 are rejected, and arm m, left alone, takes the budget; the answer is then arm m and arms 0..m-2.
     """
 
     rule = "SAR"

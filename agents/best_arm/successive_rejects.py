@@ -21,14 +21,23 @@ class SuccessiveRejects(BestArmAgent):
     """Successive Rejects: K - 1 phases; in phase k every surviving arm is pulled up to ``n_k`` pulls, then the
     arm of smallest empirical mean is rejected.
 
-    Paper: Audibert, Bubeck, Munos, COLT 2010 (ALGORITHMS.md §B.6), a baseline of gabillon2012.
+    Paper: Audibert, Bubeck, Munos, COLT 2010, a baseline of gabillon2012.
 
     ``n_k = ceil( (n - K) / (logbar(K) (K + 1 - k)) )``, ``logbar(K) = 1/2 + sum_{i=2}^K 1/i``, n read from the
     observation at the episode start (horizon-aware); at most n pulls in all. Output: the last surviving arm.
-    Within a phase the surviving arm with the fewest pulls is pulled (smallest index first). Choices: a tie for
-    the smallest mean rejects the smallest index (UNSURE in §B.6); pulls left after the last phase go to the
-    survivor (banditpylib gives them to the last two arms; the answer does not change). The answer submitted
-    before the end is the surviving arm of largest empirical mean. Defined for m = 1 (SAR handles m > 1).
+    Defined for m = 1 (SAR handles m > 1). Deviations: none.
+
+    Readings where the paper is silent:
+
+    - order of pulls within a phase: the surviving arm with the fewest pulls, the smallest index first.
+    - ties for the smallest mean: the arm of smallest index is rejected.
+    - leftover budget: the phases use at most n pulls; the pulls left after the last phase go to the survivor
+      (the public banditpylib code gives them to the last two arms; the answer does not change).
+    - answer before the end: the surviving arm of largest empirical mean, an arm never pulled ranking last
+      (ties: the smallest index).
+    - n <= K: every n_k is 0, so all K - 1 rejections happen before any pull, on empirical means of 0 (the
+      smallest indices leave first), and the last arm takes the whole budget. ``n_k`` is rounded up with a
+      tolerance of 1e-9, so that a quotient that is an integer up to rounding is not rounded up once more.
     """
 
     anytime = False

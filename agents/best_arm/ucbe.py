@@ -14,20 +14,31 @@ from bandit_gym.agents.best_arm._gap import BestArmAgent
 class UCBEBestArm(BestArmAgent):
     """UCB-E, the highly exploring UCB of best arm identification.
 
-    Paper: Audibert, Bubeck, Munos, COLT 2010 (ALGORITHMS.md §B.6); named ``UCBE(a)`` in gabillon2012 (the
-    thresholding variant of tao2019 is :class:`bandit_gym.agents.UCBE`).
+    Paper: Audibert, Bubeck, Munos, COLT 2010; named ``UCBE(a)`` in gabillon2012 and a baseline of hoffman2014
+    (the thresholding variant of tao2019 is :class:`bandit_gym.agents.UCBE`).
 
     Rule: ``I_t = argmax_i mu_hat_i + sqrt(a / T_i)``, ``+inf`` for an arm never pulled (so each arm is pulled
-    once first, in index order: ties go to the smallest index). Output: the m arms of largest empirical mean
-    (``argmax_i mu_hat_i`` for m = 1).
+    once first). Output: the m arms of largest empirical mean (``argmax_i mu_hat_i`` for m = 1).
 
     Speed (not a deviation): only the pulled arm's index is recomputed and the argmax kept in a tournament tree,
     O(log K) per pull; for m = 1 the answer's argmax mean is kept the same way (``act`` and whole-episode
     rollouts alike).
 
-    Parameters: ``a``, or the oracle ``H1 = sum_i 1 / Delta_i^2`` (from the true means) with
-    ``a = c (n - K) / H1`` set at each episode start, n read from the observation (``c = 25/36``: the
-    largest a of the theorem ``e_n <= 2 n K exp(-2 a / 25)``; Audibert et al.'s experiments try several c).
+    Parameters: ``a``, or the oracle ``H1 = sum_i 1 / Delta_i^2`` (from the true means; the best arm's gap is
+    the second best's) with ``a = c (n - K) / H1`` set at each episode start, n read from the observation
+    (``c = 25/36``: the largest a of the theorem ``e_n <= 2 n K exp(-2 a / 25)``; Audibert et al.'s experiments
+    try several c). Deviations: none for m = 1.
+
+    Readings where the paper is silent:
+
+    - ties in the argmax (pulls and answer): the smallest index; fixed, no random option. The initial pulls
+      (index +inf) therefore go in index order.
+    - m > 1 (ours; UCB-E identifies one arm): the same pulls, and the answer is the m arms of largest empirical
+      mean. epsilon is not used.
+    - n <= K with H1 given: ``a = c max(n - K, 0) / H1``, so a = 0.
+    - answer before the end: the m largest empirical means of the current statistics, an arm never pulled
+      ranking last (ties: the smaller index); only the one after the n-th pull is scored. (The index that picks
+      the pull gives such an arm +inf.)
     """
 
     oracle_parameters: ClassVar[tuple[str, ...]] = ("H1",)

@@ -1,4 +1,4 @@
-"""UGapEb, the fixed-budget version of UGapE (gabillon2012 §3.1)."""
+"""UGapEb, the fixed-budget version of UGapE (gabillon2012 §3, Fig. 1 left; §4.2)."""
 
 from __future__ import annotations
 
@@ -17,16 +17,17 @@ RECOMMENDATIONS = ("smallest_B", "last")
 class UGapEb(BestArmAgent):
     """Unified gap-based exploration, fixed budget.
 
-    Paper: gabillon2012, Fig. 1 (left), Theorem 1 (ALGORITHMS.md §B.2-B.3).
+    Paper: gabillon2012, Fig. 1 (left), Fig. 2, eq. 3-4, Theorem 1.
 
     Pull each arm once, then at every round SELECT-ARM (see :func:`~bandit_gym.agents.best_arm._gap.select_arm`)
     with ``beta_k = b sqrt(a / T_k)``, recording ``J(t)`` and its set index ``B_J(t)``. The recommendation is
-    ``Omega(n) = J(t*)``, ``t* = argmin_t B_J(t)`` (the earliest on ties): the submitted answer at every step is
-    the recorded set of smallest index so far.
+    ``Omega(n) = J(t*)``, ``t* = argmin_t B_J(t)``: the submitted answer at every step is the recorded set of
+    smallest index so far.
 
-    Parameters: ``a`` (exploration), or the oracle complexity ``H`` (H_epsilon of §B.5, from the true means),
+    Parameters: ``a`` (exploration), or the oracle complexity ``H`` (H_epsilon of eq. 6, from the true means),
     from which ``a = eta (n - K) / (4 H)`` is set at each episode start with n read from the observation
     (``eta = 1``: the value Theorem 1 prefers); ``b`` the range of the rewards (1 for Bernoulli arms).
+    Horizon-aware when built from H.
 
     ``eta`` is ours, after the constant ``c`` of Audibert et al.'s UCB-E experiments (with m = 1, epsilon = 0,
     ``eta = 16`` gives UCB-E's ``a = (n - K) / H_1``, since ``H_0 = 4 H_1``). At n = H_1 the theoretical a is
@@ -38,9 +39,19 @@ class UGapEb(BestArmAgent):
     ``recommendation="last"`` (ours, not the paper's) answers ``J(n + 1)``, the set of the final statistics,
     instead of ``J(t*)``.
 
-    Choices: the recorded sets run over t = K+1..n+1 (the set after the last observation is included, as the
-    proof allows; ALGORITHMS.md §B.3 UNSURE). Tie rules as §B.2. During the initial round the answer is the m
-    arms of largest empirical mean. Horizon-aware when built from H.
+    Readings where the paper is silent:
+
+    - the range of t in ``t*``: the paper writes ``t in {1, ..., n}``, but B is defined only once every arm has
+      been pulled; we record the sets of t = K+1..n+1, the last one computed after the n-th observation (the
+      proof allows t <= n+1). Ties in ``t*``: the earliest round.
+    - tie rules of SELECT-ARM: see :func:`~bandit_gym.agents.best_arm._gap.select_arm` (J: smallest index;
+      u_t, l_t: the largest beta, as the paper says, then the smallest index; I(t): l_t when the widths are
+      equal). The tie rule is fixed (no random option).
+    - initialisation: each arm once, in index order.
+    - answer before the end: during the initial round (no B defined yet) the m arms of largest empirical mean,
+      an arm never pulled ranking last (ties: the smaller index); after it, the recorded ``J(t*)`` so far.
+    - n <= K with H given: ``a = eta max(n - K, 0) / (4 H)``, so a = 0 and the widths vanish.
+    - log: not used (the widths have no log).
     """
 
     oracle_parameters: ClassVar[tuple[str, ...]] = ("H",)

@@ -1,4 +1,4 @@
-"""UGapEc, the fixed-confidence version of UGapE (gabillon2012 §3.2)."""
+"""UGapEc, the fixed-confidence version of UGapE (gabillon2012 §3, Fig. 1 right; §4.3)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from bandit_gym.agents.best_arm._gap import BestArmAgent
 class UGapEc(BestArmAgent):
     """Unified gap-based exploration, fixed confidence.
 
-    Paper: gabillon2012, Fig. 1 (right), Theorem 2 (ALGORITHMS.md §B.2, §B.4).
+    Paper: gabillon2012, Fig. 1 (right), Fig. 2, eq. 3-4, Theorem 2.
 
     Pull each arm once; then, while ``B_J(t) >= epsilon``, SELECT-ARM with
     ``beta_k = b sqrt( c log(4 K (t-1)^3 / delta) / T_k )`` (t - 1 pulls made); stop (action K) with the answer
@@ -20,8 +20,18 @@ class UGapEc(BestArmAgent):
     ``P(r_Omega <= epsilon and n_tilde <= N) >= 1 - delta``, ``N = K + O(H_eps log(H_eps / delta))``.
 
     Parameters: ``delta`` in (0, 1), ``c = 0.5`` (the paper's recommendation), ``b`` the range of the rewards.
-    On a fixed-confidence env the budget is a safety cap (ALGORITHMS.md §B.4); reaching it truncates the
-    episode. Tie rules as §B.2. Anytime: it never reads the budget.
+    Anytime: it never reads the budget. Deviations: none.
+
+    Readings where the paper is silent:
+
+    - the budget: the paper's loop has no cap; on a fixed-confidence env the env's budget is a safety cap, and
+      reaching it truncates the episode with the current ``J(t)`` as the answer (ours).
+    - log: no base given; natural log.
+    - tie rules of SELECT-ARM: see :func:`~bandit_gym.agents.best_arm._gap.select_arm` (J: smallest index;
+      u_t, l_t: the largest beta, as the paper says, then the smallest index; I(t): l_t when the widths are
+      equal). The tie rule is fixed (no random option).
+    - initialisation: each arm once, in index order, with no stopping test; the answer submitted during it is
+      the m arms of largest empirical mean, an arm never pulled ranking last (ties: the smaller index).
     """
 
     rule = "UGapEc"

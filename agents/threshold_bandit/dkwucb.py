@@ -10,7 +10,7 @@ from bandit_gym.agents.threshold_bandit._levels import LevelUCB
 class DKWUCB(LevelUCB):
     """UCB on the empirical survival function with the Dvoretzky-Kiefer-Wolfowitz width, uncensored feedback.
 
-    Paper: abernethy2016 §4, Theorem 2 (ALGORITHMS.md §C.3).
+    Paper: abernethy2016 §4, eq. 5-6, Theorem 2.
 
     Rule, after observing ``c_t``::
 
@@ -20,12 +20,22 @@ class DKWUCB(LevelUCB):
     ``F_hat`` uses every pull of arm i whatever its threshold (the observation's ``level_exceed`` /
     ``level_trials``; under uncensored feedback ``level_trials`` is N_i at every level). Default
     ``delta = T^-2 / 2`` (Theorem 2), T read at the episode start; a fixed ``delta`` makes it anytime.
-    Theorem 2: ``E[Regret_T] <= 8 sum_i log T / min_j Delta_i(j) + O(1)`` (min over the levels where i is
-    suboptimal), with no dependence on m.
-
-    Ties (unspecified): the agent's tie rule (random arm order per copy and episode, or ``tie_break="index"``).
+    Theorem 2: ``E[Regret_T] <= 8 sum_i log T / min_j Delta_i(j) + O(1)``, with no dependence on m.
     Deviations: none. On a censored env the counts are the Kaplan-Meier ones, where this width is not the
     paper's (use :class:`OPTIM`). Cost O(K) per copy and step: the index depends on c_t.
+
+    Readings where the paper is silent or garbled:
+
+    - the min in Theorem 2: as printed, ``min_{j in M} Delta_i(j)`` is 0 for an arm that is best at some level,
+      which would make the bound infinite; we read it over the levels where arm i is suboptimal
+      (``Delta_i(j) > 0``). The extracted text may also square that gap; we follow the prose ("identical to
+      UCB, but with the suboptimality gap min_j Delta_i(j)"): ``1 / min_j Delta_i(j)``.
+    - ties in the argmax: no rule given; the agent's tie rule, a random arm order per copy and episode by
+      default, the smallest index with ``tie_break="index"``. Unpulled arms (index +inf) are therefore each
+      pulled once first, in that order.
+    - log: the paper writes log without a base; natural log. With the default delta,
+      ``log(2 / delta) = log(4 T^2)``, T the horizon read from ``budget_left`` at the episode start.
+    - the observation after the last round carries ``c = 0``; it is read as level 1 (the action is ignored).
     """
 
     def width(self, trials: np.ndarray, log_term: np.ndarray) -> np.ndarray:

@@ -13,7 +13,7 @@ from bandit_gym.agents.threshold_bandit._levels import current_levels, level_cou
 class KMUCB(Agent):
     """Epoch-based elimination, level by level, on the modified Kaplan-Meier estimator.
 
-    Paper: abernethy2016 §5.2, Algorithm 1, Theorem 5 (ALGORITHMS.md §C.6).
+    Paper: abernethy2016 §5.2, Algorithm 1, Theorem 5.
 
     Epochs of ``K m`` rounds; levels ``j = 1..m`` are resolved in increasing order. In a round with threshold
     ``c_t = j'``: if ``j' < j`` (level j' resolved) pull the arm kept for j'; otherwise pull arm
@@ -24,14 +24,27 @@ class KMUCB(Agent):
         if F_hat_{i_hat}(j) - F_hat_i(j) >= r_k for every i != i_hat:  keep i_hat for level j, j <- j + 1
 
     Theorem 5: ``E[Regret_T] <= sum_i 128 max_j Delta_i(j) log T log m / min Delta^2 + O(1)``: log m, not m.
+    T is read at the episode start: horizon-aware. Calling ``act`` twice on one observation returns the same arm
+    (a round is counted once, recognised by ``budget_left``). Deviations: none on cyclic-permutation thresholds.
 
-    Choices where the paper is silent or the text was garbled (ALGORITHMS.md §C.6 UNSURE items): the test uses
-    ``>=`` and ``log(T k)``; one level at most is resolved per epoch; ``argmax`` runs over all arms, ties by the
-    agent's tie rule. Leftover rounds (``T mod K m``) continue the in-epoch rule without a final test. Sequences
-    that break the block property (a level seen more than K times in an epoch) fall back to the arm
-    ``(count[j'] - 1) mod K`` (not in the paper), so the agent runs on any threshold sequence, i.i.d. included,
-    without the theorem. T is read at the episode start: horizon-aware. Calling ``act`` twice on one
-    observation returns the same arm (a round is counted once, recognised by ``budget_left``).
+    Readings where the paper is silent or its text was garbled in extraction:
+
+    - the comparison sign of the test was lost; we use ``>=`` (``>`` is as plausible; it matters only on exact
+      equality).
+    - ``log(T k)`` is read as the natural log of the product T times k (the epoch number).
+    - at most one level is resolved per epoch (the printed ``if``, not a ``while``).
+    - the argmax runs over all arms ``[K]`` as printed, and the test over every other arm (``L_j`` is still
+      ``[K]`` when level j is tested); ties in the argmax follow the agent's tie rule (a random arm order per
+      copy and episode by default; a tie at the top never passes the test).
+    - exploration order: the paper's ``I_t <- count[j']`` is arm number ``count[j']`` in 1..K, i.e. index order.
+    - leftover rounds (``T mod K m``, after the last full epoch): the paper's loop stops at ``floor(T / (K m))``
+      epochs; we continue the in-epoch rule with the current level and kept arms, without a final test.
+    - sequences that break the block property (a level seen more than K times in an epoch, e.g. i.i.d.
+      thresholds) fall back to the arm ``(count[j'] - 1) mod K`` (not in the paper), so the agent runs on any
+      threshold sequence, without the theorem.
+    - the min in Theorem 5 is read over the suboptimal pairs ``(i, j)`` (``Delta_i(j) > 0``), and the place of
+      ``log m`` in the bound is read off garbled text.
+    - the observation after the last round (``c = 0``) is read as level 1.
     """
 
     families: ClassVar[tuple[str, ...]] = ("threshold",)

@@ -11,7 +11,7 @@ from bandit_gym.agents.threshold_bandit._levels import LevelUCB
 class OPTIM(LevelUCB):
     """Optimistic-order threshold bandit with censored feedback: UCB on the modified Kaplan-Meier estimator.
 
-    Paper: abernethy2016 §5.1, Theorem 4 (ALGORITHMS.md §C.4-C.5).
+    Paper: abernethy2016 §5.1, eq. 8, Theorem 4.
 
     Rule, after observing ``c_t``::
 
@@ -21,11 +21,20 @@ class OPTIM(LevelUCB):
 
     (the observation's ``level_exceed`` and ``level_trials`` are D and N). Default ``delta = T^-2 / 2``; a fixed
     ``delta`` makes it anytime. Under non-increasing thresholds every past observation informs the current
-    level, and Theorem 4 gives ``E[Regret_T] <= 32 sum_i log T / min_j Delta_i(j) + O(1)`` (T >= mK).
+    level, and Theorem 4 gives ``E[Regret_T] <= 32 sum_i log T / min_j Delta_i(j) + O(1)`` (T >= mK). On other
+    orders it still runs, without the theorem. Deviations: none.
 
-    Deviations and choices: the count inside V is ``N_i(c_t)`` (UNSURE in ALGORITHMS.md §C.5: it equals N_i
-    under the optimistic order and is the safe general choice). Ties: the agent's tie rule. On other orders it
-    still runs, without the theorem.
+    Readings where the paper is silent:
+
+    - the estimator: the paper says only that the learner "plays the same strategy as DKWUCB" with the widths
+      above; we use the modified Kaplan-Meier estimator of eq. 8, which under non-increasing thresholds equals
+      DKWUCB's empirical survival function (every past threshold is >= c_t).
+    - the count inside V: DKWUCB's rule has N_i, the censored estimator has N_i(c_t); we use ``N_i(c_t)``. The
+      two are equal under the non-increasing order, and only N_i(c_t) matches the estimator's variance on other
+      orders.
+    - the min in Theorem 4: read over the levels where arm i is suboptimal, as for :class:`DKWUCB`.
+    - ties, log base, the last observation's ``c = 0``: as :class:`DKWUCB` (the agent's tie rule, unpulled arms
+      first; natural log, ``log(2 / delta) = log(4 T^2)`` by default; level 1).
     """
 
     def width(self, trials: np.ndarray, log_term: np.ndarray) -> np.ndarray:

@@ -11,9 +11,9 @@ from bandit_gym.agents.threshold_bandit._levels import ConfidenceAgent, current_
 class PerThresholdUCB(ConfidenceAgent):
     """m independent UCB copies, one per threshold level, each learning only from the rounds at its level.
 
-    Paper: the baseline that abernethy2016's adversarial lower bound (Theorem 3, ALGORITHMS.md §C.7) describes:
-    under censored feedback and increasing thresholds the problem is m independent bandits. Not an algorithm of
-    the paper; the natural baseline users expect.
+    Paper: the baseline that abernethy2016's adversarial lower bound (§5.1, Theorem 3) describes: under
+    censored feedback and increasing thresholds the problem is m independent bandits. Not an algorithm of the
+    paper; the natural baseline users expect.
 
     Rule, after observing ``c_t = j``::
 
@@ -26,7 +26,15 @@ class PerThresholdUCB(ConfidenceAgent):
     State: the agent keeps ``N_i(j)`` and the reward sums itself (the observation's counts pool the levels),
     updated from ``last_arm`` and ``last_reward`` with the level it saw at the previous step; it must therefore
     see every step of an episode. Calling ``act`` twice on one observation is harmless (a round is counted once,
-    recognised by ``budget_left``). Ties: the agent's tie rule. Regret grows with m: each level is learnt alone.
+    recognised by ``budget_left``). Regret grows with m: each level is learnt alone.
+
+    Readings (all ours, the paper defines no such algorithm):
+
+    - the width: the Hoeffding width of the paper's UCB (§2), with ``delta = T^-2 / 2`` for the whole horizon
+      T, not for the rounds at each level.
+    - ties: the agent's tie rule (random arm order per copy and episode, or smallest index); at each level the
+      unpulled arms (+inf) come first, in that order.
+    - log: natural. The observation after the last round (``c = 0``) is read as level 1.
     """
 
     def allocate(self, n: int, k: int) -> None:

@@ -11,7 +11,7 @@ from bandit_gym.agents.threshold_bandit._levels import ConfidenceAgent
 class UCB(ConfidenceAgent):
     """Classic UCB on the realised rewards ``R = 1{X >= c_t}``, ignoring the threshold c_t.
 
-    Paper: abernethy2016 §2, Theorem 1 (ALGORITHMS.md §C.1).
+    Paper: abernethy2016 §2, eq. 1, Theorem 1 (UCB of the classical bandit, written with a deviation function).
 
     Rule (Hoeffding deviation function)::
 
@@ -19,10 +19,16 @@ class UCB(ConfidenceAgent):
 
     Default ``delta = T^-2 / 2`` (Theorem 1), i.e. ``log(2/delta) = log(4 T^2)``, with T read from the
     observation's ``budget_left`` at the start of each episode; pass ``delta`` to fix it instead.
-
-    Ties (unspecified in the paper): a random arm order per copy and episode (``tie_break="random"``) or the
-    smallest index (``tie_break="index"``); unpulled arms have index +inf, so every arm is pulled once first.
     Only the previously pulled arm's index changes, so it alone is recomputed (O(N) per step, plus the argmax).
+
+    Readings where the paper is silent:
+
+    - on the threshold bandit: the paper's UCB is for the classical bandit; we run it on the rewards
+      ``1{X >= c_t}`` of every round, whatever c_t, as the threshold-blind baseline (ours).
+    - ties in the argmax: no rule given; a random arm order per copy and episode (``tie_break="random"``) or the
+      smallest index (``tie_break="index"``). Unpulled arms have index +inf, so every arm is pulled once first,
+      in that order.
+    - log: no base given; natural log.
     """
 
     def begin(self, obs: Obs, rows: np.ndarray) -> None:

@@ -11,17 +11,26 @@ from bandit_gym.agents.thresholding._index import IndexAgent
 class APT(IndexAgent):
     """Anytime Parameter-free Thresholding with precision epsilon.
 
-    Paper: Locatelli, Gutzeit, Carpentier, ICML 2016; baseline of tao2019 §5 (ALGORITHMS.md §A.5).
+    Paper: Locatelli, Gutzeit, Carpentier, ICML 2016; baseline of tao2019 §5.
 
     Rule: pull each arm once, then::
 
         B_i(t) = sqrt(T_i(t-1)) * ( |theta_hat_i(t-1) - theta| + epsilon ),     i_t = argmin_i B_i(t)
 
-    Anytime. Answer (tao2019's adaptation): ``d_i = 1{theta_hat_i >= theta}``.
+    Anytime. Answer (tao2019's "natural adaptation" of APT's output set): ``d_i = 1{theta_hat_i >= theta}``.
 
-    Parameter ``epsilon >= 0``; tao2019 uses 0, 0.025, 0.05 and 0.1 (no default in the paper; 0 here).
-    Ties: the agent's tie rule (random order by default; banditpylib's ``np.argmin`` is ``tie_break="index"``).
-    Deviations: none.
+    Parameter ``epsilon >= 0``; tao2019 uses 0, 0.025, 0.05 and 0.1. Deviations: none.
+
+    Readings where the papers are silent:
+
+    - default ``epsilon = 0``: ours (neither paper gives a default; 0 is APT(0) of tao2019).
+    - ties in the argmin: no rule in either paper; the agent's tie rule, a random arm order per copy and episode
+      by default, or the smallest index with ``tie_break="index"`` (what the public banditpylib code's
+      ``np.argmin`` does).
+    - initialisation: each arm once in index order 1..K (the order is ours).
+    - T < K: only the first T arms are pulled; an arm never pulled has empirical mean 0, answered ``1{0 >= theta}``.
+    - answer before the end: the empirical rule on the current statistics at every step; only the answer after
+      the T-th pull is scored.
     """
 
     def __init__(self, epsilon: float = 0.0, *, tie_break: str = "random") -> None:

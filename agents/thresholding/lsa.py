@@ -13,17 +13,26 @@ from bandit_gym.agents.thresholding._index import IndexAgent
 class LSA(IndexAgent):
     """Logarithmic-Sample Algorithm for the thresholding bandit with aggregate regret.
 
-    Paper: tao2019, Algorithm 1 (ALGORITHMS.md §A.2).
+    Paper: tao2019, Algorithm 1.
 
-    Rule: pull each arm once (rounds 1..K, index order), then::
+    Rule: pull each arm once (rounds 1..K), then::
 
         xi_i(t-1) = alpha * T_i(t-1) * Delta_hat_i(t-1)^2 + 0.5 * ln T_i(t-1),     i_t = argmin_i xi_i(t-1)
 
     with ``Delta_hat_i = |theta_hat_i - theta|``. Anytime (does not use T). Answer: ``d_i = 1{theta_hat_i >= theta}``.
 
-    Default ``alpha = 1.35`` (all of the paper's experiments); Theorem 1 needs ``0 < alpha <= 8``.
-    Ties (unspecified in the paper): a random arm order per copy and episode (ALGORITHMS.md §0), or the smallest
-    index with ``tie_break="index"``. Deviations: none.
+    Default ``alpha = 1.35`` (all of the paper's experiments); Theorem 1 needs ``0 < alpha <= 8``. Deviations: none.
+
+    Readings where the paper is silent:
+
+    - ties in the argmin: the paper gives no rule; we draw a random order of the arms per copy and episode from
+      the agent's seeded generator and take the first tied arm in it (a fixed smallest-index rule would favour
+      low indices); ``tie_break="index"`` takes the smallest index instead.
+    - initialisation: the paper says "pull each arm once" without an order; we pull arms 1..K in index order.
+    - T < K: only the first T arms get their initial pull; an arm never pulled has empirical mean 0 and is
+      answered ``d_i = 1{0 >= theta}``.
+    - answer before the end: the paper outputs d only after T pulls; we submit the empirical rule on the current
+      statistics at every step, and only the answer after the T-th pull is scored.
     """
 
     def __init__(self, alpha: float = 1.35, *, tie_break: str = "random") -> None:

@@ -91,7 +91,7 @@ def compiled() -> Any:
 class OptKG(IndexAgent):
     """Optimistic knowledge gradient for Bernoulli arms with Beta priors.
 
-    Paper: X. Chen, Q. Lin, D. Zhou, JMLR 16 (2015); baseline of tao2019 §5 (ALGORITHMS.md §A.7).
+    Paper: X. Chen, Q. Lin, D. Zhou, JMLR 16 (2015); baseline of tao2019 §5.
 
     State: posterior ``Beta(a_i, b_i)`` with ``a_i = a0 + #ones``, ``b_i = b0 + #zeros``. Rule::
 
@@ -103,10 +103,25 @@ class OptKG(IndexAgent):
     ``I`` and ``log c`` of each arm are kept (``self.p``, ``self.logc``) and updated by exact O(1) recurrences
     (see :func:`compiled`).
 
-    Parameters: prior ``(a0, b0)``; tao2019 uses (1, 1) and (0.5, 0.5). Anytime. Bernoulli arms only (the
-    observation's sums must count ones). No initial pulls (the original starts from the prior; UNSURE whether
-    tao2019 added them). Ties: the agent's tie rule (random order by default; the third-party code keeps the
-    first maximiser, ``tie_break="index"``).
+    Parameters: prior ``(a0, b0)``; tao2019 uses (1, 1) and (0.5, 0.5); default (1, 1), the uniform prior.
+    Anytime. Bernoulli arms only (the observation's sums must count ones). Deviations: none.
+
+    Readings where the papers are silent:
+
+    - initialisation: Chen et al.'s policy starts from the prior with no forced pulls; tao2019 does not say
+      whether it added "pull each arm once" (some later public implementations do). We add none: at t = 1 every
+      arm ties.
+    - ties in the argmax: tao2019 gives no rule, and with the uniform prior exact ties are frequent early on; the
+      agent's tie rule (random arm order per copy and episode by default; ``tie_break="index"`` keeps the first
+      maximiser, as a public third-party implementation does).
+    - answer: tao2019 does not say how Opt-KG's output was formed; we use the Bayes decision of the posterior
+      (Chen et al.'s final classification), with ``I = 1/2`` exactly answered 1, so an arm never pulled under a
+      symmetric prior and theta = 1/2 is answered 1 (the empirical rule of the other agents would answer 0).
+    - answer before the end: the Bayes decision of the current posterior, submitted at every step; only the one
+      after the T-th pull is scored.
+    - numerics (ours): ``log R+`` instead of ``R+``, because ``c(a, b)`` underflows at counts of 10^4; where a
+      recurrence leaves ``I`` within 1e-9 of 1/2 it is recomputed with ``betaincc``. A pull counts as a one when
+      its value exceeds 1/2.
     """
 
     init_pulls = False

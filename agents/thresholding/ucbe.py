@@ -15,20 +15,31 @@ from bandit_gym.agents.thresholding._index import IndexAgent
 class UCBE(IndexAgent):
     """UCB-E for thresholding, with an oracle exploration parameter.
 
-    Paper: Audibert, Bubeck, Munos, COLT 2010, as adapted in Locatelli et al. 2016; baseline of tao2019 §5
-    (ALGORITHMS.md §A.6).
+    Paper: Audibert, Bubeck, Munos, COLT 2010, as adapted in Locatelli et al. 2016; baseline of tao2019 §5.
 
     Rule: pull each arm once, then::
 
         i_t = argmin_i  Delta_hat_i(t-1) - sqrt( a / T_i(t-1) ),     a = 4^b (T - K) / H
 
-    with ``Delta_hat_i = |theta_hat_i - theta|`` (no epsilon). Answer: ``d_i = 1{theta_hat_i >= theta}``.
+    with ``Delta_hat_i = |theta_hat_i - theta|``. Answer: ``d_i = 1{theta_hat_i >= theta}``.
 
-    Parameters: ``b`` (tao2019 uses -1, 0, 4) and ``H = sum_i 1 / Delta_i^2``, the complexity of the instance
-    computed from the TRUE gaps: an **oracle** parameter the caller must pass (the experiment engine fills it
-    from the instance and labels the agent as oracle). T is read from the observation at the start of each
-    episode, so UCBE is horizon-aware and must be re-run for every budget. Deviations: the initial pull of each
-    arm is inferred (UNSURE in ALGORITHMS.md §F.2 item 3).
+    Parameters: ``b`` (tao2019 uses -1, 0, 4; default 0) and ``H = sum_i 1 / Delta_i^2``, the complexity of the
+    instance computed from the TRUE gaps: an **oracle** parameter the caller must pass (the experiment engine
+    fills it from the instance and labels the agent as oracle). T is read from the observation at the start of
+    each episode, so UCBE is horizon-aware and must be re-run for every budget. Deviations: none.
+
+    Readings where the papers are silent:
+
+    - initialisation: tao2019 does not say how UCBE starts; its index divides by T_i(t-1), and the original
+      UCB-E gives an unpulled arm the index +inf, so we pull each arm once first, in index order 1..K.
+    - no epsilon: tao2019's formula has ``Delta_hat_i = |theta_hat_i - theta|`` with no precision term (unlike
+      APT); we follow it.
+    - T <= K: ``a`` would be negative or zero; we use ``max(T - K, 0)``, so a = 0 (no pull is left after the
+      initial ones then).
+    - ties in the argmin: no rule given; the agent's tie rule (random arm order per copy and episode by default,
+      smallest index with ``tie_break="index"``).
+    - T < K, answer before the end: as :class:`~bandit_gym.agents.LSA` (unpulled arms answered ``1{0 >= theta}``;
+      the empirical rule is submitted at every step and scored after the T-th pull).
     """
 
     oracle_parameters: ClassVar[tuple[str, ...]] = ("H",)

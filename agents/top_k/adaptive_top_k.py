@@ -6,63 +6,94 @@ import numpy as np
 
 from bandit_gym import _validation as check
 from bandit_gym.agents.base import Obs
-from bandit_gym.agents.top_k._rounds import ACCEPTED, ACTIVE, RoundAgent, top_of
+from bandit_gym.agents.top_k._rounds import ACCEPTED, ACTIVE, RoundAgent, answer_means, top_of
 
 FORMS = ("fixed_budget", "pac")
+SCHEDULES = ("printed", "log-free")
 
 
-def round_size(r: np.ndarray, n: int, delta: np.ndarray, scale: float = 1.0) -> np.ndarray:
-    """``m_r = ceil(scale 4^r ln(2 n r^2 / delta))``, the pulls of each surviving arm in round r (Claim 1:
-    ``scale = 1``), per copy."""
+def round_size(r: np.ndarray, n: int, delta: np.ndarray, scale: float = 1.0,
+               schedule: str = "printed") -> np.ndarray:
+    """The pulls of each surviving arm in round r (r = 1, 2, ...), per copy: ``m_r = ceil(scale 4^r ln(2 n r^2 /
+    delta))`` on the ``"printed"`` schedule (Claim 1 at ``scale = 1``), ``m_r = ceil(scale 4^(r-1))`` on the
+    ``"log-free"`` one."""
     r = np.asarray(r, dtype=np.float64)
-    return np.ceil(scale * 4.0**r * np.log(2.0 * n * r * r / np.asarray(delta))).astype(np.int64)
+    base = 4.0 ** (r - 1.0) if schedule == "log-free" else 4.0**r * np.log(2.0 * n * r * r / np.asarray(delta))
+    return np.ceil(scale * base).astype(np.int64)
 
 
 class AdaptiveTopK(RoundAgent):
     """Adaptive top-K: rounds of uniform sampling of the surviving arms at accuracy ``2^-r``, accepting and
     rejecting every arm whose empirical gap is clear.
 
-    Paper: chen2017, Algorithm 1 and §3 (ALGORITHMS.md §D.2-D.3).
+    Paper: chen2017, Algorithm 1 (fixed confidence) and §3 (the fixed-budget conversion of the experiments).
 
-    Round r: every arm of S gets ``m_r = ceil(4^r ln(2 n r^2 / delta))`` fresh pulls, with means
-    ``theta~_i``; then, while an arm is clear, with ``k' = K - |A|``, ``theta~_a`` / ``theta~_b`` the
-    (k'+1)-th / k'-th largest theta~ over S and ``Delta~_i = max(theta~_i - theta~_a, theta~_b - theta~_i)``:
-    if ``max_S Delta~ <= 2 2^-r`` the round ends; else the arm x of largest Delta~ (ties: smallest index)
-    leaves S, accepted if ``theta~_x > theta~_a``, else rejected (theta~_a, theta~_b recomputed after every
-    removal). Guards: ``k' = 0`` ends (answer A); ``|S| <= k'`` accepts all of S and ends.
+    Round r = 1, 2, ...: every arm of S gets ``m_r`` more pulls, and ``theta~_i`` is its empirical mean (fresh:
+    over the round's ``m_r`` samples; pooled: over all its samples so far); then, while an arm is clear, with
+    ``k' = K - |A|``, ``theta~_a`` / ``theta~_b`` the (k'+1)-th / k'-th largest theta~ over S and
+    ``Delta~_i = max(theta~_i - theta~_a, theta~_b - theta~_i)``: if ``max_S Delta~ <= 2 2^-r`` the round ends;
+    else the arm x of largest Delta~ (ties: smallest index) leaves S, accepted if ``theta~_x > theta~_a``, else
+    rejected (theta~_a, theta~_b recomputed after every removal). Guards: ``k' = 0`` ends (answer A);
+    ``|S| <= k'`` accepts all of S and ends.
 
-    ``form="fixed_budget"`` (default; the paper's experiments): no epsilon test, rounds go on until the budget
-    runs out (a round cut short by the budget decides nothing); the answer is A plus the ``K - |A|`` arms of S of
-    largest mean over all their samples (ALGORITHMS.md §D.3 option (a)); budget left unused when the guards end
-    it early (the agent stops). ``form="pac"``: rounds go on while ``2 2^-r (K - |A|) > epsilon K`` (epsilon
-    from the observation); then A plus the ``K - |A|`` arms of S of largest last-round theta~; the budget is only
-    a cap.
+    Round sizes (``schedule``, ``scale``):
 
-    Parameters: ``delta`` (None: the observation's delta), ``pooled=False`` (True: theta~ over all samples so
-    far instead of the round's fresh ones, ALGORITHMS.md §D.2 UNSURE), ``form``, ``scale = 1`` (ours: rounds of
-    ``ceil(scale 4^r ln(2 n r^2 / delta))`` pulls; below 1 the guarantee of Claim 1 is lost).
+    - ``"printed"`` (default), ``m_r = ceil(scale 4^r ln(2 n r^2 / delta))``. At ``scale = 1`` these are the
+      constants of the proof: Hoeffding gives ``P(|theta~_i - theta_i| >= 2^-r) <= 2 exp(-2 m_r 4^-r) <=
+      delta / (2 n r^2)`` per arm and round (Claim 1), and the union bound over arms and rounds gives the event
+      of Definition 2 with probability at least ``1 - delta``. Below 1 that guarantee is lost.
+    - ``"log-free"`` (ours, experimental), ``m_r = ceil(scale 4^(r-1))``: the ``4^r`` growth that matches the
+      halving accuracy, without the ``ln(2 n r^2 / delta)`` factor and with a free constant; no guarantee.
 
-    At chen2017's scale (n = 1000, delta = 0.01) round 1 costs 49 n pulls and decides nothing (no empirical gap
-    exceeds its threshold 2 2^-1 = 1), round 2 costs 218 n more: at budgets up to 267 n the agent is a uniform
-    allocation (the answer ranks arms by all their samples), and the inner loop first removes arms in round 3
-    (threshold 1/4), after about 1.2 million pulls. Deviations: the answer
-    submitted before the end is A plus the best of S by all samples. The inner loop runs over S sorted once per
-    round: the arm of largest Delta~ is always the largest or the smallest theta~ of S.
+    Why a shortened version exists: at the paper's scale (n = 1000, delta = 0.01) the printed rounds cost
+    ``m_1 = 49`` and ``m_2 = 218`` pulls per arm, and round 1 cannot decide anything (no empirical gap exceeds its
+    threshold ``2 2^-1 = 1``), so up to 267 n pulls the agent allocates like Uniform, and the inner loop first
+    removes arms in round 3 (threshold 1/4), after about 1.2 million pulls; the paper's figures (failure falling
+    between 10^4 and 10^5 pulls) and its text ("only a few pulls to classify the arms", the inner loop accepting or
+    rejecting many arms in one round) imply much shorter rounds, whose constant the paper does not give.
+
+    Fresh or pooled means (``pooled``; the paper is silent): ``None`` (default) pools whenever the rounds are
+    shortened (``scale < 1`` or the log-free schedule) and uses each round's fresh samples at the printed
+    constants; True / False force it. Pooling is as faithful to the analysis: an arm still in S at round r has
+    exactly ``m_1 + ... + m_r`` samples, a number fixed in advance, and Claim 1's Hoeffding bound holds for any
+    fixed prefix of an arm's samples, with at least ``m_r`` of them (the bound only tightens); the query bound
+    counts pulls, not which samples enter a mean. With short rounds, fresh means of a few samples make wrong
+    removals (which are final) far more likely than the pooled means do.
+
+    ``form="fixed_budget"`` (default; the paper's experiments, "remove the outer while loop ... stop pulling the
+    arms once the budget is exhausted"): no epsilon test, rounds go on until the budget runs out (a round cut
+    short by the budget decides nothing); the answer is A plus the ``K - |A|`` arms of S of largest mean over all
+    their samples (arms never pulled rank last); budget left unused when the guards end it early (the agent
+    stops). ``form="pac"``: rounds go on while ``2 2^-r (K - |A|) > epsilon K`` (epsilon from the observation);
+    then A plus the ``K - |A|`` arms of S of largest last-round theta~; the budget is only a cap.
+
+    Parameters: ``delta`` (None: the observation's delta), ``pooled=None``, ``form``, ``schedule="printed"``,
+    ``scale=1``.
+
+    Readings where the paper is silent (ours): ``m_r`` rounded up; the round counter starts at 1 (``ln(2 n r^2 /
+    delta)`` at r = 1); theta~_a and theta~_b recomputed after every removal (the proofs of Lemmas 3-5 use the
+    current A and S); the guards; the fixed-budget answer (all samples, the interrupted round included). The
+    inner loop runs over S sorted once per round: the arm of largest Delta~ is always the largest or the smallest
+    theta~ of S.
     """
 
-    def __init__(self, delta: float | None = None, pooled: bool = False, form: str = "fixed_budget",
-                 scale: float = 1.0) -> None:
+    def __init__(self, delta: float | None = None, pooled: bool | None = None, form: str = "fixed_budget",
+                 scale: float = 1.0, schedule: str = "printed") -> None:
         self.delta = None if delta is None else check.real("delta", delta, low=0.0, high=1.0, low_open=True,
                                                            high_open=True)
-        if not isinstance(pooled, (bool, np.bool_)):
-            raise TypeError(f"pooled must be True or False, got {pooled!r}")
-        self.pooled = bool(pooled)
+        if pooled is not None and not isinstance(pooled, (bool, np.bool_)):
+            raise TypeError(f"pooled must be None, True or False, got {pooled!r}")
+        self.pooled = None if pooled is None else bool(pooled)
         self.form = check.choice("form", form, FORMS)
         self.scale = check.real("scale", scale, low=0.0, low_open=True)
+        self.schedule = check.choice("schedule", schedule, SCHEDULES)
+        #: whether theta~ pools all of an arm's samples (the default: whenever the rounds are shortened)
+        self.pools = self.pooled if self.pooled is not None else (self.scale < 1.0 or self.schedule != "printed")
         super().__init__(tie_break="index")
 
     def params(self) -> dict[str, object]:
-        return {"delta": self.delta, "pooled": self.pooled, "form": self.form, "scale": self.scale}
+        return {"delta": self.delta, "pooled": self.pooled, "form": self.form, "scale": self.scale,
+                "schedule": self.schedule}
 
     def allocate(self, n: int, k: int) -> None:
         super().allocate(n, k)
@@ -84,8 +115,8 @@ class AdaptiveTopK(RoundAgent):
         played = r > 0
         if played.any():  # the accept / reject loop of the round just completed
             p = rows[played]
-            fresh_counts = counts[played] - (0.0 if self.pooled else self.start_counts[p])
-            fresh_sums = sums[played] - (0.0 if self.pooled else self.start_sums[p])
+            fresh_counts = counts[played] - (0.0 if self.pools else self.start_counts[p])
+            fresh_sums = sums[played] - (0.0 if self.pools else self.start_sums[p])
             theta = np.where(self.status[p] == ACTIVE, fresh_sums / np.maximum(fresh_counts, 1.0), 0.0)
             self.last_theta[p] = theta
             accept_reject(theta, self.status, p, k, 2.0 * 2.0 ** -r[played].astype(np.float64))
@@ -98,7 +129,7 @@ class AdaptiveTopK(RoundAgent):
         go = rows[~done]
         if go.size:
             self.round[go] += 1
-            sizes = round_size(self.round[go], self.num_arms, self.confidence[go], self.scale)
+            sizes = round_size(self.round[go], self.num_arms, self.confidence[go], self.scale, self.schedule)
             self.start_counts[go], self.start_sums[go] = counts[~done], sums[~done]
             self.target[go] = np.where(self.status[go] == ACTIVE, counts[~done] + sizes[:, None], 0)
 
@@ -106,6 +137,5 @@ class AdaptiveTopK(RoundAgent):
         k = int(obs["m"][0, 0])
         accepted = self.status == ACCEPTED
         active = self.status == ACTIVE
-        means = obs["sums"] / np.maximum(obs["counts"], 1.0)
-        values = np.where((self.form == "pac") & self.finished[:, None], self.last_theta, means)
+        values = np.where((self.form == "pac") & self.finished[:, None], self.last_theta, answer_means(obs))
         return accepted | top_of(values, active, k - accepted.sum(axis=1))

@@ -11,39 +11,50 @@ from bandit_gym import _validation as check
 from bandit_gym.agents.base import Obs
 from bandit_gym.agents.best_arm._gap import BestArmAgent
 
+#: readings of CLUCB-PAC's stopping level: ``K epsilon`` or ``epsilon``
+EPSILON_SUMS = ("k_epsilon", "epsilon")
+
 
 class CLUCBPAC(BestArmAgent):
     """Combinatorial LUCB, PAC variant, with the top-K oracle.
 
     Paper: S. Chen, T. Lin, I. King, M. R. Lyu, W. Chen, Combinatorial Pure Exploration of Multi-Armed Bandits,
-    NIPS 2014 (PAC variant of their appendix); a baseline of chen2017 (ALGORITHMS.md §D.5).
+    NIPS 2014 (PAC variant of their appendix); a baseline of chen2017.
 
     Pull each arm once; then at t pulls, with ``M_t`` the K arms of largest empirical mean (the answer),
     ``rad_e = R sqrt(2 ln(4 n t^3 / delta) / T_e)``, ``w~_e = mu_e - rad_e`` for e in M_t and ``mu_e + rad_e``
     otherwise, and ``M~_t`` the K arms of largest w~: stop when ``w~(M~_t) - w~(M_t) <= epsilon_sum``, else pull
     the arm of largest rad in the symmetric difference of M_t and M~_t (ties: the smallest index).
 
-    ``epsilon_sum = K epsilon`` (epsilon from the observation): ``R_T <= epsilon`` is ``sum theta over the top
-    K - sum over T <= K epsilon`` (ALGORITHMS.md §D.5; UNSURE whether chen2017 used K epsilon or epsilon).
-    Parameters: ``delta`` (None: the observation's delta), ``R = 1/2`` (sub-Gaussian constant of rewards in
-    [0, 1]; UNSURE, 1 is also common). Fixed budget: it runs until the stop fires or the budget is spent; the
-    answer is M_t. Anytime (it never reads the budget): the experiment engine scores one episode at every
-    budget. A compiled rule (O(n) per pull, two top-K selections by partition) for ``act``; whole episodes
-    run a kernel with the same numbers and fewer passes (M kept by swaps, M~ by a split key found in a window).
+    ``epsilon_sum="k_epsilon"`` (default): ``epsilon_sum = K epsilon`` (epsilon from the observation), since
+    ``R_T <= epsilon`` is ``sum theta over the top K - sum over T <= K epsilon``; ``"epsilon"``: ``epsilon_sum =
+    epsilon`` (chen2017 does not say which it used). Parameters: ``delta`` (None: the observation's delta),
+    ``R = 1/2`` (sub-Gaussian constant of rewards in [0, 1]; 1 is also common), ``epsilon_sum``. Fixed budget: it
+    runs until the stop fires or the budget is spent; the answer is M_t. Anytime (it never reads the budget): the
+    experiment engine scores one episode at every budget. A compiled rule (O(n) per pull, two top-K selections by
+    partition) for ``act``; whole episodes run a kernel with the same numbers and fewer passes (M kept by swaps,
+    M~ by a split key found in a window). ``epsilon_sum="epsilon"`` hands both the epsilon of the observation
+    divided by K (the rules stop at ``K x`` the epsilon they are given).
     """
 
     families: ClassVar[tuple[str, ...]] = ("top_k",)
     rule = "CLUCBPAC"
     num_constants = 2  # delta, R
 
-    def __init__(self, delta: float | None = None, R: float = 0.5) -> None:
+    def __init__(self, delta: float | None = None, R: float = 0.5, epsilon_sum: str = "k_epsilon") -> None:
         self.delta = None if delta is None else check.real("delta", delta, low=0.0, high=1.0, low_open=True,
                                                            high_open=True)
         self.R = check.real("R", R, low=0.0, low_open=True)
+        self.epsilon_sum = check.choice("epsilon_sum", epsilon_sum, EPSILON_SUMS)
         super().__init__(tie_break="index")
 
     def params(self) -> dict[str, object]:
-        return {"delta": self.delta, "R": self.R}
+        return {"delta": self.delta, "R": self.R, "epsilon_sum": self.epsilon_sum}
+
+    def _act_batch(self, obs: Obs, last: np.ndarray, family: str) -> np.ndarray:
+        if self.epsilon_sum == "k_epsilon":
+            return super()._act_batch(obs, last, family)
+        return super()._act_batch({**obs, "epsilon": obs["epsilon"].astype(np.float64) / obs["m"]}, last, family)
 
     def compiled_rollout(self, obs: Obs) -> tuple[Callable[..., Any], tuple[Any, ...]] | None:
         """Whole episodes by ``top_k._kernels.clucb_rollout``: the rule's numbers, fewer passes per pull."""
@@ -51,8 +62,20 @@ class CLUCBPAC(BestArmAgent):
 
         batch = self._start_all(obs)
         self.check_m(int(batch["m"][0, 0]))
-        return clucb_rollout, (self.constants,)
+        if self.epsilon_sum == "k_epsilon":
+            return clucb_rollout, (self.constants,)
+        return _per_k(clucb_rollout), (self.constants,)
 
     def begin(self, obs: Obs, rows: np.ndarray) -> None:
         self.constants[rows, 0] = obs["delta"][rows, 0] if self.delta is None else self.delta
         self.constants[rows, 1] = self.R
+
+
+def _per_k(kernel: Callable[..., Any]) -> Callable[..., Any]:
+    """``kernel`` (whole episodes, ``kernel(means, seeds, m, epsilon, ...)``) stopping at ``epsilon`` instead of
+    ``m epsilon``: it is handed ``epsilon / m``, as :meth:`CLUCBPAC._act_batch` hands the rule."""
+
+    def play(means: np.ndarray, seeds: np.ndarray, m: int, epsilon: float, *rest: Any) -> None:
+        kernel(means, seeds, m, np.float64(epsilon) / m, *rest)
+
+    return play
