@@ -18,8 +18,16 @@ from bandit_gym.instances import (
     chen2017_means,
 )
 
-#: the noise of the synthetic traffic preset: sigma^2 = 5% of the prior variance (eta = 20, unit mean diagonal)
-TRAFFIC_SIGMA = float(np.sqrt(0.05 * 20.0**2))
+#: the prior scale of both traffic presets (hoffman2014 §6.1's "broad prior")
+TRAFFIC_ETA = 20.0
+#: the noise of ``CorrelatedBestArm-TrafficSynthetic-v0``: sigma^2 = 5% of the prior variance (eta = 20, unit mean
+#: diagonal of G)
+TRAFFIC_SIGMA = float(np.sqrt(0.05 * TRAFFIC_ETA**2))
+#: the noise variance of ``CorrelatedBestArm-TrafficSynthetic-v1`` (mph^2): 5% of the mean diagonal of G, the
+#: historical covariance of the synthetic speeds, as ``bandit_gym.kernels.traffic_noise_variance()`` computes it
+#: (written out so that importing the package simulates nothing; a test checks the two agree)
+TRAFFIC_SPEEDS_NOISE_VARIANCE = 4.6201179742064555
+TRAFFIC_SPEEDS_SIGMA = float(np.sqrt(TRAFFIC_SPEEDS_NOISE_VARIANCE))
 
 _THRESHOLDING = "bandit_gym.envs.thresholding:ThresholdingBandit"
 _THRESHOLD = "bandit_gym.envs.threshold:ThresholdBandit"
@@ -102,10 +110,22 @@ ENV_SPECS["CorrelatedBestArm-v0"] = (
 )
 ENV_SPECS["CorrelatedBestArm-TrafficSynthetic-v0"] = (
     _CORRELATED,
-    # SYNTHETIC stand-in for hoffman2014's traffic data: sigma^2 = 5% of the prior variance eta^2 mean(diag G)
-    {"kernel": "traffic-synthetic", "eta": 20.0, "sigma": TRAFFIC_SIGMA, "budget": 400},
+    # the well-specified setting (kept): means drawn from the agents' prior N(0, eta^2 G), unit mean diagonal G,
+    # sigma^2 = 5% of the prior variance eta^2 mean(diag G)
+    {"kernel": "traffic-synthetic", "eta": TRAFFIC_ETA, "sigma": TRAFFIC_SIGMA, "budget": 400},
     "hoffman2014",
-    "SYNTHETIC stand-in for hoffman2014 §6.1 traffic sensors: K = 357, T = 400, eta = 20, sigma^2 = 5% of prior var",
+    "SYNTHETIC traffic sensors, WELL-SPECIFIED (superseded by v1): K = 357, T = 400; means drawn from the agents' "
+    "prior N(0, 20^2 G), G of unit mean diagonal, sigma^2 = 5% of the prior variance",
+)
+ENV_SPECS["CorrelatedBestArm-TrafficSynthetic-v1"] = (
+    _CORRELATED,
+    # hoffman2014 §6.1's recipe on SYNTHETIC speeds: means = held-out profiles (data), G = the historical
+    # profiles' covariance (mph^2, not rescaled), sigma^2 = 5% of mean(diag G), eta = 20, prior mean 0
+    {"kernel": "traffic-speeds", "means": "traffic-held-out", "eta": TRAFFIC_ETA, "sigma": TRAFFIC_SPEEDS_SIGMA,
+     "budget": 400},
+    "hoffman2014",
+    "SYNTHETIC traffic speeds, hoffman2014 §6.1's recipe: K = 357, T = 400; means = one of 840 held-out speed "
+    "profiles per episode; G = covariance of 1680 historical ones, eta = 20, sigma^2 = 5% of mean diag G",
 )
 
 ENV_SPECS["ModelSelection-v0"] = (

@@ -179,7 +179,7 @@ def workloads(quick: bool) -> list[Workload]:
     k2 = 1000
     means2 = np.arange(k2) / k2
     small = np.arange(10) / 10  # W2's shape with K = 10: the same copies and budget, a hundredth of the arms
-    traffic = gym.make("CorrelatedBestArm-TrafficSynthetic-v0").reset(seed=0)[1]["model"]
+    traffic = gym.make("CorrelatedBestArm-TrafficSynthetic-v1").reset(seed=0)[1]["model"]
     return [
         Workload("W1", "ThresholdingBandit-Tao2019Setup1-v0", {"budget": 1000}, 5000 // scale, 1000,
                  {"LSA": LSA, "APT": lambda: APT(epsilon=0.05)},
@@ -195,7 +195,7 @@ def workloads(quick: bool) -> list[Workload]:
         Workload("W3", "TopKIdentification-Chen2017TwoGroupK250-v0", {}, 200 // scale, 100_000,
                  {"AdaptiveTopK": lambda: AdaptiveTopK(form="fixed_budget"), "CLUCB-PAC": CLUCBPAC},
                  {"AdaptiveTopK": ("batched",), "CLUCB-PAC": ("compiled",)}),
-        Workload("W4", "CorrelatedBestArm-TrafficSynthetic-v0", {}, 100 // scale, 400,
+        Workload("W4", "CorrelatedBestArm-TrafficSynthetic-v1", {}, 100 // scale, 400,
                  {"BayesGap": lambda: BayesGap(**traffic)}),
         Workload("W5", "ThresholdBandit-v0",
                  {"distributions": staircase_distributions(10, 20), "horizon": 100_000}, 1000 // scale, 100_000,

@@ -39,8 +39,10 @@ class TableArm:
 
 @functools.lru_cache(maxsize=1)
 def empirical_bayes_model() -> dict[str, Any]:
-    """The Gaussian model fitted to the reward table (the paper gives none): ``prior_mean`` the mean of the arm
-    means, ``eta`` their standard deviation, ``sigma`` the root mean within-arm variance, and the §6.2 kernel."""
+    """An ORACLE prior: the Gaussian model fitted to the reward table (the paper gives none), whose arm means are
+    the very truth the runs are scored against: ``prior_mean`` the mean of the arm means, ``eta`` their standard
+    deviation, ``sigma`` the root mean within-arm variance, and the §6.2 kernel. A learner would have to estimate
+    these from its own pulls; agents built with it know the spread and level of the true means."""
     table = model_selection.load_table()
     means = table.mean(axis=1)
     return {"kernel": model_selection.model_kernel(), "eta": float(means.std()),
@@ -86,7 +88,8 @@ class ModelSelectionEngine(BestArmEngine):
         return out.reshape(np.shape(u))
 
     def reset_info(self) -> dict[str, Any]:
-        """The Gaussian model fitted to the table, from which a Bayesian agent can be built (a fresh copy)."""
+        """The ORACLE Gaussian model fitted to the table (its means are the truth), from which a Bayesian agent
+        can be built (a fresh copy)."""
         return {"model": {"kernel": self.kernel.copy(), "eta": self.eta, "sigma": self.sigma,
                           "prior_mean": self.prior_mean}}
 
@@ -122,7 +125,8 @@ _DOC = """
     ``reset`` returns ``info["model"] = {"kernel", "eta", "sigma", "prior_mean"}``: the paper's kernel (squared
     exponential of unit length within a family over normalised grid coordinates, zero across families) with a
     Gaussian model fitted to the table (prior mean and eta: the mean and spread of the 160 mean rewards; sigma:
-    the root mean within-arm variance; the paper gives none). ``BayesGap(**info["model"])`` uses it.
+    the root mean within-arm variance; the paper gives none). It is an ORACLE prior: fitted to the true means
+    the runs are scored against. ``BayesGap(**info["model"])`` uses it.
     ``env.unwrapped.labels`` names the models.
 
     ## Arguments
