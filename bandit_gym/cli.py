@@ -1,4 +1,4 @@
-"""Command line: ``bandit-gym list | run SPEC | reproduce PAPER | plot RESULTS``."""
+"""Command line: ``bandit-gym list | run SPEC | reproduce PAPER | claims | plot RESULTS``."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import gymnasium as gym
 
@@ -89,6 +90,30 @@ def _reproduce(args: argparse.Namespace) -> int:
     return 0
 
 
+def _claims(args: argparse.Namespace) -> int:
+    from bandit_gym.claims import check_ledger, write_ledger
+
+    try:
+        return _claims_in(args, check_ledger, write_ledger)
+    except FileNotFoundError as error:
+        print(f"bandit-gym claims: {error}", file=sys.stderr)
+        return 2
+
+
+def _claims_in(args: argparse.Namespace, check_ledger: Any, write_ledger: Any) -> int:
+    if args.check:
+        stale = check_ledger(args.docs)
+        if stale:
+            print(f"bandit-gym claims: {', '.join(stale)} in {args.docs} differ from what the results there give; "
+                  f"run `bandit-gym claims --docs {args.docs}`", file=sys.stderr)
+            return 1
+        print(f"{args.docs}/claims.md and claims.csv are current")
+        return 0
+    for path in write_ledger(args.docs, args.out, args.readme):
+        print(f"wrote {path}")
+    return 0
+
+
 def _plot(args: argparse.Namespace) -> int:
     import pandas as pd
 
@@ -116,6 +141,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     rep.add_argument("--quick", action="store_true", help="a short version: fewer runs and budgets")
     rep.add_argument("--out", help="results folder (default results/PAPER[-quick])")
     _add_parallel(rep)
+    claims = sub.add_parser("claims", help="write the claims ledger (claims.md, claims.csv) from the reproductions' "
+                                           "results under --docs")
+    claims.add_argument("--docs", default="docs", help="folder holding the reproductions' result folders "
+                                                       "(default docs)")
+    claims.add_argument("--out", help="where to write claims.md and claims.csv (default: --docs)")
+    claims.add_argument("--check", action="store_true", help="only check that the ledger under --docs is current")
+    claims.add_argument("--readme", help="also refresh the ledger tables quoted in this README (between "
+                                         "<!-- claims:PAPER --> markers)")
     plot = sub.add_parser("plot", help="plot a results.csv")
     plot.add_argument("results")
     plot.add_argument("--out", help="PNG path (default: next to the CSV)")
@@ -124,7 +157,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "list":
         print(_list())
         return 0
-    return {"run": _run, "reproduce": _reproduce, "plot": _plot}[args.command](args)
+    return {"run": _run, "reproduce": _reproduce, "claims": _claims, "plot": _plot}[args.command](args)
 
 
 if __name__ == "__main__":

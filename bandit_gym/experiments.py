@@ -9,9 +9,9 @@ once per budget and chunk. Each cell is a vector env of ``chunk`` copies.
 
 Seeds and pairing. Per-cell seeds come from ``numpy.random.SeedSequence(seed, spawn_key=...)``: the env seed of
 a chunk depends only on the spec's seed and the chunk, the agent's own seed also on the agent's label. With
-``common_random_numbers`` (the default) run r of every agent reads the same sample streams (ALGORITHMS.md §0),
-so paired tests over runs compare like with like. Results do not depend on the backend or the number of
-workers.
+``common_random_numbers`` (the default) run r of every agent reads the same sample streams (the papers do not
+say how they paired runs), so paired tests over runs compare like with like. Results do not depend on the
+backend or the number of workers.
 
 Parallelism. Cells run through joblib: local processes by default (``backend="loky"``); the same spec runs on a
 Dask or Ray cluster through joblib's ``"dask"`` or ``"ray"`` backends. The parent process writes each finished

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-#: tao2019 §5 (ALGORITHMS.md §A.8): Bernoulli means, threshold 0.5.
+#: tao2019 §5: Bernoulli means, threshold 0.5.
 TAO2019_SETUPS: dict[int, tuple[float, ...]] = {
     1: (0.2, 0.25, 0.3, 0.35, 0.45, 0.55, 0.65, 0.7, 0.75, 0.8),
     2: tuple(round(0.405 + i / 100, 3) for i in range(20)),
@@ -103,6 +103,29 @@ def staircase_distributions(num_arms: int, num_levels: int) -> np.ndarray:
     return p
 
 
+#: survival of :func:`fixed_gap_distributions`' four arms on the low levels (j <= m/2) and the high ones (j > m/2)
+FIXED_GAP_SURVIVAL = ((0.8, 0.2), (0.6, 0.6), (0.5, 0.4), (0.4, 0.4))
+
+
+def fixed_gap_distributions(num_levels: int) -> np.ndarray:
+    """A synthetic abernethy2016 instance for m-scaling studies whose gaps do not change with m, with two arms
+    that are never best: four arms on the values ``0..m`` (m even), with survival ``F_i(j)`` constant on the low
+    levels ``j <= m/2`` and on the high ones (:data:`FIXED_GAP_SURVIVAL`): arm 0 (.8 low, .2 high) is best on
+    the low levels, arm 1 (.6, .6) on the high ones, arms 2 (.5, .4) and 3 (.4, .4) at none. The gaps
+    ``Delta_i(j)`` are .2 / .3 / .4 (arms 1-3) on the low levels and .4 / .2 / .2 (arms 0, 2, 3) on the high
+    ones, whatever m: only the number of levels per regime grows with m. Returns the (4, m + 1) probability
+    vectors (arm i takes the values 0, m/2 and m)."""
+    m = int(num_levels)
+    if m < 2 or m % 2:
+        raise ValueError(f"fixed_gap_distributions needs an even num_levels >= 2, got {num_levels!r}")
+    survival = np.asarray(FIXED_GAP_SURVIVAL)
+    p = np.zeros((len(survival), m + 1))
+    p[:, 0] = 1.0 - survival[:, 0]
+    p[:, m // 2] = survival[:, 0] - survival[:, 1]
+    p[:, m] += survival[:, 1]
+    return p
+
+
 # ----------------------------------------------------------------------------------------- gabillon2012
 #: The seven Bernoulli problems of Audibert, Bubeck and Munos (COLT 2010, §6), used by UGapE's technical
 #: report; the best arm has mean 0.5 in all, so the formulas of problems 3 and 5 (``0.5 - 0.37^i``,
@@ -148,7 +171,8 @@ def chen2017_means(dataset: str, n: int = 1000, k: int = 100) -> np.ndarray:
     - TwoGroup: 0.7 for the top K arms, 0.3 for the others;
     - Synthetic-p (Uniform = Synthetic-1, ``theta_i = 1 - i / n``): with ``b = 1 - K / n`` the boundary,
       ``theta_i = b + (K / n) ((K - i) / K)^p`` for ``i <= K`` and ``b - b ((i - K) / (n - K))^p`` for ``i > K``
-      (ALGORITHMS.md §D.6, a reconstruction of a garbled formula: p > 1 moves the means towards the boundary).
+      (our reconstruction: the paper's formula is garbled in the text we have; this one meets every property it
+      states: Synthetic-1 is Uniform, the means span [0, 1], and p > 1 moves them towards the boundary).
     """
     if dataset not in CHEN2017_DATASETS:
         raise ValueError(f"dataset={dataset!r} is unknown; allowed: {', '.join(CHEN2017_DATASETS)}")

@@ -88,7 +88,7 @@ def set_simple_regret(answer: ArrayLike, means: ArrayLike, m: int) -> np.ndarray
 
 def set_error(answer: ArrayLike, means: ArrayLike, m: int, epsilon: float = 0.0) -> np.ndarray:
     """``1{r > epsilon}`` for the set simple regret r (gabillon2012's error event read as ``r > epsilon``:
-    with epsilon = 0 an answer errs iff it holds an arm below the m-th best mean, ALGORITHMS.md §B.1)."""
+    with epsilon = 0 an answer errs iff it holds an arm below the m-th best mean)."""
     return (set_simple_regret(answer, means, m) > epsilon).astype(np.int64)
 
 
@@ -111,7 +111,7 @@ def top_k_error(answer: ArrayLike, means: ArrayLike, k: int, epsilon: float) -> 
 
 
 def top_k_hardness(means: ArrayLike, k: int, epsilon: float) -> tuple[int, float]:
-    """``(t, H^{(t, epsilon)})`` of chen2017 (eqs. 2-6, ALGORITHMS.md §D.1), with theta sorted decreasingly and
+    """``(t, H^{(t, epsilon)})`` of chen2017 (eqs. 2-6), with theta sorted decreasingly and
     1-based indices:
 
         Delta_i = theta_i - theta_{K+1} (i <= K),   theta_K - theta_i (i > K)

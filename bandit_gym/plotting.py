@@ -216,6 +216,69 @@ def plot_failure_against_budget(summary: Any, path: str | Path, title: str = "",
     return _finish(fig, axes, path, title)
 
 
+def plot_failure_against_scale(table: Any, path: str | Path, title: str = "",
+                               chosen: tuple[str, float] | None = None) -> Path:
+    """chen2017's sensitivity study: one panel per dataset (rows) and K (columns), failure probability against
+    the scale of AdaptiveTopK's round sizes (log2 axis), one curve per budget (colour) and schedule (line style),
+    with 95% intervals, the schedules dodged sideways by a few percent; ``chosen = (schedule, scale)`` is ringed.
+    ``table`` has the columns dataset, k, schedule, scale, budget, mean, ci_low, ci_high."""
+    table = table.copy()
+    table["ci_low"], table["ci_high"] = table["ci_low"].clip(lower=0.0), table["ci_high"].clip(upper=1.0)
+    panels = list(dict.fromkeys(zip(table["dataset"], table["k"], strict=True)))
+    ks = list(dict.fromkeys(table["k"]))
+    budgets = sorted(set(table["budget"]))
+    schedules = list(dict.fromkeys(table["schedule"]))
+    fig, axes = _grid(len(panels), len(ks), width=4.4 if len(ks) > 1 else 6.5, height=3.4 if len(ks) > 1 else 4.6)
+    for ax, (dataset, k) in zip(axes, panels, strict=True):
+        panel = table[(table["dataset"] == dataset) & (table["k"] == k)]
+        for (schedule, budget), curve in panel.groupby(["schedule", "budget"], sort=False):
+            s = schedules.index(schedule)
+            curve = curve.sort_values("scale")
+            dodge = 1.0 + 0.05 * (s - (len(schedules) - 1) / 2)
+            _errorbars(ax, curve["scale"] * dodge, curve, f"{schedule}, Q = {budget:,}", budgets.index(budget),
+                       linestyle=("-", "--", ":", "-.")[s % 4], markersize=5 - s)
+            if chosen is not None and schedule == chosen[0]:
+                point = curve[curve["scale"] == chosen[1]]
+                ax.plot(point["scale"] * dodge, point["mean"], "o", markersize=11, markerfacecolor="none",
+                        markeredgecolor="black", label=f"tuned: {chosen[0]}, scale {_power_of_two(chosen[1])}")
+        ax.set_xscale("log", base=2)
+        ax.set(xlabel="scale of the round sizes", ylabel="failure probability", ylim=(-0.02, 1.02),
+               title=f"{dataset}, K = {k}")
+        ax.grid(alpha=0.3, which="both")
+    return _finish_columns(fig, axes, path, title, columns=len(budgets))
+
+
+def _power_of_two(value: float) -> str:
+    """``1/64`` for 1/64, ``2`` for 2, ``0.3`` otherwise."""
+    exponent = np.log2(value)
+    if exponent == round(exponent):
+        return f"1/{round(2.0 ** -exponent)}" if exponent < 0 else f"{round(value)}"
+    return f"{value:g}"
+
+
+def _finish_columns(fig: Any, axes: Any, path: str | Path, title: str, columns: int) -> Path:
+    """:func:`_finish` with a legend of ``columns`` columns (as many rows as it needs) and a wrapped title."""
+    import textwrap
+
+    import matplotlib.pyplot as plt
+
+    seen: dict[str, Any] = {}
+    for ax in axes:
+        for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
+            seen.setdefault(label, handle)
+    rows = -(-len(seen) // max(columns, 1))
+    fig.legend(list(seen.values()), list(seen), loc="lower center", ncol=max(columns, 1), fontsize=8, frameon=False)
+    width = fig.get_size_inches()[0]
+    if title:
+        fig.suptitle("\n".join(textwrap.wrap(title, width=max(int(width * 11), 40))))
+    height = fig.get_size_inches()[1]
+    fig.tight_layout(rect=(0, min(0.4, (0.25 + 0.2 * rows) / height), 1, 1))
+    path = Path(path)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
 def plot_rmse_boxplot(records: Any, path: str | Path, title: str = "") -> Path:
     """hoffman2014 Figure 3: the true RMSE of the recommended model over the runs, one box per agent, with the
     best model's RMSE as a dashed line (lower is better)."""

@@ -1,4 +1,4 @@
-"""Counter-based sample streams for common random numbers (ALGORITHMS.md §0).
+"""Counter-based sample streams for common random numbers (the papers do not say how their runs were paired).
 
 With common random numbers, the s-th pull of arm i in copy n returns the s-th draw of a stream owned by
 ``(key_n, i)``, whatever the order of pulls, so two agents run from the same seed see the same samples of every

@@ -1,4 +1,4 @@
-"""tao2019's robust claims (ALGORITHMS.md §A.8), on paired runs with common random numbers."""
+"""tao2019's robust claims (tao2019 §5), on paired runs with common random numbers."""
 
 from __future__ import annotations
 

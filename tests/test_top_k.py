@@ -138,7 +138,7 @@ def test_adaptive_top_k_rounds_and_guards() -> None:
 
 def clucb_by_definition(counts: np.ndarray, sums: np.ndarray, k: int, epsilon: float, delta: float,
                         r: float = 0.5) -> tuple[int, list[int]]:
-    """CLUCB-PAC's step written straight from ALGORITHMS.md §D.5 (sorting, no selection tricks)."""
+    """CLUCB-PAC's step written straight from Chen et al. 2014's PAC rule (sorting, no selection tricks)."""
     n, t = len(counts), counts.sum()
     mean = sums / counts
     top = set(np.argsort(-mean, kind="stable")[:k].tolist())
@@ -215,7 +215,7 @@ def test_adaptive_top_k_pac_failure_rate_is_below_delta() -> None:
 
 
 def sar_removal_by_sorting(m: int, alive: np.ndarray, accepted: np.ndarray, mean: np.ndarray) -> None:
-    """SAR's removal written with a full sort (ALGORITHMS.md §D.4's AR loop body, ties: smaller index first)."""
+    """SAR's removal written with a full sort (the accept-reject loop body, ties: smaller index first)."""
     ranked = np.where(alive == 1.0, mean, -np.inf)
     order = np.argsort(-ranked, kind="stable")
     active, left = int(alive.sum()), m - int(accepted.sum())
@@ -353,3 +353,128 @@ def test_opt_mai_goes_through_long_runs_of_empty_phases() -> None:
                         vectorization_mode="vector_entry_point")
     batched = play_batched(venv, OptMAI(), seed=0)
     assert batched is not None and batched["pulls"].min() > 25000
+
+
+def test_adaptive_top_k_round_sizes_by_hand() -> None:
+    # n = 1000, delta = 0.01: ln(2 n r^2 / delta) = ln(2e5) = 12.206 (r = 1), ln(8e5) = 13.592 (r = 2),
+    # ln(1.8e6) = 14.403 (r = 3); printed: 4 x 12.206 = 48.8, 16 x 13.592 = 217.5, 64 x 14.403 = 921.8
+    from bandit_gym.agents.top_k.adaptive_top_k import round_size
+
+    r = np.array([1, 2, 3])
+    assert round_size(r, 1000, 0.01).tolist() == [49, 218, 922]
+    assert round_size(r, 1000, 0.01, 1 / 16).tolist() == [4, 14, 58]  # 3.05, 13.59, 57.6
+    assert round_size(r, 1000, 0.01, 1 / 64).tolist() == [1, 4, 15]  # 0.76, 3.40, 14.4
+    # log-free: ceil(scale 4^(r-1)), whatever n and delta
+    r = np.arange(1, 6)
+    assert round_size(r, 1000, 0.01, 1.0, "log-free").tolist() == [1, 4, 16, 64, 256]
+    assert round_size(r, 10, 0.5, 1 / 2, "log-free").tolist() == [1, 2, 8, 32, 128]
+    assert round_size(r, 1000, 0.01, 1 / 32, "log-free").tolist() == [1, 1, 1, 2, 8]
+
+
+def test_adaptive_top_k_pools_by_default_only_when_the_rounds_are_shortened() -> None:
+    assert not AdaptiveTopK().pools and AdaptiveTopK().params()["pooled"] is None
+    assert AdaptiveTopK(scale=0.5).pools and AdaptiveTopK(schedule="log-free").pools
+    assert AdaptiveTopK(schedule="log-free", scale=4.0).pools  # log-free pools at any scale
+    assert not AdaptiveTopK(scale=2.0).pools  # longer printed rounds: fresh
+    assert not AdaptiveTopK(scale=0.5, pooled=False).pools and AdaptiveTopK(pooled=True).pools
+    assert AdaptiveTopK(schedule="log-free", scale=0.25).params()["schedule"] == "log-free"
+    with pytest.raises(ValueError, match="schedule"):
+        AdaptiveTopK(schedule="short")
+    with pytest.raises(TypeError, match="pooled"):
+        AdaptiveTopK(pooled="yes")  # type: ignore[arg-type]
+
+
+def inner_loop_by_definition(theta: np.ndarray, status: np.ndarray, k: int, threshold: float) -> list[int]:
+    """chen2017 Algorithm 1's inner loop by its definition (theta~_a / theta~_b recomputed after each removal,
+    ties: the smallest index), with the guards; returns the new status."""
+    status = status.copy()
+    while True:
+        alive = [i for i in range(len(theta)) if status[i] == 0]
+        left = k - int((status == 1).sum())
+        if left <= 0 or len(alive) <= left:
+            return status.tolist()
+        ranked = sorted(alive, key=lambda i: (-theta[i], i))
+        theta_b, theta_a = theta[ranked[left - 1]], theta[ranked[left]]
+        gaps = {i: max(theta[i] - theta_a, theta_b - theta[i]) for i in alive}
+        if max(gaps.values()) <= threshold:
+            return status.tolist()
+        x = min(i for i in alive if gaps[i] == max(gaps.values()))
+        status[x] = 1 if theta[x] > theta_a else 2
+
+
+def test_adaptive_top_k_pooled_and_fresh_means_by_hand() -> None:
+    # log-free, scale 1: rounds of 1 and 4 pulls; after round 2 (threshold 2 2^-2 = 1/2) the pooled means are
+    # over 5 samples, the fresh ones over the round's 4. Seed 11 draws sums [1, 1, 0, 0, 0, 1] in round 1 and
+    # [5, 5, 1, 2, 1, 2] after round 2: pooled theta~ = [1, 1, .2, .4, .2, .4] rejects arms 2 and 4 (gap .8), then
+    # accepts 0 and 1 (gap .6, ties to the top's smaller index); fresh theta~ = [1, 1, .25, .5, .25, .25] rejects
+    # 2, 4, 5 (gap .75) and stops at gaps .5 <= .5.
+    env = gym.make("TopKIdentification-v0", means=[0.8, 0.7, 0.6, 0.5, 0.4, 0.3], k=2, budget=10**5,
+                   shuffle=False)
+    statuses = {}
+    for pooled in (None, True, False):
+        agent = AdaptiveTopK(schedule="log-free", pooled=pooled)
+        agent.reset(seed=0)
+        obs, _ = env.reset(seed=11)
+        assert agent.batch_pulls(obs).tolist() == [1] * 6
+        first = {key: value.copy() for key, value in env.unwrapped.allocate(np.ones(6, np.int64)).items()}
+        assert agent.batch_pulls(first).tolist() == [4] * 6  # threshold 1 decides nothing
+        second = {key: value.copy() for key, value in env.unwrapped.allocate(np.full(6, 4)).items()}
+        agent.batch_pulls(second)
+        statuses[pooled] = agent.status[0].tolist()
+        counts = second["counts"] - (0 if agent.pools else first["counts"])
+        sums = second["sums"] - (0 if agent.pools else first["sums"])
+        assert statuses[pooled] == inner_loop_by_definition(sums / counts, np.zeros(6, np.int8), 2, 0.5)
+    assert first["sums"].tolist() == [1, 1, 0, 0, 0, 1] and second["sums"].tolist() == [5, 5, 1, 2, 1, 2]
+    assert statuses[None] == statuses[True] == [1, 1, 2, 0, 2, 0]  # log-free pools by default
+    assert statuses[False] == [0, 0, 2, 0, 2, 2]
+
+
+def test_adaptive_top_k_log_free_plays_the_same_batched_and_pull_by_pull() -> None:
+    venv = gym.make_vec("TopKIdentification-v0", num_envs=4, vectorization_mode="vector_entry_point",
+                        common_random_numbers=True, budget=3000)
+    for agent in (AdaptiveTopK(schedule="log-free", scale=0.5), AdaptiveTopK(scale=1 / 64)):
+        batched = play_batched(venv, agent, seed=4)
+        single = play_vector(venv, type(agent)(**agent.params()), seed=4)  # type: ignore[arg-type]
+        assert batched is not None
+        for key in ("regret", "error", "pulls"):
+            np.testing.assert_array_equal(batched[key], single[key], err_msg=f"{agent} {key}")
+
+
+def test_clucb_pac_epsilon_sum_reading_stops_at_epsilon() -> None:
+    # epsilon_sum = "epsilon": the stop is w~(M~) - w~(M) <= epsilon instead of K epsilon, pull by pull (the
+    # rule) and in whole episodes (the kernel); the allocations are the same until one of them stops
+    from bandit_gym.agents import CLUCBPAC
+
+    rng = np.random.default_rng(1)
+    stops = 0
+    for _ in range(200):
+        n, k = 6, int(rng.integers(1, 4))
+        counts = (rng.integers(1, 40, size=n) * rng.choice([1, 3000])).astype(np.float32)
+        sums = np.floor(rng.random(n) * (counts + 1)).astype(np.float32)
+        epsilon = float(rng.choice([0.05, 0.3]))
+        obs = {"m": np.array([k], np.float32), "epsilon": np.array([epsilon], np.float32),
+               "delta": np.array([0.1], np.float32), "budget_left": np.array([10**6], np.float32),
+               "last_arm": np.array([-1.0], np.float32), "last_value": np.zeros(1, np.float32),
+               "counts": counts, "sums": sums, "means": sums / counts}
+        agent = CLUCBPAC(epsilon_sum="epsilon")
+        agent.reset(seed=0)
+        agent.act({**obs, "counts": np.zeros(n, np.float32), "sums": np.zeros(n, np.float32),
+                   "budget_left": np.array([10**6 + counts.sum()], np.float32)})
+        action = agent.act({**obs, "last_arm": np.array([0.0], np.float32)})
+        arm, top = clucb_by_definition(counts.astype(np.float64), sums.astype(np.float64), k,
+                                       float(np.float32(epsilon)) / k, float(np.float32(0.1)))
+        assert int(action[0]) == arm and np.flatnonzero(action[1:]).tolist() == top
+        stops += arm == n
+    assert 0 < stops < 200
+    with pytest.raises(ValueError, match="epsilon_sum"):
+        CLUCBPAC(epsilon_sum="sum")
+    kwargs = {"means": 0.9 - 0.1 * np.arange(8), "k": 2, "epsilon": 0.05, "budget": 30000}
+    venv = gym.make_vec("TopKIdentification-v0", num_envs=5, vectorization_mode="vector_entry_point",
+                        common_random_numbers=True, **kwargs)
+    fast = play_compiled(venv, CLUCBPAC(epsilon_sum="epsilon"), seed=8)
+    stepped = play_vector(venv, CLUCBPAC(epsilon_sum="epsilon"), seed=8)
+    default = play_compiled(venv, CLUCBPAC(), seed=8)
+    assert fast is not None and default is not None
+    for key in ("regret", "error", "invalid", "pulls"):
+        np.testing.assert_array_equal(fast[key], stepped[key], err_msg=key)
+    assert (default["pulls"] < fast["pulls"]).all() and (fast["pulls"] < 30000).all()  # a later stop

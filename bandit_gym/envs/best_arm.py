@@ -24,8 +24,8 @@ BEST_ARM_LOSSES = ("simple_regret", "error")
 def top_m_answer(obs: dict[str, np.ndarray]) -> np.ndarray:
     """The m arms of largest empirical mean as answer bits (single or batched observation; ties: smaller
     index first). Arms never pulled (``counts`` 0, where the observation's mean reads 0) rank below every pulled
-    arm, so that with negative rewards an untried arm is not preferred; the agents' own answers (e.g.
-    ``Uniform``) read such an arm's mean as 0 instead, which only matters when T < K or rewards are negative."""
+    arm, so that with negative rewards an untried arm is not preferred; the agents' own answers follow the same
+    rule."""
     means = np.atleast_2d(np.asarray(obs["means"], dtype=np.float64))
     if "counts" in obs:
         means = np.where(np.atleast_2d(np.asarray(obs["counts"])) > 0, means, -np.inf)
@@ -114,7 +114,7 @@ class BestArmEngine(ThresholdingEngine):
         return metrics.set_error(answer, means, self.m, self.epsilon).astype(np.float64)
 
     def oracle_values(self, means: np.ndarray | None = None) -> dict[str, float]:
-        """``H``: the complexity H_epsilon of the fixed instance (§B.5, b = 1), UGapEb's oracle; ``H1``:
+        """``H``: the complexity H_epsilon of the fixed instance (gabillon2012 eq. 6, b = 1), UGapEb's oracle; ``H1``:
         Audibert et al.'s ``sum_i 1 / Delta_i^2``, UCB-E's."""
         means = self.fixed_means if means is None else means  # or those of one episode, passed in
         if means is None:

@@ -60,7 +60,7 @@ class TopKEngine(BestArmEngine):
 
     def reset_rows(self, rng: np.random.Generator, rows: np.ndarray) -> None:
         super().reset_rows(rng, rows)
-        if self.shuffle:  # an arm's index carries no information (chen2017 §D.1)
+        if self.shuffle:  # an arm's index carries no information (chen2017 orders arms only for the analysis)
             order = np.argsort(rng.random((int(rows.sum()), self.num_arms)), axis=1)
             self.means[rows] = np.take_along_axis(self.means[rows], order, axis=1)
 

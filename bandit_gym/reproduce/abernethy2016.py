@@ -1,4 +1,11 @@
-"""abernethy2016: the study of ALGORITHMS.md §C.7 (the paper has no experiments), uncensored and censored."""
+"""abernethy2016 has no experiments: a study of its theorems' m- and T-scaling, uncensored and censored.
+
+(a) Uncensored feedback, i.i.d. thresholds: regret against T for m in {2, 8, 32} on
+    :func:`~bandit_gym.instances.fixed_gap_distributions` (four arms, two of them never best, every gap the same
+    for every m), so that the m's differ only in the number of levels (Theorem 2: DKWUCB's bound has no m).
+(b) Censored feedback: each threshold order with the algorithm made for it and PerThresholdUCB, regret against m
+    at T = 20000, on the two-arm staircase instances (gaps 0.4 and 0.5 for every m).
+"""
 
 from __future__ import annotations
 
@@ -9,8 +16,8 @@ from typing import Any
 from bandit_gym.experiments import AgentSpec, ExperimentSpec
 from bandit_gym.reproduce._common import markdown_table, run_specs
 
-#: (a) uncensored feedback, i.i.d. thresholds: regret against T for several m (staircase instances, K = 4).
-ABERNETHY_UNCENSORED: dict[str, Any] = {"agents": ("DKWUCB", "PerThresholdUCB", "UCB"), "arms": 4, "levels": (2, 8, 32),
+#: (a) uncensored feedback, i.i.d. thresholds: regret against T for several m (fixed-gap instances, K = 4).
+ABERNETHY_UNCENSORED: dict[str, Any] = {"agents": ("DKWUCB", "PerThresholdUCB", "UCB"), "levels": (2, 8, 32),
                         "horizons": (1000, 3000, 10000, 30000)}
 #: (b) censored feedback: each threshold order with the algorithm made for it and PerThresholdUCB, regret
 #: against m at a fixed T (staircase instances, K = 2, gaps 0.4 and 0.5, so that KMUCB's radius can resolve
@@ -24,8 +31,8 @@ ABERNETHY_QUICK: dict[str, Any] = {"levels_a": (2, 8), "horizons": (1000, 3000),
 
 
 def abernethy2016_specs(runs: int = 200, quick: bool = False, seed: int = 2016) -> list[ExperimentSpec]:
-    """The study of ALGORITHMS.md §C.7 (the paper has no experiments): part (a) uncensored, part (b) censored."""
-    from bandit_gym.instances import staircase_distributions
+    """The study's experiments (the paper has none): part (a) uncensored, part (b) censored."""
+    from bandit_gym.instances import fixed_gap_distributions, staircase_distributions
 
     a, b = ABERNETHY_UNCENSORED, ABERNETHY_CENSORED
     levels_a, horizons = (ABERNETHY_QUICK["levels_a"], ABERNETHY_QUICK["horizons"]) if quick else \
@@ -34,7 +41,7 @@ def abernethy2016_specs(runs: int = 200, quick: bool = False, seed: int = 2016) 
         (b["levels"], b["horizon"])
     specs = []
     for m in levels_a:
-        kwargs = {"distributions": staircase_distributions(a["arms"], m).tolist(), "feedback": "uncensored",
+        kwargs = {"distributions": fixed_gap_distributions(m).tolist(), "feedback": "uncensored",
                   "thresholds": "iid"}
         specs.append(ExperimentSpec(env="ThresholdBandit-v0", agents=tuple(AgentSpec(n) for n in a["agents"]),
                                     budgets=tuple(horizons), runs=runs, seed=seed + m, env_kwargs=kwargs,

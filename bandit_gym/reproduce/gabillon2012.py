@@ -1,7 +1,7 @@
 """gabillon2012: UGapE against its baselines on Audibert, Bubeck and Munos's seven problems.
 
-The NIPS paper has no experiments; its technical report (not available here) compares UGapEb with UCB-E and
-Successive Rejects and UGapEc with fixed-confidence algorithms on these problems (ALGORITHMS.md §B.7). Three
+The NIPS paper has no experiments; its technical report, not available here, compares UGapEb with UCB-E and
+Successive Rejects and UGapEc with fixed-confidence algorithms (on which instances is not known here). Four
 parts:
 
 (a) fixed budget, m = 1, epsilon = 0: probability of error of every fixed-budget agent on the seven problems,
@@ -9,7 +9,10 @@ parts:
 (b) (epsilon, m) generality: the same at n = H_epsilon / 4 (which is H_1 for m = 1, epsilon = 0) for m in
     {1, 2, 3} and epsilon in {0, 0.05}, skipping epsilon = 0 where the m best arms are not unique;
 (c) fixed confidence: pulls used and empirical error of UGapEc and LUCB for delta in {0.1, 0.05, 0.01}, next to
-    Theorem 2's scale H_epsilon log(H_epsilon / delta).
+    Theorem 2's scale H_epsilon log(H_epsilon / delta);
+(d) Theorem 1 where it says something: UGapEb with the theory's a = (n - K) / (4 H_epsilon) at the smallest budget
+    n where the bound 2 K n exp(-2a) on its probability of error is at most 0.05 (at n = H_1 it is in the
+    tens of thousands), on the two problems where that budget is smallest.
 """
 
 from __future__ import annotations
@@ -52,8 +55,27 @@ def fixed_budget_agents(m: int, last: bool = False) -> tuple[AgentSpec, ...]:
 #: (c) fixed-confidence instances (problem, m, epsilon), deltas and agents
 FIXED_CONFIDENCE: dict[str, Any] = {"instances": ((4, 1, 0.0), (3, 1, 0.05), (5, 2, 0.05)), "deltas": (0.1, 0.05, 0.01),
                     "cap": 10**7}
+#: (d) the problems on which Theorem 1 is checked (the smallest budgets where its bound is at most THEOREM1_LEVEL)
+THEOREM1_PROBLEMS, THEOREM1_LEVEL = (4, 1), 0.05
 QUICK: dict[str, Any] = {"problems": (1, 4), "factors": (1.0, 2.0), "generality": ((4, 2, 0.05),),
-         "instances": ((4, 1, 0.05),), "deltas": (0.1, 0.01)}
+         "instances": ((4, 1, 0.05),), "deltas": (0.1, 0.01), "theorem1": (4,)}
+
+
+def theorem1_bound(n: Any, num_arms: Any, h_eps: Any) -> Any:
+    """gabillon2012 Theorem 1: with the theory's a = (n - K) / (4 H_epsilon), P(r > epsilon) <= 2 K n exp(-2a)
+    (numbers or arrays)."""
+    return 2 * num_arms * n * np.exp(-2.0 * (n - num_arms) / (4.0 * h_eps))
+
+
+def theorem1_budget(problem: int, level: float = THEOREM1_LEVEL) -> int:
+    """The smallest budget, a multiple of 1000, at which Theorem 1's bound (m = 1, epsilon = 0, b = 1) is at most
+    ``level`` (the bound decreases in n once n exceeds 2 H_epsilon)."""
+    from scipy.optimize import brentq
+
+    means = AUDIBERT2010_PROBLEMS[problem]
+    k, h = len(means), gap_complexity(means, 1, 0.0)
+    n = brentq(lambda x: np.log(2.0 * k * x) - 2.0 * (x - k) / (4.0 * h) - np.log(level), 2.0 * h, 1e9)
+    return int(np.ceil(n / 1000.0) * 1000)
 
 
 def fixed_confidence_agents(deltas: tuple[float, ...]) -> tuple[AgentSpec, ...]:
@@ -103,6 +125,13 @@ def gabillon2012_specs(runs: int = 1000, quick: bool = False, seed: int = 2012) 
                                     runs=runs, seed=seed + 1000 + 100 * m + p, chunk=-(-runs // 2),
                                     env_kwargs={"m": m, "epsilon": epsilon, "setting": "fixed_confidence"},
                                     name=f"c problem {p} m={m} eps={epsilon:g}"))
+    for p in QUICK["theorem1"] if quick else THEOREM1_PROBLEMS:  # chunks of 125 runs: Uniform's batched pulls
+        # with common random numbers hold about 64 bytes per pull, 2.4 GB per chunk at n = 310,000
+        specs.append(ExperimentSpec(env=f"BestArmIdentification-Audibert2010Problem{p}-v0",
+                                    agents=(AgentSpec("UGapEb", {}, "UGapEb(a=(n-K)/4H)"),
+                                            AgentSpec("Uniform", {}, "Uniform")),
+                                    budgets=(theorem1_budget(p),), runs=runs, seed=seed + 2000 + p,
+                                    chunk=min(runs, 125), name=f"d problem {p}"))
     return specs
 
 
@@ -161,14 +190,36 @@ def fixed_confidence_markdown(summary: Any, runs: int) -> str:
     return "\n".join([*lines, ""])
 
 
+def theorem1_markdown(summary: Any, runs: int) -> str:
+    """Part (d), and Theorem 1's bound at n = H_1 for every problem of part (a)."""
+    lines = [f"Theorem 1: P(error) <= 2 K n exp(-2a) for UGapEb with a = (n - K) / (4 H_eps) (m = 1, epsilon = 0, "
+             f"b = 1), {runs} runs; errors with their 95% Clopper-Pearson interval.", "",
+             "| problem | K | H_eps | n | a | bound 2Kn exp(-2a) | agent | error |",
+             "|---|---|---|---|---|---|---|---|"]
+    errors = summary[summary.metric == "error"]
+    for _, row in errors[errors.part == "d"].iterrows():
+        a = (row["budget"] - row["num_arms"]) / (4.0 * row["H_eps"])
+        bound = theorem1_bound(row["budget"], row["num_arms"], row["H_eps"])
+        lines.append(f"| {row['problem']} | {row['num_arms']} | {row['H_eps']:.0f} | {row['budget']} | {a:.2f} | "
+                     f"{bound:.3g} | {row['agent']} | {_cell(row)} |")
+    lines += ["", "The bound at the budgets of part (a), n = H_1:", "", "| problem | K | n = H_1 | a | bound |",
+              "|---|---|---|---|---|"]
+    at_h1 = errors[(errors.part == "a") & ((errors.budget / errors.H1).round(2) == 1.0)]
+    for _, row in at_h1.drop_duplicates("problem").iterrows():
+        a = (row["budget"] - row["num_arms"]) / (4.0 * row["H_eps"])
+        lines.append(f"| {row['problem']} | {row['num_arms']} | {row['budget']} | {a:.3f} | "
+                     f"{theorem1_bound(row['budget'], row['num_arms'], row['H_eps']):.3g} |")
+    return "\n".join([*lines, ""])
+
+
 def reproduce_gabillon2012(
     out: str | Path, runs: int | None = None, quick: bool = False, jobs: int = 2, backend: str | None = None,
     progress: bool = True,
 ) -> dict[str, Any]:
-    """Run parts (a)-(c) and write ``results.csv`` (every agent x instance x budget x metric, errors with
-    Clopper-Pearson CIs), ``fixed_budget.md``, ``fixed_confidence.md``, ``fixed_budget.png`` (error against
-    n / H_1 per problem), ``generality.png`` (part b) and ``fixed_confidence.png`` (pulls and error against
-    delta)."""
+    """Run parts (a)-(d) and write ``results.csv`` (every agent x instance x budget x metric, errors with
+    Clopper-Pearson CIs), ``fixed_budget.md``, ``fixed_confidence.md``, ``theorem1.md`` (part d),
+    ``fixed_budget.png`` (error against n / H_1 per problem), ``generality.png`` (part b) and
+    ``fixed_confidence.png`` (pulls and error against delta)."""
     from bandit_gym.plotting import plot_error_against_budget, plot_fixed_confidence, plot_generality
 
     out = Path(out)
@@ -179,6 +230,7 @@ def reproduce_gabillon2012(
     summary.to_csv(out / "results.csv", index=False)
     (out / "fixed_budget.md").write_text(fixed_budget_markdown(summary, runs))
     (out / "fixed_confidence.md").write_text(fixed_confidence_markdown(summary, runs))
+    (out / "theorem1.md").write_text(theorem1_markdown(summary, runs))
     figures = [
         plot_error_against_budget(summary[summary.part == "a"], out / "fixed_budget.png",
                                   title=f"gabillon2012 (a): probability of error, m = 1, {runs} runs"),
@@ -188,4 +240,5 @@ def reproduce_gabillon2012(
                               title=f"gabillon2012 (c): fixed confidence, {runs} runs"),
     ]
     return {"summary": summary, "figures": figures, "seconds": time.perf_counter() - start,
-            "files": [out / "results.csv", out / "fixed_budget.md", out / "fixed_confidence.md", *figures]}
+            "files": [out / "results.csv", out / "fixed_budget.md", out / "fixed_confidence.md",
+                      out / "theorem1.md", *figures]}

@@ -1,0 +1,256 @@
+"""The claims ledger: every claim of the five papers that the reproductions touch, with our numbers, a statistical
+test, a p-value corrected for multiple comparisons and a verdict, generated from the committed results
+(``bandit-gym claims``; ``docs/claims.md`` and ``docs/claims.csv``).
+
+Verdicts (:data:`VERDICTS`):
+
+- *supported* / *not supported*: the data test the claim and agree / disagree with it;
+- *consistent*: the data agree with a bound or a direction but cannot confirm it (an upper bound that holds with
+  room to spare, a lower bound that every algorithm must respect);
+- *untested*: the claim's bound is vacuous at the budgets run (its value is printed next to the observation), or
+  the claim is about something the study does not run (the reason is given);
+- *inconclusive*: the test has too little power (the row says what would decide it).
+
+Multiple comparisons: each row's p-value is Holm-corrected over the family of tests that together decide that
+row's claim (e.g. the budgets and algorithms of one setup); rows are separate claims and are not corrected
+against each other. Each row says what its family is.
+
+The ledger is built only from the CSV files a reproduction writes (``results.csv`` and the per-paper extras
+named in each module), so anyone can rebuild it from the committed artefacts, and a test checks that the
+committed ledger is what the committed results give.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+#: the verdict vocabulary
+VERDICTS = ("supported", "not supported", "consistent", "untested", "inconclusive")
+#: paper -> the folder (under ``docs/``) of its committed full reproduction
+ARTEFACTS = {"tao2019": "tao2019-5000runs", "gabillon2012": "gabillon2012-1000runs",
+             "abernethy2016": "abernethy2016-200runs", "chen2017": "chen2017-200runs",
+             "hoffman2014": "hoffman2014-840runs"}
+#: the columns of ``claims.csv``, in order
+COLUMNS = ("id", "paper", "source", "claim", "setting", "observed", "test", "correction", "p_value", "verdict", "why")
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One row of the ledger. ``p_value`` is the Holm-corrected p-value that decides the verdict (None with the
+    reason in ``test`` when no test applies, e.g. a vacuous bound)."""
+
+    id: str
+    paper: str
+    source: str
+    claim: str
+    setting: str
+    observed: str
+    test: str
+    correction: str
+    p_value: float | None
+    verdict: str
+    why: str
+
+    def __post_init__(self) -> None:
+        if self.verdict not in VERDICTS:
+            raise ValueError(f"claim {self.id}: verdict={self.verdict!r} is not one of {VERDICTS}")
+
+
+@dataclass(frozen=True)
+class Loss:
+    """A test in which the paper's algorithm did significantly worse than another (p < 0.05 before correction)."""
+
+    paper: str
+    algorithm: str
+    other: str
+    setting: str
+    metric: str
+    difference: str
+    p_value: float
+    p_holm: float
+    family: str
+
+
+def papers() -> dict[str, Callable[[Path], tuple[list[Claim], list[Loss]]]]:
+    """paper -> the function that reads its artefact folder and returns its claims and its algorithm's losses."""
+    from bandit_gym.claims import abernethy2016, chen2017, gabillon2012, hoffman2014, tao2019
+
+    return {"tao2019": tao2019.claims, "gabillon2012": gabillon2012.claims, "abernethy2016": abernethy2016.claims,
+            "chen2017": chen2017.claims, "hoffman2014": hoffman2014.claims}
+
+
+def build_ledger(docs: str | Path) -> tuple[list[Claim], list[Loss]]:
+    """Every paper's claims and losses, from the artefact folders under ``docs`` (:data:`ARTEFACTS`)."""
+    docs = Path(docs)
+    claims: list[Claim] = []
+    losses: list[Loss] = []
+    for paper, build in papers().items():
+        folder = docs / ARTEFACTS[paper]
+        if not folder.is_dir():
+            raise FileNotFoundError(f"{folder} is missing: run `bandit-gym reproduce {paper} --out {folder}` first")
+        rows, lost = build(folder)
+        claims += rows
+        losses += lost
+    return claims, losses
+
+
+def format_p(p: float | None) -> str:
+    """A p-value as the ledger prints it: two significant digits, ``< 1e-300`` at the floor, ``-`` for none."""
+    if p is None:
+        return "-"
+    if p < 1e-300:
+        return "< 1e-300"
+    return f"{p:.2g}"
+
+
+def ledger_csv(claims: Iterable[Claim]) -> str:
+    """``claims.csv``: one row per claim, the columns of :data:`COLUMNS` (p-values as printed)."""
+    import csv
+    import io
+
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(COLUMNS)
+    for claim in claims:
+        row = asdict(claim)
+        row["p_value"] = format_p(claim.p_value)
+        writer.writerow([row[c] for c in COLUMNS])
+    return buffer.getvalue()
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def ledger_markdown(claims: list[Claim], losses: list[Loss]) -> str:
+    """``claims.md``: per paper, a table of its claims with their verdicts, then each claim in full, then every
+    significant loss of the paper's algorithm."""
+    counts = {v: sum(c.verdict == v for c in claims) for v in VERDICTS}
+    lines = [
+        "# Claims ledger",
+        "",
+        "Generated by `bandit-gym claims` from the committed results of `bandit-gym reproduce PAPER` (the folders "
+        "`docs/<paper>-<runs>runs/`); do not edit by hand. "
+        + ", ".join(f"{n} {v}" for v, n in counts.items()) + f" ({len(claims)} claims).",
+        "",
+        "Verdicts: **supported** / **not supported**: the data test the claim and agree / disagree with it; "
+        "**consistent**: the data agree with a bound or a direction but cannot confirm it; **untested**: the "
+        "claim's bound is vacuous at the budgets run (its value is given), or the study does not run what the "
+        "claim is about (the reason is given); **inconclusive**: the test has too little power (the row says "
+        "what would decide it).",
+        "",
+        "p-values are Holm-corrected within each claim, over the family of tests that together decide it (the "
+        "row names the family); claims are separate statements and are not corrected against each other.",
+        "",
+    ]
+    for paper in ARTEFACTS:
+        rows = [c for c in claims if c.paper == paper]
+        if not rows:
+            continue
+        lines += [f"## {paper}", "", f"Results: [`docs/{ARTEFACTS[paper]}/`]({ARTEFACTS[paper]}/).", ""]
+        lines += [*summary_table(rows, paper), ""]
+        for c in rows:
+            lines += [f"### {c.id}", "",
+                      f"> {c.claim}", "",
+                      f"- **source**: {c.source}",
+                      f"- **setting**: {c.setting}",
+                      f"- **observed**: {c.observed}",
+                      f"- **test**: {c.test}",
+                      f"- **correction**: {c.correction}",
+                      f"- **p (Holm)**: {format_p(c.p_value)}",
+                      f"- **verdict**: **{c.verdict}**. {c.why}", ""]
+        lost = [loss for loss in losses if loss.paper == paper]
+        if lost:
+            algorithms = ", ".join(dict.fromkeys(loss.algorithm for loss in lost))
+            lines += [f"### Every significant loss of the paper's algorithms ({paper}: {algorithms})", "",
+                      "Every test in which the paper's algorithm did significantly worse than another at p < 0.05 "
+                      "before correction; `p (Holm)` is corrected over the family named in the last column.", "",
+                      "| algorithm | against | setting | metric | difference | p | p (Holm) | family |",
+                      "|---|---|---|---|---|---|---|---|"]
+            lines += [f"| {x.algorithm} | {x.other} | {x.setting} | {x.metric} | {x.difference} | "
+                      f"{format_p(x.p_value)} | {format_p(x.p_holm)} | {x.family} |" for x in lost]
+            lines.append("")
+        elif rows:
+            lines += [f"No test found the paper's algorithm significantly worse than another (p < 0.05 before "
+                      f"correction) in {paper}'s results.", ""]
+    return "\n".join(lines)
+
+
+def summary_table(claims: Iterable[Claim], paper: str, link: str = "") -> list[str]:
+    """The Markdown table of one paper's claims (id, claim, verdict, corrected p), ids linking to ``link#id``:
+    the table ``claims.md`` opens each paper with (``link=""``) and the README quotes (``docs/claims.md``)."""
+    lines = ["| id | claim | verdict | p (Holm) |", "|---|---|---|---|"]
+    lines += [f"| [{c.id}]({link}#{c.id.replace('.', '').lower()}) | {_cell(c.claim)} | **{c.verdict}** | "
+              f"{format_p(c.p_value)} |" for c in claims if c.paper == paper]
+    return lines
+
+
+def update_readme(readme: str | Path, claims: list[Claim]) -> bool:
+    """Rewrite the blocks between ``<!-- claims:PAPER -->`` and ``<!-- /claims:PAPER -->`` in ``readme`` with the
+    paper's :func:`summary_table` (linking to ``docs/claims.md``); returns whether the file changed."""
+    import re
+
+    path = Path(readme)
+    text = path.read_text()
+    new = text
+    for paper in ARTEFACTS:
+        table = "\n".join(summary_table(claims, paper, link="docs/claims.md"))
+        start, end = f"<!-- claims:{paper} -->\n", f"\n<!-- /claims:{paper} -->"
+        new = re.sub(re.escape(start) + ".*?" + re.escape(end), (start + table + end).replace("\\", "\\\\"), new,
+                     flags=re.S)
+    if new != text:
+        path.write_text(new)
+    return new != text
+
+
+def write_ledger(docs: str | Path, out: str | Path | None = None, readme: str | Path | None = None) -> list[Path]:
+    """Build the ledger from ``docs`` and write ``claims.md`` and ``claims.csv`` to ``out`` (default ``docs``),
+    and, with ``readme``, refresh the tables the README quotes (:func:`update_readme`)."""
+    claims, losses = build_ledger(docs)
+    out = Path(out) if out is not None else Path(docs)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "claims.md").write_text(ledger_markdown(claims, losses))
+    (out / "claims.csv").write_text(ledger_csv(claims))
+    written = [out / "claims.md", out / "claims.csv"]
+    if readme is not None and update_readme(readme, claims):
+        written.append(Path(readme))
+    return written
+
+
+def check_ledger(docs: str | Path) -> list[str]:
+    """The files under ``docs`` that differ from what the committed results give (empty: the ledger is current)."""
+    claims, losses = build_ledger(docs)
+    expected = {"claims.md": ledger_markdown(claims, losses), "claims.csv": ledger_csv(claims)}
+    return [name for name, text in expected.items()
+            if not (Path(docs) / name).exists() or (Path(docs) / name).read_text() != text]
+
+
+def fmt(value: float, digits: int = 3) -> str:
+    """A number as the ledger prints it (``digits`` significant digits, no exponent for ordinary sizes)."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "n/a"
+    return f"{value:.{digits}g}"
+
+
+def upper_bound_verdict(p_holm: Any, held: str) -> tuple[str, float, str]:
+    """The verdict of an upper bound tested by one-sided tests that the data exceed it (Holm-corrected p-values):
+    *consistent* when none is significant (``held`` says how), else *not supported*."""
+    import numpy as np
+
+    p = np.asarray(p_holm, dtype=np.float64)
+    if (p >= 0.05).all():
+        return "consistent", float(p.min()), held + " A bound that holds with room to spare cannot be confirmed."
+    return "not supported", float(p.min()), "the data exceed the bound significantly somewhere."
+
+
+def read_csv(folder: Path, name: str) -> Any:
+    import pandas as pd
+
+    path = folder / name
+    if not path.exists():
+        raise FileNotFoundError(f"{path} is missing: the claims need it; re-run the paper's reproduction")
+    return pd.read_csv(path)

@@ -1,0 +1,127 @@
+"""The claims ledger: it is rebuilt from the committed results and must equal the committed files; its statistics
+and bounds on hand-computed cases; its verdicts move when the data do."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from bandit_gym.claims import ARTEFACTS, VERDICTS, Claim, build_ledger, check_ledger, format_p
+from bandit_gym.claims import abernethy2016 as ab
+from bandit_gym.claims import tao2019 as tao
+from bandit_gym.claims._stats import exceeds, holm, runs_needed
+from bandit_gym.cli import main
+
+DOCS = Path(__file__).resolve().parent.parent / "docs"
+
+
+def test_committed_ledger_is_what_the_committed_results_give() -> None:
+    assert check_ledger(DOCS) == [], "run `bandit-gym claims` and commit docs/claims.md and docs/claims.csv"
+
+
+def test_every_paper_has_claims_and_every_claim_a_verdict_and_a_test_or_a_reason() -> None:
+    claims, _ = build_ledger(DOCS)
+    assert {c.paper for c in claims} == set(ARTEFACTS)
+    for c in claims:
+        assert c.verdict in VERDICTS
+        assert c.test and c.correction and c.observed and c.why, c.id
+        if c.p_value is None:  # no test: the row says why (a vacuous bound, a comparison of values, not run)
+            assert c.test.startswith(("none", "comparison")), c.id
+        else:
+            assert 0.0 <= c.p_value <= 1.0 and c.correction.startswith("Holm"), c.id
+    assert len({c.id for c in claims}) == len(claims)
+
+
+def test_holm_by_hand() -> None:
+    np.testing.assert_allclose(holm([0.01, 0.04, 0.03]), [0.03, 0.06, 0.06])
+    np.testing.assert_allclose(holm([0.5, 0.001]), [0.5, 0.002])
+    np.testing.assert_allclose(holm([0.9, 0.8]), [1.0, 1.0])  # capped at 1
+    assert holm([]).size == 0
+
+
+def test_binomial_exceedance_and_power() -> None:
+    assert exceeds(0, 1000, 0.05) == 1.0
+    assert exceeds(80, 1000, 0.05) < 1e-4  # 8% observed against a bound of 5%
+    assert exceeds(3, 10, 1.2) == 1.0  # a bound above 1 cannot be exceeded
+    # a difference of one standard deviation needs about (1.96 + 0.84)^2 = 7.8 paired runs at one test
+    assert runs_needed(1.0, 1.0, 1) == pytest.approx(7.85, abs=0.05)
+    assert runs_needed(0.0, 1.0, 1) == float("inf")
+    assert format_p(1e-320) == "< 1e-300" and format_p(None) == "-" and format_p(0.0312) == "0.031"
+
+
+def test_a_claim_needs_a_known_verdict() -> None:
+    with pytest.raises(ValueError, match="verdict"):
+        Claim("x.1", "x", "", "", "", "", "", "", None, "partly", "")
+
+
+def test_abernethy_bounds_by_hand() -> None:
+    f = ab.instance("a", 2)  # fixed gaps: low level best .8 (arm 0), high level best .6 (arm 1)
+    np.testing.assert_allclose(f, [[0.8, 0.2], [0.6, 0.6], [0.5, 0.4], [0.4, 0.4]])
+    np.testing.assert_allclose(ab.smallest_positive_gap(f), [0.4, 0.2, 0.2, 0.2])
+    # Theorem 2: 8 sum_i log T / min_j Delta_i(j) = 8 (2.5 + 5 + 5 + 5) log T
+    assert ab.ucb_type_bound(f, 1000, 8.0) == pytest.approx(140.0 * np.log(1000))
+    assert ab.ucb_type_bound(ab.instance("a", 32), 1000, 8.0) == pytest.approx(140.0 * np.log(1000))  # no m
+    # Theorem 5 on the two-arm staircase at m = 2: one suboptimal (arm, level) per level, gaps .5 and .4
+    s = ab.instance("b", 2)
+    d = ab.gaps(s)
+    expected = sum(128 * d[i].max() * np.log(20000) * np.log(2) / d[d > 0].min() ** 2 for i in range(2)
+                   if (d[i] > 0).any())
+    assert ab.kmucb_bound(s, 20000) == pytest.approx(expected)
+
+
+def test_tao2019_theorem1_bound_is_vacuous_at_the_papers_budgets_and_not_far_beyond() -> None:
+    means = np.array([0.2, 0.25, 0.3, 0.35, 0.45, 0.55, 0.65, 0.7, 0.75, 0.8])
+    small = tao.theorem1_bound(means, 0.5, 1000, 1.35)
+    assert small["bound_at_least"] > 10  # more than K misclassified arms: says nothing
+    large = tao.theorem1_bound(means, 0.5, 10**8, 1.35)
+    assert large["bound_at_least"] < 1e-3 and large["Lambda"] > small["Lambda"]
+
+
+def _tao_folder(tmp_path: Path) -> Path:
+    folder = tmp_path / "tao2019"
+    shutil.copytree(DOCS / ARTEFACTS["tao2019"], folder, ignore=shutil.ignore_patterns("*.png"))
+    return folder
+
+
+def test_a_verdict_follows_the_data(tmp_path: Path) -> None:
+    """Make APT(.05) significantly better than LSA at one budget of Setup 3: the claim that LSA consistently
+    outperforms the others there turns 'not supported', and the loss is listed."""
+    folder = _tao_folder(tmp_path)
+    tests = pd.read_csv(folder / "ttests.csv")
+    target = (tests["experiment"] == "Setup 3") & (tests["reference"] == "LSA") & (tests["agent"] == "APT(.05)") & \
+        (tests["metric"] == "aggregate_regret") & (tests["budget"] == tests["budget"].max())
+    assert target.sum() == 1
+    tests.loc[target, ["mean_difference", "t", "p_value"]] = [-0.5, -40.0, 1e-200]
+    tests.to_csv(folder / "ttests.csv", index=False)
+    rows, losses = tao.claims(folder)
+    setup3 = next(c for c in rows if c.claim.startswith("In Setup 3"))
+    assert setup3.verdict == "not supported"
+    assert any(x.other == "APT(.05)" and x.setting.startswith("Setup 3") and x.p_value == 1e-200 for x in losses)
+
+
+def test_cli_check_finds_a_stale_ledger(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    docs = tmp_path / "docs"
+    for folder in ARTEFACTS.values():
+        shutil.copytree(DOCS / folder, docs / folder, ignore=shutil.ignore_patterns("*.png"))
+    assert main(["claims", "--docs", str(docs)]) == 0
+    assert main(["claims", "--docs", str(docs), "--check"]) == 0
+    (docs / "claims.md").write_text((docs / "claims.md").read_text().replace("supported", "proven", 1))
+    assert main(["claims", "--docs", str(docs), "--check"]) == 1
+    assert "claims.md" in capsys.readouterr().err
+    assert main(["claims", "--docs", str(tmp_path / "nothing")]) == 2
+    assert "is missing" in capsys.readouterr().err
+
+
+def test_readme_quotes_the_ledger_rows_as_they_are() -> None:
+    """The README's reproduction sections quote each paper's rows of the ledger (no verdicts of their own)."""
+    from bandit_gym.claims import summary_table
+
+    readme = (DOCS.parent / "README.md").read_text()
+    claims, _ = build_ledger(DOCS)
+    for paper in ARTEFACTS:
+        table = "\n".join(summary_table(claims, paper, link="docs/claims.md"))
+        assert table in readme, f"README's {paper} table differs from the ledger: paste summary_table's output"
