@@ -125,3 +125,16 @@ def test_readme_quotes_the_ledger_rows_as_they_are() -> None:
     for paper in ARTEFACTS:
         table = "\n".join(summary_table(claims, paper, link="docs/claims.md"))
         assert table in readme, f"README's {paper} table differs from the ledger: paste summary_table's output"
+
+
+def test_update_readme_fills_empty_blocks_and_is_idempotent(tmp_path: Path) -> None:
+    from bandit_gym.claims import update_readme
+
+    claims, _ = build_ledger(DOCS)
+    readme = tmp_path / "README.md"
+    readme.write_text("intro\n<!-- claims:abernethy2016 -->\n<!-- /claims:abernethy2016 -->\nend\n")
+    assert update_readme(readme, claims)
+    text = readme.read_text()
+    assert "| [abernethy2016.1](docs/claims.md#abernethy20161) |" in text and text.endswith("end\n")
+    assert "\\|\\|" in text  # the claim's '||' stays escaped for Markdown tables
+    assert not update_readme(readme, claims)

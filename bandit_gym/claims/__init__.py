@@ -199,9 +199,9 @@ def update_readme(readme: str | Path, claims: list[Claim]) -> bool:
     new = text
     for paper in ARTEFACTS:
         table = "\n".join(summary_table(claims, paper, link="docs/claims.md"))
-        start, end = f"<!-- claims:{paper} -->\n", f"\n<!-- /claims:{paper} -->"
-        new = re.sub(re.escape(start) + ".*?" + re.escape(end), (start + table + end).replace("\\", "\\\\"), new,
-                     flags=re.S)
+        start, end = f"<!-- claims:{paper} -->", f"<!-- /claims:{paper} -->"
+        block = f"{start}\n{table}\n{end}".replace("\\", "\\\\")
+        new = re.sub(re.escape(start) + ".*?" + re.escape(end), block, new, flags=re.S)
     if new != text:
         path.write_text(new)
     return new != text
