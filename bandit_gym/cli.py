@@ -63,8 +63,7 @@ def _run(args: argparse.Namespace) -> int:
         for spec in specs:
             folder = out / (spec.name or spec.env).replace(" ", "_") if len(specs) > 1 else out
             result = run_experiment(spec, out=folder, jobs=args.jobs, backend=args.backend, progress=not args.quiet)
-            summary = result.summary()
-            summary.to_csv(folder / "results.csv", index=False)
+            summary = result.summary()  # run_experiment wrote it to results.csv
             print(summary.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
             print(f"-> {folder / 'results.csv'}")
     finally:

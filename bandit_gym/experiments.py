@@ -323,6 +323,23 @@ class ExperimentResult:
     #: (agent label, metric) -> array of shape (runs, budgets), runs in run order
     runs: dict[tuple[str, str], np.ndarray]
 
+    @classmethod
+    def load(cls, folder: str | Path) -> ExperimentResult:
+        """The result of a finished experiment, from the folder ``run_experiment(spec, out=folder)`` wrote (its
+        ``spec.json`` and ``cells/``); a ValueError names the cells that are missing (an unfinished run: run the
+        same spec with the same ``out`` to complete it)."""
+        folder = Path(folder)
+        spec_file = folder / "spec.json"
+        if not spec_file.exists():
+            raise ValueError(f"{folder} holds no experiment (no spec.json); pass the out folder of run_experiment")
+        spec = ExperimentSpec.from_dict(json.loads(spec_file.read_text()))
+        store = CellStore(spec, folder)
+        missing = [cell.key(spec) for cell in expand(spec) if not store.has(cell)]
+        if missing:
+            raise ValueError(f"{folder} is unfinished: {len(missing)} of {len(expand(spec))} cells missing (e.g. "
+                             f"{missing[0]}); run the same spec with out={str(folder)!r} to complete it")
+        return collect(spec, store)
+
     def summary(self) -> Any:
         """Tidy table: one row per agent x budget x metric with mean, standard error, 95% CI and runs."""
         import pandas as pd
@@ -433,7 +450,11 @@ def run_experiments(
             on_cell(cell)
     if failures:
         raise ExperimentError("\n".join(failures))
-    return [collect(spec, store) for spec, store in zip(specs, stores, strict=True)]
+    results = [collect(spec, store) for spec, store in zip(specs, stores, strict=True)]
+    for result, store in zip(results, stores, strict=True):
+        if store.folder is not None:  # the tidy table beside the cells, as `bandit-gym run` writes it
+            result.summary().to_csv(store.folder / "results.csv", index=False)
+    return results
 
 
 #: a cell of spec number i: (i, spec, cell); a worker returns (i, cell) and the cell's data or error text

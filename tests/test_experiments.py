@@ -20,6 +20,7 @@ from bandit_gym.experiments import (
     AgentSpec,
     Cell,
     ExperimentError,
+    ExperimentResult,
     ExperimentSpec,
     build_agent,
     expand,
@@ -129,6 +130,23 @@ def test_resume_runs_only_missing_cells(tmp_path: Path) -> None:
     pd.testing.assert_frame_equal(resumed.summary(), fresh.summary())
     with pytest.raises(ValueError, match="different spec"):
         run_experiment(small_spec(seed=8), out=tmp_path, progress=False)
+
+
+def test_a_finished_folder_has_its_table_and_loads_back(tmp_path: Path) -> None:
+    spec = small_spec(env_kwargs={"threshold": 0.5})
+    result = run_experiment(spec, out=tmp_path, progress=False)
+    table = pd.read_csv(tmp_path / "results.csv")
+    pd.testing.assert_frame_equal(table, result.summary(), check_dtype=False)
+    loaded = ExperimentResult.load(tmp_path)
+    assert loaded.spec == spec
+    assert loaded.runs.keys() == result.runs.keys()
+    assert all(np.array_equal(loaded.runs[key], result.runs[key]) for key in result.runs)
+    pd.testing.assert_frame_equal(loaded.paired_tests("LSA"), result.paired_tests("LSA"))
+    next((tmp_path / "cells").glob("*.npz")).unlink()
+    with pytest.raises(ValueError, match="unfinished: 1 of"):
+        ExperimentResult.load(tmp_path)
+    with pytest.raises(ValueError, match=r"no spec\.json"):
+        ExperimentResult.load(tmp_path / "cells")
 
 
 def test_failed_cells_are_reported_and_the_others_kept(tmp_path: Path) -> None:
