@@ -1,4 +1,4 @@
-"""Command line: ``bandit-gym list | run SPEC | reproduce PAPER | claims | plot RESULTS``."""
+"""Command line: ``bandit-gym list | run SPEC | reproduce PAPER | stats FOLDER | claims | plot RESULTS``."""
 
 from __future__ import annotations
 
@@ -89,6 +89,42 @@ def _reproduce(args: argparse.Namespace) -> int:
     return 0
 
 
+def _stats(args: argparse.Namespace) -> int:
+    from bandit_gym.claims._stats import holm
+    from bandit_gym.experiments import METRICS, ExperimentResult
+
+    try:
+        result = ExperimentResult.load(args.folder)
+    except ValueError as error:
+        print(f"bandit-gym stats: {error}", file=sys.stderr)
+        return 2
+    labels = [agent.display for agent in result.spec.agents]
+    metrics = METRICS[result.spec.family]
+    reference = args.reference or labels[0]
+    metric = args.metric or metrics[0]
+    if reference not in labels:
+        print(f"bandit-gym stats: --reference {reference!r} is not an agent of this experiment; choose one of "
+              f"{', '.join(labels)}", file=sys.stderr)
+        return 2
+    if metric not in metrics:
+        print(f"bandit-gym stats: --metric {metric!r} is not recorded here; choose one of {', '.join(metrics)}",
+              file=sys.stderr)
+        return 2
+    summary = result.summary()
+    table = summary[summary["metric"] == metric].pivot_table(index="agent", columns="budget", values="mean",
+                                                             sort=False)
+    print(f"{result.spec.title}: mean {metric} over {result.spec.runs} runs")
+    print(table.to_string(float_format=lambda v: f"{v:.4g}"))
+    tests = result.paired_tests(reference, metric)
+    tests["p_holm"] = holm(tests["p_value"].to_numpy())
+    tests["significant"] = tests["p_holm"] < 0.05
+    print(f"\nTwo-tailed paired t-tests against {reference} (mean_difference = agent - {reference}); p_holm: Holm's "
+          f"correction over all {len(tests)} tests of this table")
+    columns = ["agent", "budget", "mean_difference", "t", "p_value", "p_holm", "significant"]
+    print(tests[columns].to_string(index=False, float_format=lambda v: f"{v:.3g}"))
+    return 0
+
+
 def _claims(args: argparse.Namespace) -> int:
     from bandit_gym.claims import check_ledger, write_ledger
 
@@ -140,6 +176,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     rep.add_argument("--quick", action="store_true", help="a short version: fewer runs and budgets")
     rep.add_argument("--out", help="results folder (default results/PAPER[-quick])")
     _add_parallel(rep)
+    stats = sub.add_parser("stats", help="summary and paired tests (Holm-corrected) of a finished experiment "
+                                         "folder (the --out of run)")
+    stats.add_argument("folder")
+    stats.add_argument("--reference", help="the agent the others are tested against (default: the first)")
+    stats.add_argument("--metric", help="the metric (default: the family's first, e.g. aggregate_regret)")
     claims = sub.add_parser("claims", help="write the claims ledger (claims.md, claims.csv) from the reproductions' "
                                            "results under --docs")
     claims.add_argument("--docs", default="docs", help="folder holding the reproductions' result folders "
@@ -156,7 +197,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "list":
         print(_list())
         return 0
-    return {"run": _run, "reproduce": _reproduce, "claims": _claims, "plot": _plot}[args.command](args)
+    return {"run": _run, "reproduce": _reproduce, "stats": _stats, "claims": _claims,
+            "plot": _plot}[args.command](args)
 
 
 if __name__ == "__main__":

@@ -132,7 +132,8 @@ def test_resume_runs_only_missing_cells(tmp_path: Path) -> None:
         run_experiment(small_spec(seed=8), out=tmp_path, progress=False)
 
 
-def test_a_finished_folder_has_its_table_and_loads_back(tmp_path: Path) -> None:
+def test_a_finished_folder_has_its_table_loads_back_and_gets_its_stats(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     spec = small_spec(env_kwargs={"threshold": 0.5})
     result = run_experiment(spec, out=tmp_path, progress=False)
     table = pd.read_csv(tmp_path / "results.csv")
@@ -142,9 +143,18 @@ def test_a_finished_folder_has_its_table_and_loads_back(tmp_path: Path) -> None:
     assert loaded.runs.keys() == result.runs.keys()
     assert all(np.array_equal(loaded.runs[key], result.runs[key]) for key in result.runs)
     pd.testing.assert_frame_equal(loaded.paired_tests("LSA"), result.paired_tests("LSA"))
+    capsys.readouterr()
+    assert main(["stats", str(tmp_path), "--reference", "LSA"]) == 0
+    out = capsys.readouterr().out
+    assert "p_holm" in out and "Uniform" in out and "UCBE(0)" in out
+    assert main(["stats", str(tmp_path), "--reference", "APT"]) == 2
+    assert "choose one of LSA, Uniform, UCBE(0)" in capsys.readouterr().err
+    assert main(["stats", str(tmp_path), "--metric", "regret"]) == 2
     next((tmp_path / "cells").glob("*.npz")).unlink()
     with pytest.raises(ValueError, match="unfinished: 1 of"):
         ExperimentResult.load(tmp_path)
+    assert main(["stats", str(tmp_path)]) == 2
+    assert "unfinished" in capsys.readouterr().err
     with pytest.raises(ValueError, match=r"no spec\.json"):
         ExperimentResult.load(tmp_path / "cells")
 
