@@ -229,8 +229,9 @@ def _oracle_filled(agent: AgentSpec) -> tuple[str, ...]:
     return tuple(key for key in agent.cls.oracle_parameters if key not in agent.params)
 
 
-def run_cell(spec: ExperimentSpec, cell: Cell) -> dict[str, np.ndarray]:
-    """Run one cell and return its per-run metrics, each of shape ``(runs in the chunk, budgets of the cell)``."""
+def play_cell(spec: ExperimentSpec, cell: Cell) -> tuple[dict[str, np.ndarray], Agent]:
+    """Play one cell as the engine does (its env, seeds and rollout path) and return the rollout's raw result
+    and the agent after the play (whose state, e.g. BayesGap's beta, a study may read)."""
     runs = cell.runs(spec)
     family = spec.family
     horizon = spec.budgets[-1] if cell.budget is None else cell.budget
@@ -255,7 +256,16 @@ def run_cell(spec: ExperimentSpec, cell: Cell) -> dict[str, np.ndarray]:
         result = play_compiled(env, agent, seed=env_seed, budgets=anytime, agent_seed=agent_seed)
     if result is None:
         result = play_vector(env, agent, seed=env_seed, budgets=anytime, agent_seed=agent_seed)
-    out = {"budgets": np.asarray(budgets), "first_run": np.asarray(runs.start)}
+    env.close()
+    return result, agent
+
+
+def run_cell(spec: ExperimentSpec, cell: Cell) -> dict[str, np.ndarray]:
+    """Run one cell and return its per-run metrics, each of shape ``(runs in the chunk, budgets of the cell)``."""
+    result, _ = play_cell(spec, cell)
+    family = spec.family
+    budgets = list(spec.budgets) if cell.budget is None else [cell.budget]
+    out = {"budgets": np.asarray(budgets), "first_run": np.asarray(cell.runs(spec).start)}
     if family == "thresholding":
         out["aggregate_regret"] = result["anytime_regret"]
         out["error"] = result["anytime_error"]

@@ -51,7 +51,11 @@ def _tests(errors: Any, a: str, b: str, panels: list[tuple[str, int]]) -> Any:
             rx, ry = x.loc[budget], y.loc[budget]
             rows.append({"dataset": dataset, "k": k, "budget": budget, "ea": rx["mean"], "eb": ry["mean"],
                          "p": fisher(int(rx["failures"]), int(rx["runs"]), int(ry["failures"]), int(ry["runs"]))})
-    table = pd.DataFrame(rows, columns=["dataset", "k", "budget", "ea", "eb", "p"])
+    return _corrected(pd.DataFrame(rows, columns=["dataset", "k", "budget", "ea", "eb", "p"]))
+
+
+def _corrected(table: Any) -> Any:
+    """``table`` with Holm's p over all its tests (``q``) and the significant wins and losses of a over b."""
     table["q"] = holm(table["p"].to_numpy())
     table["win"] = (table["q"] < ALPHA) & (table["ea"] < table["eb"])
     table["loss"] = (table["q"] < ALPHA) & (table["ea"] > table["eb"])
@@ -116,10 +120,7 @@ def _optmai_small_k(errors: Any, versions: list[str]) -> Claim:
     k = int(errors["k"].min())
     others = [*versions, "CLUCB-PAC"]
     tables = [_tests(errors, "OptMAI", b, _panels(errors, (k,))).assign(other=b) for b in others]
-    table = pd.concat(tables, ignore_index=True)
-    table["q"] = holm(table["p"].to_numpy())
-    table["win"] = (table["q"] < ALPHA) & (table["ea"] < table["eb"])
-    table["loss"] = (table["q"] < ALPHA) & (table["ea"] > table["eb"])
+    table = _corrected(pd.concat(tables, ignore_index=True))
     best = {d: all(_outcome(rows[rows["other"] == b]) == "better" for b in others)
             for d, rows in table.groupby("dataset", sort=False)}
     n_best = sum(best.values())
@@ -150,11 +151,8 @@ def _large_k(errors: Any, agent: str, suffix: str) -> Claim:
 
 def _twogroup(errors: Any, agent: str, suffix: str) -> Claim:
     others = [a for a in ("OptMAI", "CLUCB-PAC") if a != agent]
-    table = pd.concat([_tests(errors, agent, b, _panels(errors, datasets=("TwoGroup",))).assign(other=b)
-                       for b in others], ignore_index=True)
-    table["q"] = holm(table["p"].to_numpy())
-    table["win"] = (table["q"] < ALPHA) & (table["ea"] < table["eb"])
-    table["loss"] = (table["q"] < ALPHA) & (table["ea"] > table["eb"])
+    table = _corrected(pd.concat([_tests(errors, agent, b, _panels(errors, datasets=("TwoGroup",))).assign(other=b)
+                                  for b in others], ignore_index=True))
     outcome = {(k, b): _outcome(rows) for (k, b), rows in table.groupby(["k", "other"], sort=False)}
     verdict = "supported" if all(o == "better" for o in outcome.values()) else "not supported"
     return _claim(errors, f"4{suffix}", "§3, Figure 1", "For TWOGROUP, AdaptiveTopK outperforms the other algorithms "

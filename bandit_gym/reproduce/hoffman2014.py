@@ -25,7 +25,6 @@ import dataclasses
 import functools
 import re
 import time
-import zlib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -250,25 +249,17 @@ def per_run_table(result: ExperimentResult, study: str, profiles: np.ndarray | N
 
 
 def _replay_bayesgap(spec: ExperimentSpec, label: str, budget: int) -> dict[str, np.ndarray]:
-    """BayesGap's cell of a one-chunk spec at ``budget``, played again exactly as the experiment engine plays
-    it (same env, env seed, agent seed and rollout), returning the beta each run ended with (computed from the
-    posterior after its T pulls, on the answer step) and each run's error."""
-    import gymnasium as gym
-
-    from bandit_gym.experiments import _seed, build_agent
-    from bandit_gym.rollout import play_vector
+    """BayesGap's cell of a one-chunk spec at ``budget``, played again by the experiment engine
+    (:func:`~bandit_gym.experiments.play_cell`: same env, seeds and rollout), returning the beta each run ended
+    with (computed from the posterior after its T pulls, on the answer step) and each run's error."""
+    from bandit_gym.experiments import Cell, play_cell
 
     if -(-spec.runs // spec.chunk) != 1:
         raise ValueError(f"{spec.name}: the replay needs a one-chunk spec")
-    agent_spec = next(agent for agent in spec.agents if agent.display == label)
-    env = gym.make_vec(spec.env, num_envs=spec.runs, vectorization_mode="vector_entry_point", budget=budget,
-                       common_random_numbers=spec.common_random_numbers, **spec.env_kwargs)
-    env_seed = _seed(spec, 0)
-    env.reset(seed=env_seed)
-    agent: Any = build_agent(agent_spec, env)
-    played = play_vector(env, agent, seed=env_seed, agent_seed=_seed(spec, 0, zlib.crc32(label.encode())))
-    env.close()
-    return {"beta": np.asarray(agent.beta, dtype=np.float64).copy(), "error": played["error"].astype(np.float64)}
+    index = next(i for i, agent in enumerate(spec.agents) if agent.display == label)
+    played, agent = play_cell(spec, Cell(index, budget, 0))
+    return {"beta": np.asarray(agent.beta, dtype=np.float64).copy(),  # type: ignore[attr-defined]
+            "error": played["error"].astype(np.float64)}
 
 
 def bayesgap_final_beta(specs: Sequence[ExperimentSpec], merged: ExperimentResult, budget: int = BETA_BUDGET,
