@@ -22,18 +22,21 @@ Obs = dict[str, np.ndarray]
 _SCALAR_KEYS = ("budget_left", "last_arm")
 _ARM_KEYS = ("counts", "sums", "means")
 _FAMILY_KEYS = {"thresholding": ("threshold", "epsilon"), "threshold": ("threshold", "last_reward"),
-                "best_arm": ("m", "epsilon"), "top_k": ("m", "epsilon", "delta")}
+                "best_arm": ("m", "epsilon"), "top_k": ("m", "epsilon", "delta"), "multi_armed": ("last_reward",)}
 TIE_BREAKS = ("random", "index")
 
 
 def family_of(obs: Obs) -> str:
     """The env family of an observation: ``"top_k"`` (it carries m and delta), ``"best_arm"`` (m),
-    ``"thresholding"`` (epsilon and a threshold) or ``"threshold"``."""
+    ``"thresholding"`` (epsilon and a threshold), ``"threshold"`` (a threshold c_t) or ``"multi_armed"`` (none of
+    them: the classic stochastic K-armed bandit)."""
     if "delta" in obs:
         return "top_k"
     if "m" in obs:
         return "best_arm"
-    return "thresholding" if "epsilon" in obs else "threshold"
+    if "epsilon" in obs:
+        return "thresholding"
+    return "threshold" if "threshold" in obs else "multi_armed"
 
 
 class Agent:
