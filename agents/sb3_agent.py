@@ -20,51 +20,82 @@ class SB3Agent(Agent):
     Not from the papers: the adapter that puts an RL policy next to the papers' agents, as a row of the same
     results tables and figures (``{name = "SB3Agent", params = {policy = "runs/ppo"}, label = "PPO"}`` in a spec).
 
-    ``policy`` is a folder written by :meth:`bandit_gym.rl.TrainedPolicy.save` (``model.zip`` and, if the model
-    was trained on normalised observations, ``vecnormalize.pkl``), a :class:`~bandit_gym.rl.TrainedPolicy`, or
-    an SB3 model (then ``normalize`` may give its ``VecNormalize``). ``algo`` names the SB3 class of a saved
-    model. A folder is read at the first ``act`` (so a spec holding a path pickles cheaply to workers).
+    ``policy`` is one of
+
+    - a folder written by :meth:`bandit_gym.rl.TrainedPolicy.save` (``model.zip``, ``metadata.json`` naming the
+      SB3 class, and ``vecnormalize.pkl`` if the model was trained on normalised observations);
+    - the path of an SB3 ``.zip`` (``model.save(...)``), loaded with the SB3 class ``algo`` (default ``"PPO"``);
+      its normalisation statistics are ``normalize`` (a ``VecNormalize`` or the path of its ``.pkl``), or the
+      ``vecnormalize.pkl`` beside it when there is one;
+    - a :class:`~bandit_gym.rl.TrainedPolicy`, or an SB3 model (then ``normalize`` may give its
+      ``VecNormalize``).
+
+    ``algo`` names the SB3 class of a saved model (a folder's ``metadata.json`` names it already). A path is read
+    at the first ``act``, in the process that plays (a spec holding a path pickles cheaply to workers).
 
     Each step: normalise the observation with the training statistics (SB3's ``VecNormalize.normalize_obs``, not
     updated), then ``model.predict(obs, deterministic)`` on the whole batch at once. A policy trained through
     ``EmpiricalAnswer`` (``Discrete`` action on a pure-exploration env) chooses only the arm (or K, stop); the
     answer bits are the env's empirical rule (thresholding: ``1{theta_hat_i >= theta}``; best arm and top K:
-    the m largest empirical means among pulled arms). With ``deterministic=False`` the actions are sampled with
-    torch's global generator, which :meth:`reset` seeds (``torch.manual_seed``). Not anytime: a policy reads the
-    budget left.
+    the m largest empirical means among pulled arms). Not anytime: a policy reads the budget left.
+
+    ``deterministic=None`` (the default) samples the action on pure-exploration envs and plays the most likely
+    one on the threshold bandit. A pure-exploration policy is trained on many instances, where its most likely
+    arm at a given state hardly depends on the rewards seen: played greedily it pulls nearly always the same
+    few arms and never learns the others' means (``docs/rl.md``: PPO on tao2019 Setup 1 answers 5 arms wrong in
+    every run, aggregate regret 5 against 1.57 sampled), while sampling explores as in training. On the threshold
+    bandit the greedy action is the policy's best guess of the arm that wins at c_t, and sampling only adds
+    regret (38.7 against 46.4 over 1000 rounds). ``True`` or ``False`` force one way; sampling uses torch's
+    global generator, which :meth:`reset` seeds (``torch.manual_seed``). A DQN has no distribution to sample:
+    SB3's non-deterministic ``predict`` is epsilon-greedy at its final exploration rate (0.05 by default), so a
+    DQN policy stays nearly greedy either way.
+
+    Refusals (ValueError, at the first ``act``): a policy trained on other observations (another env or K: the
+    shapes of its observation space) or another action space, and a policy trained on another budget (the upper
+    bound of ``budget_left`` in its observation space, T for the env it was trained on) than the budget of the
+    episodes it plays, since the budget left is part of what it reads and the normalisation statistics were
+    gathered at that budget; ``any_budget=True`` plays it at other budgets anyway (a generalisation study).
 
     Readings: none to list, since no paper defines this agent; every choice above (the empirical answer bits,
-    frozen normalisation statistics, ``deterministic=True`` by default) is ours.
+    frozen normalisation statistics, sampling on pure-exploration envs) is ours.
     """
 
     families: ClassVar[tuple[str, ...]] = ("thresholding", "threshold", "best_arm", "top_k")
     anytime: ClassVar[bool] = False
 
-    def __init__(self, policy: Any, algo: str = "PPO", normalize: Any = None, deterministic: bool = True) -> None:
+    def __init__(self, policy: Any, algo: str | None = None, normalize: Any = None,
+                 deterministic: bool | None = None, any_budget: bool = False) -> None:
         if isinstance(policy, (str, Path)):
-            if not (Path(policy) / "model.zip").is_file():
+            path = Path(policy)
+            if not ((path / "model.zip").is_file() or (path.suffix == ".zip" and path.is_file())):
                 raise ValueError(f"policy={str(policy)!r} must be a folder holding model.zip (written by "
-                                 "bandit_gym.rl.TrainedPolicy.save), a TrainedPolicy, or a stable-baselines3 model")
+                                 "bandit_gym.rl.TrainedPolicy.save), the path of a stable-baselines3 .zip, a "
+                                 "TrainedPolicy, or a stable-baselines3 model")
         elif not hasattr(policy, "predict") and not hasattr(policy, "model"):
-            raise TypeError(f"policy must be a folder, a TrainedPolicy or a stable-baselines3 model, got "
+            raise TypeError(f"policy must be a folder, a .zip path, a TrainedPolicy or a stable-baselines3 model, got "
                             f"{type(policy).__name__}")
-        if not isinstance(deterministic, bool):
-            raise TypeError(f"deterministic must be True or False, got {deterministic!r}")
+        if deterministic is not None and not isinstance(deterministic, bool):
+            raise TypeError(f"deterministic must be None (sample on pure-exploration envs), True or False, got "
+                            f"{deterministic!r}")
+        if not isinstance(any_budget, bool):
+            raise TypeError(f"any_budget must be True or False, got {any_budget!r}")
         self.policy = policy
-        self.algo = check.choice("algo", algo, ALGORITHMS)
+        self.algo = None if algo is None else check.choice("algo", algo, ALGORITHMS)
         self.normalize = normalize
         self.deterministic = deterministic
+        self.any_budget = any_budget
         self._model: Any = None
         self._stats: Any = None
         super().__init__(tie_break="index")
 
     def params(self) -> dict[str, Any]:
         policy = str(self.policy) if isinstance(self.policy, (str, Path)) else f"<{type(self.policy).__name__}>"
-        return {"policy": policy, "algo": self.algo, "deterministic": self.deterministic}
+        return {"policy": policy, "algo": self.algo, "deterministic": self.deterministic,
+                "any_budget": self.any_budget}
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
-        if seed is not None and not self.deterministic:
+        if seed is not None and self.deterministic is not True:
             import torch
 
             torch.manual_seed(seed)
@@ -72,52 +103,107 @@ class SB3Agent(Agent):
     def __getstate__(self) -> dict[str, Any]:
         state = super().__getstate__()
         if isinstance(self.policy, (str, Path)):
-            state["_model"] = state["_stats"] = None  # re-read from the folder in the worker
+            state["_model"] = state["_stats"] = None  # re-read from the path in the worker
         return state
 
+    # ----------------------------------------------------------------------------------------------- loading
     def _load(self) -> None:
         if self._model is not None:
             return
         if isinstance(self.policy, (str, Path)):
-            from bandit_gym.rl import load
-
-            trained = load(self.policy, self.algo)
-            self._model, self._stats = trained.model, trained.normalize
+            self._model, self._stats = self._read(Path(self.policy))
         elif hasattr(self.policy, "predict"):
-            self._model, self._stats = self.policy, self.normalize
+            self._model, self._stats = self.policy, self._normalize_stats(self.normalize)
         else:  # a TrainedPolicy
             self._model, self._stats = self.policy.model, self.policy.normalize
         self._check_spaces()
 
+    def _read(self, path: Path) -> tuple[Any, Any]:
+        """The model and statistics of a folder or a ``.zip``."""
+        from bandit_gym.rl import load
+
+        if path.suffix != ".zip":
+            trained = load(path, self.algo)
+            return trained.model, trained.normalize if self.normalize is None else self._normalize_stats(
+                self.normalize)
+        import stable_baselines3
+
+        from bandit_gym.rl import saved_algo
+
+        algo = saved_algo(path.parent, self.algo) if path.name == "model.zip" else (self.algo or "PPO")
+        try:
+            model = getattr(stable_baselines3, algo).load(path, device="cpu")
+        except Exception as error:
+            raise ValueError(f"policy={str(path)!r} could not be loaded as a {algo} ({error}); pass the SB3 class "
+                             f"that saved it: algo= one of {ALGORITHMS}") from error
+        beside = path.parent / "vecnormalize.pkl"
+        stats = self.normalize if self.normalize is not None else (beside if beside.is_file() else None)
+        return model, self._normalize_stats(stats)
+
+    @staticmethod
+    def _normalize_stats(normalize: Any) -> Any:
+        """A ``VecNormalize`` as given, or read (frozen) from the path of its ``.pkl``."""
+        if isinstance(normalize, (str, Path)):
+            from bandit_gym.rl import load_normalize
+
+            return load_normalize(normalize)
+        return normalize
+
     def _check_spaces(self) -> None:
         from gymnasium import spaces
+
+        from bandit_gym.rl import trained_budget
 
         space = self._model.observation_space
         if not isinstance(space, spaces.Dict):
             raise ValueError(f"the model was trained on {space}, not on a bandit_gym env's Dict observation")
         self._shapes = {key: box.shape for key, box in space.spaces.items()}
+        self._budget = trained_budget(space)
         action = self._model.action_space
+        if not isinstance(action, (spaces.Discrete, spaces.MultiDiscrete)):
+            raise ValueError(f"the model acts in {action}, not in a bandit_gym env's Discrete or MultiDiscrete space")
         self._choose_only = isinstance(action, spaces.Discrete)
-        self._choices = int(action.n) if self._choose_only else int(action.nvec[0])
+        if isinstance(action, spaces.Discrete):
+            self._choices, self._width = int(action.n), 1
+        else:
+            self._choices, self._width = int(action.nvec[0]), len(action.nvec)
 
+    # ----------------------------------------------------------------------------------------------- playing
     def _act_batch(self, obs: Obs, last: np.ndarray, family: str) -> np.ndarray:
         self._load()
         k = obs["counts"].shape[1]
+        self._check_obs(obs, k, family)
+        batch = {key: np.asarray(obs[key], dtype=np.float32) for key in self._shapes}
+        if self._stats is not None:
+            batch = self._stats.normalize_obs(batch)
+        sample = family != "threshold" if self.deterministic is None else not self.deterministic
+        actions, _ = self._model.predict(batch, deterministic=not sample)
+        actions = np.asarray(actions, dtype=np.int64)
+        if family == "threshold" or not self._choose_only:
+            return actions
+        return np.concatenate([actions.reshape(-1, 1), self._answer(obs, family)], axis=1)
+
+    def _check_obs(self, obs: Obs, k: int, family: str) -> None:
+        """Refuse a batch of another env, K, action space or budget than the policy's (see the class doc)."""
         wanted = {key: obs[key].shape[1:] for key in self._shapes if key in obs}
         if wanted != self._shapes:
             raise ValueError(f"the model was trained on observations {self._shapes}, but this env gives "
                              f"{ {key: value.shape[1:] for key, value in obs.items()} }: train it on this env id "
                              "and K")
-        batch = {key: np.asarray(obs[key], dtype=np.float32) for key in self._shapes}
-        if self._stats is not None:
-            batch = self._stats.normalize_obs(batch)
-        actions, _ = self._model.predict(batch, deterministic=self.deterministic)
-        actions = np.asarray(actions, dtype=np.int64)
-        if family == "threshold" or not self._choose_only:
-            return actions
-        if self._choices not in (k, k + 1):
+        full = 1 if family == "threshold" else k + 1
+        if self._choose_only and family != "threshold" and self._choices not in (k, k + 1):
             raise ValueError(f"the model chooses among {self._choices} actions; this env has K = {k} arms")
-        return np.concatenate([actions.reshape(-1, 1), self._answer(obs, family)], axis=1)
+        if not self._choose_only and (self._width != full or self._choices not in (k, k + 1)):
+            raise ValueError(f"the model acts in MultiDiscrete of {self._width} entries ({self._choices} choices "
+                             f"first); this {family} env takes {full} entries over K = {k} arms")
+        if family == "threshold" and self._choices != k:
+            raise ValueError(f"the model chooses among {self._choices} actions; this env has K = {k} arms")
+        if self._budget is not None and not self.any_budget and (self.total_budget != self._budget).any():
+            budgets = np.unique(self.total_budget)
+            raise ValueError(f"the policy was trained on budget {self._budget} (the bound of budget_left in its "
+                             f"observation space), but plays episodes of budget {budgets.tolist()}: the budget left "
+                             f"is part of what it reads; play it at budget={self._budget}, train it on this budget, "
+                             "or pass any_budget=True to play it anyway")
 
     @staticmethod
     def _answer(obs: Obs, family: str) -> np.ndarray:

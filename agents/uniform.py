@@ -20,15 +20,17 @@ class Uniform(Agent):
     empirical rule, so the agent is anytime: on the thresholding bandit ``d_i = 1{theta_hat_i >= theta}`` (an
     arm not yet pulled has ``theta_hat_i = 0``); on best-arm and top-K envs the m arms of largest empirical mean,
     an arm never pulled ranking below every pulled arm (ties: the smaller index first), so that with T < K or
-    negative rewards the answer keeps to the arms pulled. On the threshold bandit it ignores c_t.
+    negative rewards the answer keeps to the arms pulled. On the threshold bandit it ignores c_t; on the classic
+    K-armed bandit it is the explore-only baseline (linear regret).
 
     Parameters: none (``tie_break`` is accepted for a uniform interface; round-robin has no ties).
     Deviations: none. The next arm is the one after the observation's ``last_arm`` (arm 0 at the start), which
     is the same rule and keeps no state, so repeated ``act`` calls on one observation agree.
     """
 
-    families: ClassVar[tuple[str, ...]] = ("thresholding", "threshold", "best_arm", "top_k")
+    families: ClassVar[tuple[str, ...]] = ("thresholding", "threshold", "best_arm", "top_k", "multi_armed")
     batched = True
+    anytime = True  # never reads the horizon T
 
     def _batch_pulls(self, obs: Obs, family: str) -> np.ndarray | None:
         """On best-arm and top-K envs the rest of the budget at once, round robin from the next arm (the

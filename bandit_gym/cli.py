@@ -1,4 +1,5 @@
-"""Command line: ``bandit-gym list | run SPEC | reproduce PAPER | stats FOLDER | claims | plot RESULTS``."""
+"""Command line: ``bandit-gym list | run SPEC | reproduce PAPER | stats FOLDER | claims | plot RESULTS |
+notebooks DOC.md``."""
 
 from __future__ import annotations
 
@@ -152,11 +153,35 @@ def _claims_in(args: argparse.Namespace, check_ledger: Any, write_ledger: Any) -
 def _plot(args: argparse.Namespace) -> int:
     import pandas as pd
 
-    from bandit_gym.plotting import plot_log_regret
+    from bandit_gym.plotting import plot_results
 
-    summary = pd.read_csv(args.results)
-    path = plot_log_regret(summary, args.out or Path(args.results).with_suffix(".png"), metric=args.metric)
+    results = Path(args.results)
+    csv = results / "results.csv" if results.is_dir() else results
+    if not csv.is_file():
+        print(f"bandit-gym plot: {csv} does not exist; pass a results.csv or the folder `bandit-gym run` wrote",
+              file=sys.stderr)
+        return 2
+    out = Path(args.out) if args.out else csv.with_suffix(".png") if args.metric is None else \
+        csv.with_name(f"{csv.stem}-{args.metric}.png")
+    try:
+        path = plot_results(pd.read_csv(csv), out, metric=args.metric, title=args.title or "")
+    except ValueError as error:
+        print(f"bandit-gym plot: {error}", file=sys.stderr)
+        return 2
     print(f"wrote {path}")
+    return 0
+
+
+def _notebooks(args: argparse.Namespace) -> int:
+    try:
+        from bandit_gym.notebooks import build_all
+
+        written = build_all(args.docs, args.out)
+    except (ImportError, OSError, ValueError) as error:
+        print(f"bandit-gym notebooks: {error}", file=sys.stderr)
+        return 2
+    for student, solutions in written:
+        print(f"wrote {student} (student) and {solutions} (solutions)")
     return 0
 
 
@@ -189,16 +214,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     claims.add_argument("--check", action="store_true", help="only check that the ledger under --docs is current")
     claims.add_argument("--readme", help="also refresh the ledger tables quoted in this README (between "
                                          "<!-- claims:PAPER --> markers)")
-    plot = sub.add_parser("plot", help="plot a results.csv")
-    plot.add_argument("results")
+    plot = sub.add_parser("plot", help="plot a results.csv (or the folder of `run`): the mean metric against the "
+                                       "budget per agent with 95%% confidence bands")
+    plot.add_argument("results", help="a results.csv, or the folder holding it")
     plot.add_argument("--out", help="PNG path (default: next to the CSV)")
-    plot.add_argument("--metric", default="aggregate_regret")
+    plot.add_argument("--metric", default=None,
+                      help="the metric to draw (default: the family's main one: aggregate_regret for thresholding, "
+                           "regret for the threshold bandit and correlated best arm, error for best arm and top-K)")
+    plot.add_argument("--title", help="figure title (default: the metric)")
+    notebooks = sub.add_parser("notebooks", help="build a student notebook (solutions replaced by exercise stubs) "
+                                                 "and a solutions notebook from tutorial-style markdown docs")
+    notebooks.add_argument("docs", nargs="+", metavar="DOC.md",
+                           help="markdown docs with <details><summary>Solution</summary> blocks, e.g. "
+                                "docs/tutorial.md")
+    notebooks.add_argument("--out", default="notebooks", help="folder for DOC.ipynb and DOC-solutions.ipynb "
+                                                              "(default notebooks)")
     args = parser.parse_args(argv)
     if args.command == "list":
         print(_list())
         return 0
     return {"run": _run, "reproduce": _reproduce, "stats": _stats, "claims": _claims,
-            "plot": _plot}[args.command](args)
+            "plot": _plot, "notebooks": _notebooks}[args.command](args)
 
 
 if __name__ == "__main__":

@@ -240,7 +240,7 @@ def play_cell(spec: ExperimentSpec, cell: Cell) -> tuple[dict[str, np.ndarray], 
     kwargs[HORIZON_ARGUMENT[family]] = horizon
     if family != "threshold":
         kwargs["common_random_numbers"] = spec.common_random_numbers
-    env = gym.make_vec(spec.env, num_envs=len(runs), vectorization_mode="vector_entry_point", **kwargs)
+    env = gym.make_vec(spec.env, num_envs=len(runs), vectorization_mode="vector_entry_point", copy=False, **kwargs)
     env_seed = _seed(spec, cell.chunk)
     env.reset(seed=env_seed)
     agent_spec = spec.agents[cell.agent]

@@ -1,7 +1,18 @@
-"""Figures from result tables (matplotlib, imported only here)."""
+"""Figures from result tables (matplotlib, imported only here).
+
+:func:`plot_results` draws any ``results.csv`` of ``bandit-gym run`` / ``run_experiment(out=...)`` (what
+``bandit-gym plot`` calls): axis labels and scales per family and metric, a shaded 95% confidence band per agent,
+one colour per agent across figures (:func:`agent_color`), nothing clipped. The ``plot_*`` functions below it
+draw the reproductions' figures in the layouts of the papers.
+"""
 
 from __future__ import annotations
 
+import functools
+import re
+import textwrap
+import zlib
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -10,6 +21,284 @@ import numpy as np
 MARKERS = "osD^v<>ph*Xd"
 COLORS = ("tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple", "tab:brown", "tab:pink", "tab:gray",
           "tab:olive", "tab:cyan", "gold", "navy")
+LINESTYLES = ("-", "--", "-.", ":")
+
+#: the colour of each built-in agent (and of the labels the reproductions give them), distinct within each family;
+#: LSA and BayesGap black as in their papers' figures
+AGENT_COLORS = {
+    # thresholding (tao2019)
+    "LSA": "black", "APT": "tab:blue", "UCBE": "tab:orange", "OptKG": "tab:green", "Opt-KG": "tab:green",
+    "Uniform": "tab:gray",
+    # threshold bandit (abernethy2016)
+    "UCB": "tab:blue", "DKWUCB": "tab:orange", "OPTIM": "tab:green", "KMUCB": "tab:red",
+    "PerThresholdUCB": "tab:purple",
+    # best arm (gabillon2012) and correlated best arm (hoffman2014)
+    "UGapEb": "tab:blue", "UGap": "tab:blue", "UGapEc": "tab:cyan", "UCBEBestArm": "tab:orange", "UCB-E": "tab:orange",
+    "SuccessiveRejects": "tab:green", "SR": "tab:green", "SAR": "tab:olive", "LUCB": "tab:red", "BayesGap": "black",
+    "ThompsonSampling": "tab:brown", "Thompson": "tab:brown", "BayesUCB": "tab:pink", "GPUCB": "tab:purple",
+    "GP-UCB": "tab:purple", "EI": "gold", "PI": "teal",
+    # top-K (chen2017)
+    "AdaptiveTopK": "tab:blue", "CLUCBPAC": "tab:orange", "CLUCB-PAC": "tab:orange", "OptMAI": "tab:green",
+    # the stochastic K-armed bandit (a course's first lab)
+    "UCB1": "tab:blue", "KLUCB": "tab:red", "KL-UCB": "tab:red", "EpsilonGreedy": "tab:purple",
+    # reinforcement learning
+    "SB3Agent": "darkslategray", "PPO": "darkslategray", "DQN": "darkgoldenrod",
+}
+#: colours of agents not in AGENT_COLORS, picked by a stable hash of the name
+HASHED_COLORS = ("#1b9e77", "#d95f02", "#7570b3", "#e7298a", "#66a61e", "#e6ab02", "#a6761d", "#17becf",
+                 "#bcbd22", "#8c564b", "#9467bd", "#c51b7d", "#4d9221", "#2166ac", "#b2182b", "#35978f")
+
+
+def agent_base(label: str) -> str:
+    """The agent's name in a display label: ``"APT"`` for ``"APT(0.05)"`` or ``"APT (tuned)"``."""
+    return re.split(r"[ (]", label.strip(), maxsplit=1)[0] or label
+
+
+def agent_color(label: str) -> str:
+    """The colour of an agent in every figure, a function of its display label alone: the built-in agents' own
+    colours (:data:`AGENT_COLORS`, by the name before any parameters, so ``APT(0.05)`` is APT's colour), any
+    other name one of :data:`HASHED_COLORS` by a CRC-32 of the name (stable across runs and machines). Variants of
+    one agent in one figure share the colour and differ by line style."""
+    base = agent_base(label)
+    if base in AGENT_COLORS:
+        return AGENT_COLORS[base]
+    return HASHED_COLORS[zlib.crc32(base.encode("utf-8")) % len(HASHED_COLORS)]
+
+
+def agent_styles(labels: Any) -> dict[str, dict[str, Any]]:
+    """Line properties per agent label of one figure: :func:`agent_color`'s colour, a marker in order of
+    appearance, and a line style that tells apart the labels sharing a colour (first solid, then dashed, ...)."""
+    styles: dict[str, dict[str, Any]] = {}
+    used: dict[str, int] = {}
+    for i, label in enumerate(dict.fromkeys(labels)):
+        color = agent_color(label)
+        styles[label] = {"color": color, "marker": MARKERS[i % len(MARKERS)],
+                         "linestyle": LINESTYLES[used.get(color, 0) % len(LINESTYLES)]}
+        used[color] = used.get(color, 0) + 1
+    return styles
+
+
+@dataclass(frozen=True)
+class MetricAxes:
+    """How :func:`plot_results` draws one metric of one family: the y label, the scales (``"log"``, ``"log2"`` or
+    None for linear), whether values are divided by K, and whether the metric is a rate (0/1 per run)."""
+
+    ylabel: str
+    xlabel: str = "budget T (pulls)"
+    xscale: str | None = None
+    yscale: str | None = None
+    per_arm: bool = False
+    rate: bool = False
+
+
+_BUDGET_LOG2 = "budget n (pulls, log2 scale)"
+#: (family, metric) -> axes; the family ``"correlated"`` is best-arm identification with correlated arms
+#: (hoffman2014). Log scales only where the paper's figure has one: tao2019 Figure 1 (ln of regret / K),
+#: abernethy2016 (log-log), gabillon2012 (n / H_1 on a log2 axis), chen2017 (log budget axis).
+METRIC_AXES: dict[tuple[str, str], MetricAxes] = {
+    ("thresholding", "aggregate_regret"): MetricAxes("aggregate regret / K (log scale)",
+                                                     yscale="log", per_arm=True),
+    ("thresholding", "error"): MetricAxes("P(error): some arm misclassified", rate=True),
+    ("threshold", "regret"): MetricAxes("cumulative pseudo-regret (log scale)", xlabel="horizon T (log scale)",
+                                        xscale="log", yscale="log"),
+    ("multi_armed", "regret"): MetricAxes("cumulative pseudo-regret", xlabel="horizon T"),
+    ("best_arm", "error"): MetricAxes("P(error): simple regret > epsilon", xlabel=_BUDGET_LOG2, xscale="log2",
+                                      rate=True),
+    ("best_arm", "regret"): MetricAxes("simple regret mu_(m) - min of the answer's means", xlabel=_BUDGET_LOG2,
+                                       xscale="log2"),
+    ("best_arm", "pulls"): MetricAxes("pulls until the stop", xlabel=_BUDGET_LOG2, xscale="log2"),
+    ("top_k", "error"): MetricAxes("failure probability P(R > epsilon)", xlabel="total budget Q (log scale)",
+                                   xscale="log", rate=True),
+    ("top_k", "regret"): MetricAxes("top-K aggregate regret R", xlabel="total budget Q (log scale)", xscale="log"),
+    ("top_k", "pulls"): MetricAxes("pulls until the stop", xlabel="total budget Q (log scale)", xscale="log"),
+    ("correlated", "regret"): MetricAxes("simple regret max_k mu_k - mu_J"),
+    ("correlated", "error"): MetricAxes("P(error): recommendation not the best arm", rate=True),
+    ("correlated", "pulls"): MetricAxes("pulls until the stop"),
+}
+#: the metric drawn when none is asked for
+DEFAULT_METRIC = {"thresholding": "aggregate_regret", "threshold": "regret", "multi_armed": "regret",
+                  "best_arm": "error", "top_k": "error", "correlated": "regret"}
+BAND_T = "shaded: 95% CI of the mean (mean +- t x SE)"
+BAND_WILSON = "shaded: 95% Wilson interval (binomial)"
+
+
+@functools.lru_cache(maxsize=64)
+def results_family(env_id: str) -> str:
+    """The family of ``env_id`` as :data:`METRIC_AXES` names it: the env's own (``"thresholding"``,
+    ``"threshold"``, ``"best_arm"``, ``"top_k"``, ...), or ``"correlated"`` for correlated best-arm ids."""
+    import gymnasium as gym
+
+    import bandit_gym  # noqa: F401  (registers the ids)
+    from bandit_gym.envs._base import engine_of
+    from bandit_gym.envs.correlated import CorrelatedBestArmEngine
+
+    if env_id not in gym.registry:
+        raise ValueError(f"env={env_id!r} of the results is not a registered id; `bandit-gym list` shows them")
+    engine = engine_of(gym.make(env_id))
+    return "correlated" if isinstance(engine, CorrelatedBestArmEngine) else str(engine.family)
+
+
+def metric_axes(family: str, metric: str) -> MetricAxes:
+    """The axes of ``metric`` in ``family`` (:data:`METRIC_AXES`), or plain linear ones named after the metric."""
+    return METRIC_AXES.get((family, metric), MetricAxes(metric.replace("_", " ")))
+
+
+def wilson_interval(rate: Any, runs: Any, z: float = 1.959964) -> tuple[np.ndarray, np.ndarray]:
+    """The Wilson score interval of a binomial proportion ``rate`` observed over ``runs`` trials (95% for the
+    default z); it stays inside [0, 1] and has a width at rates 0 and 1."""
+    p, n = np.asarray(rate, dtype=float), np.asarray(runs, dtype=float)
+    centre = (p + z**2 / (2 * n)) / (1 + z**2 / n)
+    half = z * np.sqrt(p * (1 - p) / n + z**2 / (4 * n**2)) / (1 + z**2 / n)
+    return centre - half, centre + half
+
+
+def plot_results(summary: Any, path: str | Path, metric: str | None = None, title: str = "",
+                 family: str | None = None) -> Path:
+    """Draw :func:`results_figure` and save it as a PNG at ``path`` (folders created); returns the path."""
+    import matplotlib.pyplot as plt
+
+    fig = results_figure(summary, metric=metric, title=title, family=family)
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def results_figure(summary: Any, metric: str | None = None, title: str = "", family: str | None = None) -> Any:
+    """One panel per experiment of a results table (``results.csv`` of ``run_experiment(out=...)``): the mean of
+    ``metric`` against the budget for every agent, with a shaded 95% band (a t-interval of the mean, or a Wilson
+    interval for an error rate; the legend says which), axis labels and scales chosen per family and metric
+    (:data:`METRIC_AXES`), each agent in its own colour (:func:`agent_color`). ``metric`` defaults to the
+    family's main one (:data:`DEFAULT_METRIC`); ``family`` defaults to that of the table's env. The figure uses
+    matplotlib's constrained layout and wraps long titles, so no label is cut off. Returns the matplotlib
+    ``Figure`` (pyplot's; close it with ``plt.close(fig)``)."""
+    if len(summary) == 0:
+        raise ValueError("summary is empty: no results to plot")
+    missing = {"agent", "budget", "metric", "mean"} - set(summary.columns)
+    if missing:
+        raise ValueError(f"summary lacks the columns {sorted(missing)}; pass a results.csv of run_experiment")
+    if family is None:
+        envs = list(dict.fromkeys(summary["env"])) if "env" in summary else []
+        family = results_family(envs[0]) if envs else "unknown"
+    recorded = list(dict.fromkeys(summary["metric"]))
+    metric = metric or DEFAULT_METRIC.get(family, recorded[0])
+    if metric not in recorded:
+        raise ValueError(f"metric={metric!r} is not in these results; choose one of {', '.join(recorded)}")
+    spec = metric_axes(family, metric)
+    rows = summary[summary["metric"] == metric]
+    experiments = list(dict.fromkeys(rows["experiment"])) if "experiment" in rows else [""]
+    fig, axes = _constrained(len(experiments))
+    styles = agent_styles(rows["agent"])
+    for ax, experiment in zip(axes, experiments, strict=True):
+        panel = rows[rows["experiment"] == experiment] if "experiment" in rows else rows
+        hidden = sum(_curve(ax, curve, agent, spec, styles[agent]) for agent, curve in
+                     panel.groupby("agent", sort=False))
+        _dress(ax, spec, experiment, panel, hidden)
+    band = BAND_WILSON if spec.rate else BAND_T
+    default = f"{spec.ylabel.split(':')[0].replace(' (log scale)', '')} against {spec.xlabel.split(' (')[0]}"
+    _legend_and_title(fig, axes, title or default, band)
+    return fig
+
+
+def _curve(ax: Any, curve: Any, agent: str, spec: MetricAxes, style: dict[str, Any]) -> int:
+    """Draw one agent's mean and band; return how many points a log axis cannot show (mean <= 0)."""
+    curve = curve.sort_values("budget")
+    x = curve["budget"].to_numpy(dtype=float)
+    scale = curve["num_arms"].to_numpy(dtype=float) if spec.per_arm else 1.0
+    mean = curve["mean"].to_numpy(dtype=float) / scale
+    if spec.rate and "runs" in curve:
+        low, high = wilson_interval(curve["mean"], curve["runs"])
+    elif {"ci_low", "ci_high"} <= set(curve.columns):
+        low, high = curve["ci_low"].to_numpy(dtype=float) / scale, curve["ci_high"].to_numpy(dtype=float) / scale
+    else:
+        low = high = mean
+    hidden = 0
+    if spec.yscale == "log":
+        hidden = int((mean <= 0).sum())
+        mean = np.where(mean > 0, mean, np.nan)
+    ax.plot(x, mean, markersize=4, linewidth=1.4, label=agent, **style)
+    ax.fill_between(x, low, high, color=style["color"], alpha=0.18, linewidth=0)
+    return hidden
+
+
+def _dress(ax: Any, spec: MetricAxes, experiment: str, panel: Any, hidden: int) -> None:
+    for axis, scale in (("x", spec.xscale), ("y", spec.yscale)):
+        setter = ax.set_xscale if axis == "x" else ax.set_yscale
+        if scale == "log2":
+            setter("log", base=2)
+        elif scale is not None:
+            setter(scale)
+    if spec.rate:
+        ax.set_ylim(-0.02, 1.02)
+    budgets = np.unique(panel["budget"].to_numpy(dtype=float))
+    shown = budgets[:: -(-len(budgets) // 8)]  # the budgets of the grid as x ticks, at most 8
+    ax.set_xticks(shown, [f"{b:g}" for b in shown])
+    ax.xaxis.set_minor_formatter(_null_formatter())
+    if spec.yscale == "log":
+        ax.yaxis.set_major_formatter(_plain_log_formatter(minor=False))
+        ax.yaxis.set_minor_formatter(_plain_log_formatter(minor=True))
+    ax.set_xlabel(spec.xlabel)
+    ax.set_ylabel("\n".join(textwrap.wrap(spec.ylabel, 40)))
+    name = str(experiment)
+    if "num_arms" in panel and len(panel):
+        name += f" (K = {int(panel['num_arms'].iloc[0])}, {int(panel['runs'].iloc[0])} runs)" if "runs" in panel \
+            else f" (K = {int(panel['num_arms'].iloc[0])})"
+    if hidden:
+        name += f"; {hidden} points at 0 not shown on the log scale"
+    ax.set_title("\n".join(textwrap.wrap(name, 48)), fontsize=10)
+    ax.grid(alpha=0.3, which="both")
+
+
+def _null_formatter() -> Any:
+    from matplotlib.ticker import NullFormatter
+
+    return NullFormatter()
+
+
+def _plain_log_formatter(minor: bool) -> Any:
+    """matplotlib's log-axis labelling (which ticks get a label), with plain numbers (``0.2``, ``30``) instead
+    of ``2 x 10^-1``; no minor labels on an x axis (the budgets are the ticks there)."""
+    from matplotlib.ticker import LogFormatter
+
+    class Plain(LogFormatter):
+        def _num_to_string(self, x: float, vmin: float, vmax: float) -> str:
+            return f"{x:.3g}"
+
+    return Plain(labelOnlyBase=False, minor_thresholds=(2, 0.5)) if minor else Plain()
+
+
+def _constrained(panels: int, width: float = 5.4, height: float = 4.4) -> tuple[Any, Any]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, panels, figsize=(width * panels, height), squeeze=False, layout="constrained")
+    return fig, axes[0]
+
+
+def _legend_and_title(fig: Any, axes: Any, title: str, band: str) -> None:
+    """A legend under the panels (every agent once, then what the shading is) and a wrapped title, placed by
+    constrained layout inside the figure."""
+    from matplotlib.patches import Patch
+
+    seen: dict[str, Any] = {}
+    for ax in axes:
+        for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
+            seen.setdefault(label, handle)
+    seen[band] = Patch(facecolor="gray", alpha=0.25, linewidth=0)
+    width = fig.get_size_inches()[0]
+    labels = ["\n".join(textwrap.wrap(label, int(width * 9))) for label in seen]
+    renderer = fig.canvas.get_renderer()
+    for columns in range(min(len(seen), 6), 0, -1):  # as many columns as fit in the figure's width
+        legend = fig.legend(list(seen.values()), labels, loc="outside lower center", ncol=columns, fontsize=8,
+                            frameon=False)
+        if columns == 1 or legend.get_window_extent(renderer).width <= 0.98 * fig.bbox.width:
+            break
+        legend.remove()
+    if title:
+        fig.suptitle("\n".join(textwrap.wrap(title, max(int(width * 10), 30))))
 
 
 def plot_log_regret(
@@ -19,6 +308,8 @@ def plot_log_regret(
     of tao2019 Figure 1 (the ``highlight`` agent drawn bold in black). Points whose mean is 0 (log of 0) are
     left out and counted in the panel's title."""
     rows = summary[summary["metric"] == metric]
+    if len(rows) == 0:
+        raise ValueError(f"no rows with metric={metric!r}; the table has {sorted(set(summary['metric']))}")
     experiments = list(dict.fromkeys(rows["experiment"]))
     fig, axes = _figure(len(experiments), width=5.2, height=4.4)
     for ax, experiment in zip(axes, experiments, strict=True):
@@ -33,7 +324,8 @@ def plot_log_regret(
                 {"color": COLORS[i % len(COLORS)], "linewidth": 1.2}
             ax.plot(curve["budget"][keep], values, marker=MARKERS[i % len(MARKERS)], markersize=4,
                     label=f"{agent}{oracle}", **style)
-        ax.set_title(experiment + (f"  ({dropped} points at regret 0 not shown)" if dropped else ""), fontsize=10)
+        name = experiment + (f"  ({dropped} points at regret 0 not shown)" if dropped else "")
+        ax.set_title("\n".join(textwrap.wrap(name, 50)), fontsize=10)
         ax.set_xlabel("T (budget)")
         ax.set_ylabel("ln(aggregate regret / K)")
         ax.grid(alpha=0.3)
@@ -60,7 +352,7 @@ def _finish(fig: Any, axes: Any, path: str | Path, title: str) -> Path:
     handles, labels = list(seen.values()), list(seen)
     fig.legend(handles, labels, loc="lower center", ncol=min(6, len(labels)), fontsize=8, frameon=False)
     if title:
-        fig.suptitle(title)
+        fig.suptitle("\n".join(textwrap.wrap(title, max(int(fig.get_size_inches()[0] * 11), 40))))
     fig.tight_layout(rect=(0, 0.1, 1, 1))
     path = Path(path)
     fig.savefig(path, dpi=110)
@@ -258,8 +550,6 @@ def _power_of_two(value: float) -> str:
 
 def _finish_columns(fig: Any, axes: Any, path: str | Path, title: str, columns: int) -> Path:
     """:func:`_finish` with a legend of ``columns`` columns (as many rows as it needs) and a wrapped title."""
-    import textwrap
-
     import matplotlib.pyplot as plt
 
     seen: dict[str, Any] = {}

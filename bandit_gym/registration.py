@@ -35,6 +35,7 @@ _BEST_ARM = "bandit_gym.envs.best_arm:BestArmIdentification"
 _TOP_K = "bandit_gym.envs.top_k:TopKIdentification"
 _CORRELATED = "bandit_gym.envs.correlated:CorrelatedBestArm"
 _MODEL_SELECTION = "bandit_gym.envs.model_selection:ModelSelection"
+_MULTI_ARMED = "bandit_gym.envs.multi_armed:MultiArmedBandit"
 
 #: id -> (entry point stem, kwargs, paper, one-line description); the README's env table is generated from it.
 ENV_SPECS: dict[str, tuple[str, dict[str, Any], str, str]] = {
@@ -133,6 +134,14 @@ ENV_SPECS["ModelSelection-v0"] = (
     {"budget": 10},
     "hoffman2014",
     "hoffman2014 §6.2 on scikit-learn's diabetes data: 160 regressors, reward -RMSE (pre-computed table), T = 10",
+)
+
+ENV_SPECS["MultiArmedBandit-v0"] = (
+    _MULTI_ARMED,
+    {"budget": 1000, "distribution": "bernoulli"},  # means: 10 drawn U(0, 1) per episode, or means=[...]
+    "auer2002",
+    "the classic stochastic K-armed bandit, cumulative pseudo-regret; 10 Bernoulli arms drawn U(0, 1) per episode "
+    "(means=[...] fixes them; distribution='gaussian')",
 )
 
 

@@ -7,6 +7,9 @@ policy.save("runs/ppo-threshold")                     # model.zip + vecnormalize
 ```
 
 and the trained policy plays like any agent: ``SB3Agent("runs/ppo-threshold")`` (also in experiment specs).
+:class:`BanditMetricsCallback` logs the episodes' regret, error and return during training (TensorBoard and the
+other SB3 logger outputs), from the ``info["bandit"]`` that ``RecordEpisodeRegretVector`` writes under the
+adapter.
 
 SB3 has its own vector-env API (``VecEnv``: auto-reset within the step, the last observation in
 ``infos[i]["terminal_observation"]``) and does not take Gymnasium ``VectorEnv``s (stable-baselines3 issue
@@ -35,7 +38,9 @@ pulling); train on an id that draws its instance per episode (``ThresholdingBand
 
 from __future__ import annotations
 
+import json
 import pickle
+from collections import deque
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -46,6 +51,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 
 try:
     import stable_baselines3
+    from stable_baselines3.common.callbacks import BaseCallback
     from stable_baselines3.common.vec_env import VecEnv, VecMonitor, VecNormalize
 except ImportError as error:  # pragma: no cover - the rl extra is missing
     raise ImportError('bandit_gym.rl needs stable-baselines3: pip install -e ".[rl]"') from error
@@ -53,15 +59,17 @@ except ImportError as error:  # pragma: no cover - the rl extra is missing
 from bandit_gym import _validation as check
 from bandit_gym.agents.sb3_agent import ALGORITHMS
 from bandit_gym.envs._base import engine_of
-from bandit_gym.wrappers import EmpiricalAnswerVector
+from bandit_gym.wrappers import EmpiricalAnswerVector, RecordEpisodeRegretVector
 
 
 class SB3VecEnv(VecEnv):
     """A native bandit_gym vector env with ``SAME_STEP`` autoreset seen through stable-baselines3's ``VecEnv``
     API (possibly wrapped, e.g. by ``EmpiricalAnswerVector``): observations are fresh arrays each step,
     ``dones = terminated | truncated``, the per-copy ``infos`` hold ``terminal_observation`` and
-    ``TimeLimit.truncated`` for the copies that ended (the list of dicts is SB3's API; the step itself is one
-    array operation for all copies).
+    ``TimeLimit.truncated`` for the copies that ended, and their ``info["bandit"]`` metrics (one dict each) when
+    ``RecordEpisodeRegretVector`` is in the stack (the list of dicts is SB3's API; the step itself is one array
+    operation for all copies). The adapter copies the observations it returns, so the env under it may hand out
+    its buffers (``copy=False``).
     The env draws for all copies from one generator, so ``seed(s)`` seeds the whole batch with ``s`` (SB3's
     per-copy seeds ``s + i`` do not apply)."""
 
@@ -88,9 +96,12 @@ class SB3VecEnv(VecEnv):
         obs, rewards, terminated, truncated, info = self.env.step(self._actions)
         dones = terminated | truncated
         infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
+        metrics = info.get("bandit")
         for row in np.flatnonzero(dones):  # only the copies that ended this step
             infos[row]["terminal_observation"] = info["final_obs"][row]
             infos[row]["TimeLimit.truncated"] = bool(truncated[row] and not terminated[row])
+            if metrics is not None:
+                infos[row]["bandit"] = {key: value[row].item() for key, value in metrics.items()}
         return ({key: np.array(value) for key, value in obs.items()}, np.asarray(rewards, dtype=np.float32),
                 dones, infos)
 
@@ -167,15 +178,30 @@ def recipe_for(env_id: str, algo: str = "PPO", **overrides: Any) -> Recipe:
 
 def make_vec_env(env_id: str, num_envs: int = 16, discrete: bool = False, normalize: dict[str, Any] | None = None,
                  **env_kwargs: Any) -> Any:
-    """An SB3 ``VecEnv`` of ``num_envs`` copies of ``env_id`` (the native vector env, ``SAME_STEP``), with
-    ``EmpiricalAnswerVector`` when ``discrete`` (pure-exploration envs), ``VecMonitor``, and ``VecNormalize``
-    with the keyword arguments ``normalize`` (None: no normalisation)."""
+    """An SB3 ``VecEnv`` of ``num_envs`` copies of ``env_id`` (the native vector env, ``SAME_STEP``, its buffers
+    handed out without a copy: the adapter copies), with ``RecordEpisodeRegretVector`` (the ``info["bandit"]``
+    that :class:`BanditMetricsCallback` logs), ``EmpiricalAnswerVector`` when ``discrete`` (pure-exploration
+    envs), ``VecMonitor``, and ``VecNormalize`` with the keyword arguments ``normalize`` (None: no
+    normalisation)."""
     env: Any = gym.make_vec(env_id, num_envs=check.integer("num_envs", num_envs, minimum=1),
-                            vectorization_mode="vector_entry_point", autoreset_mode="SameStep", **env_kwargs)
+                            vectorization_mode="vector_entry_point", autoreset_mode="SameStep",
+                            **{"copy": False, **env_kwargs})
+    env = RecordEpisodeRegretVector(env)
     if discrete:
         env = EmpiricalAnswerVector(env)
     venv = VecMonitor(SB3VecEnv(env))
     return venv if normalize is None else VecNormalize(venv, **normalize)
+
+
+#: the file of :meth:`TrainedPolicy.save` that names the SB3 class and the budget the policy was trained on
+METADATA = "metadata.json"
+
+
+def trained_budget(observation_space: Any) -> int | None:
+    """The budget (or horizon) a policy was trained on: the upper bound of ``budget_left`` in its observation
+    space (None if the space has no such entry)."""
+    box = getattr(observation_space, "spaces", {}).get("budget_left")
+    return None if box is None else round(float(np.max(box.high)))
 
 
 @dataclass
@@ -186,28 +212,88 @@ class TrainedPolicy:
     normalize: Any = None
 
     def save(self, folder: str | Path) -> Path:
-        """Write ``model.zip`` and ``vecnormalize.pkl`` (when normalising) into ``folder``; return it."""
+        """Write ``model.zip``, ``vecnormalize.pkl`` (when normalising) and ``metadata.json`` (the SB3 class,
+        read back by :func:`load` and ``SB3Agent``, and the budget trained on) into ``folder``; return it."""
         folder = Path(folder)
         folder.mkdir(parents=True, exist_ok=True)
         self.model.save(folder / "model.zip")
         if self.normalize is not None:
             self.normalize.save(str(folder / "vecnormalize.pkl"))
+        meta = {"algo": type(self.model).__name__, "budget": trained_budget(self.model.observation_space)}
+        (folder / METADATA).write_text(json.dumps(meta, indent=1) + "\n")
         return folder
 
 
-def load(folder: str | Path, algo: str = "PPO") -> TrainedPolicy:
-    """Read a :class:`TrainedPolicy` saved by :meth:`TrainedPolicy.save` (``algo`` names the SB3 class)."""
+def saved_algo(folder: str | Path, algo: str | None = None) -> str:
+    """The SB3 class of the policy saved in ``folder``: ``algo`` if given (it must agree with the folder's
+    ``metadata.json``), else the metadata's, else ``"PPO"`` (a folder saved before the metadata existed)."""
+    path = Path(folder) / METADATA
+    saved = json.loads(path.read_text()).get("algo") if path.is_file() else None
+    if algo is not None and saved is not None and algo != saved:
+        raise ValueError(f"algo={algo!r}, but the policy in {folder} is a {saved} ({path}); pass algo={saved!r} or "
+                         "leave it out")
+    return check.choice("algo", algo or saved or "PPO", ALGORITHMS)
+
+
+def load_normalize(path: str | Path) -> Any:
+    """The ``VecNormalize`` statistics saved by ``VecNormalize.save`` (no venv attached), frozen for play."""
+    with open(path, "rb") as handle:  # SB3's own file (VecNormalize.save)
+        normalize = pickle.load(handle)
+    normalize.training, normalize.norm_reward = False, False
+    return normalize
+
+
+def load(folder: str | Path, algo: str | None = None) -> TrainedPolicy:
+    """Read a :class:`TrainedPolicy` saved by :meth:`TrainedPolicy.save` (``algo`` names the SB3 class; by
+    default the one the folder's ``metadata.json`` names)."""
     folder = Path(folder)
     if not (folder / "model.zip").is_file():
         raise FileNotFoundError(f"{folder / 'model.zip'} does not exist: pass the folder given to TrainedPolicy.save")
-    cls = getattr(stable_baselines3, check.choice("algo", algo, ALGORITHMS))
+    cls = getattr(stable_baselines3, saved_algo(folder, algo))
     model = cls.load(folder / "model.zip", device="cpu")
-    normalize = None
-    if (folder / "vecnormalize.pkl").is_file():
-        with open(folder / "vecnormalize.pkl", "rb") as handle:  # SB3's own file (VecNormalize.save), no venv
-            normalize = pickle.load(handle)
-        normalize.training, normalize.norm_reward = False, False
+    normalize = load_normalize(folder / "vecnormalize.pkl") if (folder / "vecnormalize.pkl").is_file() else None
     return TrainedPolicy(model, normalize)
+
+
+class BanditMetricsCallback(BaseCallback):
+    """Log the bandit metrics of the episodes that end during SB3 training: ``bandit/regret``, ``bandit/error``
+    (pure-exploration envs) and ``bandit/return``, each the mean over the last ``window`` episodes (SB3's own
+    ``rollout/ep_rew_mean`` convention, ``stats_window_size = 100``), and ``bandit/episodes`` (episodes ended
+    so far), with ``self.logger.record``: they appear with SB3's other keys in every logger output
+    (TensorBoard with ``tensorboard_log=...``, csv, stdout).
+
+    The metrics are read from the ``info["bandit"]`` of the episodes that end (``infos`` of each step):
+    :func:`make_vec_env` and :func:`train` put ``RecordEpisodeRegretVector`` under the adapter; with SB3's own
+    vector envs, wrap each env in ``RecordEpisodeRegret``. Recorded at the steps where episodes end, so a
+    dump shows the window as of the last episode ended.
+
+    ```python
+    model = PPO("MultiInputPolicy", make_vec_env("ThresholdBandit-v0"), tensorboard_log="runs/tb")
+    model.learn(50_000, callback=BanditMetricsCallback())   # tensorboard --logdir runs/tb: bandit/regret
+    ```
+    """
+
+    #: the metrics logged, under ``bandit/<name>``
+    METRICS = ("regret", "error", "return")
+
+    def __init__(self, window: int = 100, verbose: int = 0) -> None:
+        super().__init__(verbose)
+        self.window = check.integer("window", window, minimum=1)
+        self.recent: deque[dict[str, float]] = deque(maxlen=self.window)
+        #: episodes ended since training began
+        self.episodes = 0
+
+    def _on_step(self) -> bool:
+        ended = [info["bandit"] for info in self.locals.get("infos", ()) if "bandit" in info]
+        if ended:
+            self.recent.extend(ended)
+            self.episodes += len(ended)
+            for name in self.METRICS:
+                values = [episode[name] for episode in self.recent if name in episode]
+                if values:
+                    self.logger.record(f"bandit/{name}", float(np.mean(values)))
+            self.logger.record("bandit/episodes", self.episodes)
+        return True
 
 
 def train(env_id: str, algo: str = "PPO", total_timesteps: int | None = None, seed: int | None = 0,

@@ -26,6 +26,9 @@ Workloads:
 Two diagnostic variants run with W2 and explain its target: W2's 50 copies with K = 10 arms (does a pull cost
 more with more arms?) and W1 played by 50 copies (what does a pull cost at W2's number of copies?). The env's
 overhead is split into its compiled work and Gymnasium's step in Python.
+
+The vector envs are made with ``copy=False``, the no-copy fast path the experiment engine takes (observations
+are the env's buffers); ``python -m benchmarks.bench_copy`` measures the default ``copy=True`` against it.
 """
 
 from __future__ import annotations
@@ -99,8 +102,10 @@ class Workload:
 
 
 def make_vec(workload: Workload, runs: int, **overrides: Any) -> gym.vector.VectorEnv:
+    """The workload's native vector env on the no-copy fast path (``copy=False``: the env's buffers, as the
+    experiment engine plays; :mod:`benchmarks.bench_copy` measures the default ``copy=True`` against it)."""
     return gym.make_vec(workload.env_id, num_envs=runs, vectorization_mode="vector_entry_point",
-                        **{**workload.env_kwargs, **overrides})
+                        **{"copy": False, **workload.env_kwargs, **overrides})
 
 
 def play_steps(env: Any, agent: Any, steps: int, seed: int = 0) -> int:
@@ -234,7 +239,7 @@ def bare_and_env_rates(copies: int = 5000, k: int = 10, steps: int = 1000) -> di
         return copies * steps, time.perf_counter() - start
 
     env = gym.make_vec("ThresholdingBandit-v0", num_envs=copies, vectorization_mode="vector_entry_point",
-                       means=means, budget=steps)
+                       means=means, budget=steps, copy=False)
     actions = [np.zeros((copies, k + 1), dtype=np.int64) for _ in range(k)]
     for arm, action in enumerate(actions):
         action[:, 0] = arm

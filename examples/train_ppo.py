@@ -29,11 +29,13 @@ OUT = Path("example-output")
 print(recipe_for("ThresholdBandit-v0", "PPO"))
 
 # %% [markdown]
-# Train, and save the policy (`model.zip` and the observation statistics `vecnormalize.pkl`) so that an
+# Train at the horizon it will play (the budget left is part of what the policy reads: `SB3Agent` refuses
+# to play a policy at another budget), and save the policy (`model.zip` and the observation statistics
+# `vecnormalize.pkl`) so that an
 # experiment spec, or another process, can load it by its folder.
 
 # %%
-policy = train("ThresholdBandit-v0", "PPO", total_timesteps=STEPS, seed=0)
+policy = train("ThresholdBandit-v0", "PPO", total_timesteps=STEPS, seed=0, env_kwargs={"horizon": ROUNDS})
 folder = policy.save(OUT / "ppo-threshold-bandit")
 print("saved to", folder, sorted(path.name for path in folder.iterdir()))
 

@@ -1,8 +1,10 @@
 """Make the pictures of ``docs/tutorial.md`` in ``docs/tutorial/`` (PNG frames and one GIF), from fixed seeds.
 
 Every picture is an ``env.render()`` frame of an env made with ``render_mode="rgb_array"`` (a bar chart of the
-per-arm estimates with 95% Hoeffding intervals, the threshold line on the thresholding bandit, and the pull counts
-under the arm indices), or two such frames side by side. Run from anywhere::
+per-arm estimates with 95% Hoeffding intervals, the threshold line on the thresholding bandit, the pull counts
+under the arm indices, the true means as green ticks, and the agent's current answer in orange: the arms it
+classifies above the threshold, the arm it recommends, or the empirical best arm at c_t), or two such frames side
+by side. Run from anywhere::
 
     python scripts/make_tutorial_figures.py            # writes docs/tutorial/*.png and docs/tutorial/lsa.gif
     python scripts/make_tutorial_figures.py --out DIR  # somewhere else

@@ -134,9 +134,9 @@ def main(argv: list[str] | None = None) -> int:
                          "se": 0.0, "runs": 1})
             rows.append({"family": case.family, "agent": algo, "metric": "training seconds",
                          "mean": record["seconds"], "se": 0.0, "runs": 1})
-        agents = (AgentSpec("SB3Agent", {"policy": policies["PPO"]}, "PPO"),
+        agents = (AgentSpec("SB3Agent", {"policy": policies["PPO"], "deterministic": True}, "PPO"),
                   AgentSpec("SB3Agent", {"policy": policies["PPO"], "deterministic": False}, "PPO (sampled)"),
-                  AgentSpec("SB3Agent", {"policy": policies["DQN"], "algo": "DQN"}, "DQN"))
+                  AgentSpec("SB3Agent", {"policy": policies["DQN"], "algo": "DQN", "deterministic": True}, "DQN"))
         spec = ExperimentSpec(env=case.score_id, budgets=(case.budget,), runs=args.runs, seed=1,
                               agents=agents + tuple(bayesian_model(agent) for agent in case.agents))
         summary = run_experiment(spec, progress=False).summary()

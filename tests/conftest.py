@@ -16,6 +16,8 @@ def family_of_id(env_id: str) -> str:
         return "best_arm"
     if env_id.startswith("TopK"):
         return "top_k"
+    if env_id.startswith("MultiArmed"):
+        return "multi_armed"
     return (gym.spec(env_id).kwargs.get("feedback") and "threshold") or "thresholding"
 
 

@@ -128,7 +128,8 @@ def test_single_env_equals_one_copy_vector_env_bit_for_bit(env_id: str) -> None:
     k = env.unwrapped.engine.num_arms
     for _ in range(40):
         arm = int(rng.integers(k))
-        action = arm if env.unwrapped.family == "threshold" else np.r_[arm, np.zeros(k, dtype=np.int64)]
+        online = env.unwrapped.family in ("threshold", "multi_armed")  # Discrete(K) actions
+        action = arm if online else np.r_[arm, np.zeros(k, dtype=np.int64)]
         obs, reward, *_ = env.step(action)
         vobs, vreward, *_ = venv.step(np.asarray([action]))
         assert reward == vreward[0]

@@ -15,7 +15,7 @@ from stable_baselines3 import DQN, PPO
 from bandit_gym.agents import Agent, SB3Agent
 from bandit_gym.experiments import AgentSpec, ExperimentSpec, run_experiment
 from bandit_gym.rollout import play_vector
-from bandit_gym.wrappers import EmpiricalAnswer, RecordEpisodeRegretVector
+from bandit_gym.wrappers import EmpiricalAnswer, RecordAnytimeRegretVector
 from tests.conftest import ENV_IDS, LARGE_K, small_kwargs
 
 PPO_IDS = [env_id for env_id in ENV_IDS if not env_id.startswith(LARGE_K)]
@@ -62,7 +62,7 @@ def test_same_step_autoreset_follows_gymnasium_convention() -> None:
         gym.make_vec("ThresholdBandit-v0", num_envs=2, vectorization_mode="vector_entry_point",
                      autoreset_mode="Disabled")
     with pytest.raises(ValueError, match="NEXT_STEP"):
-        RecordEpisodeRegretVector(venv)
+        RecordAnytimeRegretVector(venv, [1, 2])
 
 
 def test_sb3_vec_env_dones_terminal_observation_and_seeding() -> None:
@@ -76,6 +76,9 @@ def test_sb3_vec_env_dones_terminal_observation_and_seeding() -> None:
         obs, rewards, dones, infos = venv.step(np.full(4, step % 10))
     assert dones.all() and all(info["terminal_observation"]["counts"].sum() == 3 for info in infos)
     assert all("episode" in info for info in infos)  # VecMonitor read the dones
+    # RecordEpisodeRegretVector under the adapter: each ended copy's metrics, the return VecMonitor summed too
+    assert all(info["bandit"]["pulls"] == 3 and info["bandit"]["return"] == pytest.approx(info["episode"]["r"])
+               for info in infos)
     assert (obs["counts"] == 0).all() and (rewards <= 0).all()
     venv.seed(5)
     again = venv.reset()
@@ -115,12 +118,14 @@ def test_ppo_learns_the_threshold_bandit() -> None:
 
 
 def test_sb3_agent_runs_in_the_experiment_engine(tmp_path: Path) -> None:
-    """A saved policy (a folder) in a spec next to DKWUCB, run in two worker processes: one row per budget."""
+    """A saved policy (a folder) in a spec next to DKWUCB, run in two worker processes: one row per budget (the
+    policy, trained at T = 40, plays T = 20 too with any_budget=True)."""
     from bandit_gym.rl import train
 
-    train("ThresholdBandit-v0", total_timesteps=256, seed=0, num_envs=2).save(tmp_path / "ppo")
+    train("ThresholdBandit-v0", total_timesteps=256, seed=0, num_envs=2, env_kwargs={"horizon": 40}).save(
+        tmp_path / "ppo")
     spec = ExperimentSpec(env="ThresholdBandit-v0", budgets=(20, 40), runs=16, chunk=8, seed=3,
-                          agents=(AgentSpec("SB3Agent", {"policy": str(tmp_path / "ppo")}, "PPO"),
+                          agents=(AgentSpec("SB3Agent", {"policy": str(tmp_path / "ppo"), "any_budget": True}, "PPO"),
                                   AgentSpec("DKWUCB")))
     summary = run_experiment(spec, out=tmp_path / "out", jobs=2, progress=False).summary()
     rows = summary[summary.agent == "PPO"]

@@ -26,17 +26,43 @@ def test_next_step_autoreset_after_early_stop() -> None:
     assert obs["counts"][0].sum() == 1
 
 
-def test_observation_buffers_are_updated_in_place_unless_copy() -> None:
-    venv = gym.make_vec("ThresholdBandit-v0", num_envs=4, vectorization_mode="vector_entry_point")
-    obs, _ = venv.reset(seed=0)
-    kept = obs["counts"]
-    venv.step(np.zeros(4, dtype=np.int64))
-    assert kept[:, 0].tolist() == [1, 1, 1, 1]
-    fresh = gym.make_vec("ThresholdBandit-v0", num_envs=4, vectorization_mode="vector_entry_point", copy=True)
+def test_observations_are_fresh_arrays_by_default_and_shared_buffers_with_copy_false() -> None:
+    """copy=True (the default, Gymnasium's convention): an observation kept from one step stays what it was;
+    copy=False: the env's read-only buffers, updated in place by the next step."""
+    fresh = gym.make_vec("ThresholdBandit-v0", num_envs=4, vectorization_mode="vector_entry_point")
+    assert fresh.unwrapped.copy is True
     obs, _ = fresh.reset(seed=0)
     kept = obs["counts"]
-    fresh.step(np.zeros(4, dtype=np.int64))
-    assert kept.sum() == 0
+    after, *_ = fresh.step(np.zeros(4, dtype=np.int64))
+    assert kept.sum() == 0 and after["counts"][:, 0].tolist() == [1, 1, 1, 1] and after["counts"] is not kept
+    shared = gym.make_vec("ThresholdBandit-v0", num_envs=4, vectorization_mode="vector_entry_point", copy=False)
+    obs, _ = shared.reset(seed=0)
+    kept = obs["counts"]
+    after, *_ = shared.step(np.zeros(4, dtype=np.int64))
+    assert kept[:, 0].tolist() == [1, 1, 1, 1] and np.shares_memory(kept, after["counts"])
+    assert not kept.flags.writeable
+    with pytest.raises(TypeError, match="copy must be True or False"):
+        gym.make_vec("ThresholdBandit-v0", num_envs=2, vectorization_mode="vector_entry_point", copy="yes")
+
+
+def test_logging_observations_step_by_step_records_distinct_steps() -> None:
+    """The trap the default removes: a log of the observations of every step (a list, a replay buffer) holds
+    each step's values; with copy=False every entry is the same buffer, the last step's."""
+    def log(**kwargs: object) -> list[np.ndarray]:
+        venv = gym.make_vec("ThresholdingBandit-Tao2019Setup1-v0", num_envs=3, vectorization_mode="vector_entry_point",
+                            budget=5, **kwargs)
+        obs, _ = venv.reset(seed=0)
+        kept = [obs["counts"]]
+        for arm in range(5):
+            action = np.zeros((3, 11), dtype=np.int64)
+            action[:, 0] = arm
+            obs, *_ = venv.step(action)
+            kept.append(obs["counts"])
+        return kept
+
+    fresh, shared = log(), log(copy=False)
+    assert [int(counts.sum()) for counts in fresh] == [0, 3, 6, 9, 12, 15]
+    assert [int(counts.sum()) for counts in shared] == [15] * 6
 
 
 @pytest.mark.slow

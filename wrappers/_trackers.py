@@ -9,9 +9,46 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+import gymnasium as gym
 import numpy as np
+from gymnasium.vector import VectorWrapper
+from gymnasium.wrappers import TimeLimit
 
 from bandit_gym import metrics
+from bandit_gym.envs._base import refuse_time_limit
+
+#: the families that pay a reward at every round and score the cumulative pseudo-regret from the step infos
+ONLINE_FAMILIES = ("threshold", "multi_armed")
+
+
+def below(env: Any) -> list[Any]:
+    """The wrappers between ``env`` (itself included) and the env it wraps, outermost first."""
+    chain = []
+    while isinstance(env, (gym.Wrapper, VectorWrapper)):
+        chain.append(env)
+        env = env.env
+    return chain
+
+
+def refuse_time_limits_below(env: Any, engine: Any, user: str) -> None:
+    """Raise a ValueError if a ``TimeLimit`` under ``env`` would end a pure-exploration episode before its answer
+    step (see :func:`bandit_gym.envs._base.refuse_time_limit`)."""
+    for wrapper in below(env):
+        if isinstance(wrapper, TimeLimit):
+            refuse_time_limit(engine, int(wrapper._max_episode_steps), f"{user} over a TimeLimit: ")
+
+
+def refuse_unscored_ends(engine: Any, rows: np.ndarray, user: str) -> None:
+    """Raise a ValueError if an episode of a pure-exploration engine ended (truncated from outside the env, e.g.
+    by a time limit) in ``rows`` without the env scoring its answer: its regret would stand next to a return
+    that never paid the loss."""
+    if engine.answer_step is None:
+        return
+    cut = rows[~engine.finished[rows]]
+    if cut.size:
+        raise ValueError(f"{user}: the episode of copy {int(cut[0])} was truncated by a wrapper before the env "
+                         f"scored its answer (step {engine.answer_step}); a pure-exploration env takes no time limit: "
+                         f"pass budget=n - 1 to the env for episodes of n steps")
 
 
 def answer_metrics(env: Any, answer: np.ndarray, means: np.ndarray) -> dict[str, np.ndarray]:
@@ -41,19 +78,23 @@ class EpisodeTracker:
     def add(self, rows: np.ndarray, rewards: np.ndarray, info: dict[str, Any]) -> None:
         self.ret[rows] += rewards[rows]
         self.length[rows] += 1
-        if self.family == "threshold":
+        if self.family in ONLINE_FAMILIES:
             self.regret[rows] += info["best_expected_reward"][rows] - info["expected_reward"][rows]
 
-    def finish(self, rows: np.ndarray, actions: np.ndarray, obs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-        """Metrics of the episodes ending in ``rows``, one array entry per copy (zeros elsewhere)."""
+    def finish(self, rows: np.ndarray, actions: np.ndarray, obs: dict[str, np.ndarray],
+               means: np.ndarray | None = None) -> dict[str, np.ndarray]:
+        """Metrics of the episodes ending in ``rows``, one array entry per copy (zeros elsewhere); ``actions``
+        the full last actions (answer bits in ``[:, 1:]``), ``obs`` the last observations, ``means`` the rows'
+        instance (default: the engine's, which must not have been reset yet)."""
         out = {"regret": np.zeros(self.num), "return": np.zeros(self.num),
                "length": np.zeros(self.num, dtype=np.int64), "pulls": np.zeros(self.num, dtype=np.int64)}
         out["return"][rows] = self.ret[rows]
         out["length"][rows] = self.length[rows]
-        if self.family != "threshold":
+        if self.family not in ONLINE_FAMILIES:
             scores = self.env.answer_metrics if self.family != "thresholding" else functools.partial(answer_metrics,
                                                                                                       self.env)
-            for key, value in scores(actions[rows, 1:], self.env.means[rows]).items():
+            truth = self.env.means[rows] if means is None else means
+            for key, value in scores(actions[rows, 1:], truth).items():
                 out.setdefault(key, np.zeros(self.num))[rows] = value
             out["pulls"][rows] = self.env.budget - obs["budget_left"][rows, 0]
         else:

@@ -11,7 +11,9 @@ import numpy as np
 from gymnasium.vector import VectorEnv, VectorWrapper
 
 from bandit_gym.envs._base import engine_of, require_next_step
-from bandit_gym.wrappers._trackers import AnytimeTracker
+from bandit_gym.wrappers._trackers import AnytimeTracker, refuse_time_limits_below, refuse_unscored_ends
+from bandit_gym.wrappers.empirical_answer import EmpiricalAnswer, EmpiricalAnswerVector
+from bandit_gym.wrappers.record import _answering
 
 KEY = "anytime"
 
@@ -22,7 +24,9 @@ class RecordAnytimeRegret(gym.Wrapper):
     of the episode as ``{"budget": (B,), "regret": (B,), "error": (B,)}``.
 
     For an anytime agent (one that does not use T) the entry at b has the distribution of a fresh run with
-    budget b. An episode stopped before a checkpoint keeps its final answer for the remaining ones.
+    budget b. An episode stopped before a checkpoint keeps its final answer for the remaining ones. Either
+    order with :class:`~bandit_gym.wrappers.EmpiricalAnswer` works; a ``TimeLimit`` shorter than the episode is
+    refused.
     """
 
     def __init__(self, env: gym.Env, budgets: Sequence[int]) -> None:
@@ -30,6 +34,8 @@ class RecordAnytimeRegret(gym.Wrapper):
         require_next_step(env, "RecordAnytimeRegretVector")
         self._engine: Any = engine_of(env)  # a pure-exploration engine, checked by the tracker
         self._tracker = AnytimeTracker(self._engine, 1, budgets)
+        refuse_time_limits_below(env, self._engine, "RecordAnytimeRegret")
+        self._answering = _answering(env, EmpiricalAnswer)
         self._one = np.zeros(1, dtype=np.int64)
         self._pulls = np.zeros(1, dtype=np.int64)
 
@@ -40,11 +46,13 @@ class RecordAnytimeRegret(gym.Wrapper):
         return obs, info
 
     def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
-        actions = np.asarray(action)[None]
-        self._tracker.observe(self._one, self._pulls, actions)
         obs, reward, terminated, truncated, info = self.env.step(action)
+        # the answer submitted with this step comes from the pulls made before it (self._pulls, not yet updated)
+        actions = np.asarray(action if self._answering is None else self._answering.last_action)[None]
+        self._tracker.observe(self._one, self._pulls, actions)
         self._pulls[0] = self._engine.budget - int(obs["budget_left"][0])
         if terminated or truncated:
+            refuse_unscored_ends(self._engine, self._one, "RecordAnytimeRegret")
             out = self._tracker.finish(self._one, actions)
             info[KEY] = {"budget": out["budget"], "regret": out["regret"][0], "error": out["error"][0]}
         return obs, reward, terminated, truncated, info
@@ -60,6 +68,7 @@ class RecordAnytimeRegretVector(VectorWrapper):
         require_next_step(env, "RecordAnytimeRegretVector")
         self._engine: Any = engine_of(env)  # a pure-exploration engine, checked by the tracker
         self._tracker = AnytimeTracker(self._engine, env.num_envs, budgets)
+        self._answering = _answering(env, EmpiricalAnswerVector)
         self._pulls = np.zeros(env.num_envs, dtype=np.int64)
         self._autoreset = np.zeros(env.num_envs, dtype=bool)
         self._rows = np.arange(env.num_envs)
@@ -72,17 +81,19 @@ class RecordAnytimeRegretVector(VectorWrapper):
         return obs, info
 
     def step(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
-        actions = np.asarray(actions)
+        obs, rewards, terminated, truncated, info = self.env.step(actions)
+        actions = np.asarray(actions if self._answering is None else self._answering.last_action)
         restarted = np.flatnonzero(self._autoreset)
         if restarted.size:
             self._tracker.start(restarted)
         stepping = self._rows[~self._autoreset] if restarted.size else self._rows
+        # the answers submitted with this step come from the pulls made before it (self._pulls, not yet updated)
         self._tracker.observe(stepping, self._pulls, actions)
-        obs, rewards, terminated, truncated, info = self.env.step(actions)
         self._pulls[:] = self._engine.budget - obs["budget_left"][:, 0].astype(np.int64)
         done = terminated | truncated
         self._autoreset = done
         if done.any():
+            refuse_unscored_ends(self._engine, np.flatnonzero(done), "RecordAnytimeRegretVector")
             info = dict(info)
             info[KEY] = self._tracker.finish(np.flatnonzero(done), actions)
             info["_" + KEY] = done.copy()

@@ -11,10 +11,11 @@ from gymnasium.vector import VectorEnv, VectorWrapper
 from gymnasium.vector.utils import batch_space
 
 from bandit_gym.envs._base import engine_of
+from bandit_gym.wrappers._trackers import ONLINE_FAMILIES, refuse_time_limits_below
 
 
 def _check_family(env: Any) -> Any:
-    if engine_of(env).family == "threshold":
+    if engine_of(env).family in ONLINE_FAMILIES:
         raise ValueError(f"EmpiricalAnswer needs a pure-exploration env (thresholding, best arm, top K), got "
                          f"{type(env.unwrapped).__name__}, whose action is already Discrete(K)")
     return env.unwrapped
@@ -24,11 +25,18 @@ class EmpiricalAnswer(gym.Wrapper):
     """Expose ``Discrete(K)`` (``Discrete(K + 1)`` with ``allow_stop=True``, K meaning stop) on a
     pure-exploration env, and submit the env's empirical answer rule (thresholding: ``1{theta_hat_i >= theta}``;
     best arm and top K: the m largest empirical means among pulled arms) computed from the latest observation.
-    For DQN, and for students who only choose arms."""
+    For DQN, and for students who only choose arms.
+
+    ``last_action`` is the full action submitted at the last step (the arm, then the answer bits), which
+    :class:`~bandit_gym.wrappers.RecordEpisodeRegret` scores when it wraps this wrapper; either order of the two
+    works. A ``TimeLimit`` under it shorter than the episode is refused (pass ``budget``)."""
 
     def __init__(self, env: gym.Env, allow_stop: bool = False) -> None:
         super().__init__(env)
         self._rule = _check_family(env).empirical_answer
+        refuse_time_limits_below(env, engine_of(env), "EmpiricalAnswer")
+        #: the full action submitted at the last step (None before the first)
+        self.last_action: np.ndarray | None = None
         k = engine_of(env).num_arms
         self.allow_stop = bool(allow_stop)
         self.action_space = spaces.Discrete(k + 1 if self.allow_stop else k)
@@ -44,16 +52,19 @@ class EmpiricalAnswer(gym.Wrapper):
         if self._obs is None:
             raise RuntimeError("step() was called before reset(); call reset() first")
         full = np.concatenate([[int(action)], self._rule(self._obs)])
+        self.last_action = full
         self._obs, reward, terminated, truncated, info = self.env.step(full)
         return self._obs, reward, terminated, truncated, info
 
 
 class EmpiricalAnswerVector(VectorWrapper):
-    """Vector twin of :class:`EmpiricalAnswer`: actions of shape ``(N,)``."""
+    """Vector twin of :class:`EmpiricalAnswer`: actions of shape ``(N,)``; ``last_action`` ``(N, K + 1)``."""
 
     def __init__(self, env: VectorEnv, allow_stop: bool = False) -> None:
         super().__init__(env)
         self._rule = _check_family(env).empirical_answer
+        #: the full actions submitted at the last step (None before the first)
+        self.last_action: np.ndarray | None = None
         k = engine_of(env).num_arms
         self.allow_stop = bool(allow_stop)
         self.num_choices = k + 1 if self.allow_stop else k
@@ -74,5 +85,6 @@ class EmpiricalAnswerVector(VectorWrapper):
         if self._obs is None:
             raise RuntimeError("step() was called before reset(); call reset() first")
         full = np.concatenate([arms[:, None], self._rule(self._obs)], axis=1)
+        self.last_action = full
         self._obs, rewards, terminated, truncated, info = self.env.step(full)
         return self._obs, rewards, terminated, truncated, info

@@ -6,12 +6,25 @@ from typing import Any, SupportsFloat
 
 import gymnasium as gym
 import numpy as np
-from gymnasium.vector import VectorEnv, VectorWrapper
+from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
 
-from bandit_gym.envs._base import engine_of, require_next_step
-from bandit_gym.wrappers._trackers import EpisodeTracker
+from bandit_gym.envs._base import engine_of
+from bandit_gym.wrappers._trackers import (
+    ONLINE_FAMILIES,
+    EpisodeTracker,
+    below,
+    refuse_time_limits_below,
+    refuse_unscored_ends,
+)
+from bandit_gym.wrappers.empirical_answer import EmpiricalAnswer, EmpiricalAnswerVector
 
 KEY = "bandit"
+
+
+def _answering(env: Any, cls: type) -> Any:
+    """The ``EmpiricalAnswer(Vector)`` under ``env``, whose ``last_action`` holds the full action it submitted
+    (None without one: the actions given to the wrapper are full)."""
+    return next((wrapper for wrapper in below(env) if isinstance(wrapper, cls)), None)
 
 
 class RecordEpisodeRegret(gym.Wrapper):
@@ -22,11 +35,19 @@ class RecordEpisodeRegret(gym.Wrapper):
     ``error`` (thresholding only: 1 if any counted arm is misclassified), ``pulls`` (samples drawn),
     ``length`` (steps, the answer step included) and ``return`` (sum of rewards). The metrics are computed
     with :mod:`bandit_gym.metrics` from the final answer and the env's instance, independently of the reward.
+
+    Either order with :class:`~bandit_gym.wrappers.EmpiricalAnswer` works: over it
+    (``RecordEpisodeRegret(EmpiricalAnswer(env))``, actions are arms) the answer scored is the one
+    ``EmpiricalAnswer`` submitted. On a pure-exploration env a ``TimeLimit`` shorter than the episode is refused
+    (a ValueError that says to pass ``budget``): the answer of a cut episode is never scored.
     """
 
     def __init__(self, env: gym.Env) -> None:
         super().__init__(env)
-        self._tracker = EpisodeTracker(engine_of(env), 1)
+        self._engine: Any = engine_of(env)
+        refuse_time_limits_below(env, self._engine, "RecordEpisodeRegret")
+        self._tracker = EpisodeTracker(self._engine, 1)
+        self._answering = _answering(env, EmpiricalAnswer)
         self._one = np.zeros(1, dtype=np.int64)
 
     def reset(self, **kwargs: Any) -> tuple[Any, dict[str, Any]]:
@@ -39,7 +60,9 @@ class RecordEpisodeRegret(gym.Wrapper):
         batched_info = {key: np.asarray([value]) for key, value in info.items()}
         self._tracker.add(self._one, np.asarray([reward]), batched_info)
         if terminated or truncated:
-            actions = np.asarray(action)[None] if np.ndim(action) else np.asarray([[action]])
+            refuse_unscored_ends(self._engine, self._one, "RecordEpisodeRegret")
+            full = action if self._answering is None else self._answering.last_action
+            actions = np.asarray(full)[None] if np.ndim(full) else np.asarray([[full]])
             batched_obs = {key: value[None] for key, value in obs.items()}
             out = self._tracker.finish(self._one, actions, batched_obs)
             info[KEY] = {key: value[0].item() for key, value in out.items()}
@@ -51,13 +74,18 @@ class RecordEpisodeRegretVector(VectorWrapper):
 
     ``info["bandit"]`` holds one array of N entries per metric and ``info["_bandit"]`` marks the copies whose
     episode ended at this step (Gymnasium's vector info convention). Copies reset by the following step
-    (``AutoresetMode.NEXT_STEP``) start a fresh record.
+    (``AutoresetMode.NEXT_STEP``) start a fresh record. With ``autoreset_mode="SameStep"`` (the env resets the
+    copies within the step that ends them, what stable-baselines3 needs) the answers are scored on the ended
+    episodes' instance, which the env keeps before the reset, and their last observations
+    (``info["final_obs"]``). Either order with :class:`~bandit_gym.wrappers.EmpiricalAnswerVector` works.
     """
 
     def __init__(self, env: VectorEnv) -> None:
         super().__init__(env)
-        require_next_step(env, "RecordEpisodeRegretVector")
-        self._tracker = EpisodeTracker(engine_of(env), env.num_envs)
+        self._engine: Any = engine_of(env)
+        self._same_step = env.metadata.get("autoreset_mode") == AutoresetMode.SAME_STEP
+        self._tracker = EpisodeTracker(self._engine, env.num_envs)
+        self._answering = _answering(env, EmpiricalAnswerVector)
         self._autoreset = np.zeros(env.num_envs, dtype=bool)
 
     def reset(self, **kwargs: Any) -> tuple[Any, dict[str, Any]]:
@@ -74,9 +102,25 @@ class RecordEpisodeRegretVector(VectorWrapper):
         stepped = np.flatnonzero(~self._autoreset)
         self._tracker.add(stepped, rewards, info)
         done = terminated | truncated
-        self._autoreset = done
+        self._autoreset = done & (not self._same_step)
         if done.any():
+            rows = np.flatnonzero(done)
+            full = np.asarray(actions if self._answering is None else self._answering.last_action)
             info = dict(info)
-            info[KEY] = self._tracker.finish(np.flatnonzero(done), np.asarray(actions), obs)
+            if self._same_step:
+                info[KEY] = self._finish_reset(rows, full, info)
+                self._tracker.start(rows)
+            else:
+                refuse_unscored_ends(self._engine, rows, "RecordEpisodeRegretVector")
+                info[KEY] = self._tracker.finish(rows, full, obs)
             info["_" + KEY] = done.copy()
         return obs, rewards, terminated, truncated, info
+
+    def _finish_reset(self, rows: np.ndarray, actions: np.ndarray, info: dict[str, Any]) -> dict[str, np.ndarray]:
+        """``SAME_STEP``: score the episodes of ``rows``, already reset, on their final observations and the
+        instance the env kept for them."""
+        left = np.zeros((self.num_envs, 1))
+        left[rows, 0] = [info["final_obs"][row]["budget_left"][0] for row in rows]
+        kept = getattr(self.env.unwrapped, "final_means", None)
+        means = None if self._engine.family in ONLINE_FAMILIES or kept is None else kept[rows]
+        return self._tracker.finish(rows, actions, {"budget_left": left}, means)

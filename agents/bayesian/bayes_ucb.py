@@ -31,6 +31,8 @@ class BayesUCB(BayesianAgent):
     - the value of c hoffman2014 used is not stated; we default to 0.
     """
 
+    anytime = True  # with the default c = 0 (see is_anytime)
+
     def __init__(self, kernel: Any = None, eta: float = 1.0, sigma: float = 1.0, c: float = 0.0,
                  recommendation: str = "latent", tie_break: str = "random",
                  prior_mean: float = 0.0) -> None:

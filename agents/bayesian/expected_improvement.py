@@ -30,6 +30,7 @@ class EI(ImprovementAgent):
     """
 
     default_xi: ClassVar[float] = 0.0
+    anytime = True  # never reads the horizon T
 
     def choose(self, obs: Obs, t: np.ndarray) -> np.ndarray:
         d, z, std, uncertain = self.improvement(obs)

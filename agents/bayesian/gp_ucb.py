@@ -27,6 +27,8 @@ class GPUCB(BayesianAgent):
     - log: natural. Ties: the agent's tie rule.
     """
 
+    anytime = True  # never reads the horizon T
+
     def __init__(self, kernel: Any = None, eta: float = 1.0, sigma: float = 1.0, delta: float = 0.1,
                  scale: float = 0.2, recommendation: str = "latent", tie_break: str = "random",
                  prior_mean: float = 0.0) -> None:

@@ -28,6 +28,7 @@ class PI(ImprovementAgent):
     """
 
     default_xi: ClassVar[float] = 0.05
+    anytime = True  # never reads the horizon T
 
     def choose(self, obs: Obs, t: np.ndarray) -> np.ndarray:
         _, z, _, uncertain = self.improvement(obs)

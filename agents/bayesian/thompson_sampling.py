@@ -28,6 +28,7 @@ class ThompsonSampling(BayesianAgent):
     """
 
     form: ClassVar[str] = "factor"
+    anytime = True  # never reads the horizon T
 
     def choose(self, obs: Obs, t: np.ndarray) -> np.ndarray:
         return self.best(self.posterior.sample(self.rng))

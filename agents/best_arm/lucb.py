@@ -39,6 +39,7 @@ class LUCB(BestArmAgent):
 
     rule = "LUCB"
     num_constants = 2  # delta, b
+    anytime = True  # never reads the horizon T
 
     def __init__(self, delta: float = 0.05, b: float = 1.0) -> None:
         self.delta = check.real("delta", delta, low=0.0, high=1.0, low_open=True, high_open=True)

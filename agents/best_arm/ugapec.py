@@ -36,6 +36,7 @@ class UGapEc(BestArmAgent):
 
     rule = "UGapEc"
     num_constants = 3  # delta, c, b
+    anytime = True  # never reads the horizon T
 
     def __init__(self, delta: float = 0.05, c: float = 0.5, b: float = 1.0) -> None:
         self.delta = check.real("delta", delta, low=0.0, high=1.0, low_open=True, high_open=True)

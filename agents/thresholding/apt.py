@@ -33,6 +33,8 @@ class APT(IndexAgent):
       the T-th pull is scored.
     """
 
+    anytime = True  # never reads the horizon T
+
     def __init__(self, epsilon: float = 0.0, *, tie_break: str = "random") -> None:
         self.epsilon = check.real("epsilon", epsilon, low=0.0)
         super().__init__(tie_break=tie_break)

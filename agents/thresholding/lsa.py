@@ -35,6 +35,8 @@ class LSA(IndexAgent):
       statistics at every step, and only the answer after the T-th pull is scored.
     """
 
+    anytime = True  # never reads the horizon T
+
     def __init__(self, alpha: float = 1.35, *, tie_break: str = "random") -> None:
         self.alpha = check.real("alpha", alpha, low=0.0, low_open=True)
         super().__init__(tie_break=tie_break)

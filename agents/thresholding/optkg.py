@@ -125,6 +125,7 @@ class OptKG(IndexAgent):
     """
 
     init_pulls = False
+    anytime = True  # never reads the horizon T
 
     def __init__(self, a0: float = 1.0, b0: float = 1.0, *, tie_break: str = "random") -> None:
         self.a0 = check.real("a0", a0, low=0.0, low_open=True)

@@ -40,6 +40,7 @@ class CLUCBPAC(BestArmAgent):
     families: ClassVar[tuple[str, ...]] = ("top_k",)
     rule = "CLUCBPAC"
     num_constants = 2  # delta, R
+    anytime = True  # never reads the horizon T
 
     def __init__(self, delta: float | None = None, R: float = 0.5, epsilon_sum: str = "k_epsilon") -> None:
         self.delta = None if delta is None else check.real("delta", delta, low=0.0, high=1.0, low_open=True,

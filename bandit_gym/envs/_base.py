@@ -9,7 +9,9 @@ problem logic, and a single env's trajectory equals a one-copy vector env's, bit
 
 from __future__ import annotations
 
+import sys
 from abc import ABC, abstractmethod
+from types import FrameType
 from typing import Any, ClassVar
 
 import gymnasium as gym
@@ -17,6 +19,7 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
+from gymnasium.wrappers import TimeLimit
 
 Info = dict[str, np.ndarray]
 
@@ -30,6 +33,10 @@ class Engine(ABC):
     exposed: ClassVar[frozenset[str]] = frozenset()
 
     num_arms: int
+    #: the ``rgb_array`` rendering draws the true instance (a teaching aid; ``BanditEnv.show_truth``)
+    show_truth: bool = True
+    #: the single env's last action, whose answer the ``rgb_array`` rendering draws (None after a reset)
+    last_action: np.ndarray | None = None
 
     def __init__(self, num: int) -> None:
         self.num = num
@@ -45,6 +52,13 @@ class Engine(ABC):
     @abstractmethod
     def action_space(self) -> spaces.Space:
         """The action space of one copy."""
+
+    @property
+    def answer_step(self) -> int | None:
+        """The step on which an episode's answer is scored, at the latest (pure exploration: ``budget + 1``, the
+        step after the last pull); a time limit shorter than that ends episodes unscored. None (the default) when
+        rewards are paid at every step and a time limit only shortens the episode (the threshold bandit)."""
+        return None
 
     #: keys accepted in ``reset(options=...)``
     reset_options: ClassVar[tuple[str, ...]] = ()
@@ -111,9 +125,14 @@ class BanditEnv(gym.Env):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        if self.engine.answer_step is not None:  # a pure-exploration env refuses a time limit that cuts its answer
+            for limit in _calling_time_limits(self):
+                refuse_time_limit(self.engine, limit, "a TimeLimit around this env (gym.make(id, max_episode_steps=n) "
+                                  "or TimeLimit(env, n)): ")
         super().reset(seed=seed)
         self.engine.pin(options)
         self.engine.reset_rows(self.np_random, self._all)
+        self.engine.last_action = None
         self._started = True
         return self._observation(), self.engine.reset_info()
 
@@ -127,8 +146,21 @@ class BanditEnv(gym.Env):
         self._check_running()
         actions = self.engine.check_actions(np.asarray(action)[None])
         rewards, terminated, info = self.engine.step_rows(self.np_random, actions, self._all)
+        self.engine.last_action = actions[0].copy()
         info_out = {key: value[0].item() if value.ndim == 1 else value[0].copy() for key, value in info.items()}
         return self._observation(), float(rewards[0]), bool(terminated[0]), bool(self.engine.truncated[0]), info_out
+
+    @property
+    def show_truth(self) -> bool:
+        """Whether ``render()`` in ``rgb_array`` mode draws the true means (default True, for teaching); set it to
+        False to show only what the agent sees."""
+        return self.engine.show_truth
+
+    @show_truth.setter
+    def show_truth(self, value: bool) -> None:
+        if not isinstance(value, (bool, np.bool_)):
+            raise TypeError(f"show_truth must be True or False, got {value!r}")
+        self.engine.show_truth = bool(value)
 
     def render(self) -> str | np.ndarray | None:
         if self.render_mode == "ansi":
@@ -159,6 +191,65 @@ def engine_of(env: Any) -> Engine:
     return engine
 
 
+def refuse_time_limit(engine: Engine, limit: int | None, where: str = "") -> None:
+    """Raise a ValueError if a time limit of ``limit`` steps would end the episodes of ``engine`` before their
+    answer is scored (pure exploration: the loss is paid on the answer step, so a cut episode pays nothing and
+    its rewards are all 0). A limit at least as long as the episode, and any limit on an env that pays at every
+    step (the threshold bandit), is accepted."""
+    steps = engine.answer_step
+    if limit is None or steps is None or limit >= steps:
+        return
+    raise ValueError(
+        f"{where}max_episode_steps={limit} would end every episode before its answer is scored: an episode of this "
+        f"{engine.family} env is {steps - 1} pulls, then the answer step ({steps} steps), and the loss of the answer "
+        f"is paid on that step only, so the answers would never be scored (every reward 0 without a sample cost). "
+        f"Pass budget={max(limit - 1, 1)} to the env instead (an episode of {max(limit, 2)} steps, its answer scored "
+        "on the last) and no time limit."
+    )
+
+
+def _calling_time_limits(env: gym.Env) -> list[int]:
+    """The ``max_episode_steps`` of the ``TimeLimit`` wrappers around ``env`` whose ``reset`` is calling it now.
+
+    Gymnasium keeps a time limit in its ``TimeLimit`` wrapper only (``gym.make(id, max_episode_steps=n)`` leaves
+    the env's own ``spec.max_episode_steps`` None) and gives an env no link to its wrappers: the frames of the
+    ``reset`` calls that lead to this one are where they show. Only frames of functions named ``reset`` are
+    looked into."""
+    limits = []
+    frame: FrameType | None = sys._getframe(2)
+    while frame is not None:
+        if frame.f_code.co_name == "reset":
+            owner = frame.f_locals.get("self")
+            if isinstance(owner, TimeLimit) and owner.unwrapped is env:
+                limits.append(int(owner._max_episode_steps))
+        frame = frame.f_back
+    return limits
+
+
+def check_arm_actions(actions: Any, num: int, num_arms: int) -> np.ndarray:
+    """The ``num`` actions of a ``Discrete(K)`` env (one arm index per copy) as int64, or a clear error."""
+    actions = np.asarray(actions)
+    if actions.shape != (num,):
+        raise ValueError(f"action must be one arm index (shape ()), got an array of shape {actions.shape[1:]}")
+    if not np.issubdtype(actions.dtype, np.integer):
+        raise TypeError(f"action must be an integer arm index, got dtype {actions.dtype}")
+    if actions.min() < 0 or actions.max() >= num_arms:
+        bad = actions[(actions < 0) | (actions >= num_arms)][0]
+        raise ValueError(f"action={bad} is not an arm; allowed arms are 0..{num_arms - 1}")
+    return actions.astype(np.int64, copy=False)
+
+
+def draw_means(sampler: Any, rng: np.random.Generator, n: int, check_row: Any) -> np.ndarray:
+    """``n`` instances drawn by ``sampler(rng, n)`` (shape ``(n, K)``), each row checked by ``check_row(name,
+    row)``."""
+    drawn = np.asarray(sampler(rng, n), dtype=np.float64)
+    if drawn.ndim != 2 or drawn.shape[0] != n:
+        raise ValueError(f"the means sampler must return an array of shape ({n}, K), got {drawn.shape}")
+    for row in drawn:
+        check_row("means (drawn by the sampler)", row)
+    return drawn
+
+
 def require_next_step(env: Any, user: str) -> None:
     """Raise a ValueError unless the vector env ``env`` resets its copies on the next step (``NEXT_STEP``): the
     wrappers and rollouts read an ended copy's instance after the step that ended it."""
@@ -177,9 +268,18 @@ def _read_only(array: np.ndarray) -> np.ndarray:
 class BanditVectorEnv(VectorEnv):
     """``num_envs`` copies of an engine advanced together with array operations.
 
-    Observations are the engine's own float32 buffers with a leading axis of size ``num_envs``; they are updated
-    in place by the next ``step`` (only the pulled arm's entries change), handed out as read-only views, so a
-    caller that keeps an observation past the next step must copy it, or create the env with ``copy=True``.
+    ``copy=True`` (the default, Gymnasium's convention for vector envs) returns fresh observation arrays at every
+    ``reset`` and ``step``: an observation kept by the caller (logged step by step, stored in a buffer) stays what
+    it was. ``copy=False`` is the fast path the experiment engine and the benchmarks take: observations are the
+    engine's own float32 buffers (leading axis ``num_envs``), handed out as read-only views and updated in place
+    by the next ``step`` (only the pulled arm's entries change), so no ``(N, K)`` array is copied per step and an
+    agent validates the arrays once; a caller that keeps an observation past the next step must copy it.
+
+    ``max_episode_steps`` (what ``gym.make_vec(id, max_episode_steps=n)`` passes) truncates an episode after n
+    steps where that is harmless, on the threshold bandit (rewards at every round); a pure-exploration env pays
+    the loss of its answer on the answer step only, so it refuses a limit shorter than its episode (a
+    ValueError that says to pass ``budget=n - 1``) and ignores a longer one.
+
     Copies that terminate are reset on the following ``step`` (Gymnasium's ``AutoresetMode.NEXT_STEP``, the
     default): that step ignores their action and returns their first observation with reward 0. With
     ``autoreset_mode="SameStep"`` (``AutoresetMode.SAME_STEP``, what stable-baselines3 expects) they are reset
@@ -190,8 +290,9 @@ class BanditVectorEnv(VectorEnv):
 
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}  # noqa: RUF012
 
-    def __init__(self, engine: Engine, copy: bool = False,
-                 autoreset_mode: str | AutoresetMode = AutoresetMode.NEXT_STEP) -> None:
+    def __init__(self, engine: Engine, copy: bool = True,
+                 autoreset_mode: str | AutoresetMode = AutoresetMode.NEXT_STEP,
+                 max_episode_steps: int | None = None) -> None:
         modes = (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP)
         if autoreset_mode not in modes and autoreset_mode not in [mode.value for mode in modes]:
             raise ValueError(f"autoreset_mode={autoreset_mode!r} is not supported; use one of "
@@ -201,7 +302,18 @@ class BanditVectorEnv(VectorEnv):
         self.engine = engine
         self.family = engine.family
         self.num_envs = engine.num
+        if not isinstance(copy, (bool, np.bool_)):
+            raise TypeError(f"copy must be True or False, got {copy!r}")
         self.copy = bool(copy)
+        if max_episode_steps is not None and (not isinstance(max_episode_steps, (int, np.integer))
+                                              or isinstance(max_episode_steps, bool) or max_episode_steps < 1):
+            raise ValueError(f"max_episode_steps must be a positive integer or None, got {max_episode_steps!r}")
+        refuse_time_limit(engine, max_episode_steps, "gym.make_vec(..., max_episode_steps=...): ")
+        #: the time limit that truncates episodes (None: none, or one the episodes never reach)
+        self.max_episode_steps = max_episode_steps if engine.answer_step is None else None
+        self._elapsed = np.zeros(engine.num, dtype=np.int64)
+        #: SAME_STEP: the means of the copies whose episode ended at the last step, taken before their reset
+        self.final_means: np.ndarray | None = None
         self.single_observation_space = engine.observation_space()
         self.single_action_space = engine.action_space()
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
@@ -235,6 +347,7 @@ class BanditVectorEnv(VectorEnv):
         self.engine.pin(options)
         self.engine.reset_rows(self.np_random, self._all)
         self._autoreset[:] = False
+        self._elapsed[:] = 0
         self._started = True
         return self._observation(), {}
 
@@ -257,6 +370,8 @@ class BanditVectorEnv(VectorEnv):
             stepping = self._all_mask
             rewards, terminated, info = self.engine.step_rows(rng, actions, self._all)
             truncated = self.engine.truncated.copy()
+        if self.max_episode_steps is not None:
+            truncated = self._time_limit(stepping, terminated, truncated)
         self._autoreset = terminated | truncated
         infos: dict[str, Any] = {}
         for key, value in info.items():
@@ -266,6 +381,12 @@ class BanditVectorEnv(VectorEnv):
             self._reset_now(infos)
         return self._observation(), rewards, terminated, truncated, infos
 
+    def _time_limit(self, stepping: np.ndarray, terminated: np.ndarray, truncated: np.ndarray) -> np.ndarray:
+        """Count the steps of every running episode and truncate those that reach ``max_episode_steps``."""
+        self._elapsed[self._autoreset] = 0  # reset at this step (NEXT_STEP): not counted
+        self._elapsed[stepping] += 1
+        return truncated | (stepping & ~terminated & (self._elapsed >= (self.max_episode_steps or 0)))
+
     def _reset_now(self, infos: dict[str, Any]) -> None:
         """``SAME_STEP``: keep the last observation of the copies that ended in ``infos["final_obs"]`` and start
         their next episode now."""
@@ -274,6 +395,12 @@ class BanditVectorEnv(VectorEnv):
         for row in np.flatnonzero(ended):
             final[row] = {key: value[row].copy() for key, value in self.engine.obs.items()}
         infos["final_obs"], infos["_final_obs"] = final, ended.copy()
+        means = getattr(self.engine, "means", None)
+        if isinstance(means, np.ndarray):  # for RecordEpisodeRegretVector, which scores the ended answers after
+            if self.final_means is None:
+                self.final_means = np.zeros_like(means)
+            self.final_means[ended] = means[ended]
+        self._elapsed[ended] = 0
         self.engine.reset_rows(self.np_random, ended)
         self._autoreset = np.zeros(self.num_envs, dtype=bool)
 

@@ -143,10 +143,15 @@ class BestArmEngine(ThresholdingEngine):
     def render_rgb(self, row: int) -> np.ndarray:
         counts = self.counts[row]
         est = np.divide(self.sums[row], counts, out=np.zeros(self.num_arms), where=counts > 0)
-        return _render.bar_chart(est, self._halfwidths(row), None,
-                                 f"{self.budget - self.left[row]} of {self.budget} pulls, m = {self.m}",
+        answer = _render.submitted_answer(self, self.num_arms)  # the last action's answer bits
+        title = f"{self.budget - self.left[row]} of {self.budget} pulls, m = {self.m}"
+        if answer is not None and self.show_truth:
+            regret = float(self.answer_metrics(answer, self.means[row])["regret"])
+            title += f"; answer's {'aggregate' if self.family == 'top_k' else 'simple'} regret {regret:.3g}"
+        return _render.bar_chart(est, self._halfwidths(row), None, title,
                                  "empirical mean", self.support if np.isfinite(self.support).all() else None,
-                                 counts)
+                                 counts, truth=self.means[row] if self.show_truth else None, answer=answer,
+                                 answer_label="recommended arm" if self.m == 1 else f"answer ({self.m} arms)")
 
 
 _DOC = """
@@ -174,7 +179,9 @@ _DOC = """
 
     ## Episode End
     Terminates on the stop action or, fixed budget, on the answer step after ``budget`` pulls; in the fixed
-    confidence setting reaching the cap truncates (``truncated=True``, the answer is still scored).
+    confidence setting reaching the cap truncates (``truncated=True``, the answer is still scored). A time limit
+    shorter than ``budget + 1`` steps (``max_episode_steps``, ``TimeLimit``) is refused at ``reset``: pass
+    ``budget`` instead.
 
     ## Information
     ``info["invalid_answer"]`` on every step (True where a final answer did not hold exactly m arms).
@@ -232,17 +239,20 @@ class BestArmIdentificationEnv(BanditEnv):
 
 class BestArmIdentificationVectorEnv(BanditVectorEnv):
     """``num_envs`` copies of :class:`BestArmIdentificationEnv` advanced with array operations; ``num_envs``,
-    ``copy`` and ``autoreset_mode`` as :class:`~bandit_gym.envs.thresholding.ThresholdingBanditVectorEnv`."""
+    ``copy`` (default True: fresh arrays), ``autoreset_mode`` and ``max_episode_steps`` as
+    :class:`~bandit_gym.envs.thresholding.ThresholdingBanditVectorEnv`."""
 
     engine: BestArmEngine
     engine_class: type[BestArmEngine] = BestArmEngine
     empirical_answer = staticmethod(top_m_answer)
 
-    def __init__(self, num_envs: int = 1, copy: bool = False, render_mode: str | None = None,
-                 autoreset_mode: str | AutoresetMode = AutoresetMode.NEXT_STEP, **kwargs: Any):
+    def __init__(self, num_envs: int = 1, copy: bool = True, render_mode: str | None = None,
+                 autoreset_mode: str | AutoresetMode = AutoresetMode.NEXT_STEP, max_episode_steps: int | None = None,
+                 **kwargs: Any):
         if render_mode is not None:
             raise ValueError(f"render_mode={render_mode!r}: the vector env does not render; use a single env")
-        super().__init__(self.engine_class(num_envs, **kwargs), copy=copy, autoreset_mode=autoreset_mode)
+        super().__init__(self.engine_class(num_envs, **kwargs), copy=copy, autoreset_mode=autoreset_mode,
+                         max_episode_steps=max_episode_steps)
 
     def allocate(self, allocation: Any) -> dict[str, np.ndarray]:
         """Batched allocation for all copies, ``(N, K)``."""

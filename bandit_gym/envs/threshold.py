@@ -13,7 +13,7 @@ from gymnasium.vector import AutoresetMode
 from bandit_gym import _validation as check
 from bandit_gym import metrics
 from bandit_gym.envs import _render
-from bandit_gym.envs._base import BanditEnv, BanditVectorEnv, Engine, Info
+from bandit_gym.envs._base import BanditEnv, BanditVectorEnv, Engine, Info, check_arm_actions
 from bandit_gym.instances import threshold_assumption_failures
 
 THRESHOLD_REGIMES = ("iid", "cyclic", "increasing", "decreasing")
@@ -214,16 +214,7 @@ class ThresholdEngine(Engine):
         obs["level_trials"][idx] = 0.0
 
     def check_actions(self, actions: Any) -> np.ndarray:
-        actions = np.asarray(actions)
-        if actions.shape != (self.num,):
-            raise ValueError(f"action must be one arm index (shape ()), got an array of shape {actions.shape[1:]}")
-        if not np.issubdtype(actions.dtype, np.integer):
-            raise TypeError(f"action must be an integer arm index, got dtype {actions.dtype}")
-        k = self.num_arms
-        if actions.min() < 0 or actions.max() >= k:
-            bad = actions[(actions < 0) | (actions >= k)][0]
-            raise ValueError(f"action={bad} is not an arm; allowed arms are 0..{k - 1}")
-        return actions
+        return check_arm_actions(actions, self.num, self.num_arms)
 
     def step_rows(
         self, rng: np.random.Generator, actions: np.ndarray, rows: np.ndarray
@@ -276,8 +267,17 @@ class ThresholdEngine(Engine):
 
     def render_rgb(self, row: int) -> np.ndarray:
         est, half, c = self._estimates(row)
-        return _render.bar_chart(est, half, None, f"round {self.t[row]}, threshold c_t = {c}",
-                                 f"estimate of P(X >= {c})", counts=self.counts[row])
+        tried = self.trials[row, :, c - 1] > 0
+        answer = None  # the empirical best arm at c_t among the arms tried there
+        if tried.any():
+            answer = np.arange(self.num_arms) == np.argmax(np.where(tried, est, -1.0))
+        truth = self.survival[:, c - 1]
+        title = f"round {self.t[row]}, threshold c_t = {c}"
+        if self.show_truth:
+            title += f"; best arm at c_t: {', '.join(map(str, np.flatnonzero(truth == truth.max())))}"
+        return _render.bar_chart(est, half, None, title, f"estimate of P(X >= {c})", counts=self.counts[row],
+                                 truth=truth if self.show_truth else None, truth_label=f"true P(X >= {c})",
+                                 answer=answer, answer_label="empirical best at c_t")
 
 
 _DOC = """
@@ -364,11 +364,14 @@ class ThresholdBanditEnv(BanditEnv):
 
 class ThresholdBanditVectorEnv(BanditVectorEnv):
     """``num_envs`` copies of :class:`ThresholdBanditEnv` advanced with array operations (one generator, bulk
-    draws). Takes the same keyword arguments, plus ``num_envs``, ``copy`` and ``autoreset_mode`` (see
+    draws). Takes the same keyword arguments, plus ``num_envs``, ``copy`` (default True: fresh arrays),
+    ``autoreset_mode`` and ``max_episode_steps`` (truncates episodes after that many rounds; see
     :class:`~bandit_gym.envs._base.BanditVectorEnv`)."""
 
-    def __init__(self, num_envs: int = 1, copy: bool = False, render_mode: str | None = None,
-                 autoreset_mode: str | AutoresetMode = AutoresetMode.NEXT_STEP, **kwargs: Any):
+    def __init__(self, num_envs: int = 1, copy: bool = True, render_mode: str | None = None,
+                 autoreset_mode: str | AutoresetMode = AutoresetMode.NEXT_STEP, max_episode_steps: int | None = None,
+                 **kwargs: Any):
         if render_mode is not None:
             raise ValueError(f"render_mode={render_mode!r}: the vector env does not render; use a single env")
-        super().__init__(ThresholdEngine(num_envs, **kwargs), copy=copy, autoreset_mode=autoreset_mode)
+        super().__init__(ThresholdEngine(num_envs, **kwargs), copy=copy, autoreset_mode=autoreset_mode,
+                         max_episode_steps=max_episode_steps)

@@ -15,7 +15,7 @@ from scipy import special
 from bandit_gym import _validation as check
 from bandit_gym import metrics
 from bandit_gym.envs import _render
-from bandit_gym.envs._base import BanditEnv, BanditVectorEnv, Engine, Info
+from bandit_gym.envs._base import BanditEnv, BanditVectorEnv, Engine, Info, draw_means
 from bandit_gym.instances import oracle_values
 from bandit_gym.streams import stream_seeds, stream_uniforms
 
@@ -176,12 +176,12 @@ class ThresholdingEngine(Engine):
 
     def _draw_means(self, rng: np.random.Generator, n: int) -> np.ndarray:
         assert self._sampler is not None
-        drawn = np.asarray(self._sampler(rng, n), dtype=np.float64)
-        if drawn.ndim != 2 or drawn.shape[0] != n:
-            raise ValueError(f"the means sampler must return an array of shape ({n}, K), got {drawn.shape}")
-        for row in drawn:
-            self._check_means("means (drawn by the sampler)", row)
-        return drawn
+        return draw_means(self._sampler, rng, n, self._check_means)
+
+    @property
+    def answer_step(self) -> int:
+        """``budget + 1``: the answer is scored on the step after the last pull (see :attr:`Engine.answer_step`)."""
+        return self.budget + 1
 
     # ----------------------------------------------------------------------------------------------- spaces
     def observation_space(self) -> spaces.Dict:
@@ -414,9 +414,15 @@ class ThresholdingEngine(Engine):
         counts = self.counts[row]
         est = np.divide(self.sums[row], counts, out=np.zeros(self.num_arms), where=counts > 0)
         ylim = self.support if np.isfinite(self.support).all() else None
+        answer = _render.submitted_answer(self, self.num_arms)  # the last action's answer bits
+        title = f"{self.budget - self.left[row]} of {self.budget} pulls"
+        if answer is not None and self.show_truth:
+            wrong = int(metrics.misclassified(answer, self.means[row], self.threshold, self.epsilon).sum())
+            title += f"; answer: {wrong} misclassified"
         return _render.bar_chart(
-            est, self._halfwidths(row), self.threshold,
-            f"{self.budget - self.left[row]} of {self.budget} pulls", "empirical mean", ylim, counts,
+            est, self._halfwidths(row), self.threshold, title, "empirical mean", ylim, counts,
+            truth=self.means[row] if self.show_truth else None, answer=answer,
+            answer_label="answer: above", other_label="answer: below",
         )
 
 
@@ -462,7 +468,9 @@ _DOC = """
     ``-sample_cost`` (default 0) per pull; minus the loss of the final answer on the answer step.
 
     ## Episode End
-    Terminates on the answer step (after ``budget`` pulls) or when the agent stops. No truncation.
+    Terminates on the answer step (after ``budget`` pulls) or when the agent stops. No truncation. A time limit
+    shorter than the episode (``gym.make(id, max_episode_steps=n)``, ``TimeLimit``, n < budget + 1) would end it
+    unscored and is refused at ``reset``: pass ``budget=n - 1``.
 
     ## Information
     ``info`` is empty. ``bandit_gym.wrappers.RecordEpisodeRegret`` adds the episode's regret at the end.
@@ -520,9 +528,11 @@ class ThresholdingBanditEnv(BanditEnv):
 
 class ThresholdingBanditVectorEnv(BanditVectorEnv):
     """``num_envs`` copies of :class:`ThresholdingBanditEnv` advanced with array operations (one generator,
-    bulk draws). Takes the same keyword arguments, plus ``num_envs``, ``copy`` (return fresh observation
-    arrays at every step instead of the env's buffers) and ``autoreset_mode`` (``"NextStep"``, the default, or
-    ``"SameStep"``; see :class:`~bandit_gym.envs._base.BanditVectorEnv`)."""
+    bulk draws). Takes the same keyword arguments, plus ``num_envs``, ``copy`` (True, the default and
+    Gymnasium's convention: fresh observation arrays at every step; False: read-only views of the env's buffers,
+    updated in place by the next step, the fast path), ``autoreset_mode`` (``"NextStep"``, the default, or
+    ``"SameStep"``) and ``max_episode_steps`` (refused below ``budget + 1``: pass ``budget``); see
+    :class:`~bandit_gym.envs._base.BanditVectorEnv`."""
 
     engine: ThresholdingEngine
     empirical_answer = staticmethod(empirical_answer)
@@ -534,8 +544,10 @@ class ThresholdingBanditVectorEnv(BanditVectorEnv):
         self.engine.allocate(self.np_random, allocation)
         return self._observation()
 
-    def __init__(self, num_envs: int = 1, copy: bool = False, render_mode: str | None = None,
-                 autoreset_mode: str | AutoresetMode = AutoresetMode.NEXT_STEP, **kwargs: Any):
+    def __init__(self, num_envs: int = 1, copy: bool = True, render_mode: str | None = None,
+                 autoreset_mode: str | AutoresetMode = AutoresetMode.NEXT_STEP, max_episode_steps: int | None = None,
+                 **kwargs: Any):
         if render_mode is not None:
             raise ValueError(f"render_mode={render_mode!r}: the vector env does not render; use a single env")
-        super().__init__(ThresholdingEngine(num_envs, **kwargs), copy=copy, autoreset_mode=autoreset_mode)
+        super().__init__(ThresholdingEngine(num_envs, **kwargs), copy=copy, autoreset_mode=autoreset_mode,
+                         max_episode_steps=max_episode_steps)

@@ -409,7 +409,7 @@ def play_recorded(agent: Any, runs: int, budget: int, seed: int) -> dict[str, np
     import gymnasium as gym
 
     venv = gym.make_vec(MODEL_SELECTION_ENV, num_envs=runs, vectorization_mode="vector_entry_point", budget=budget,
-                        common_random_numbers=True)
+                        common_random_numbers=True, copy=False)
     obs, _ = venv.reset(seed=seed)
     agent.reset(seed=seed + 1)
     pulls = np.zeros((runs, budget), dtype=np.int64)

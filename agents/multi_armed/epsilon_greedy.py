@@ -1,0 +1,69 @@
+"""Epsilon-greedy, with a fixed epsilon or the decaying schedule of Auer, Cesa-Bianchi and Fischer (2002)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from bandit_gym import _validation as check
+from bandit_gym.agents.base import Obs
+from bandit_gym.agents.multi_armed._index import MultiArmedAgent
+
+
+class EpsilonGreedy(MultiArmedAgent):
+    """Epsilon-greedy: with probability eps_t pull an arm uniformly at random, else the best empirical mean.
+
+    Paper: P. Auer, N. Cesa-Bianchi, P. Fischer. Finite-time analysis of the multiarmed bandit problem. Machine
+    Learning 47, 2002, Figure 3 (epsilon_n-greedy) and Theorem 3; the fixed-epsilon rule is the textbook one
+    (Sutton and Barto, Reinforcement Learning, §2.2).
+
+    Rule at round t (1-based; t - 1 pulls made)::
+
+        eps_t = epsilon                              (epsilon given: fixed; linear regret ~ epsilon t mean(Delta))
+        eps_t = min(1, c K / (d^2 t))                (epsilon=None, the default: Auer et al.'s schedule)
+        I_t   = a uniform random arm with probability eps_t, else argmax_i mu_hat_i
+
+    Auer et al.'s Theorem 3 needs ``c > 5`` and ``0 < d <= min_i Delta_i``; it then gives a regret of order
+    ``(c / d^2) sum_i Delta_i ln t``: logarithmic, but only if d is a lower bound on the gaps (an oracle), and
+    with a large constant. Defaults ``c = 0.15``, ``d = 0.1``: the paper's experiments found small c (0.05 to
+    0.3, with d the instance's gap) best in practice, below the theorem's range.
+
+    Anytime (T is never read). Each step updates the pulled arm's mean only (O(N)); the argmax with the tie rule
+    and the exploration draws (two per copy per step, from the agent's generator) are O(N K) / O(N). Arms never
+    pulled have mean +inf for the greedy choice, so every arm is pulled once early (not in the paper, whose
+    rule leaves unpulled arms undefined).
+    """
+
+    def __init__(self, epsilon: float | None = None, c: float = 0.15, d: float = 0.1, *,
+                 tie_break: str = "random") -> None:
+        self.epsilon = None if epsilon is None else check.real("epsilon", epsilon, low=0.0, high=1.0)
+        self.c = check.real("c", c, low=0.0, low_open=True)
+        self.d = check.real("d", d, low=0.0, high=1.0, low_open=True)
+        super().__init__(tie_break=tie_break)
+
+    def params(self) -> dict[str, Any]:
+        return {"epsilon": self.epsilon, "c": self.c, "d": self.d, **super().params()}
+
+    def refresh(self, rows: np.ndarray | slice, arms: np.ndarray | None) -> None:
+        if arms is None:
+            self.scores.set_rows(np.arange(self.num)[rows],
+                                 np.where(self.count[rows] > 0, self.mean[rows], np.inf))
+        else:
+            self.scores.set_arms(rows, arms, self.mean.reshape(-1)[self._offsets[rows] + arms])
+
+    def exploration_rate(self, obs: Obs) -> np.ndarray:
+        """eps_t of every copy for the round about to be played (an observation seen by :meth:`act`, single or
+        batched)."""
+        batch, _ = self._as_batch(obs)
+        if self.epsilon is not None:
+            return np.full(len(batch["counts"]), self.epsilon)
+        t = self.pulls(batch) + 1.0
+        return np.minimum(1.0, self.c * self.num_arms / (self.d**2 * t))
+
+    def select(self, obs: Obs) -> np.ndarray:
+        rate = np.full(self.num, self.epsilon) if self.epsilon is not None else np.minimum(
+            1.0, self.c * self.num_arms / (self.d**2 * (self.pulls(obs) + 1.0)))
+        explore = self.rng.random(self.num) < rate
+        random_arms = self.rng.integers(self.num_arms, size=self.num)
+        return np.where(explore, random_arms, self.scores.argmax())

@@ -1,0 +1,51 @@
+"""UCB1 (Auer, Cesa-Bianchi and Fischer 2002): the empirical mean plus a Hoeffding bonus."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from bandit_gym.agents.base import Obs
+from bandit_gym.agents.multi_armed._index import MultiArmedAgent
+
+
+class UCB1(MultiArmedAgent):
+    """UCB1: play each arm once, then the arm of largest upper confidence bound.
+
+    Paper: P. Auer, N. Cesa-Bianchi, P. Fischer. Finite-time analysis of the multiarmed bandit problem. Machine
+    Learning 47, 2002, Figure 1 (UCB1) and Theorem 1.
+
+    Rule, with n the number of pulls made so far and T_i the pulls of arm i::
+
+        I_t = argmax_i  mu_hat_i + sqrt( 2 ln n / T_i ),     (+inf for an arm never pulled)
+
+    Theorem 1 (rewards in [0, 1]): ``E[R_n] <= 8 sum_{i: Delta_i > 0} ln n / Delta_i + (1 + pi^2 / 3) sum_i
+    Delta_i``. The order ``ln n`` is optimal, the constant is not: UCB1 pulls a suboptimal arm about
+    ``2 ln n / Delta_i^2`` times, a regret of ``2 ln n / Delta_i`` per arm, while the Lai-Robbins constant is
+    ``Delta_i / kl(mu_i, mu*) <= 1 / (2 Delta_i)`` (Pinsker: ``kl >= 2 Delta^2``), much smaller still for
+    Bernoulli arms of small variance (means near 0 or 1). KL-UCB closes that gap.
+
+    Parameters: none. Anytime (T is never read). Only the previously pulled arm's mean and count change; the
+    bonus of every arm grows with ln n, so each step recomputes K indices per copy (one vectorised pass).
+    Ties (the first K rounds, where every unpulled arm has index +inf): a random arm order per copy and episode
+    (``tie_break="random"``) or the smallest index (``tie_break="index"``). Deviations: none.
+    """
+
+    def allocate(self, n: int, k: int) -> None:
+        super().allocate(n, k)
+        self.width = np.zeros((n, k))  # 1 / sqrt(T_i), +inf for an arm never pulled
+
+    def refresh(self, rows: np.ndarray | slice, arms: np.ndarray | None) -> None:
+        with np.errstate(divide="ignore"):
+            if arms is None:
+                self.width[rows] = 1.0 / np.sqrt(self.count[rows])
+            else:
+                flat = self._offsets[rows] + arms
+                self.width.reshape(-1)[flat] = 1.0 / np.sqrt(self.count.reshape(-1)[flat])
+
+    def select(self, obs: Obs) -> np.ndarray:
+        # n >= 2 once an index is compared with another finite one (K >= 2 arms are pulled once first): taking
+        # n = max(n, 2) only keeps the bonus of the first pulled arm finite-times-inf free, no decision changes
+        scale = np.sqrt(2.0 * np.log(np.maximum(self.pulls(obs), 2.0)))
+        index = self.mean + scale[:, None] * self.width
+        self.scores.set_all(index)
+        return self.scores.argmax()

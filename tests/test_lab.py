@@ -1,0 +1,80 @@
+"""docs/lab-regret.md (the first lab: the stochastic K-armed bandit) runs as written: its ```python blocks (the
+<details> solutions too) are executed in order in one namespace, like the cells of a notebook, in a temporary
+working directory; its exercises have solutions, and its picture exists under docs/lab/ and is made by
+scripts/make_lab_figures.py. The same conventions as docs/tutorial.md (tests/test_tutorial.py)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.test_tutorial import DETAILS, IMAGE, ROOT, python_blocks
+
+LAB = ROOT / "docs" / "lab-regret.md"
+FIGURES = ROOT / "scripts" / "make_lab_figures.py"
+
+
+def lab_text() -> str:
+    return LAB.read_text(encoding="utf-8")
+
+
+def test_every_block_compiles() -> None:
+    blocks = python_blocks(lab_text())
+    assert len(blocks) >= 8
+    for number, block in enumerate(blocks, 1):
+        compile(block, f"{LAB.name}, python block {number}", "exec")
+
+
+def test_exercises_have_solutions() -> None:
+    text = lab_text()
+    exercises = re.findall(r"^### Exercise\b", text, re.MULTILINE)
+    solutions = DETAILS.findall(text)
+    assert len(exercises) >= 3
+    assert len(solutions) == len(exercises)
+    for solution in solutions:
+        assert python_blocks(solution), "every <details> solution holds a ```python block"
+
+
+def test_every_image_exists_and_is_used() -> None:
+    images = [a or b for a, b in IMAGE.findall(lab_text())]
+    assert images
+    for image in images:
+        assert not image.startswith(("http://", "https://", "/")), f"{image}: use a path relative to docs/"
+        assert (LAB.parent / image).is_file(), f"{image} is missing: run python {FIGURES.relative_to(ROOT)}"
+    made = {path.name for path in (LAB.parent / "lab").iterdir()}
+    assert made == {Path(image).name for image in images if image.startswith("lab/")}, "an unused picture"
+
+
+@pytest.mark.slow
+def test_lab_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """About 12 s: four agents on 200 runs of 10 000 rounds, and the three exercises."""
+    mine = [LAB, *sorted((LAB.parent / "lab").iterdir())]
+    before = {path: path.stat().st_mtime_ns for path in mine}
+    monkeypatch.chdir(tmp_path)
+    namespace: dict[str, object] = {"__name__": "__lab__"}
+    for number, block in enumerate(python_blocks(lab_text()), 1):
+        exec(compile(block, f"{LAB.name}, python block {number}", "exec"), namespace)
+    out = capsys.readouterr().out
+    after = {path: path.stat().st_mtime_ns for path in [LAB, *sorted((LAB.parent / "lab").iterdir())]}
+    assert after == before, "the lab's code wrote into docs/ (only scripts/make_lab_figures.py does)"
+    assert (tmp_path / "regret_vs_lai_robbins.png").stat().st_size > 1000
+    # the numbers the prose quotes
+    assert "C = 3.474" in out and "MyUCB1 = UCB1 on 200 x 2000 rounds" in out
+    assert "needs rewards in [0, 1]" in out
+    curves, C = namespace["curves"], namespace["C"]
+    assert isinstance(curves, dict) and isinstance(C, float)
+    final = {label: float(mean[-1]) for label, (mean, _se) in curves.items()}
+    assert final["Thompson"] < final["KL-UCB"] < final["epsilon-greedy"] < final["UCB1"]
+
+
+@pytest.mark.slow
+def test_figure_script_makes_the_picture(tmp_path: Path) -> None:
+    import runpy
+
+    script = runpy.run_path(str(FIGURES), run_name="make_lab_figures")
+    paths = script["main"](["--out", str(tmp_path)])
+    shown = {Path(a or b).name for a, b in IMAGE.findall(lab_text())}
+    assert shown <= {path.name for path in paths}, "pictures the script does not make"
+    assert all(path.stat().st_size > 1000 for path in paths)
