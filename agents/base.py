@@ -45,6 +45,24 @@ class Agent:
     Subclasses set ``families`` and implement :meth:`select` (one arm per copy); on the thresholding bandit the
     answer is filled in with the empirical rule. Agents with another answer or a compiled step override
     :meth:`_act_batch`.
+
+    Your own agent: a subclass with ``families`` and :meth:`select`, which reads the batched observation (arrays
+    of N rows) and returns N arms; per-copy state goes in :meth:`allocate` and :meth:`begin`. Break ties with
+    :meth:`argmax` / :meth:`argmin`, which honour ``tie_break``. Experiment specs name it by import path
+    (``"my_module:MyRule"``) or by a name given to ``bandit_gym.agents.register``::
+
+        class GreedyCount(Agent):
+            families = ("thresholding",)
+            anytime = True  # never reads budget_left: scored at every budget from one episode
+
+            def select(self, obs):
+                return self.argmin(obs["counts"])  # the least pulled arm, ties at random
+
+    Anytime. The experiment engine plays an agent whose class sets ``anytime = True`` once per run to the
+    largest budget and scores its answers at every smaller budget on the way (one episode serves every budget).
+    That is right only if the agent never reads the horizon: not ``budget_left``, not ``total_budget``. The
+    default, ``anytime = False``, is the safe one: the engine plays one episode per budget. An agent whose
+    parameters decide (UCB's fixed ``delta``) overrides the classmethod :meth:`is_anytime`.
     """
 
     #: env families this agent plays
@@ -53,12 +71,14 @@ class Agent:
     oracle_parameters: ClassVar[tuple[str, ...]] = ()
     #: parameters that replace the oracle ones when given (UGapEb's and UCB-E's exploration ``a``)
     oracle_alternatives: ClassVar[tuple[str, ...]] = ()
-    #: True if the agent never reads the horizon T, so one run to the largest budget serves every budget
-    anytime: ClassVar[bool] = True
+    #: True if the agent (with its default parameters) never reads the horizon T, so one run to the largest
+    #: budget serves every budget; False (the default) plays one episode per budget
+    anytime: ClassVar[bool] = False
 
     @classmethod
     def is_anytime(cls, params: Mapping[str, Any]) -> bool:
-        """Whether an agent built with ``params`` is anytime (parameters may fix what T would otherwise set)."""
+        """Whether an agent built with ``params`` is anytime (parameters may fix what T would otherwise set);
+        ``cls.anytime`` unless overridden."""
         return cls.anytime
 
     def __init__(self, *, tie_break: str = "random") -> None:
@@ -82,6 +102,7 @@ class Agent:
         self.num = 0
         self.num_arms = 0
         self.total_budget = np.zeros(0, dtype=np.int64)
+        self._tie_order: ArmScores | None = None
 
     def __getstate__(self) -> dict[str, Any]:
         return {**self.__dict__, "_checked": {}}  # not the env's arrays
@@ -204,6 +225,31 @@ class Agent:
     def allocate(self, n: int, k: int) -> None:
         """Create the per-copy state arrays for ``n`` copies of a K-armed problem."""
 
+    def argmax(self, values: np.ndarray) -> np.ndarray:
+        """The arm of largest ``values`` in every copy: ``values`` of shape ``(N, K)`` (N copies, K arms, as in
+        :meth:`select`), result ``(N,)``. Ties follow ``tie_break``: ``"index"`` takes the smallest index;
+        ``"random"`` takes each tied arm with equal probability, by a random order of the arms drawn from the
+        agent's seeded generator per copy and episode (the built-in agents' rule, so repeated calls on one
+        observation agree). ``values`` should hold no NaN (NaN counts as the largest, as in ``np.argmax``)."""
+        return self._best_of(values, True)
+
+    def argmin(self, values: np.ndarray) -> np.ndarray:
+        """The arm of smallest ``values`` in every copy, ties as in :meth:`argmax`."""
+        return self._best_of(values, False)
+
+    def _best_of(self, values: np.ndarray, largest: bool) -> np.ndarray:
+        values = np.asarray(values)
+        if values.shape != (self.num, self.num_arms) or not self.num:
+            raise ValueError(f"values must have shape (N, K) = {(self.num, self.num_arms)} (copies, arms of the "
+                             f"observation being acted on: call argmax/argmin from select), got {values.shape}")
+        if self.tie_break == "index":
+            return values.argmax(axis=1) if largest else values.argmin(axis=1)
+        if self._tie_order is None:  # drawn at first use: agents that never call this draw nothing
+            self._tie_order = ArmScores(self.num, self.num_arms)
+            self._tie_order.shuffle(self.rng, np.arange(self.num))
+            self._scores.append(self._tie_order)  # reshuffled per copy at each new episode
+        return self._tie_order.best_of(np.arange(self.num), values, largest)
+
     def new_scores(self) -> ArmScores:
         """Per-copy arm scores carrying this agent's tie rule (see :class:`ArmScores`)."""
         return ArmScores(self.num, self.num_arms)
@@ -213,6 +259,7 @@ class Agent:
         self.total_budget = np.zeros(n, dtype=np.int64)
         self._offsets = np.arange(n) * k
         self._action = np.zeros((n, k + 1), dtype=np.int64)
+        self._tie_order = None
         self.allocate(n, k)
         self._scores = [value for value in vars(self).values() if isinstance(value, ArmScores)]
 

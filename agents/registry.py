@@ -11,6 +11,7 @@ declaring them in its ``pyproject.toml`` (loaded only when a spec names them, as
 
 from __future__ import annotations
 
+import difflib
 import importlib
 from importlib import metadata
 from typing import Any
@@ -30,7 +31,9 @@ def _builtin() -> dict[str, type[Agent]]:
 
 
 def _allowed(name: str) -> str:
-    return (f"agent name={name!r} is unknown; allowed: a name of bandit_gym.agents.AGENTS "
+    close = difflib.get_close_matches(name, [*_builtin(), *REGISTERED], n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    return (f"agent name={name!r} is unknown{hint}; allowed: a name of bandit_gym.agents.AGENTS "
             f"({', '.join(_builtin())}), a name given to bandit_gym.agents.register(name, cls) in this process"
             f"{' (' + ', '.join(REGISTERED) + ')' if REGISTERED else ''}, a name of an installed package's "
             f"{ENTRY_POINT_GROUP!r} entry point, or an import path 'package.module:Class'")

@@ -4,6 +4,7 @@ notebooks DOC.md``."""
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -57,13 +58,24 @@ def _dask_client(args: argparse.Namespace) -> object | None:
 def _run(args: argparse.Namespace) -> int:
     from bandit_gym.experiments import load_specs, run_experiment
 
-    specs = load_specs(args.spec)
+    if os.getcwd() not in sys.path and "" not in sys.path:  # import paths 'module:Class' from here (as python -m)
+        sys.path.insert(0, os.getcwd())
+    try:  # the spec's mistakes (an unknown agent name, a bad import path, ...) are one line, not a traceback
+        specs = load_specs(args.spec)
+    except (OSError, ValueError, TypeError) as error:
+        print(f"bandit-gym run: {args.spec}: {error}", file=sys.stderr)
+        return 2
     out = Path(args.out or Path(args.spec).with_suffix(""))
     client = _dask_client(args)
     try:
         for spec in specs:
             folder = out / (spec.name or spec.env).replace(" ", "_") if len(specs) > 1 else out
-            result = run_experiment(spec, out=folder, jobs=args.jobs, backend=args.backend, progress=not args.quiet)
+            try:
+                result = run_experiment(spec, out=folder, jobs=args.jobs, backend=args.backend,
+                                        progress=not args.quiet)
+            except ValueError as error:  # e.g. the folder holds another spec's results
+                print(f"bandit-gym run: {error}", file=sys.stderr)
+                return 2
             summary = result.summary()  # run_experiment wrote it to results.csv
             print(summary.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
             print(f"-> {folder / 'results.csv'}")
@@ -190,7 +202,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("list", help="print the registered envs, the agents and the reproductions")
     run = sub.add_parser("run", help="run an experiment spec (TOML or JSON)")
-    run.add_argument("spec")
+    run.add_argument("spec", help="the spec file; an agent's name is a built-in name, a registered or entry-point "
+                                  "name, or an import path 'package.module:Class' (importable from the working "
+                                  "directory or PYTHONPATH)")
     run.add_argument("--out", help="results folder (default: the spec's path without its suffix)")
     _add_parallel(run)
     rep = sub.add_parser("reproduce", help="reproduce a paper's figure and tables")

@@ -37,7 +37,7 @@ import gymnasium as gym
 import numpy as np
 
 from bandit_gym import _validation as check
-from bandit_gym.agents import AGENTS
+from bandit_gym.agents import agent_class
 from bandit_gym.agents.base import Agent
 from bandit_gym.envs._base import engine_of
 from bandit_gym.rollout import play_batched, play_compiled, play_vector
@@ -56,7 +56,15 @@ class ExperimentError(RuntimeError):
 
 @dataclass(frozen=True)
 class AgentSpec:
-    """One agent of an experiment: a name of ``AGENTS``, its parameters and an optional display label."""
+    """One agent of an experiment: its name, its parameters and an optional display label.
+
+    The name is a built-in agent (``bandit_gym.agents.AGENTS``), a name given to ``bandit_gym.agents.register`` or
+    declared by an installed package's ``bandit_gym.agents`` entry point, or an import path ``package.module:Class``
+    (see ``bandit_gym.agents.agent_class``). It is resolved once, by the :class:`ExperimentSpec` that holds it, in
+    the process that builds the spec; the class travels with the spec to parallel workers (by reference if
+    importable there, else by value through cloudpickle, as for a class defined in a notebook), so workers need
+    no registration of their own.
+    """
 
     name: str
     params: Mapping[str, Any] = field(default_factory=dict)
@@ -71,7 +79,12 @@ class AgentSpec:
 
     @property
     def cls(self) -> type[Agent]:
-        return AGENTS[self.name]
+        """The agent's class, resolved from ``name`` at first use and kept (it is pickled with the spec)."""
+        cls: type[Agent] | None = self.__dict__.get("_cls")
+        if cls is None:
+            cls = agent_class(self.name)
+            object.__setattr__(self, "_cls", cls)
+        return cls
 
     @property
     def anytime(self) -> bool:
@@ -98,8 +111,6 @@ class ExperimentSpec:
         if not self.agents:
             raise ValueError("agents is empty; name at least one agent of bandit_gym.agents.AGENTS")
         for agent in self.agents:
-            if agent.name not in AGENTS:
-                raise ValueError(f"agent name={agent.name!r} is unknown; allowed: {', '.join(AGENTS)}")
             if self.family not in agent.cls.families:
                 raise ValueError(f"agent {agent.display} plays {agent.cls.families} envs, not {self.env} "
                                  f"({self.family})")
@@ -135,6 +146,9 @@ class ExperimentSpec:
         for entry in data.pop("agents", []):
             if isinstance(entry, str):
                 entry = {"name": entry}
+            if not isinstance(entry, Mapping) or "name" not in entry or set(entry) - {"name", "params", "label"}:
+                raise ValueError(f"agents[] entry {entry!r} must be a name or a table with 'name' and optional "
+                                 "'params' and 'label'")
             agents.append(AgentSpec(name=entry["name"], params=dict(entry.get("params", {})),
                                     label=entry.get("label", "")))
         return cls(agents=tuple(agents), budgets=tuple(data.pop("budgets", ())), **data)
