@@ -55,11 +55,16 @@ def _dask_client(args: argparse.Namespace) -> object | None:
     return Client(LocalCluster(n_workers=args.jobs, threads_per_worker=1))
 
 
+def _import_from_here() -> None:
+    """Let a spec's import paths ``module:Class`` find modules in the working directory (as ``python -m`` does)."""
+    if os.getcwd() not in sys.path and "" not in sys.path:
+        sys.path.insert(0, os.getcwd())
+
+
 def _run(args: argparse.Namespace) -> int:
     from bandit_gym.experiments import load_specs, run_experiment
 
-    if os.getcwd() not in sys.path and "" not in sys.path:  # import paths 'module:Class' from here (as python -m)
-        sys.path.insert(0, os.getcwd())
+    _import_from_here()
     try:  # the spec's mistakes (an unknown agent name, a bad import path, ...) are one line, not a traceback
         specs = load_specs(args.spec)
     except (OSError, ValueError, TypeError) as error:
@@ -106,9 +111,10 @@ def _stats(args: argparse.Namespace) -> int:
     from bandit_gym.claims._stats import holm
     from bandit_gym.experiments import METRICS, ExperimentResult
 
+    _import_from_here()
     try:
         result = ExperimentResult.load(args.folder)
-    except ValueError as error:
+    except (OSError, ValueError, TypeError) as error:
         print(f"bandit-gym stats: {error}", file=sys.stderr)
         return 2
     labels = [agent.display for agent in result.spec.agents]

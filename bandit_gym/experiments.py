@@ -43,10 +43,11 @@ from bandit_gym.envs._base import engine_of
 from bandit_gym.rollout import play_batched, play_compiled, play_vector
 
 #: metrics recorded per family of env
-METRICS = {"thresholding": ("aggregate_regret", "error"), "threshold": ("regret",),
+METRICS = {"thresholding": ("aggregate_regret", "error"), "threshold": ("regret",), "multi_armed": ("regret",),
            "best_arm": ("error", "regret", "pulls"), "top_k": ("error", "regret", "pulls")}
 #: the env argument that sets the horizon (the budget, or the cap of a fixed-confidence env), per family
-HORIZON_ARGUMENT = {"thresholding": "budget", "threshold": "horizon", "best_arm": "budget", "top_k": "budget"}
+HORIZON_ARGUMENT = {"thresholding": "budget", "threshold": "horizon", "multi_armed": "budget", "best_arm": "budget",
+                    "top_k": "budget"}
 BACKENDS = ("loky", "threading", "multiprocessing", "sequential", "dask", "ray")
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import gymnasium as gym
 import pytest
 
@@ -60,3 +62,15 @@ AGENT_ENV_PAIRS = [
 @pytest.fixture(params=ENV_IDS)
 def env_id(request: pytest.FixtureRequest) -> str:
     return request.param
+
+
+@pytest.fixture(autouse=True)
+def _agent_registry_per_test() -> Iterator[None]:
+    """Names a test gives to ``bandit_gym.agents.register`` (the tutorial's, an example's) end with the test, as
+    they would with the process of a user's session."""
+    from bandit_gym.agents.registry import REGISTERED
+
+    saved = dict(REGISTERED)
+    yield
+    REGISTERED.clear()
+    REGISTERED.update(saved)

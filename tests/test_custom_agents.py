@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from importlib.metadata import EntryPoint
@@ -275,6 +276,19 @@ def test_cli_runs_an_import_path_in_parallel_workers(tmp_path: Path, monkeypatch
     monkeypatch.syspath_prepend(str(EXAMPLES))
     parallel = ExperimentResult.load(tmp_path / "out")
     assert_same_runs(parallel, run_experiment(load_spec(spec_file), progress=False))
+
+
+def test_cli_run_and_stats_find_a_module_in_the_working_directory(tmp_path: Path) -> None:
+    """As in the README: the agent's module beside the spec, no PYTHONPATH; `stats` reloads the folder."""
+    shutil.copy(EXAMPLES / "custom_agent.py", tmp_path)
+    spec_file = write_spec(tmp_path / "custom.toml", "custom_agent:VarianceAPT")
+    script = str(Path(sys.executable).with_name("bandit-gym"))
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+    for command in (["run", str(spec_file), "--jobs", "2", "--quiet", "--out", "out"],
+                    ["stats", "out", "--reference", "APT"]):
+        done = subprocess.run([script, *command], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+    assert "custom_agent:VarianceAPT(0.05)" in done.stdout and "p_holm" in done.stdout
 
 
 def load_spec(path: Path) -> ExperimentSpec:

@@ -3,6 +3,8 @@ Thompson sampling), with UCB1's and KL-UCB's regret against the Lai-Robbins cons
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import gymnasium as gym
 import numpy as np
 import pytest
@@ -292,3 +294,16 @@ def test_kl_ucb_beats_ucb1_on_the_same_runs() -> None:
     ucb = play_vector(vector(200, means=[0.9, 0.8, 0.7], budget=2000, copy=False), UCB1(), seed=2)["regret"]
     difference, margin = mean_and_halfwidth(ucb - kl)
     assert difference - margin > 0
+
+
+def test_the_experiment_engine_runs_the_multi_armed_family(tmp_path: Path) -> None:
+    """A spec on MultiArmedBandit-v0: one cell per budget (regret is recorded per horizon), the same seeds for
+    every agent, KL-UCB's regret below Uniform's and growing with T; the folder reloads."""
+    from bandit_gym.experiments import AgentSpec, ExperimentResult, ExperimentSpec, run_experiment
+
+    spec = ExperimentSpec(env="MultiArmedBandit-v0", env_kwargs={"means": [0.7, 0.5, 0.3]},
+                          agents=(AgentSpec("KLUCB"), AgentSpec("Uniform")), budgets=(100, 1000), runs=200, seed=0)
+    table = run_experiment(spec, out=tmp_path, progress=False).summary().set_index(["agent", "budget"])["mean"]
+    assert table["KLUCB", 100] < table["KLUCB", 1000] < 0.2 * table["Uniform", 1000]
+    assert abs(table["Uniform", 1000] - 1000 * 0.2) < 10  # Uniform: T/3 pulls of each arm, mean gap 0.2
+    assert ExperimentResult.load(tmp_path).summary().shape[0] == 4

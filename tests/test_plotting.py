@@ -37,6 +37,7 @@ FAMILIES = {
     "best_arm": ("BestArmIdentification-v0", ("SuccessiveRejects", "Uniform"), (20, 40, 80)),
     "top_k": ("TopKIdentification-v0", ("AdaptiveTopK", "Uniform"), (200, 400)),
     "correlated": ("CorrelatedBestArm-v0", ("BayesGap", "ThompsonSampling"), (5, 10)),
+    "multi_armed": ("MultiArmedBandit-v0", ("UCB1", "KLUCB", "Thompson"), (20, 40, 80)),
 }
 #: family -> (default metric, words its y label must hold, y scale, x scale)
 EXPECTED = {
@@ -45,6 +46,7 @@ EXPECTED = {
     "best_arm": ("error", "P(error)", "linear", "log"),
     "top_k": ("error", "failure probability", "linear", "log"),
     "correlated": ("regret", "simple regret", "linear", "linear"),
+    "multi_armed": ("regret", "cumulative pseudo-regret", "linear", "linear"),
 }
 
 
