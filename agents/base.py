@@ -24,6 +24,10 @@ _ARM_KEYS = ("counts", "sums", "means")
 _FAMILY_KEYS = {"thresholding": ("threshold", "epsilon"), "threshold": ("threshold", "last_reward"),
                 "best_arm": ("m", "epsilon"), "top_k": ("m", "epsilon", "delta"), "multi_armed": ("last_reward",)}
 TIE_BREAKS = ("random", "index")
+#: The largest ``budget_left`` an agent accepts: 2**53, the largest integer every float64 holds exactly, so the
+#: agents' int64 and float64 budget arithmetic (pulls made, phase lengths, log T) neither overflows nor rounds.
+MAX_BUDGET = 2.0**53
+_NUMERIC_KINDS = "iuf"  # integer, unsigned, float: the kinds an observation's arrays may have
 
 
 def family_of(obs: Obs) -> str:
@@ -133,6 +137,8 @@ class Agent:
             return None
         return pulls[0].copy() if single else pulls
 
+    #: True if the agent reads the threshold bandit's per-level counts (``level_exceed``, ``level_trials``)
+    level_keys: ClassVar[bool] = False
     #: True if the agent has a batched form (:meth:`batch_pulls`)
     batched: ClassVar[bool] = False
 
@@ -153,13 +159,48 @@ class Agent:
             self._checked = dict(batch) if batch is obs else {}
             self._checked_family = family
         last = batch["last_arm"][:, 0]
+        self._check_values(batch, family, single)
         first = last == -1
+        if batch["counts"].shape == (self.num, self.num_arms):
+            self._check_budget(batch, ~first, single)
         if first.any() or batch["counts"].shape != (self.num, self.num_arms):
             # An episode begins at its first observation, once: acting on it again (the same copy still at -1)
             # must not draw a new tie order.
             self._start(batch, first & ~self._fresh if self._fresh.shape == first.shape else first.copy())
         self._fresh = first
         return batch, single, family, last
+
+    def _check_values(self, batch: Obs, family: str, single: bool) -> None:
+        """Check the values the compiled code indexes or counts with, at every call, before any of it runs.
+
+        Cost O(N) per call: ``last_arm`` and ``budget_left`` (one value per copy), and the counts and sums of the
+        arm each copy pulled last, the only entries an env changes between two steps. Every arm's statistics are
+        checked in the copies that begin an episode (``last_arm == -1``) or had a batched allocation (``-2``), the
+        only steps at which the agents read every arm. The family's constants (threshold, m, epsilon, delta) are
+        checked in every copy (one value each)."""
+        k = batch["counts"].shape[1]
+        last = batch["last_arm"][:, 0]
+        _require(batch, "last_arm", single, last, (last >= -2) & (last < k) & (last == np.floor(last)),
+                 f"an arm index 0..{k - 1}, or -1 at an episode's start, -2 after a batched allocation")
+        budget = batch["budget_left"][:, 0]
+        _require(batch, "budget_left", single, budget,
+                 (budget >= 0) & (budget <= MAX_BUDGET) & (budget == np.floor(budget)),
+                 "a whole number of pulls from 0 to 2**53")
+        whole = np.flatnonzero(last < 0)
+        if whole.size:
+            _check_arms(batch, single, batch["counts"][whole], batch["sums"][whole])
+        pulled = np.flatnonzero(last >= 0)
+        if pulled.size:
+            flat = pulled * k + last[pulled].astype(np.int64)
+            _check_arms(batch, single, np.ravel(batch["counts"]).take(flat), np.ravel(batch["sums"]).take(flat))
+        _FAMILY_CHECKS[family](batch, single, k)
+
+    def _check_budget(self, batch: Obs, going: np.ndarray, single: bool) -> None:
+        """Within an episode the budget left never exceeds the budget the episode began with (the agents count
+        the pulls made as their difference)."""
+        left = batch["budget_left"][:, 0]
+        _require(batch, "budget_left", single, left, ~going | (left <= self.total_budget),
+                 "at most the budget the episode began with (a new episode begins with last_arm = -1)")
 
     def compiled_rollout(self, obs: Obs) -> tuple[Callable[..., Any], tuple[Any, ...]] | None:
         """Begin the episodes of every copy of ``obs`` (a first observation) as :meth:`act` would, and return
@@ -188,8 +229,10 @@ class Agent:
     def _start_all(self, obs: Obs) -> Obs:
         """Begin the episodes of every copy of a batched first observation; return it validated."""
         batch, single = self._as_batch(obs)
-        if single or self._family(batch) == "threshold":
+        family = self._family(batch)
+        if single or family == "threshold":
             raise ValueError("a compiled rollout needs the batched observation of a pure-exploration vector env")
+        self._check_values(batch, family, single)
         self._start(batch, np.ones(batch["counts"].shape[0], dtype=bool))
         return batch
 
@@ -298,10 +341,88 @@ class Agent:
         else:
             batch = {key: np.asarray(value) for key, value in obs.items()}
         n, k = batch["counts"].shape
+        if self.level_keys:
+            keys += _LEVEL_KEYS
+            missing = [key for key in _LEVEL_KEYS if key not in batch]
+            if missing:
+                raise ValueError(f"obs lacks the keys {missing}; {type(self).__name__} needs {list(keys)}")
         for key in keys:
+            kind = batch[key].dtype.kind
+            if kind not in _NUMERIC_KINDS:
+                raise TypeError(f"obs[{key!r}] must hold real numbers (integer or float dtype), got dtype "
+                                f"{batch[key].dtype}")
             want = (n, k) if key in _ARM_KEYS else (n, 1)
+            if key in _LEVEL_KEYS:  # (N, K * m): m threshold levels per arm, read from level_exceed
+                want = (n, k * max(batch["level_exceed"].shape[-1] // max(k, 1), 1))
             if batch[key].shape != want:
                 shape = want[1:] if single else want
                 raise ValueError(f"obs[{key!r}] must have shape {shape} to match obs['counts'], got "
                                  f"{np.shape(obs[key])}")
+        if n == 0 or k < 2:
+            raise ValueError(f"obs['counts'] must have shape (K,) or (N, K) with N >= 1 copies and K >= 2 arms, got "
+                             f"{np.shape(obs['counts'])}")
         return batch, single
+
+
+_LEVEL_KEYS = ("level_exceed", "level_trials")
+
+
+def _require(batch: Obs, key: str, single: bool, values: np.ndarray, ok: np.ndarray, allowed: str) -> None:
+    """Raise a ValueError naming ``obs[key]``, its first bad value and ``allowed`` unless ``ok`` holds everywhere
+    (NaN fails every comparison, so it never passes)."""
+    if not ok.all():
+        bad = np.flatnonzero(~ok)[0]
+        where = "" if single else f" (copy {bad})"
+        raise ValueError(f"obs[{key!r}] must be {allowed}; got {values.flat[bad]!r}{where}")
+
+
+def _check_arms(batch: Obs, single: bool, counts: np.ndarray, sums: np.ndarray) -> None:
+    _require(batch, "counts", single, counts, (counts >= 0) & (counts <= MAX_BUDGET) & (counts == np.floor(counts)),
+             "a whole number of pulls from 0 to 2**53 per arm")
+    _require(batch, "sums", single, sums, np.isfinite(sums), "finite")
+
+
+def _check_constants(batch: Obs, single: bool, *keys: str) -> None:
+    for key in keys:
+        values = batch[key][:, 0]
+        _require(batch, key, single, values, np.isfinite(values), "finite")
+
+
+def _check_thresholding(batch: Obs, single: bool, k: int) -> None:
+    _check_constants(batch, single, "threshold")
+    epsilon = batch["epsilon"][:, 0]
+    _require(batch, "epsilon", single, epsilon, (epsilon >= 0) & np.isfinite(epsilon), "finite and >= 0")
+
+
+def _check_best_arm(batch: Obs, single: bool, k: int) -> None:
+    m = batch["m"][:, 0]
+    _require(batch, "m", single, m, (m >= 1) & (m <= k - 1) & (m == np.floor(m)), f"a whole number from 1 to K - 1 "
+             f"= {k - 1}")
+    if not (m == m[0]).all():
+        raise ValueError("obs['m'] must be the same in every copy of a batch (one vector env plays one m)")
+    epsilon = batch["epsilon"][:, 0]
+    _require(batch, "epsilon", single, epsilon, (epsilon >= 0) & np.isfinite(epsilon), "finite and >= 0")
+
+
+def _check_top_k(batch: Obs, single: bool, k: int) -> None:
+    _check_best_arm(batch, single, k)
+    delta = batch["delta"][:, 0]
+    _require(batch, "delta", single, delta, (delta > 0) & (delta < 1), "in (0, 1)")
+
+
+def _check_threshold(batch: Obs, single: bool, k: int) -> None:
+    c = batch["threshold"][:, 0]
+    if "level_exceed" in batch:  # the agents that read the level counts index them with c_t
+        levels = batch["level_exceed"].shape[1] // k
+        _require(batch, "threshold", single, c, (c >= 0) & (c <= levels) & (c == np.floor(c)),
+                 f"a threshold level 1..m = 1..{levels} (0 after the last round)")
+    _check_constants(batch, single, "threshold")
+    _check_constants(batch, single, "last_reward")
+
+
+def _check_multi_armed(batch: Obs, single: bool, k: int) -> None:
+    _check_constants(batch, single, "last_reward")
+
+
+_FAMILY_CHECKS = {"thresholding": _check_thresholding, "best_arm": _check_best_arm, "top_k": _check_top_k,
+                  "threshold": _check_threshold, "multi_armed": _check_multi_armed}

@@ -85,7 +85,7 @@ def test_ugapec_stops_when_the_set_index_falls_below_epsilon() -> None:
     agent = UGapEc(delta=0.1)
     going = drive(agent, [([10, 10], [9, 1])], epsilon=0.0)[0]
     assert going[0] in (0, 1)  # B_J = U_1 - L_0 > 0 with 20 pulls
-    stopped = drive(agent, [([4000, 4000], [3600, 400])], epsilon=0.0)[0]
+    stopped = drive(agent, [([4000, 4000], [3600, 400])], epsilon=0.0, budget=10_000)[0]
     assert stopped.tolist() == [2, 1, 0]  # B_J < 0: stop (action K) with J = {0}
 
 
@@ -172,7 +172,7 @@ def test_lucb_samples_h_then_l_and_stops_when_they_separate() -> None:
     # mu = (.8, .5, .2), 10 pulls each: High = {0}, h = 0, l = 1 (largest UCB outside), intervals overlap
     actions = drive(agent, [([10, 10, 10], [8, 5, 2]), ([11, 10, 10], [9, 5, 2])])
     assert [int(a[0]) for a in actions] == [0, 1]  # h_t, then l_t at the next step
-    stopped = drive(LUCB(delta=0.05), [([20000] * 3, [16000, 10000, 4000])])[0]
+    stopped = drive(LUCB(delta=0.05), [([20000] * 3, [16000, 10000, 4000])], budget=100_000)[0]
     assert stopped.tolist() == [3, 1, 0, 0]  # UCB_1 - LCB_0 < 0: stop with High = {0}
 
 

@@ -72,6 +72,8 @@ class ConfidenceAgent(Agent):
 class LevelUCB(ConfidenceAgent):
     """``I_t = argmax_i F_hat_i(c_t) + V(N_i(c_t))`` with ``V(0) = +inf``; subclasses give the width ``V``."""
 
+    level_keys: ClassVar[bool] = True
+
     def width(self, trials: np.ndarray, log_term: np.ndarray) -> np.ndarray:
         """``V(N, delta)`` for ``N >= 1`` (``log_term = log(2 / delta)``, one per copy, broadcast)."""
         raise NotImplementedError

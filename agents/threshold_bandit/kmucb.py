@@ -47,6 +47,8 @@ class KMUCB(Agent):
     - the observation after the last round (``c = 0``) is read as level 1.
     """
 
+    level_keys: ClassVar[bool] = True
+
     families: ClassVar[tuple[str, ...]] = ("threshold",)
     anytime: ClassVar[bool] = False
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 
 from bandit_gym.agents.base import Obs
@@ -36,6 +38,8 @@ class PerThresholdUCB(ConfidenceAgent):
       unpulled arms (+inf) come first, in that order.
     - log: natural. The observation after the last round (``c = 0``) is read as level 1.
     """
+
+    level_keys: ClassVar[bool] = True
 
     def allocate(self, n: int, k: int) -> None:
         super().allocate(n, k)

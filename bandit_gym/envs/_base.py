@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import sys
 from abc import ABC, abstractmethod
+from collections.abc import Mapping
 from types import FrameType
 from typing import Any, ClassVar
 
@@ -65,8 +66,13 @@ class Engine(ABC):
 
     def pin(self, options: dict[str, Any] | None) -> None:
         """Apply the options of an explicit ``reset``: an instance given there is used by every episode until
-        the next explicit ``reset`` (a vector env's autoresets included); without one, the default returns."""
-        options = options or {}
+        the next explicit ``reset`` (a vector env's autoresets included); without one, the default returns.
+        Validates everything before it stores anything: a rejected ``options`` leaves the engine as it was."""
+        if options is None:
+            options = {}
+        if not isinstance(options, Mapping):
+            raise TypeError(f"options={options!r}: reset options must be a dict (or None); allowed keys: "
+                            f"{self.reset_options}")
         unknown = set(options) - set(self.reset_options)
         if unknown:
             raise ValueError(f"reset options {sorted(unknown)} are not supported; allowed keys: {self.reset_options}")
@@ -129,8 +135,8 @@ class BanditEnv(gym.Env):
             for limit in _calling_time_limits(self):
                 refuse_time_limit(self.engine, limit, "a TimeLimit around this env (gym.make(id, max_episode_steps=n) "
                                   "or TimeLimit(env, n)): ")
+        self.engine.pin(options)  # validated before the generator is reseeded: a rejected reset changes nothing
         super().reset(seed=seed)
-        self.engine.pin(options)
         self.engine.reset_rows(self.np_random, self._all)
         self.engine.last_action = None
         self._started = True
@@ -230,7 +236,9 @@ def check_arm_actions(actions: Any, num: int, num_arms: int) -> np.ndarray:
     """The ``num`` actions of a ``Discrete(K)`` env (one arm index per copy) as int64, or a clear error."""
     actions = np.asarray(actions)
     if actions.shape != (num,):
-        raise ValueError(f"action must be one arm index (shape ()), got an array of shape {actions.shape[1:]}")
+        if num == 1:
+            raise ValueError(f"action must be one arm index (shape ()), got an array of shape {actions.shape[1:]}")
+        raise ValueError(f"actions must be one arm index per copy, shape ({num},), got shape {actions.shape}")
     if not np.issubdtype(actions.dtype, np.integer):
         raise TypeError(f"action must be an integer arm index, got dtype {actions.dtype}")
     if actions.min() < 0 or actions.max() >= num_arms:
@@ -343,8 +351,8 @@ class BanditVectorEnv(VectorEnv):
                 f"seed={seed!r}: the native vector env draws for all copies from one generator, so it takes one "
                 "integer seed (or None), not one seed per copy"
             )
+        self.engine.pin(options)  # validated before the generator is reseeded: a rejected reset changes nothing
         super().reset(seed=seed)
-        self.engine.pin(options)
         self.engine.reset_rows(self.np_random, self._all)
         self._autoreset[:] = False
         self._elapsed[:] = 0

@@ -44,6 +44,8 @@ class BestArmEngine(ThresholdingEngine):
          "setting", "distributions"}
     )
     default_means: ClassVar[tuple[float, ...]] = AUDIBERT2010_PROBLEMS[1]
+    #: the constructor argument that sets m, the size of the set to find (named in its errors)
+    set_size_name: ClassVar[str] = "m"
     #: the problem's name in the text rendering
     title: ClassVar[str] = "BestArmIdentification"
 
@@ -66,7 +68,7 @@ class BestArmEngine(ThresholdingEngine):
                          arm_distribution=arm_distribution,
                          sigma=sigma, sample_cost=sample_cost, common_random_numbers=common_random_numbers,
                          distributions=distributions)
-        self.m = check.integer("m", m, minimum=1, maximum=self.num_arms - 1)
+        self.m = check.integer(self.set_size_name, m, minimum=1, maximum=self.num_arms - 1)
         self.setting = check.choice("setting", setting, SETTINGS)
         self.loss = check.choice("loss", loss, BEST_ARM_LOSSES)
         self._warn_if_not_unique()

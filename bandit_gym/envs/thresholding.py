@@ -101,7 +101,9 @@ class ThresholdingEngine(Engine):
         super().__init__(check.integer("num_envs", num, minimum=1))
         self.distributions = _check_distributions(distributions, means, arm_distribution)
         self.arm_distribution = check.choice(
-            "arm_distribution", arm_distribution or ("custom" if self.distributions else "bernoulli"), ARM_DISTRIBUTIONS
+            "arm_distribution",
+            arm_distribution if arm_distribution is not None else ("custom" if self.distributions else "bernoulli"),
+            ARM_DISTRIBUTIONS,
         )
         self.bernoulli = self.arm_distribution == "bernoulli"
         self.custom = self.arm_distribution == "custom"
@@ -125,6 +127,9 @@ class ThresholdingEngine(Engine):
         self.budget = check.integer("budget", budget, minimum=1, maximum=MAX_BUDGET)
         self.loss = check.choice("loss", loss, LOSSES)
         self.sample_cost = check.real("sample_cost", sample_cost, low=0.0)
+        if not np.isfinite(self.sample_cost * self.budget):
+            raise ValueError(f"sample_cost={sample_cost!r} is too large: an episode's cost sample_cost x budget "
+                             "must be a finite float64")
         if not isinstance(common_random_numbers, (bool, np.bool_)):
             raise TypeError(f"common_random_numbers must be True or False, got {common_random_numbers!r}")
         self.common_random_numbers = bool(common_random_numbers)
@@ -237,15 +242,20 @@ class ThresholdingEngine(Engine):
         k = self.num_arms
         actions = np.asarray(actions)
         if actions.shape != (self.num, k + 1):
-            per_copy = actions.shape[1:] if actions.ndim == 2 else actions.shape
+            got = actions.shape[1:] if self.num == 1 and actions.ndim == 2 else actions.shape
+            batch = "" if self.num == 1 else f" per copy, a batch of shape (N, K + 1) = ({self.num}, {k + 1})"
             raise ValueError(
-                f"action must have shape (K + 1,) = ({k + 1},): [arm in 0..{k - 1} or {k} to stop, then one answer "
-                f"bit per arm]; got shape {per_copy}"
+                f"action must have shape (K + 1,) = ({k + 1},){batch}: [arm in 0..{k - 1} or {k} to stop, then one "
+                f"answer bit per arm]; got shape {got}"
             )
         if actions.dtype != np.int64:
             if not np.issubdtype(actions.dtype, np.integer):
                 raise TypeError(f"action must hold integers, got dtype {actions.dtype}")
-            actions = actions.astype(np.int64)
+            cast = actions.astype(np.int64)
+            if not np.array_equal(cast, actions):  # an unsigned value above 2**63 - 1: report it as given
+                raise ValueError(f"action holds {actions[cast != actions][0]}, not an arm in 0..{k - 1} or {k} (stop) "
+                                 "nor an answer bit")
+            actions = cast
         if not _kernels().actions_valid(actions, k):
             arms, answer = actions[:, 0], actions[:, 1:]
             if arms.min() < 0 or arms.max() > k:

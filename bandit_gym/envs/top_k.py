@@ -25,6 +25,7 @@ class TopKEngine(BestArmEngine):
     family = "top_k"
     exposed: ClassVar[frozenset[str]] = BestArmEngine.exposed | {"k", "delta", "shuffle"}
     default_means: ClassVar[tuple[float, ...]] = tuple(chen2017_means("Uniform", 100, 10))
+    set_size_name: ClassVar[str] = "k"
 
     def __init__(
         self,
