@@ -24,9 +24,9 @@ _ARM_KEYS = ("counts", "sums", "means")
 _FAMILY_KEYS = {"thresholding": ("threshold", "epsilon"), "threshold": ("threshold", "last_reward"),
                 "best_arm": ("m", "epsilon"), "top_k": ("m", "epsilon", "delta"), "multi_armed": ("last_reward",)}
 TIE_BREAKS = ("random", "index")
-#: The largest ``budget_left`` an agent accepts: 2**53, the largest integer every float64 holds exactly, so the
-#: agents' int64 and float64 budget arithmetic (pulls made, phase lengths, log T) neither overflows nor rounds.
-MAX_BUDGET = 2.0**53
+#: The largest ``budget_left`` (and count) an agent accepts is 2**53, the largest integer every float64 holds
+#: exactly, so the agents' int64 and float64 budget arithmetic (pulls made, phase lengths, log T) neither
+#: overflows nor rounds (``bandit_gym.agents._checks.MAX_PULLS``).
 _NUMERIC_KINDS = "iuf"  # integer, unsigned, float: the kinds an observation's arrays may have
 
 
@@ -103,6 +103,7 @@ class Agent:
         self._fresh = np.zeros(0, dtype=bool)  # copies whose last observation was an episode's first
         self._checked: dict[str, np.ndarray] = {}  # the batched observation's arrays, once validated
         self._checked_family = ""
+        self._trusted = False  # the checked arrays are an env's read-only buffers
         self.num = 0
         self.num_arms = 0
         self.total_budget = np.zeros(0, dtype=np.int64)
@@ -137,6 +138,9 @@ class Agent:
             return None
         return pulls[0].copy() if single else pulls
 
+    #: True if the agent reads every value of the observation at every call (a policy network): the family's
+    #: constants are then checked at every call too, not only when an episode begins
+    reads_every_value: ClassVar[bool] = False
     #: True if the agent reads the threshold bandit's per-level counts (``level_exceed``, ``level_trials``)
     level_keys: ClassVar[bool] = False
     #: True if the agent has a batched form (:meth:`batch_pulls`)
@@ -152,17 +156,20 @@ class Agent:
         if self._checked and isinstance(obs, dict) and obs.keys() == self._checked.keys() and all(
                 obs[key] is value for key, value in self._checked.items()):
             batch, single, family = obs, False, self._checked_family  # the arrays validated last time
+            if not self._trusted:
+                self._check_values(batch, family, single)
         else:
             batch, single = self._as_batch(obs)
             family = self._family(batch)
             # a vector env hands out the same arrays at every step: validated once (their shapes cannot change)
             self._checked = dict(batch) if batch is obs else {}
             self._checked_family = family
+            self._check_values(batch, family, single)
+            # The no-copy fast path (copy=False) hands out read-only views of the env's own buffers, the same
+            # arrays at every step, which only the env writes: their values are checked at this first sight only.
+            self._trusted = bool(self._checked) and not any(value.flags.writeable for value in batch.values())
         last = batch["last_arm"][:, 0]
-        self._check_values(batch, family, single)
         first = last == -1
-        if batch["counts"].shape == (self.num, self.num_arms):
-            self._check_budget(batch, ~first, single)
         if first.any() or batch["counts"].shape != (self.num, self.num_arms):
             # An episode begins at its first observation, once: acting on it again (the same copy still at -1)
             # must not draw a new tie order.
@@ -173,34 +180,36 @@ class Agent:
     def _check_values(self, batch: Obs, family: str, single: bool) -> None:
         """Check the values the compiled code indexes or counts with, at every call, before any of it runs.
 
-        Cost O(N) per call: ``last_arm`` and ``budget_left`` (one value per copy), and the counts and sums of the
-        arm each copy pulled last, the only entries an env changes between two steps. Every arm's statistics are
-        checked in the copies that begin an episode (``last_arm == -1``) or had a batched allocation (``-2``), the
-        only steps at which the agents read every arm. The family's constants (threshold, m, epsilon, delta) are
-        checked in every copy (one value each)."""
-        k = batch["counts"].shape[1]
-        last = batch["last_arm"][:, 0]
-        _require(batch, "last_arm", single, last, (last >= -2) & (last < k) & (last == np.floor(last)),
-                 f"an arm index 0..{k - 1}, or -1 at an episode's start, -2 after a batched allocation")
-        budget = batch["budget_left"][:, 0]
-        _require(batch, "budget_left", single, budget,
-                 (budget >= 0) & (budget <= MAX_BUDGET) & (budget == np.floor(budget)),
-                 "a whole number of pulls from 0 to 2**53")
-        whole = np.flatnonzero(last < 0)
-        if whole.size:
-            _check_arms(batch, single, batch["counts"][whole], batch["sums"][whole])
-        pulled = np.flatnonzero(last >= 0)
-        if pulled.size:
-            flat = pulled * k + last[pulled].astype(np.int64)
-            _check_arms(batch, single, np.ravel(batch["counts"]).take(flat), np.ravel(batch["sums"]).take(flat))
-        _FAMILY_CHECKS[family](batch, single, k)
+        A compiled pass over the N copies (:func:`bandit_gym.agents._checks.first_bad_copy`, after a branch-free
+        pass that tells whether any copy needs that closer look): ``last_arm`` and
+        ``budget_left``, within an episode a budget left no larger than the episode's starting budget, and the
+        counts and sums of the arm each copy pulled last, the only entries an env changes between two steps;
+        every arm's statistics in the copies that begin an episode (``last_arm == -1``) or had a batched
+        allocation (``-2``), the only steps at which the agents read every arm. Then the family's constants
+        (threshold, m, epsilon, delta), one value per copy, whenever some copy begins an episode (an env changes
+        them only then); at every call the values the agents index with (``m``, the threshold bandit's level
+        ``c_t``), and all of them for an agent that feeds every value to a network (``reads_every_value``)."""
+        from bandit_gym.agents import _checks
 
-    def _check_budget(self, batch: Obs, going: np.ndarray, single: bool) -> None:
-        """Within an episode the budget left never exceeds the budget the episode began with (the agents count
-        the pulls made as their difference)."""
-        left = batch["budget_left"][:, 0]
-        _require(batch, "budget_left", single, left, ~going | (left <= self.total_budget),
-                 "at most the budget the episode began with (a new episode begins with last_arm = -1)")
+        n, k = batch["counts"].shape
+        going = (n, k) == (self.num, self.num_arms)  # copies seen before: their episodes' starting budgets are known
+        arrays = (batch["last_arm"], batch["budget_left"], batch["counts"], batch["sums"],
+                  self.total_budget if going else _NO_START, going)
+        look = _checks.needs_a_closer_look(*arrays)
+        copy, code, arm = _checks.first_bad_copy(*arrays) if look else (-1, -1, -1)
+        if copy >= 0:
+            key, allowed = _CHECK_FAILURES[code]
+            value = batch[key][copy, 0 if arm < 0 else arm]
+            where = "" if single else f" (copy {copy})"
+            at = "" if arm < 0 else f"[{arm}]"
+            raise ValueError(f"obs[{key!r}]{at} must be {allowed.format(last=k - 1)}; got {value!r}{where}")
+        if self.reads_every_value:
+            for key, values in batch.items():
+                _require(batch, key, single, values, np.isfinite(values), "finite")
+        if look or not going or self.reads_every_value:  # an episode begins, or a first sight: every constant
+            _FAMILY_CHECKS[family](batch, single, k)
+        elif family in _STEP_CHECKS:  # within episodes, the values the agents index with
+            _STEP_CHECKS[family](batch, single, k)
 
     def compiled_rollout(self, obs: Obs) -> tuple[Callable[..., Any], tuple[Any, ...]] | None:
         """Begin the episodes of every copy of ``obs`` (a first observation) as :meth:`act` would, and return
@@ -376,10 +385,15 @@ def _require(batch: Obs, key: str, single: bool, values: np.ndarray, ok: np.ndar
         raise ValueError(f"obs[{key!r}] must be {allowed}; got {values.flat[bad]!r}{where}")
 
 
-def _check_arms(batch: Obs, single: bool, counts: np.ndarray, sums: np.ndarray) -> None:
-    _require(batch, "counts", single, counts, (counts >= 0) & (counts <= MAX_BUDGET) & (counts == np.floor(counts)),
-             "a whole number of pulls from 0 to 2**53 per arm")
-    _require(batch, "sums", single, sums, np.isfinite(sums), "finite")
+_NO_START = np.zeros(0, dtype=np.int64)
+#: the failures of the compiled check, by its code: the key and what it allows
+_CHECK_FAILURES = {
+    0: ("last_arm", "an arm index 0..{last}, or -1 at an episode's start, -2 after a batched allocation"),
+    1: ("budget_left", "a whole number of pulls from 0 to 2**53"),
+    2: ("budget_left", "at most the budget the episode began with (a new episode begins with last_arm = -1)"),
+    3: ("counts", "a whole number of pulls from 0 to 2**53"),
+    4: ("sums", "finite"),
+}
 
 
 def _check_constants(batch: Obs, single: bool, *keys: str) -> None:
@@ -395,13 +409,17 @@ def _check_thresholding(batch: Obs, single: bool, k: int) -> None:
 
 
 def _check_best_arm(batch: Obs, single: bool, k: int) -> None:
+    _check_m(batch, single, k)
+    epsilon = batch["epsilon"][:, 0]
+    _require(batch, "epsilon", single, epsilon, (epsilon >= 0) & np.isfinite(epsilon), "finite and >= 0")
+
+
+def _check_m(batch: Obs, single: bool, k: int) -> None:
     m = batch["m"][:, 0]
     _require(batch, "m", single, m, (m >= 1) & (m <= k - 1) & (m == np.floor(m)), f"a whole number from 1 to K - 1 "
              f"= {k - 1}")
     if not (m == m[0]).all():
         raise ValueError("obs['m'] must be the same in every copy of a batch (one vector env plays one m)")
-    epsilon = batch["epsilon"][:, 0]
-    _require(batch, "epsilon", single, epsilon, (epsilon >= 0) & np.isfinite(epsilon), "finite and >= 0")
 
 
 def _check_top_k(batch: Obs, single: bool, k: int) -> None:
@@ -424,5 +442,6 @@ def _check_multi_armed(batch: Obs, single: bool, k: int) -> None:
     _check_constants(batch, single, "last_reward")
 
 
+_STEP_CHECKS = {"threshold": _check_threshold, "best_arm": _check_m, "top_k": _check_m}
 _FAMILY_CHECKS = {"thresholding": _check_thresholding, "best_arm": _check_best_arm, "top_k": _check_top_k,
                   "threshold": _check_threshold, "multi_armed": _check_multi_armed}

@@ -60,6 +60,8 @@ class SB3Agent(Agent):
     frozen normalisation statistics, sampling on pure-exploration envs) is ours.
     """
 
+    reads_every_value: ClassVar[bool] = True
+
     families: ClassVar[tuple[str, ...]] = ("thresholding", "threshold", "best_arm", "top_k")
     anytime: ClassVar[bool] = False
 

@@ -1,0 +1,80 @@
+"""The compiled per-call check of an observation's changing values (numba): one pass over the copies.
+
+Imported on the first ``act``, with the other kernels. See ``Agent._check_values`` for what is checked and why.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+
+#: the largest budget and count accepted: 2**53, the largest integer every float64 holds exactly
+MAX_PULLS = 2.0**53
+
+#: what failed, by the code :func:`first_bad_copy` returns
+LAST_ARM, BUDGET, ABOVE_START, COUNTS, SUMS = range(5)
+
+
+@numba.njit(cache=True, nogil=True)
+def _whole(value: float) -> bool:
+    return 0.0 <= value <= MAX_PULLS and value == math.floor(value)  # NaN fails every comparison
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _whole_fast(value: float) -> bool:
+    inside = (value >= 0) & (value <= MAX_PULLS)
+    return inside & (value == (int(value) if inside else -1))
+
+
+@numba.njit(cache=True, nogil=True)
+def needs_a_closer_look(last: np.ndarray, budget: np.ndarray, counts: np.ndarray, sums: np.ndarray,
+                        start: np.ndarray, going: bool) -> bool:
+    """True if some copy may fail a check of :func:`first_bad_copy` or begins an episode (``last_arm < 0``, whose
+    every arm is checked there): the fast pass of every call, branch-free so that the processor vectorises it.
+    It reads the counts and sums of arm 0 in the copies whose ``last_arm`` is not an arm."""
+    n, k = counts.shape
+    look = False
+    for i in range(n):
+        arm, left = last[i, 0], budget[i, 0]
+        pulled = (arm >= 0) & (arm < k)
+        a = int(arm) if pulled else 0  # converted only when in range: no undefined float -> int conversion
+        count, total = counts[i, a], sums[i, a]
+        ok = pulled & (arm == a) & _whole_fast(left) & _whole_fast(count) & (total - total == 0)
+        look |= ~(ok & (~going | (left <= start[i] if going else True)))
+    return look
+
+
+@numba.njit(cache=True, nogil=True)
+def first_bad_copy(last: np.ndarray, budget: np.ndarray, counts: np.ndarray, sums: np.ndarray,
+                   start: np.ndarray, going: bool) -> tuple[int, int, int]:
+    """``(copy, code, arm)`` of the first copy whose observation fails a check, ``(-1, -1, -1)`` if none.
+
+    Per copy: ``last_arm`` is an arm index, -1 or -2; ``budget_left`` a whole number in ``[0, 2**53]`` and, when
+    ``going`` and the copy is within an episode (``last_arm >= 0``), at most ``start`` (the budget its episode
+    began with); the counts (whole, ``>= 0``) and sums (finite) of the arm pulled last, or of every arm at an
+    episode's start (``last_arm < 0``). The arm index is read only after it is checked."""
+    n, k = counts.shape
+    for i in range(n):
+        arm = float(last[i, 0])
+        if not (-2.0 <= arm < k and arm == math.floor(arm)):
+            return i, LAST_ARM, -1
+        left = float(budget[i, 0])
+        if not _whole(left):
+            return i, BUDGET, -1
+        if arm >= 0.0:
+            if going and left > start[i]:
+                return i, ABOVE_START, -1
+            a = int(arm)
+            if not _whole(float(counts[i, a])):
+                return i, COUNTS, a
+            if not math.isfinite(float(sums[i, a])):
+                return i, SUMS, a
+        else:
+            for a in range(k):
+                if not _whole(float(counts[i, a])):
+                    return i, COUNTS, a
+                if not math.isfinite(float(sums[i, a])):
+                    return i, SUMS, a
+    return -1, -1, -1
