@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import traceback
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -37,12 +38,17 @@ def _list() -> str:
 def _add_parallel(parser: argparse.ArgumentParser) -> None:
     from bandit_gym.experiments import BACKENDS
 
-    parser.add_argument("--jobs", type=int, default=2, help="parallel workers (default 2)")
+    parser.add_argument("--jobs", type=_positive, default=2, help="parallel workers (default 2)")
     parser.add_argument("--backend", choices=BACKENDS, default=None,
                         help="joblib backend (default: local processes); dask starts a local cluster unless "
                              "--scheduler is given")
     parser.add_argument("--scheduler", default=None, help="address of a running Dask scheduler")
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
+
+
+def _check_scheduler(args: argparse.Namespace) -> None:
+    if args.scheduler and args.backend != "dask":
+        raise ValueError(f"--scheduler {args.scheduler} needs --backend dask (got --backend {args.backend})")
 
 
 def _dask_client(args: argparse.Namespace) -> object | None:
@@ -61,41 +67,55 @@ def _import_from_here() -> None:
         sys.path.insert(0, os.getcwd())
 
 
-def _run(args: argparse.Namespace) -> int:
-    from bandit_gym.experiments import load_specs, run_experiment
+def _writable_folder(out: Path) -> Path:
+    """``--out``: a folder that exists or can be made, and that this process can write to."""
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"--out {out} is a file; give a folder for the results")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise ValueError(f"--out {out} cannot be made ({error.strerror}); give a folder you can write to") from None
+    if not os.access(out, os.W_OK | os.X_OK):
+        raise ValueError(f"--out {out} is not writable; give a folder you can write to")
+    return out
 
+
+def _run(args: argparse.Namespace) -> int:
+    from bandit_gym.experiments import load_specs, run_experiments
+
+    _check_scheduler(args)
     _import_from_here()
-    try:  # the spec's mistakes (an unknown agent name, a bad import path, ...) are one line, not a traceback
-        specs = load_specs(args.spec)
-    except (OSError, ValueError, TypeError) as error:
-        print(f"bandit-gym run: {args.spec}: {error}", file=sys.stderr)
-        return 2
+    specs = load_specs(args.spec)  # every experiment is checked before any work starts; errors name the file
     out = Path(args.out or Path(args.spec).with_suffix(""))
+    folders = [out / (spec.name or spec.env).replace(" ", "_") for spec in specs] if len(specs) > 1 else [out]
+    if len(set(folders)) < len(folders):
+        shared = next(folder for folder in folders if folders.count(folder) > 1)
+        raise ValueError(f"{args.spec}: two experiments would write to {shared}; give each [[experiment]] a "
+                         "distinct name")
+    args.saved_in = _writable_folder(out)
     client = _dask_client(args)
     try:
-        for spec in specs:
-            folder = out / (spec.name or spec.env).replace(" ", "_") if len(specs) > 1 else out
-            try:
-                result = run_experiment(spec, out=folder, jobs=args.jobs, backend=args.backend,
-                                        progress=not args.quiet)
-            except ValueError as error:  # e.g. the folder holds another spec's results
-                print(f"bandit-gym run: {error}", file=sys.stderr)
-                return 2
-            summary = result.summary()  # run_experiment wrote it to results.csv
-            print(summary.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
-            print(f"-> {folder / 'results.csv'}")
+        results = run_experiments(specs, folders, jobs=args.jobs, backend=args.backend, progress=not args.quiet)
     finally:
         if client is not None:
             client.close()  # type: ignore[attr-defined]
+    for result, folder in zip(results, folders, strict=True):
+        summary = result.summary()  # run_experiments wrote it to results.csv
+        print(summary.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
+        print(f"-> {folder / 'results.csv'}")
+        for line in result.damaged:
+            print(f"recomputed a damaged cell: {folder}/{line}")
     return 0
 
 
 def _reproduce(args: argparse.Namespace) -> int:
     from bandit_gym.reproduce import PAPERS
 
+    _check_scheduler(args)
     client = _dask_client(args)
     try:
-        out = Path(args.out or f"results/{args.paper}{'-quick' if args.quick else ''}")
+        out = _writable_folder(Path(args.out or f"results/{args.paper}{'-quick' if args.quick else ''}"))
+        args.saved_in = out
         report = PAPERS[args.paper](out, runs=args.runs, quick=args.quick, jobs=args.jobs, backend=args.backend,
                                     progress=not args.quiet)
     finally:
@@ -112,23 +132,25 @@ def _stats(args: argparse.Namespace) -> int:
     from bandit_gym.experiments import METRICS, ExperimentResult
 
     _import_from_here()
+    folder = Path(args.folder)
+    if not folder.is_dir():
+        raise ValueError(f"{folder} is not a folder; pass the --out folder of `bandit-gym run`")
     try:
-        result = ExperimentResult.load(args.folder)
-    except (OSError, ValueError, TypeError) as error:
-        print(f"bandit-gym stats: {error}", file=sys.stderr)
-        return 2
+        result = ExperimentResult.load(folder)
+    except (ValueError, TypeError) as error:  # e.g. a spec.json that is not JSON, or not a valid spec
+        if str(folder) in str(error):
+            raise
+        kind = TypeError if isinstance(error, TypeError) else ValueError
+        raise kind(f"{folder / 'spec.json'}: {error}") from error
     labels = [agent.display for agent in result.spec.agents]
     metrics = METRICS[result.spec.family]
     reference = args.reference or labels[0]
     metric = args.metric or metrics[0]
     if reference not in labels:
-        print(f"bandit-gym stats: --reference {reference!r} is not an agent of this experiment; choose one of "
-              f"{', '.join(labels)}", file=sys.stderr)
-        return 2
+        raise ValueError(f"--reference {reference!r} is not an agent of this experiment; choose one of "
+                         f"{', '.join(labels)}")
     if metric not in metrics:
-        print(f"bandit-gym stats: --metric {metric!r} is not recorded here; choose one of {', '.join(metrics)}",
-              file=sys.stderr)
-        return 2
+        raise ValueError(f"--metric {metric!r} is not recorded here; choose one of {', '.join(metrics)}")
     summary = result.summary()
     table = summary[summary["metric"] == metric].pivot_table(index="agent", columns="budget", values="mean",
                                                              sort=False)
@@ -147,11 +169,9 @@ def _stats(args: argparse.Namespace) -> int:
 def _claims(args: argparse.Namespace) -> int:
     from bandit_gym.claims import check_ledger, write_ledger
 
-    try:
-        return _claims_in(args, check_ledger, write_ledger)
-    except FileNotFoundError as error:
-        print(f"bandit-gym claims: {error}", file=sys.stderr)
-        return 2
+    if args.out is not None and not args.check:
+        _writable_folder(Path(args.out))
+    return _claims_in(args, check_ledger, write_ledger)
 
 
 def _claims_in(args: argparse.Namespace, check_ledger: Any, write_ledger: Any) -> int:
@@ -176,35 +196,136 @@ def _plot(args: argparse.Namespace) -> int:
     results = Path(args.results)
     csv = results / "results.csv" if results.is_dir() else results
     if not csv.is_file():
-        print(f"bandit-gym plot: {csv} does not exist; pass a results.csv or the folder `bandit-gym run` wrote",
-              file=sys.stderr)
-        return 2
+        raise FileNotFoundError(f"{csv} does not exist; pass a results.csv or the folder `bandit-gym run` wrote")
     out = Path(args.out) if args.out else csv.with_suffix(".png") if args.metric is None else \
         csv.with_name(f"{csv.stem}-{args.metric}.png")
     try:
-        path = plot_results(pd.read_csv(csv), out, metric=args.metric, title=args.title or "")
-    except ValueError as error:
-        print(f"bandit-gym plot: {error}", file=sys.stderr)
-        return 2
+        table = pd.read_csv(csv)
+    except ValueError as error:  # pandas' EmptyDataError, ParserError; a binary file's UnicodeDecodeError
+        raise ValueError(f"{csv} is not a results table ({error}); pass a results.csv of `bandit-gym run`") from None
+    try:
+        path = plot_results(table, out, metric=args.metric, title=args.title or "")
+    except ValueError as error:  # missing columns, an unknown --metric, an unsupported --out format
+        raise ValueError(f"{csv}: {error}") from error
     print(f"wrote {path}")
     return 0
 
 
 def _notebooks(args: argparse.Namespace) -> int:
-    try:
-        from bandit_gym.notebooks import build_all
+    from bandit_gym.notebooks import build_all
 
-        written = build_all(args.docs, args.out)
-    except (ImportError, OSError, ValueError) as error:
-        print(f"bandit-gym notebooks: {error}", file=sys.stderr)
-        return 2
+    _writable_folder(Path(args.out))
+    written = build_all(args.docs, args.out)
     for student, solutions in written:
         print(f"wrote {student} (student) and {solutions} (solutions)")
     return 0
 
 
+#: the exceptions that a user's input causes (a bad spec, a missing file, an unwritable folder, a missing optional
+#: dependency): one line on stderr and exit code 2. TOML and JSON decoding errors are ValueErrors.
+USER_ERRORS = (ValueError, TypeError, KeyError, OSError, ImportError)
+#: exit codes: 0 success; 1 failed cells, a stale ledger (``claims --check``) or an internal error; 2 a user error
+#: (as argparse's usage errors); 130 interrupted (Ctrl-C)
+EXIT_CODES = """exit codes: 0 done; 2 a mistake in the command line, a spec or a file (one line on stderr saying what to
+fix); 1 cells that failed (reported with their tracebacks; the others are saved), a stale ledger of `claims
+--check`, or an internal error; 130 interrupted (the finished cells are saved; the same command resumes).
+--debug or BANDIT_GYM_DEBUG=1 shows the Python traceback of an error instead."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors: ``bandit-gym run: error: ...`` and a pointer to ``--help``, exit code 2."""
+
+    def error(self, message: str) -> Any:  # argparse's signature says NoReturn; it exits
+        self.exit(2, f"{self.prog}: error: {message} (see `{self.prog} --help`)\n")
+
+
+def _positive(text: str) -> int:
+    """argparse type of --jobs: a positive integer."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} must be a positive integer (1 or more)")
+    return value
+
+
+def _runs(text: str) -> int:
+    """argparse type of reproduce --runs: an integer of at least 2 (the paired tests need two runs)."""
+    value = _positive(text)
+    if value < 2:
+        raise argparse.ArgumentTypeError(f"{value} must be 2 or more (the paired tests need two runs)")
+    return value
+
+
+def _debug(args: argparse.Namespace) -> bool:
+    return bool(getattr(args, "debug", False)) or os.environ.get("BANDIT_GYM_DEBUG", "") not in ("", "0")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="bandit-gym", description=__doc__)
+    """Run the command. A user's mistake is one line on stderr (``bandit-gym COMMAND: error: ...``, saying what to
+    fix) and exit code 2, as argparse does for a bad command line; ``--debug`` (or ``BANDIT_GYM_DEBUG=1``) raises
+    it with its traceback instead. Failed cells exit with 1 after the others are saved; an interrupted run exits
+    with 130 and keeps the cells it finished."""
+    from bandit_gym.experiments import ExperimentError
+
+    args = _parser().parse_args(argv)
+    command = {"list": _list_command, "run": _run, "reproduce": _reproduce, "stats": _stats, "claims": _claims,
+               "plot": _plot, "notebooks": _notebooks}[args.command]
+    where = f"bandit-gym {args.command}"
+    try:
+        return command(args)
+    except KeyboardInterrupt:
+        if _debug(args):
+            raise
+        saved = getattr(args, "saved_in", None)
+        kept = f"; the finished cells are saved in {saved} and the same command resumes from them" if saved else ""
+        print(f"{where}: interrupted{kept}", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # the output went to a pager or `head` that closed: not an error of the command
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # Python's recipe: no second error at exit
+        return 0
+    except ExperimentError as error:  # cells that failed (e.g. a custom agent that raised): their tracebacks
+        if _debug(args):
+            raise
+        saved = getattr(args, "saved_in", None)
+        print(f"{where}: error: some cells failed{f'; the others are saved in {saved}' if saved else ''}; "
+              f"fix the cause and run the same command to compute the rest. The failures:\n{error}", file=sys.stderr)
+        return 1
+    except USER_ERRORS as error:
+        if _debug(args):
+            raise
+        print(f"{where}: error: {_one_line(error)}", file=sys.stderr)
+        return 2
+    except Exception as error:  # a bug of bandit-gym or of a custom agent: one line, the traceback on request
+        if _debug(args):
+            raise
+        origin = traceback.extract_tb(error.__traceback__)[-1]
+        print(f"{where}: internal error: {type(error).__name__}: {_one_line(error)} (at {Path(origin.filename).name}:"
+              f"{origin.lineno}); run with --debug for the traceback and report it", file=sys.stderr)
+        return 1
+
+
+def _one_line(error: BaseException) -> str:
+    """The error's message on one line (with what to do for a missing key or module)."""
+    message = " ".join(str(error).split()) or type(error).__name__
+    if isinstance(error, KeyError):
+        message = f"missing key {message}"
+    if isinstance(error, ModuleNotFoundError) and error.name:
+        message = f"{message}; install it (pip install {error.name.split('.')[0]}) or the bandit-gym extra that " \
+                  "needs it"
+    return message
+
+
+def _list_command(args: argparse.Namespace) -> int:
+    print(_list())
+    return 0
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="bandit-gym", description=__doc__, epilog=EXIT_CODES)
+    parser.add_argument("--debug", action="store_true",
+                        help="show the Python traceback of an error (also BANDIT_GYM_DEBUG=1)")
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("list", help="print the registered envs, the agents and the reproductions")
     run = sub.add_parser("run", help="run an experiment spec (TOML or JSON)")
@@ -215,7 +336,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     _add_parallel(run)
     rep = sub.add_parser("reproduce", help="reproduce a paper's figure and tables")
     rep.add_argument("paper", choices=["tao2019", "abernethy2016", "gabillon2012", "chen2017", "hoffman2014"])
-    rep.add_argument("--runs", type=int, default=None,
+    rep.add_argument("--runs", type=_runs, default=None,
                      help="runs per point (tao2019: 5000, 200 with --quick; abernethy2016: 200, 50 with --quick; "
                           "hoffman2014: 840 traffic runs, 30 with --quick)")
     rep.add_argument("--quick", action="store_true", help="a short version: fewer runs and budgets")
@@ -249,12 +370,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                                 "docs/tutorial.md")
     notebooks.add_argument("--out", default="notebooks", help="folder for DOC.ipynb and DOC-solutions.ipynb "
                                                               "(default notebooks)")
-    args = parser.parse_args(argv)
-    if args.command == "list":
-        print(_list())
-        return 0
-    return {"run": _run, "reproduce": _reproduce, "stats": _stats, "claims": _claims,
-            "plot": _plot, "notebooks": _notebooks}[args.command](args)
+    for command in sub.choices.values():  # `bandit-gym run spec.toml --debug` as well as `bandit-gym --debug run`
+        command.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                             help="show the Python traceback of an error (also BANDIT_GYM_DEBUG=1)")
+        command.epilog = EXIT_CODES
+    return parser
 
 
 if __name__ == "__main__":

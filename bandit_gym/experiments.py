@@ -21,12 +21,15 @@ cell atomically; a failing cell is reported with its spec and does not take the 
 from __future__ import annotations
 
 import functools
+import inspect
 import itertools
 import json
 import os
 import re
+import sys
 import tempfile
 import traceback
+import warnings
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
@@ -37,6 +40,12 @@ import gymnasium as gym
 import numpy as np
 
 from bandit_gym import _validation as check
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # Python 3.10
+    import tomli as tomllib
+from bandit_gym._workers import end_with_parent
 from bandit_gym.agents import agent_class
 from bandit_gym.agents.base import Agent
 from bandit_gym.envs._base import engine_of
@@ -70,6 +79,15 @@ class AgentSpec:
     name: str
     params: Mapping[str, Any] = field(default_factory=dict)
     label: str = ""
+
+    def __post_init__(self) -> None:
+        for key, kind, what in (("name", str, "a string"), ("params", Mapping, "a table (dict) of keyword arguments"),
+                                ("label", str, "a string")):
+            if not isinstance(getattr(self, key), kind):
+                raise TypeError(f"{key} must be {what}, got {getattr(self, key)!r}")
+        for key in self.params:
+            if not isinstance(key, str):
+                raise TypeError(f"params keys must be parameter names (strings), got {key!r}")
 
     @property
     def display(self) -> str:
@@ -107,25 +125,75 @@ class ExperimentSpec:
     name: str = ""
 
     def __post_init__(self) -> None:
-        if self.env not in gym.registry:
-            raise ValueError(f"env={self.env!r} is not a registered id; `bandit-gym list` shows them")
-        if not self.agents:
-            raise ValueError("agents is empty; name at least one agent of bandit_gym.agents.AGENTS")
-        for agent in self.agents:
-            if self.family not in agent.cls.families:
-                raise ValueError(f"agent {agent.display} plays {agent.cls.families} envs, not {self.env} "
-                                 f"({self.family})")
-        labels = [agent.display for agent in self.agents]
-        if len(set(labels)) != len(labels):
-            raise ValueError(f"agent labels must be distinct, got {labels}; give each agent a label")
-        budgets = [check.integer("budgets[]", b, minimum=1) for b in self.budgets]
-        if not budgets or any(b2 <= b1 for b1, b2 in itertools.pairwise(budgets)):
-            raise ValueError(f"budgets must be a non-empty strictly increasing list, got {list(self.budgets)}")
+        """Check everything before any work starts: each mistake is one error naming the key, the value and what
+        is allowed."""
+        if not isinstance(self.env, str) or self.env not in gym.registry:
+            raise ValueError(f"env={self.env!r} is not a registered id{_did_you_mean(self.env, gym.registry)}; "
+                             "`bandit-gym list` shows them")
+        budgets = _budgets(self.budgets)
         check.integer("runs", self.runs, minimum=2)
         check.integer("chunk", self.chunk, minimum=1)
         check.integer("seed", self.seed, minimum=0)
+        for key, kind in (("name", str), ("common_random_numbers", bool), ("env_kwargs", Mapping)):
+            if not isinstance(getattr(self, key), kind):
+                raise TypeError(f"{key} must be a {'table' if kind is Mapping else kind.__name__}, got "
+                                f"{getattr(self, key)!r}")
+        if not isinstance(self.agents, Sequence) or isinstance(self.agents, str) or not all(
+                isinstance(agent, AgentSpec) for agent in self.agents):
+            raise TypeError(f"agents must be a tuple of AgentSpec (e.g. (AgentSpec('APT'),)), got {self.agents!r}; "
+                            "ExperimentSpec.from_dict also takes agent names and tables")
+        if not self.agents:
+            raise ValueError("agents is empty; name at least one agent (`bandit-gym list` shows them)")
+        self._check_env(budgets[0])
+        for index, agent in enumerate(self.agents):
+            try:
+                families = agent.cls.families
+            except (ValueError, TypeError) as error:  # an unknown name or a bad import path
+                raise _in_context(error, f"agents[{index}]") from error
+            if self.family not in families:
+                raise ValueError(f"agents[{index}] = {agent.name!r} plays {families} envs, not "
+                                 f"{self.env} ({self.family}); agents for {self.family}: "
+                                 f"{', '.join(_agents_of(self.family))}")
+            _check_params(index, agent)
+        labels = [agent.display for agent in self.agents]
+        if len(set(labels)) != len(labels):
+            raise ValueError(f"agent labels must be distinct, got {labels}; give each agent a label")
+        self._check_oracles(budgets[0])
+
+    def _check_oracles(self, budget: int) -> None:
+        """Agents whose oracle parameters the engine fills (UCB-E's H) need an env with a fixed instance."""
+        needs = [(index, agent, _oracle_filled(agent)) for index, agent in enumerate(self.agents)
+                 if _oracle_filled(agent)]
+        if not needs:
+            return
+        env = gym.make(self.env, **{**self.env_kwargs, HORIZON_ARGUMENT[self.family]: budget})
+        fixed = getattr(engine_of(env), "fixed_means", None) is not None
+        env.close()
+        if not fixed:
+            index, agent, missing = needs[0]
+            raise ValueError(f"agents[{index}] ({agent.display}) needs the oracle parameters {list(missing)} of a "
+                             f"fixed instance, but {self.env} draws its instance per episode; give them in the "
+                             "agent's params, or fix the instance with env_kwargs means")
+
+    def _check_env(self, budget: int) -> None:
+        """The env is made with ``env_kwargs`` at the first budget once, here: its errors name the argument."""
         if HORIZON_ARGUMENT[self.family] in self.env_kwargs:
             raise ValueError(f"env_kwargs sets {HORIZON_ARGUMENT[self.family]!r}; the budgets list sets it")
+        if self.family != "threshold" and "common_random_numbers" in self.env_kwargs:
+            raise ValueError("env_kwargs sets 'common_random_numbers'; set it as a key of the experiment instead")
+        kwargs = {**self.env_kwargs, HORIZON_ARGUMENT[self.family]: budget}
+        try:
+            try:
+                text = json.dumps(kwargs, sort_keys=True)
+            except TypeError:  # values from Python (a means sampler, distributions): made without the cache
+                gym.make(self.env, **kwargs)
+            else:
+                _env_facts(self.env, text)
+        except (ValueError, TypeError) as error:
+            message = str(error).split(" was raised from the environment creator")[0]  # gym's note repeats kwargs
+            if "unexpected keyword argument" in message:
+                message += f"; {self.env} takes {_env_arguments(self.env, self.family)}"
+            raise _in_context(message, f"{self.env} with env_kwargs {dict(self.env_kwargs)}", error) from error
 
     @property
     def family(self) -> str:
@@ -138,21 +206,26 @@ class ExperimentSpec:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> ExperimentSpec:
         """Build a spec from plain data (as read from TOML or JSON); unknown keys are an error."""
+        if not isinstance(data, Mapping):
+            raise TypeError(f"an experiment must be a table of keys (env, agents, budgets, ...), got {data!r}")
         data = dict(data)
         known = set(cls.__dataclass_fields__)
         unknown = set(data) - known
         if unknown:
-            raise ValueError(f"unknown spec keys {sorted(unknown)}; allowed: {sorted(known)}")
-        agents = []
-        for entry in data.pop("agents", []):
-            if isinstance(entry, str):
-                entry = {"name": entry}
-            if not isinstance(entry, Mapping) or "name" not in entry or set(entry) - {"name", "params", "label"}:
-                raise ValueError(f"agents[] entry {entry!r} must be a name or a table with 'name' and optional "
-                                 "'params' and 'label'")
-            agents.append(AgentSpec(name=entry["name"], params=dict(entry.get("params", {})),
-                                    label=entry.get("label", "")))
-        return cls(agents=tuple(agents), budgets=tuple(data.pop("budgets", ())), **data)
+            first = sorted(unknown)[0]
+            raise ValueError(f"unknown spec keys {sorted(unknown)}{_did_you_mean(first, known)}; allowed: "
+                             f"{', '.join(sorted(known))}")
+        missing = [key for key in ("env", "agents", "budgets") if key not in data]
+        if missing:
+            raise ValueError(f"the spec lacks the keys {missing}; an experiment needs env, agents and budgets")
+        entries, budgets = data.pop("agents"), data.pop("budgets")
+        if not isinstance(entries, list):
+            raise TypeError(f"agents must be a list of agent names or tables, got {entries!r}")
+        if not isinstance(budgets, list):
+            raise TypeError(f"budgets must be a non-empty list of strictly increasing positive integers, got "
+                            f"{budgets!r}")
+        return cls(agents=tuple(_agent_from(i, entry) for i, entry in enumerate(entries)), budgets=tuple(budgets),
+                   **data)
 
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
@@ -162,22 +235,123 @@ class ExperimentSpec:
         return out
 
 
+def _agent_from(index: int, entry: Any) -> AgentSpec:
+    """An ``agents[index]`` entry of a spec: a name, or a table with ``name`` and optional ``params``, ``label``."""
+    if isinstance(entry, str):
+        entry = {"name": entry}
+    if not isinstance(entry, Mapping) or "name" not in entry or set(entry) - {"name", "params", "label"}:
+        extra = sorted(set(entry) - {"name", "params", "label"}) if isinstance(entry, Mapping) else []
+        what = f" (unknown keys {extra})" if extra else " (no 'name')" if isinstance(entry, Mapping) else ""
+        raise ValueError(f"agents[{index}] = {entry!r}{what} must be a name or a table with 'name' and optional "
+                         "'params' and 'label'")
+    try:
+        return AgentSpec(name=entry["name"], params=entry.get("params", {}), label=entry.get("label", ""))
+    except TypeError as error:
+        raise TypeError(f"agents[{index}] = {entry!r}: {error}") from None
+
+
+def _budgets(budgets: Any) -> list[int]:
+    """The budgets of a spec as ints, after checking that they are a non-empty increasing list of positive ints."""
+    allowed = "budgets must be a non-empty list of strictly increasing positive integers"
+    if isinstance(budgets, str | bytes | Mapping) or not isinstance(budgets, Sequence | np.ndarray):
+        raise TypeError(f"{allowed}, got {budgets!r}")
+    values = [check.integer(f"budgets[{i}]", b, minimum=1) for i, b in enumerate(budgets)]
+    if not values or any(b2 <= b1 for b1, b2 in itertools.pairwise(values)):
+        raise ValueError(f"{allowed}, got {list(budgets)}")
+    return values
+
+
+def _in_context(error: Exception | str, where: str, kind: Exception | None = None) -> Exception:
+    """``error`` (or a message, of the type of ``kind``) as a TypeError or ValueError prefixed with ``where``."""
+    kind = kind if kind is not None else error if isinstance(error, Exception) else None
+    return (TypeError if isinstance(kind, TypeError) else ValueError)(f"{where}: {error}")
+
+
+def _env_arguments(env_id: str, family: str) -> str:
+    """The keyword arguments an env id takes (those of its engine), for an error message."""
+    try:
+        engine = engine_of(gym.make(env_id))
+        names = [name for name, p in inspect.signature(type(engine)).parameters.items()
+                 if p.kind is p.KEYWORD_ONLY or p.kind is p.POSITIONAL_OR_KEYWORD]
+    except Exception:  # the message is a hint; never hide the original error
+        return "the arguments `help(gym.spec(id).entry_point)` lists"
+    engine_set = {HORIZON_ARGUMENT[family], "num", "common_random_numbers"}  # set by the engine per cell
+    return ", ".join(name for name in names if name not in engine_set)
+
+
+def _did_you_mean(value: object, allowed: Iterable[str]) -> str:
+    """`` (did you mean 'x'?)`` for the closest allowed string, or nothing."""
+    import difflib
+
+    close = difflib.get_close_matches(str(value), list(allowed), n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def _agents_of(family: str) -> list[str]:
+    """The built-in agents that play a family of envs."""
+    from bandit_gym.agents import AGENTS
+
+    return [name for name, cls in AGENTS.items() if family in cls.families]
+
+
+def _check_params(index: int, agent: AgentSpec) -> None:
+    """Build the agent once with its parameters (its own checks name them); an agent whose oracle parameters
+    come from the env's instance (UCB-E's H) has only its parameter names checked."""
+    cls = agent.cls
+    where = f"agents[{index}] ({agent.display})"
+    parameters = inspect.signature(cls).parameters
+    if not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()):
+        names = [name for name, p in parameters.items() if p.kind is not inspect.Parameter.VAR_POSITIONAL]
+        unknown = [key for key in agent.params if key not in names]
+        if unknown:
+            raise TypeError(f"{where}: unknown params {unknown}{_did_you_mean(unknown[0], names)}; "
+                            f"{cls.__name__} takes {', '.join(names) or 'no parameters'}")
+    try:
+        if set(cls.oracle_parameters) - set(agent.params):
+            inspect.signature(cls).bind(**agent.params)
+        else:
+            cls(**agent.params)
+    except (ValueError, TypeError) as error:
+        raise _in_context(error, where) from error
+
+
 def load_specs(path: str | Path) -> list[ExperimentSpec]:
-    """Read one spec, or several under ``[[experiment]]`` (TOML) / a JSON list, from a ``.toml`` or ``.json``."""
+    """Read one spec, or several under ``[[experiment]]`` (TOML) / a JSON list, from a ``.toml`` or ``.json``.
+
+    Every mistake is a ValueError or TypeError naming the file, the experiment and the key; a file without an
+    experiment is one."""
     path = Path(path)
-    text = path.read_text()
-    if path.suffix == ".toml":
-        try:
-            import tomllib
-        except ModuleNotFoundError:  # Python 3.10
-            import tomli as tomllib  # type: ignore[no-redef]
-        data: Any = tomllib.loads(text)
-    elif path.suffix == ".json":
-        data = json.loads(text)
-    else:
+    if path.suffix not in (".toml", ".json"):
         raise ValueError(f"spec file {path} must end in .toml or .json")
+    if not path.exists():
+        raise FileNotFoundError(f"spec file {path} does not exist")
+    if path.is_dir():
+        raise IsADirectoryError(f"spec file {path} is a folder; pass a .toml or .json file")
+    text = path.read_text()
+    try:
+        if path.suffix == ".toml":
+            data: Any = tomllib.loads(text)
+        else:
+            data = json.loads(text)
+    except ValueError as error:  # TOMLDecodeError and JSONDecodeError are ValueErrors
+        raise ValueError(f"{path} is not valid {path.suffix[1:].upper()}: {error}") from error
+    if isinstance(data, dict) and "experiment" in data and set(data) - {"experiment"}:
+        raise ValueError(f"{path}: keys {sorted(set(data) - {'experiment'})} sit beside [[experiment]]; put them "
+                         "inside each [[experiment]] table")
     entries = data.get("experiment", [data]) if isinstance(data, dict) else data
-    return [ExperimentSpec.from_dict(entry) for entry in entries]
+    if isinstance(entries, dict):
+        raise TypeError(f"{path}: experiment must be a list of tables ([[experiment]] in TOML), got one table")
+    if not isinstance(entries, list) or not entries or entries == [{}]:
+        raise ValueError(f"{path} holds no experiment: write env, agents and budgets at the top level, or one "
+                         "[[experiment]] table per experiment")
+    specs = []
+    for index, entry in enumerate(entries):
+        try:
+            specs.append(ExperimentSpec.from_dict(entry))
+        except (ValueError, TypeError) as error:
+            where = f"experiment[{index}]: " if len(entries) > 1 or "experiment" in data else ""
+            raise _in_context(error, f"{path}: {where}".rstrip(": ")) from error
+    return specs
 
 
 @dataclass(frozen=True)
@@ -301,11 +475,21 @@ def _safe_run_cell(spec: ExperimentSpec, cell: Cell) -> tuple[Cell, dict[str, np
 
 
 class CellStore:
-    """Where finished cells live: a folder of ``.npz`` files (written atomically), or memory."""
+    """Where finished cells live: a folder of ``.npz`` files (written atomically), or memory.
 
-    def __init__(self, spec: ExperimentSpec, out: str | Path | None) -> None:
+    Every stored cell is verified when it is first looked at (:meth:`damage`): a file that does not load, lacks
+    a metric or holds arrays of the wrong shape, type or values is damaged. With ``heal=True`` (a run) a damaged
+    cell is moved aside into ``cells/damaged/`` (never deleted, never over an earlier one), reported in
+    ``damaged`` and counts as missing, so that the run recomputes it; with ``heal=False`` (loading a finished
+    folder) it is a ValueError that names the file."""
+
+    def __init__(self, spec: ExperimentSpec, out: str | Path | None, heal: bool = True) -> None:
         self.spec = spec
         self.memory: dict[str, dict[str, np.ndarray]] = {}
+        self.heal = heal
+        #: the damaged cells moved aside by this store: "cells/NAME.npz (why) -> cells/damaged/NAME.npz"
+        self.damaged: list[str] = []
+        self._verified: set[str] = set()
         self.folder = None if out is None else Path(out)
         if self.folder is not None:
             (self.folder / "cells").mkdir(parents=True, exist_ok=True)
@@ -322,7 +506,50 @@ class CellStore:
         return self.folder / "cells" / f"{cell.key(self.spec)}.npz"
 
     def has(self, cell: Cell) -> bool:
-        return cell.key(self.spec) in self.memory or (self.folder is not None and self._path(cell).exists())
+        """Whether the cell is stored, and sound (see the class docstring for a damaged one)."""
+        key = cell.key(self.spec)
+        if key in self.memory or key in self._verified:
+            return True
+        if self.folder is None or not self._path(cell).exists():
+            return False
+        why = self.damage(cell)
+        if why is None:
+            self._verified.add(key)
+            return True
+        path = self._path(cell)
+        if not self.heal:
+            raise ValueError(f"{path} is damaged ({why}); run the same spec with out={str(self.folder)!r} to "
+                             "recompute it (the damaged file is moved aside, not deleted)")
+        aside = _free_name(path.parent / "damaged" / path.name)
+        aside.parent.mkdir(exist_ok=True)
+        os.replace(path, aside)
+        self.damaged.append(f"{path.relative_to(self.folder)} ({why}) -> {aside.relative_to(self.folder)}")
+        warnings.warn(f"{path} was damaged ({why}); moved to {aside} and recomputed", stacklevel=2)
+        return False
+
+    def damage(self, cell: Cell) -> str | None:
+        """What is wrong with the stored file of ``cell``, or None if it is sound: it loads, and holds exactly
+        the arrays the cell wrote (its budgets, its first run, and each metric as finite numbers of shape
+        ``(runs of the chunk, budgets of the cell)``)."""
+        budgets = list(self.spec.budgets) if cell.budget is None else [cell.budget]
+        try:
+            with np.load(self._path(cell), allow_pickle=False) as data:
+                arrays = {key: data[key] for key in data.files}
+        except Exception as error:  # any failure to read the file is damage, named in the report
+            return f"unreadable: {type(error).__name__}: {error}"
+        want = {"budgets", "first_run", *METRICS[self.spec.family]}
+        if not want <= arrays.keys():
+            return f"lacks {sorted(want - arrays.keys())}"
+        if arrays["budgets"].tolist() != budgets or arrays["first_run"].tolist() != cell.runs(self.spec).start:
+            return "budgets or first run differ from the cell's"
+        shape = (len(cell.runs(self.spec)), len(budgets))
+        for metric in want - {"budgets", "first_run"}:
+            values = arrays[metric]
+            if values.shape != shape:
+                return f"{metric} has shape {values.shape}, not {shape}"
+            if values.dtype.kind not in "biuf" or not np.isfinite(values).all():
+                return f"{metric} holds non-numbers or non-finite values"
+        return None
 
     def put(self, cell: Cell, data: dict[str, np.ndarray]) -> None:
         if self.folder is None:
@@ -336,8 +563,19 @@ class CellStore:
     def get(self, cell: Cell) -> dict[str, np.ndarray]:
         if cell.key(self.spec) in self.memory:
             return self.memory[cell.key(self.spec)]
-        with np.load(self._path(cell)) as data:
+        if not self.has(cell):  # verified (and, in a run, moved aside if damaged)
+            raise ValueError(f"{self._path(cell)} is missing; run the same spec with out={str(self.folder)!r}")
+        with np.load(self._path(cell), allow_pickle=False) as data:
             return {key: data[key] for key in data.files}
+
+
+def _free_name(path: Path) -> Path:
+    """``path``, or ``path`` with ``.1``, ``.2``, ... appended if taken: a moved-aside file never replaces another."""
+    candidate, number = path, 0
+    while candidate.exists():
+        number += 1
+        candidate = path.with_name(f"{path.name}.{number}")
+    return candidate
 
 
 @dataclass
@@ -347,6 +585,8 @@ class ExperimentResult:
     spec: ExperimentSpec
     #: (agent label, metric) -> array of shape (runs, budgets), runs in run order
     runs: dict[tuple[str, str], np.ndarray]
+    #: the damaged cells found, moved aside and recomputed by the run that made this result
+    damaged: list[str] = field(default_factory=list)
 
     @classmethod
     def load(cls, folder: str | Path) -> ExperimentResult:
@@ -358,7 +598,7 @@ class ExperimentResult:
         if not spec_file.exists():
             raise ValueError(f"{folder} holds no experiment (no spec.json); pass the out folder of run_experiment")
         spec = ExperimentSpec.from_dict(json.loads(spec_file.read_text()))
-        store = CellStore(spec, folder)
+        store = CellStore(spec, folder, heal=False)
         missing = [cell.key(spec) for cell in expand(spec) if not store.has(cell)]
         if missing:
             raise ValueError(f"{folder} is unfinished: {len(missing)} of {len(expand(spec))} cells missing (e.g. "
@@ -477,6 +717,8 @@ def run_experiments(
         raise ExperimentError("\n".join(failures))
     results = [collect(spec, store) for spec, store in zip(specs, stores, strict=True)]
     for result, store in zip(results, stores, strict=True):
+        result.damaged = store.damaged
+    for result, store in zip(results, stores, strict=True):
         if store.folder is not None:  # the tidy table beside the cells, as `bandit-gym run` writes it
             result.summary().to_csv(store.folder / "results.csv", index=False)
     return results
@@ -500,6 +742,7 @@ def _execute(title: str, work: Sequence[Work], jobs: int, backend: str | None, p
 
 
 def _run_work(index: int, spec: ExperimentSpec, cell: Cell) -> Done:
+    end_with_parent()  # a worker of a killed run stops within a second instead of finishing its cell
     done, outcome = _safe_run_cell(spec, cell)
     return (index, done), outcome
 

@@ -205,7 +205,7 @@ def test_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert "wrote" in capsys.readouterr().out
     assert main(["notebooks", str(doc), str(tmp_path / "missing.md"), "--out", str(tmp_path / "nb")]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("bandit-gym notebooks: markdown_path=") and err.count("\n") == 1
+    assert err.startswith("bandit-gym notebooks: error: markdown_path=") and err.count("\n") == 1
     (tmp_path / "other").mkdir()
     (tmp_path / "other" / "lab.md").write_text(LAB, encoding="utf-8")
     assert main(["notebooks", str(doc), str(tmp_path / "other" / "lab.md"), "--out", str(tmp_path / "nb2")]) == 2
