@@ -21,8 +21,9 @@ Obs = dict[str, np.ndarray]
 #: Observation keys an agent of each family reads, and whether they hold one value or one per arm.
 _SCALAR_KEYS = ("budget_left", "last_arm")
 _ARM_KEYS = ("counts", "sums", "means")
-_FAMILY_KEYS = {"thresholding": ("threshold", "epsilon"), "threshold": ("threshold", "last_reward"),
-                "best_arm": ("m", "epsilon"), "top_k": ("m", "epsilon", "delta"), "multi_armed": ("last_reward",)}
+_FAMILY_KEYS = {"thresholding": ("threshold", "epsilon", "last_value"),
+                "threshold": ("threshold", "last_reward"), "best_arm": ("m", "epsilon", "last_value"),
+                "top_k": ("m", "epsilon", "delta", "last_value"), "multi_armed": ("last_reward",)}
 TIE_BREAKS = ("random", "index")
 #: The largest ``budget_left`` (and count) an agent accepts is 2**53, the largest integer every float64 holds
 #: exactly, so the agents' int64 and float64 budget arithmetic (pulls made, phase lengths, log T) neither
@@ -370,6 +371,9 @@ class Agent:
         if n == 0 or k < 2:
             raise ValueError(f"obs['counts'] must have shape (K,) or (N, K) with N >= 1 copies and K >= 2 arms, got "
                              f"{np.shape(obs['counts'])}")
+        other = [key for key in keys if batch[key].dtype != np.float32]
+        if other:  # read as an env's observation (float32 arrays), which the compiled code is made for
+            batch = {**batch, **{key: batch[key].astype(np.float32) for key in other}}
         return batch, single
 
 
@@ -430,7 +434,8 @@ def _check_top_k(batch: Obs, single: bool, k: int) -> None:
 
 def _check_threshold(batch: Obs, single: bool, k: int) -> None:
     c = batch["threshold"][:, 0]
-    if "level_exceed" in batch:  # the agents that read the level counts index them with c_t
+    # the agents that read the level counts (checked in _as_batch) index them with c_t
+    if "level_exceed" in batch and np.ndim(batch["level_exceed"]) == 2:
         levels = batch["level_exceed"].shape[1] // k
         _require(batch, "threshold", single, c, (c >= 0) & (c <= levels) & (c == np.floor(c)),
                  f"a threshold level 1..m = 1..{levels} (0 after the last round)")

@@ -223,7 +223,7 @@ def _notebooks(args: argparse.Namespace) -> int:
 
 #: the exceptions that a user's input causes (a bad spec, a missing file, an unwritable folder, a missing optional
 #: dependency): one line on stderr and exit code 2. TOML and JSON decoding errors are ValueErrors.
-USER_ERRORS = (ValueError, TypeError, KeyError, OSError, ImportError)
+USER_ERRORS = (ValueError, TypeError, OSError, ImportError)
 #: exit codes: 0 success; 1 failed cells, a stale ledger (``claims --check``) or an internal error; 2 a user error
 #: (as argparse's usage errors); 130 interrupted (Ctrl-C)
 EXIT_CODES = """exit codes: 0 done; 2 a mistake in the command line, a spec or a file (one line on stderr saying what to

@@ -94,4 +94,4 @@ def test_actions_reset_options_and_observations() -> None:
 
 @pytest.mark.slow
 def test_actions_reset_options_and_observations_at_length() -> None:
-    _fuzz(2000)
+    _fuzz(4000)
