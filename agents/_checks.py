@@ -10,7 +10,8 @@ import math
 import numba
 import numpy as np
 
-#: the largest budget and count accepted: 2**53, the largest integer every float64 holds exactly
+#: the largest budget and count accepted: 2**53, the largest integer every float64 holds exactly, so that the
+#: agents' int64 and float64 budget arithmetic (pulls made, phase lengths, log T) neither overflows nor rounds
 MAX_PULLS = 2.0**53
 
 #: what failed, by the code :func:`first_bad_copy` returns

@@ -25,9 +25,6 @@ _FAMILY_KEYS = {"thresholding": ("threshold", "epsilon", "last_value"),
                 "threshold": ("threshold", "last_reward"), "best_arm": ("m", "epsilon", "last_value"),
                 "top_k": ("m", "epsilon", "delta", "last_value"), "multi_armed": ("last_reward",)}
 TIE_BREAKS = ("random", "index")
-#: The largest ``budget_left`` (and count) an agent accepts is 2**53, the largest integer every float64 holds
-#: exactly, so the agents' int64 and float64 budget arithmetic (pulls made, phase lengths, log T) neither
-#: overflows nor rounds (``bandit_gym.agents._checks.MAX_PULLS``).
 _NUMERIC_KINDS = "iuf"  # integer, unsigned, float: the kinds an observation's arrays may have
 
 
@@ -385,12 +382,13 @@ def _require(batch: Obs, key: str, single: bool, values: np.ndarray, ok: np.ndar
     (NaN fails every comparison, so it never passes)."""
     if not ok.all():
         bad = np.flatnonzero(~ok)[0]
-        where = "" if single else f" (copy {bad})"
+        where = "" if single else f" (copy {np.unravel_index(bad, ok.shape)[0]})"
         raise ValueError(f"obs[{key!r}] must be {allowed}; got {values.flat[bad]!r}{where}")
 
 
 _NO_START = np.zeros(0, dtype=np.int64)
-#: the failures of the compiled check, by its code: the key and what it allows
+#: the failures of the compiled check, by its code (``_checks.LAST_ARM`` ... ``_checks.SUMS``): the key and what
+#: it allows
 _CHECK_FAILURES = {
     0: ("last_arm", "an arm index 0..{last}, or -1 at an episode's start, -2 after a batched allocation"),
     1: ("budget_left", "a whole number of pulls from 0 to 2**53"),

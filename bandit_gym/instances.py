@@ -38,6 +38,24 @@ class UniformMeans:
         return rng.uniform(self.low, self.high, size=(n, self.num_arms))
 
 
+@dataclass(frozen=True, eq=False)
+class Preset:
+    """The instance a registered id plays (its ``means=``, or a threshold bandit's ``distributions=``), unless the
+    user gives the env's other way of setting the instance (``distributions=`` of custom arms, or ``survival=``),
+    which then replaces it: ``gym.make("ThresholdingBandit-Tao2019Setup1-v0", distributions=[...])`` plays the
+    given arms at the preset's threshold and budget. A value given under the same name replaces it as any
+    keyword argument of ``gym.make`` does."""
+
+    value: object
+
+    @staticmethod
+    def resolve(value: object, replaced: bool) -> object:
+        """``value`` itself, or a preset's value (None when the user ``replaced`` it by the other argument)."""
+        if isinstance(value, Preset):
+            return None if replaced else value.value
+        return value
+
+
 def oracle_values(means: np.ndarray, threshold: float) -> dict[str, float]:
     """Oracle parameters that some agents take from the true instance (named in their ``oracle_parameters``):
     ``H`` for UCBE."""

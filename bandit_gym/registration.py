@@ -13,6 +13,7 @@ from bandit_gym.instances import (
     DELIVERY_DISTRIBUTIONS,
     TAO2019_BUDGETS,
     TAO2019_SETUPS,
+    Preset,
     UniformMeans,
     best_arm_complexity,
     chen2017_means,
@@ -154,5 +155,18 @@ def register_envs() -> None:
             id=env_id,
             entry_point=f"{stem}Env",
             vector_entry_point=f"{stem}VectorEnv",
-            kwargs=kwargs,
+            kwargs=_presets(stem, kwargs),
         )
+
+
+#: entry point -> the instance argument of its presets, which the env's other instance argument replaces
+_REPLACEABLE = {_THRESHOLDING: "means", _BEST_ARM: "means", _TOP_K: "means", _THRESHOLD: "distributions"}
+
+
+def _presets(stem: str, kwargs: dict[str, Any]) -> dict[str, Any]:
+    """The kwargs registered for an id: its instance marked as a :class:`~bandit_gym.instances.Preset`, so that a
+    user's ``distributions=`` (or ``survival=``) replaces it instead of clashing with it."""
+    key = _REPLACEABLE.get(stem)
+    if key is None or key not in kwargs:
+        return kwargs
+    return {**kwargs, key: Preset(kwargs[key])}

@@ -111,3 +111,28 @@ def test_an_unsigned_action_is_reported_as_given() -> None:
     action[0] = 2**64 - 1
     with pytest.raises(ValueError, match="action holds 18446744073709551615"):
         env.step(action)
+
+
+@pytest.mark.filterwarnings("ignore")
+@pytest.mark.parametrize("env_id", ["ThresholdingBandit-v0", "ThresholdingBandit-Tao2019Setup1-v0",
+                                    "BestArmIdentification-Audibert2010Problem1-v0",
+                                    "TopKIdentification-Chen2017UniformK100-v0"])
+def test_presets_accept_distributions_where_the_base_env_does(env_id: str) -> None:
+    from scipy import stats
+
+    arms = [stats.beta(2, 3), stats.beta(5, 2), stats.uniform(0, 1)]
+    extra = {"k": 1} if env_id.startswith("TopK") else {}
+    for env in (gym.make(env_id, distributions=arms, **extra),
+                gym.make_vec(env_id, num_envs=2, vectorization_mode="vector_entry_point", distributions=arms, **extra)):
+        env.reset(seed=0)
+        engine = env.unwrapped.engine
+        assert engine.arm_distribution == "custom"
+        np.testing.assert_allclose(np.sort(engine.means[0]), [0.4, 0.5, 5 / 7])
+    with pytest.raises(ValueError, match="pass either means= or distributions="):
+        gym.make(env_id, means=[0.2, 0.8], distributions=arms)  # both given by the user: still an error
+
+
+@pytest.mark.filterwarnings("ignore:this threshold-bandit instance breaks")
+def test_a_threshold_preset_accepts_survival() -> None:
+    env = gym.make("ThresholdBandit-Delivery-v0", survival=[[1.0, 0.5], [1.0, 0.7]])
+    assert env.unwrapped.engine.survival.shape == (2, 2)

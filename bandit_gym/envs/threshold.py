@@ -14,7 +14,7 @@ from bandit_gym import _validation as check
 from bandit_gym import metrics
 from bandit_gym.envs import _render
 from bandit_gym.envs._base import BanditEnv, BanditVectorEnv, Engine, Info, check_arm_actions
-from bandit_gym.instances import threshold_assumption_failures
+from bandit_gym.instances import Preset, threshold_assumption_failures
 
 THRESHOLD_REGIMES = ("iid", "cyclic", "increasing", "decreasing")
 FEEDBACKS = ("uncensored", "censored")
@@ -72,6 +72,7 @@ class ThresholdEngine(Engine):
         horizon: int = 1000,
     ) -> None:
         super().__init__(check.integer("num_envs", num, minimum=1))
+        distributions = Preset.resolve(distributions, replaced=survival is not None)
         self.default_survival = self._instance(distributions, survival, "")
         self.survival = self.default_survival
         k, m = self.survival.shape

@@ -16,7 +16,7 @@ from bandit_gym import _validation as check
 from bandit_gym import metrics
 from bandit_gym.envs import _render
 from bandit_gym.envs._base import BanditEnv, BanditVectorEnv, Engine, Info, draw_means
-from bandit_gym.instances import oracle_values
+from bandit_gym.instances import Preset, oracle_values
 from bandit_gym.streams import stream_seeds, stream_uniforms
 
 _KERNELS: list[ModuleType] = []
@@ -99,6 +99,7 @@ class ThresholdingEngine(Engine):
         distributions: Any = None,
     ) -> None:
         super().__init__(check.integer("num_envs", num, minimum=1))
+        means = Preset.resolve(means, replaced=distributions is not None)
         self.distributions = _check_distributions(distributions, means, arm_distribution)
         self.arm_distribution = check.choice(
             "arm_distribution",
