@@ -23,15 +23,17 @@ from bandit_gym.wrappers._trackers import AnytimeTracker
 
 
 def play_episode(
-    env: gym.Env, agent: Agent, seed: int | None = None, budgets: Sequence[int] | None = None
+    env: gym.Env, agent: Agent, seed: int | None = None, budgets: Sequence[int] | None = None,
+    options: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Play one episode and return ``info["bandit"]`` of :class:`~bandit_gym.wrappers.RecordEpisodeRegret`
-    (plus ``"anytime"`` when ``budgets`` are given). The agent is reset with the same seed."""
+    (plus ``"anytime"`` when ``budgets`` are given). The agent is reset with the same seed; ``options`` go to
+    the env's ``reset`` (e.g. ``{"means": [...]}``, the instance to play)."""
     wrapped: gym.Env = RecordEpisodeRegret(env)
     if budgets is not None:
         wrapped = RecordAnytimeRegret(wrapped, budgets)
     agent.reset(seed=seed)
-    obs, _ = wrapped.reset(seed=seed)
+    obs, _ = wrapped.reset(seed=seed, options=options)
     while True:
         obs, _, terminated, truncated, info = wrapped.step(agent.act(obs))
         if terminated or truncated:
@@ -47,17 +49,18 @@ def play_vector(
     seed: int | None = None,
     budgets: Sequence[int] | None = None,
     agent_seed: int | None = None,
+    options: dict[str, Any] | None = None,
 ) -> dict[str, np.ndarray]:
     """Play one episode in each of the N copies of a native vector env; return one array of N entries per
     metric (and ``(N, B)`` arrays under ``"anytime_regret"`` / ``"anytime_error"`` when ``budgets`` are given).
     Copies that finish early are autoreset by the env; only their first episode is kept. The agent is reset with
-    ``agent_seed`` (default: ``seed``)."""
+    ``agent_seed`` (default: ``seed``); ``options`` go to the env's ``reset`` (the instance every copy plays)."""
     n = env.num_envs
     wrapped: VectorEnv = RecordEpisodeRegretVector(env)
     if budgets is not None:
         wrapped = RecordAnytimeRegretVector(wrapped, budgets)
     agent.reset(seed=seed if agent_seed is None else agent_seed)
-    obs, _ = wrapped.reset(seed=seed)
+    obs, _ = wrapped.reset(seed=seed, options=options)
     result: dict[str, np.ndarray] = {}
     pending = np.ones(n, dtype=bool)
     while pending.any():

@@ -40,6 +40,23 @@ def log_optimistic_gain(a: float, b: float, p: float, logc: float) -> float:
     return gain
 
 
+def double_version(name: str) -> str:
+    """The name under which ``scipy.special.cython_special`` exports the float64 version of the function ``name``:
+    ``name`` itself, or a fused specialisation ``__pyx_fuse_<i><name>`` (a name Cython makes up, which can change
+    from one scipy release to the next), found by the C signature of its capsule, ``double (double, ...``."""
+    import ctypes
+
+    from scipy.special import cython_special
+
+    signature = ctypes.pythonapi.PyCapsule_GetName
+    signature.restype, signature.argtypes = ctypes.c_char_p, [ctypes.py_object]
+    for key, capsule in cython_special.__pyx_capi__.items():
+        fused = key.startswith("__pyx_fuse_") and key.endswith(name) and key[len("__pyx_fuse_"):-len(name)].isdigit()
+        if (key == name or fused) and signature(capsule).startswith(b"double (double"):
+            return key
+    raise ImportError(f"scipy.special.cython_special exports no float64 {name}; Opt-KG needs it")
+
+
 @functools.cache
 def compiled() -> Any:
     """The compiled pieces of Opt-KG: ``log_gain`` (:func:`log_optimistic_gain`), and the arm rule
@@ -55,7 +72,7 @@ def compiled() -> Any:
         address = get_cython_function_address("scipy.special.cython_special", name)
         return ctypes.CFUNCTYPE(ctypes.c_double, *[ctypes.c_double] * arity)(address)
 
-    betaincc, betaln = special("__pyx_fuse_0betaincc", 3), special("betaln", 2)  # the double versions
+    betaincc, betaln = special(double_version("betaincc"), 3), special(double_version("betaln"), 2)
     jit = numba.njit(inline="always", error_model="numpy")
     log_gain = jit(log_optimistic_gain)
 

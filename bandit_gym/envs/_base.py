@@ -97,7 +97,8 @@ class Engine(ABC):
         """Advance the copies in ``rows`` by one step; return rewards, terminations and per-copy info arrays."""
 
     def reset_info(self) -> dict[str, Any]:
-        """The ``info`` of a single env's ``reset`` (the generating model of a correlated instance; else empty)."""
+        """The ``info`` of a ``reset`` (the generating model of a correlated instance; else empty); a vector env
+        returns it as it is, shared by all its copies."""
         return {}
 
     def render_text(self, row: int) -> str:  # pragma: no cover - overridden
@@ -357,7 +358,9 @@ class BanditVectorEnv(VectorEnv):
         self._autoreset[:] = False
         self._elapsed[:] = 0
         self._started = True
-        return self._observation(), {}
+        # the engine's reset info (the model of a correlated instance) holds for every copy: given once, not
+        # batched per copy (a kernel of K x K per copy would cost N times its memory)
+        return self._observation(), self.engine.reset_info()
 
     def _check_running(self) -> None:
         if not self._started:

@@ -185,9 +185,11 @@ class ThresholdEngine(Engine):
                 raise ValueError(
                     f"the instance in options has shape (K, m) = {F.shape}; this env has {self.default_survival.shape}"
                 )
+        changed = F is not self.survival
         self.survival = F
         self.best_survival = F.max(axis=0)
-        self._check_assumptions()
+        if changed:  # warned about once per instance: the constructor checked the default one
+            self._check_assumptions()
 
     def _check_assumptions(self) -> None:
         """Record (``assumption_failures``) and warn about the levels where the instance has no unique best arm,
