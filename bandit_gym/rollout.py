@@ -19,7 +19,7 @@ from bandit_gym.wrappers import (
     RecordEpisodeRegret,
     RecordEpisodeRegretVector,
 )
-from bandit_gym.wrappers._trackers import AnytimeTracker
+from bandit_gym.wrappers._trackers import checkpoint_budgets
 
 
 def play_episode(
@@ -138,7 +138,7 @@ def play_compiled(
     if plan is None:
         return None
     kernel, args = plan
-    AnytimeTracker(engine, env.num_envs, [engine.budget] if budgets is None else budgets)  # validates budgets
+    checkpoint_budgets(engine, [engine.budget] if budgets is None else budgets)
     checkpoints = np.union1d(np.asarray([] if budgets is None else budgets, dtype=np.int64), [engine.budget])
     if engine.family != "thresholding":
         result, regret, error = _best_arm_rollout(env, engine, kernel, args, checkpoints)
@@ -146,7 +146,7 @@ def play_compiled(
         n = env.num_envs
         regret, error = np.zeros((n, checkpoints.size)), np.zeros((n, checkpoints.size))
         theta = float(np.float32(engine.threshold))  # as the agent reads it from the float32 observation
-        kernel(engine.means, engine._seeds, theta, metrics.true_classes(engine.means, engine.threshold),
+        kernel(engine.means, engine.stream_seeds, theta, metrics.true_classes(engine.means, engine.threshold),
                metrics.counted_arms(engine.means, engine.threshold, engine.epsilon), checkpoints, engine.budget,
                regret, error, *args)
         result = {"regret": regret[:, -1].copy(), "error": error[:, -1].copy(), "pulls": np.full(n, engine.budget)}
@@ -161,7 +161,7 @@ def _best_arm_rollout(env: VectorEnv, engine: Any, kernel: Any, args: tuple[Any,
     """Whole best-arm / top-K episodes; the answers at the checkpoints are scored by the env's own metrics.
     Returns the final metrics and the regret and error at every checkpoint, ``(N, C)``."""
     n, k = engine.means.shape
-    seeds = engine._seeds
+    seeds = engine.stream_seeds
     if not engine.common_random_numbers:  # fresh streams, keyed from the env's generator
         keys = env.np_random.integers(0, 2**64 - 1, size=n, dtype=np.uint64, endpoint=True)
         seeds = stream_seeds(keys, k)

@@ -59,3 +59,20 @@ def test_opt_kg_finds_scipys_float64_betaincc_by_its_signature() -> None:
         double_version("nope")
     betaincc = compiled().betaincc
     assert betaincc(2.0, 3.0, 0.4) == pytest.approx(special.betaincc(2.0, 3.0, 0.4), rel=1e-15)
+
+
+def test_the_compiled_rollout_reads_only_public_engine_state() -> None:
+    import inspect
+
+    from bandit_gym import rollout
+    from bandit_gym.agents import AGENTS
+
+    source = inspect.getsource(rollout)
+    assert "._seeds" not in source and "AnytimeTracker(" not in source  # no private state, no throwaway objects
+    envs = gym.make_vec("ThresholdingBandit-Tao2019Setup1-v0", num_envs=4, vectorization_mode="vector_entry_point",
+                        common_random_numbers=True, budget=50)
+    envs.reset(seed=0)
+    seeds = envs.unwrapped.engine.stream_seeds
+    assert seeds.shape == (4, 10) and not seeds.flags.writeable
+    with pytest.raises(ValueError, match="strictly increasing"):
+        rollout.play_compiled(envs, AGENTS["APT"](), seed=0, budgets=[30, 20])

@@ -103,6 +103,19 @@ class EpisodeTracker:
         return out
 
 
+def checkpoint_budgets(env: Any, budgets: Any) -> np.ndarray:
+    """The checkpoints of an anytime record as int64, after checking them against the engine ``env``: a
+    pure-exploration env, and a non-empty strictly increasing sequence of integers in ``0..env.budget``."""
+    if env.family not in ("thresholding", "best_arm", "top_k"):
+        raise ValueError(f"the anytime wrapper needs a pure-exploration env, got a {env.family!r} env")
+    b = np.asarray(budgets)
+    if b.ndim != 1 or b.size == 0 or not np.issubdtype(b.dtype, np.integer):
+        raise ValueError(f"budgets must be a non-empty 1-D sequence of integers, got {budgets!r}")
+    if np.any(np.diff(b) <= 0) or b[0] < 0 or b[-1] > env.budget:
+        raise ValueError(f"budgets must be strictly increasing integers in 0..budget={env.budget}, got {b.tolist()}")
+    return b.astype(np.int64)
+
+
 class AnytimeTracker:
     """Loss of the submitted answer at checkpoint budgets, for N running pure-exploration episodes (thresholding,
     best arm, top K).
@@ -114,18 +127,10 @@ class AnytimeTracker:
     """
 
     def __init__(self, env: Any, num: int, budgets: Any) -> None:
-        if env.family not in ("thresholding", "best_arm", "top_k"):
-            raise ValueError(f"the anytime wrapper needs a pure-exploration env, got a {env.family!r} env")
-        b = np.asarray(budgets)
-        if b.ndim != 1 or b.size == 0 or not np.issubdtype(b.dtype, np.integer):
-            raise ValueError(f"budgets must be a non-empty 1-D sequence of integers, got {budgets!r}")
-        if np.any(np.diff(b) <= 0) or b[0] < 0 or b[-1] > env.budget:
-            raise ValueError(
-                f"budgets must be strictly increasing integers in 0..budget={env.budget}, got {b.tolist()}"
-            )
+        b = checkpoint_budgets(env, budgets)
         self.env = env
         self.num = num
-        self.budgets = b.astype(np.int64)
+        self.budgets = b
         self.next = np.zeros(num, dtype=np.int64)
         self.regret = np.full((num, b.size), np.nan)
         self.error = np.full((num, b.size), np.nan)

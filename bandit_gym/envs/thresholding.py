@@ -239,6 +239,14 @@ class ThresholdingEngine(Engine):
         for key in ("last_value", "counts", "sums", "means"):
             obs[key][rows] = 0.0
 
+    @property
+    def stream_seeds(self) -> np.ndarray:
+        """The per-copy, per-arm seeds of the counter-based sample streams (common random numbers), ``(N, K)``
+        uint64, read-only: a compiled rollout draws the same samples from them."""
+        view = self._seeds.view()
+        view.flags.writeable = False
+        return view
+
     def check_actions(self, actions: Any) -> np.ndarray:
         k = self.num_arms
         actions = np.asarray(actions)
