@@ -333,10 +333,15 @@ class Agent:
         if not isinstance(obs, dict):
             raise TypeError(f"obs must be the dict observation of a bandit_gym env, got {type(obs).__name__}")
         family = family_of(obs)
+        if family not in self.families:  # the family first: a missing key reads as another family
+            wanted = {name: list(_SCALAR_KEYS + _ARM_KEYS + _FAMILY_KEYS[name]) for name in self.families}
+            raise ValueError(f"{type(self).__name__} plays {self.families} envs, not a {family!r} env: obs has the "
+                             f"keys {sorted(obs)}; the observations it plays have the keys {wanted}")
         keys = _SCALAR_KEYS + _ARM_KEYS + _FAMILY_KEYS[family]
         missing = [key for key in keys if key not in obs]
         if missing:
-            raise ValueError(f"obs lacks the keys {missing}; {type(self).__name__} needs {list(keys)}")
+            raise ValueError(f"obs lacks the keys {missing} of a {family!r} env's observation; "
+                             f"{type(self).__name__} needs {list(keys)}")
         counts = np.asarray(obs["counts"])
         if counts.ndim not in (1, 2):
             raise ValueError(f"obs['counts'] must have shape (K,) or (N, K), got {counts.shape}")

@@ -361,7 +361,8 @@ def _parser() -> argparse.ArgumentParser:
     plot.add_argument("--out", help="PNG path (default: next to the CSV)")
     plot.add_argument("--metric", default=None,
                       help="the metric to draw (default: the family's main one: aggregate_regret for thresholding, "
-                           "regret for the threshold bandit and correlated best arm, error for best arm and top-K)")
+                           "regret for the threshold bandit, the multi-armed bandit and correlated best arm, "
+                           "error for best arm and top-K)")
     plot.add_argument("--title", help="figure title (default: the metric)")
     notebooks = sub.add_parser("notebooks", help="build a student notebook (solutions replaced by exercise stubs) "
                                                  "and a solutions notebook from tutorial-style markdown docs")

@@ -384,8 +384,9 @@ def expand(spec: ExperimentSpec) -> list[Cell]:
 
 def _prefix(spec: ExperimentSpec, agent: AgentSpec) -> bool:
     """Whether the agent is scored at every budget from one episode per run (prefix evaluation by the anytime
-    wrapper, which scores pure-exploration answers; threshold-bandit regret is recorded per horizon): an anytime
-    agent, and on best-arm and top-K envs one without batched pulls (a batch may jump past a budget)."""
+    wrapper, which scores pure-exploration answers; the online regret of the threshold and multi-armed bandits
+    is recorded per horizon): an anytime agent, and on best-arm and top-K envs one without batched pulls (a
+    batch may jump past a budget)."""
     if not agent.anytime:
         return False
     return spec.family == "thresholding" or (spec.family in ("best_arm", "top_k") and not agent.cls.batched)

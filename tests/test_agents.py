@@ -6,7 +6,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-from bandit_gym.agents import UCB, Uniform
+from bandit_gym.agents import LSA, UCB, Uniform
 from bandit_gym.rollout import play_episode, play_vector
 from tests.conftest import AGENT_ENV_PAIRS, family_of_id, make_agent, small_kwargs
 
@@ -107,3 +107,13 @@ def test_bad_agent_arguments_and_observations() -> None:
     thresholding_obs, _ = gym.make("ThresholdingBandit-v0").reset(seed=0)
     with pytest.raises(ValueError, match="UCB plays \\('threshold',\\) envs, not a 'thresholding' env"):
         agent.act(thresholding_obs)
+
+
+def test_an_observation_missing_its_family_keys_is_reported_as_a_family_mismatch_with_the_keys_wanted() -> None:
+    obs, _ = gym.make("ThresholdingBandit-v0").reset(seed=0)
+    del obs["epsilon"]  # now it reads as a threshold bandit's observation
+    with pytest.raises(ValueError, match=r"LSA plays \('thresholding',\) envs, not a 'threshold' env: .*'epsilon'"):
+        LSA().act(obs)
+    del obs["threshold"]
+    with pytest.raises(ValueError, match=r"not a 'multi_armed' env: .*'threshold'"):
+        LSA().act(obs)

@@ -55,11 +55,6 @@ class HalfThenNearestClaimsAnytime(HalfThenNearest):
     anytime = True  # wrongly: it reads T
 
 
-@pytest.fixture(autouse=True)
-def clean_registry(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(registry, "REGISTERED", dict(registry.REGISTERED))
-
-
 def spec_of(*agents: dict | str, budgets: tuple[int, ...] = (40, 100), runs: int = 20, chunk: int = 10,
             env: str = SETUP1) -> ExperimentSpec:
     return ExperimentSpec.from_dict({"env": env, "budgets": list(budgets), "runs": runs, "chunk": chunk, "seed": 3,

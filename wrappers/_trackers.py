@@ -60,7 +60,7 @@ def answer_metrics(env: Any, answer: np.ndarray, means: np.ndarray) -> dict[str,
 
 
 class EpisodeTracker:
-    """Return, length, pulls and (threshold bandit) pseudo-regret of N running episodes."""
+    """Return, length, pulls and (threshold and multi-armed bandits) pseudo-regret of N running episodes."""
 
     def __init__(self, env: Any, num: int) -> None:
         self.env = env

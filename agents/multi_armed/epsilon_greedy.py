@@ -56,14 +56,17 @@ class EpsilonGreedy(MultiArmedAgent):
         """eps_t of every copy for the round about to be played (an observation seen by :meth:`act`, single or
         batched)."""
         batch, _ = self._as_batch(obs)
+        return self._rate(batch)
+
+    def _rate(self, batch: Obs) -> np.ndarray:
+        """eps_t of every copy of a batched observation: ``epsilon``, or ``min(1, c K / (d^2 t))``."""
         if self.epsilon is not None:
             return np.full(len(batch["counts"]), self.epsilon)
         t = self.pulls(batch) + 1.0
         return np.minimum(1.0, self.c * self.num_arms / (self.d**2 * t))
 
     def select(self, obs: Obs) -> np.ndarray:
-        rate = np.full(self.num, self.epsilon) if self.epsilon is not None else np.minimum(
-            1.0, self.c * self.num_arms / (self.d**2 * (self.pulls(obs) + 1.0)))
+        rate = self._rate(obs)
         explore = self.rng.random(self.num) < rate
         random_arms = self.rng.integers(self.num_arms, size=self.num)
         return np.where(explore, random_arms, self.scores.argmax())

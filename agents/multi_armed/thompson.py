@@ -28,16 +28,20 @@ class Thompson(MultiArmedAgent):
         I_t = argmax_i theta_i
 
     With Bernoulli arms its regret attains the Lai-Robbins constant ``sum_i Delta_i / kl(mu_i, mu*)``
-    (Kaufmann et al. 2012; Agrawal and Goyal 2013). The Beta posterior also takes rewards in [0, 1] (S_i is then
-    a real sum); ``distribution="bernoulli"`` refuses rewards outside [0, 1].
+    (Kaufmann et al. 2012; Agrawal and Goyal 2013).
 
     Not the ``ThompsonSampling`` agent of the correlated best-arm envs (a Gaussian-process posterior,
     hoffman2014): this one plays the independent arms of ``MultiArmedBandit-v0``.
 
     Parameters: ``distribution`` (``"bernoulli"`` or ``"gaussian"``) and the Gaussian arms' ``sigma``.
     Anytime (T is never read). Each step draws K posterior samples per copy from the agent's generator. Ties
-    have probability zero (continuous draws); ``tie_break`` is accepted for a uniform interface. Deviations:
-    none (the Gaussian prior is Agrawal and Goyal's, scaled by sigma).
+    have probability zero (continuous draws); ``tie_break`` is accepted for a uniform interface. The Gaussian
+    prior is Agrawal and Goyal's, scaled by sigma.
+
+    Deviation: with ``distribution="bernoulli"`` the Beta posterior also takes rewards in [0, 1], S_i being
+    then a real sum (a pseudo-count posterior). Agrawal and Goyal instead turn a reward r in [0, 1] into a
+    Bernoulli(r) trial before the update; the two agree on Bernoulli rewards, the only ones this library's
+    ``MultiArmedBandit-v0`` Bernoulli arms give. Rewards outside [0, 1] are refused.
     """
 
     def __init__(self, distribution: str = "bernoulli", sigma: float = 1.0, *, tie_break: str = "random") -> None:

@@ -221,9 +221,17 @@ def _calling_time_limits(env: gym.Env) -> list[int]:
     Gymnasium keeps a time limit in its ``TimeLimit`` wrapper only (``gym.make(id, max_episode_steps=n)`` leaves
     the env's own ``spec.max_episode_steps`` None) and gives an env no link to its wrappers: the frames of the
     ``reset`` calls that lead to this one are where they show. Only frames of functions named ``reset`` are
-    looked into."""
-    limits = []
-    frame: FrameType | None = sys._getframe(2)
+    looked into.
+
+    This reads CPython's frames (``sys._getframe``, an implementation detail of CPython, also in PyPy) and the
+    wrapper's ``_max_episode_steps``, the attribute Gymnasium's ``TimeLimit`` has kept since 0.26. It is a
+    courtesy check: on an interpreter without ``sys._getframe`` it finds no limit and the env runs as it
+    would (the anytime and record wrappers still refuse a truncated episode when it happens)."""
+    limits: list[int] = []
+    getframe = getattr(sys, "_getframe", None)
+    if getframe is None:
+        return limits
+    frame: FrameType | None = getframe(2)
     while frame is not None:
         if frame.f_code.co_name == "reset":
             owner = frame.f_locals.get("self")
