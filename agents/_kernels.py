@@ -25,10 +25,13 @@ import numba
 import numpy as np
 
 from bandit_gym._dispatch import compile_pair
+from bandit_gym.agents.uniform import round_robin_arm
 from bandit_gym.envs._kernels import stream_uniform
 
 #: copies played in lockstep by a rollout: their pulls are independent, so the processor overlaps them
 GROUP = 8
+#: round robin (Uniform's, also the index policies' initial round), compiled
+cycle = numba.njit(inline="always")(round_robin_arm)
 
 # Helpers take scalars only: a compiled call that passes arrays pays reference counting on every call.
 
@@ -178,7 +181,7 @@ def policy_rollout(fresh: Any, pulled: Any) -> Any:
                 for j in range(size):
                     n = first + j
                     if round_robin or (init_pulls and t < k):
-                        a = t % k
+                        a = cycle(t, k)
                     else:
                         best, position = values[j, 0], 0
                         for p in range(1, k):

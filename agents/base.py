@@ -15,30 +15,36 @@ import numpy as np
 
 from bandit_gym import _validation as check
 from bandit_gym.agents.scores import ArmScores
+from bandit_gym.families import Family
 
 Obs = dict[str, np.ndarray]
 
 #: Observation keys an agent of each family reads, and whether they hold one value or one per arm.
 _SCALAR_KEYS = ("budget_left", "last_arm")
 _ARM_KEYS = ("counts", "sums", "means")
-_FAMILY_KEYS = {"thresholding": ("threshold", "epsilon", "last_value"),
-                "threshold": ("threshold", "last_reward"), "best_arm": ("m", "epsilon", "last_value"),
-                "top_k": ("m", "epsilon", "delta", "last_value"), "multi_armed": ("last_reward",)}
+_FAMILY_KEYS = {Family.THRESHOLDING: ("threshold", "epsilon", "last_value"),
+                Family.THRESHOLD: ("threshold", "last_reward"), Family.BEST_ARM: ("m", "epsilon", "last_value"),
+                Family.TOP_K: ("m", "epsilon", "delta", "last_value"), Family.MULTI_ARMED: ("last_reward",)}
 TIE_BREAKS = ("random", "index")
 _NUMERIC_KINDS = "iuf"  # integer, unsigned, float: the kinds an observation's arrays may have
 
 
-def family_of(obs: Obs) -> str:
-    """The env family of an observation: ``"top_k"`` (it carries m and delta), ``"best_arm"`` (m),
-    ``"thresholding"`` (epsilon and a threshold), ``"threshold"`` (a threshold c_t) or ``"multi_armed"`` (none of
-    them: the classic stochastic K-armed bandit)."""
+def family_of(obs: Obs) -> Family:
+    """The env family of an observation, the only thing an agent is given: top K (it carries m and delta), best
+    arm (m), thresholding (epsilon and a threshold), the threshold bandit (a threshold c_t) or the multi-armed
+    bandit (none of them: the classic stochastic K-armed bandit)."""
     if "delta" in obs:
-        return "top_k"
+        return Family.TOP_K
     if "m" in obs:
-        return "best_arm"
+        return Family.BEST_ARM
     if "epsilon" in obs:
-        return "thresholding"
-    return "threshold" if "threshold" in obs else "multi_armed"
+        return Family.THRESHOLDING
+    return Family.THRESHOLD if "threshold" in obs else Family.MULTI_ARMED
+
+
+def names(families: tuple[str, ...]) -> tuple[str, ...]:
+    """Families as plain strings, for messages: ``('thresholding',)``."""
+    return tuple(str(family) for family in families)
 
 
 class Agent:
@@ -67,8 +73,20 @@ class Agent:
     parameters decide (UCB's fixed ``delta``) overrides the classmethod :meth:`is_anytime`.
     """
 
-    #: env families this agent plays
+    #: env families this agent plays (:class:`~bandit_gym.families.Family` values or their names)
     families: ClassVar[tuple[str, ...]] = ()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """A subclass's ``families`` become :class:`~bandit_gym.families.Family` members; a misspelt family is
+        refused when the class is defined."""
+        super().__init_subclass__(**kwargs)
+        names = cls.__dict__.get("families")
+        if names is None:
+            return
+        allowed = [family.value for family in Family]
+        if isinstance(names, str) or not all(isinstance(name, str) and name in allowed for name in names):
+            raise ValueError(f"{cls.__name__}.families = {names!r}: must be a tuple of families from {allowed}")
+        cls.families = tuple(Family(name) for name in names)
     #: constructor arguments computed from the true instance (see ``bandit_gym.instances.oracle_values``)
     oracle_parameters: ClassVar[tuple[str, ...]] = ()
     #: parameters that replace the oracle ones when given (UGapEb's and UCB-E's exploration ``a``)
@@ -100,7 +118,7 @@ class Agent:
         self.rng = np.random.default_rng(seed)
         self._fresh = np.zeros(0, dtype=bool)  # copies whose last observation was an episode's first
         self._checked: dict[str, np.ndarray] = {}  # the batched observation's arrays, once validated
-        self._checked_family = ""
+        self._checked_family = Family.THRESHOLDING  # read only when ``_checked`` holds arrays
         self._trusted = False  # the checked arrays are an env's read-only buffers
         self.num = 0
         self.num_arms = 0
@@ -144,11 +162,17 @@ class Agent:
     #: True if the agent has a batched form (:meth:`batch_pulls`)
     batched: ClassVar[bool] = False
 
-    def _batch_pulls(self, obs: Obs, family: str) -> np.ndarray | None:
+    @classmethod
+    def batches_on(cls, family: Family) -> bool:
+        """Whether the agent pulls in batches (:meth:`batch_pulls`) on envs of ``family``: :attr:`batched`,
+        unless a subclass has its batched form on some families only."""
+        return cls.batched
+
+    def _batch_pulls(self, obs: Obs, family: Family) -> np.ndarray | None:
         """See :meth:`batch_pulls`: the batch's pulls, after new episodes have begun."""
         return None
 
-    def _prepare(self, obs: Obs) -> tuple[Obs, bool, str, np.ndarray]:
+    def _prepare(self, obs: Obs) -> tuple[Obs, bool, Family, np.ndarray]:
         """Validate and batch ``obs``, begin the episodes that start with it; return ``(batch, single, family,
         last_arm)``."""
         if self._checked and isinstance(obs, dict) and obs.keys() == self._checked.keys() and all(
@@ -175,7 +199,7 @@ class Agent:
         self._fresh = first
         return batch, single, family, last
 
-    def _check_values(self, batch: Obs, family: str, single: bool) -> None:
+    def _check_values(self, batch: Obs, family: Family, single: bool) -> None:
         """Check the values the compiled code indexes or counts with, at every call, before any of it runs.
 
         A compiled pass over the N copies (:func:`bandit_gym.agents._checks.first_bad_copy`, after a branch-free
@@ -218,10 +242,10 @@ class Agent:
         (tested)."""
         return None
 
-    def _family(self, batch: Obs) -> str:
+    def _family(self, batch: Obs) -> Family:
         family = family_of(batch)
         if family not in self.families:
-            raise ValueError(f"{type(self).__name__} plays {self.families} envs, not a {family!r} env")
+            raise ValueError(f"{type(self).__name__} plays {names(self.families)} envs, not a {family.value!r} env")
         return family
 
     def _start(self, batch: Obs, starts: np.ndarray) -> None:
@@ -237,18 +261,18 @@ class Agent:
         """Begin the episodes of every copy of a batched first observation; return it validated."""
         batch, single = self._as_batch(obs)
         family = self._family(batch)
-        if single or family == "threshold":
+        if single or not family.pure_exploration:
             raise ValueError("a compiled rollout needs the batched observation of a pure-exploration vector env")
         self._check_values(batch, family, single)
         self._start(batch, np.ones(batch["counts"].shape[0], dtype=bool))
         return batch
 
-    def _act_batch(self, obs: Obs, last: np.ndarray, family: str) -> np.ndarray:
+    def _act_batch(self, obs: Obs, last: np.ndarray, family: Family) -> np.ndarray:
         """The actions of a batch whose new episodes have begun: :meth:`select` after :meth:`_gather_last`, and
         the answer. Agents with a compiled step override this."""
         self._gather_last(obs, last)
         arms = self.select(obs)
-        return self._answer_action(obs, arms) if family == "thresholding" else arms
+        return self._answer_action(obs, arms) if family is Family.THRESHOLDING else arms
 
     def _gather_last(self, obs: Obs, last: np.ndarray) -> None:
         """Statistics of the arm each copy pulled at the previous step, the only arm whose statistics changed.
@@ -334,13 +358,13 @@ class Agent:
             raise TypeError(f"obs must be the dict observation of a bandit_gym env, got {type(obs).__name__}")
         family = family_of(obs)
         if family not in self.families:  # the family first: a missing key reads as another family
-            wanted = {name: list(_SCALAR_KEYS + _ARM_KEYS + _FAMILY_KEYS[name]) for name in self.families}
-            raise ValueError(f"{type(self).__name__} plays {self.families} envs, not a {family!r} env: obs has the "
-                             f"keys {sorted(obs)}; the observations it plays have the keys {wanted}")
+            wanted = {str(name): list(_SCALAR_KEYS + _ARM_KEYS + _FAMILY_KEYS[Family(name)]) for name in self.families}
+            raise ValueError(f"{type(self).__name__} plays {names(self.families)} envs, not a {family.value!r} env: "
+                             f"obs has the keys {sorted(obs)}; the observations it plays have the keys {wanted}")
         keys = _SCALAR_KEYS + _ARM_KEYS + _FAMILY_KEYS[family]
         missing = [key for key in keys if key not in obs]
         if missing:
-            raise ValueError(f"obs lacks the keys {missing} of a {family!r} env's observation; "
+            raise ValueError(f"obs lacks the keys {missing} of a {family.value!r} env's observation; "
                              f"{type(self).__name__} needs {list(keys)}")
         counts = np.asarray(obs["counts"])
         if counts.ndim not in (1, 2):

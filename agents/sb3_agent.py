@@ -9,6 +9,7 @@ import numpy as np
 
 from bandit_gym import _validation as check
 from bandit_gym.agents.base import Agent, Obs
+from bandit_gym.families import Family
 
 #: SB3 classes a saved model may be loaded with
 ALGORITHMS = ("PPO", "DQN", "A2C")
@@ -62,7 +63,7 @@ class SB3Agent(Agent):
 
     reads_every_value: ClassVar[bool] = True
 
-    families: ClassVar[tuple[str, ...]] = ("thresholding", "threshold", "best_arm", "top_k")
+    families: ClassVar[tuple[str, ...]] = ("thresholding", "threshold", "best_arm", "top_k", "multi_armed")
     anytime: ClassVar[bool] = False
 
     def __init__(self, policy: Any, algo: str | None = None, normalize: Any = None,
@@ -171,34 +172,34 @@ class SB3Agent(Agent):
             self._choices, self._width = int(action.nvec[0]), len(action.nvec)
 
     # ----------------------------------------------------------------------------------------------- playing
-    def _act_batch(self, obs: Obs, last: np.ndarray, family: str) -> np.ndarray:
+    def _act_batch(self, obs: Obs, last: np.ndarray, family: Family) -> np.ndarray:
         self._load()
         k = obs["counts"].shape[1]
         self._check_obs(obs, k, family)
         batch = {key: np.asarray(obs[key], dtype=np.float32) for key in self._shapes}
         if self._stats is not None:
             batch = self._stats.normalize_obs(batch)
-        sample = family != "threshold" if self.deterministic is None else not self.deterministic
+        sample = family.pure_exploration if self.deterministic is None else not self.deterministic
         actions, _ = self._model.predict(batch, deterministic=not sample)
         actions = np.asarray(actions, dtype=np.int64)
-        if family == "threshold" or not self._choose_only:
+        if not family.pure_exploration or not self._choose_only:
             return actions
         return np.concatenate([actions.reshape(-1, 1), self._answer(obs, family)], axis=1)
 
-    def _check_obs(self, obs: Obs, k: int, family: str) -> None:
+    def _check_obs(self, obs: Obs, k: int, family: Family) -> None:
         """Refuse a batch of another env, K, action space or budget than the policy's (see the class doc)."""
         wanted = {key: obs[key].shape[1:] for key in self._shapes if key in obs}
         if wanted != self._shapes:
             raise ValueError(f"the model was trained on observations {self._shapes}, but this env gives "
                              f"{ {key: value.shape[1:] for key, value in obs.items()} }: train it on this env id "
                              "and K")
-        full = 1 if family == "threshold" else k + 1
-        if self._choose_only and family != "threshold" and self._choices not in (k, k + 1):
+        full = k + 1 if family.pure_exploration else 1
+        if self._choose_only and family.pure_exploration and self._choices not in (k, k + 1):
             raise ValueError(f"the model chooses among {self._choices} actions; this env has K = {k} arms")
         if not self._choose_only and (self._width != full or self._choices not in (k, k + 1)):
             raise ValueError(f"the model acts in MultiDiscrete of {self._width} entries ({self._choices} choices "
                              f"first); this {family} env takes {full} entries over K = {k} arms")
-        if family == "threshold" and self._choices != k:
+        if not family.pure_exploration and self._choices != k:
             raise ValueError(f"the model chooses among {self._choices} actions; this env has K = {k} arms")
         if self._budget is not None and not self.any_budget and (self.total_budget != self._budget).any():
             budgets = np.unique(self.total_budget)
@@ -208,9 +209,9 @@ class SB3Agent(Agent):
                              "or pass any_budget=True to play it anyway")
 
     @staticmethod
-    def _answer(obs: Obs, family: str) -> np.ndarray:
+    def _answer(obs: Obs, family: Family) -> np.ndarray:
         """The env's empirical answer bits, ``(N, K)``."""
-        if family == "thresholding":
+        if not family.answers_a_set:  # thresholding
             from bandit_gym.envs.thresholding import empirical_answer
 
             return empirical_answer(obs)

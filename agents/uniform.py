@@ -2,12 +2,41 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any, ClassVar
 
 import numpy as np
 
 from bandit_gym.agents.base import Agent, Obs, family_of
+from bandit_gym.families import Family
+
+
+def round_robin_arm(pulls: Any, k: int) -> Any:
+    """The arm round robin pulls after ``pulls`` pulls, ``pulls mod K`` (arm 0 first): the one definition of the
+    cycle, called on numpy arrays and from compiled code alike (Uniform's ``act``, its batched allocation, its
+    compiled rules, and the initial round of the thresholding index policies)."""
+    return pulls % k
+
+
+@functools.cache
+def round_robin_rule() -> Any:
+    """Uniform's step on best-arm and top-K envs as a compiled rule of
+    :class:`~bandit_gym.agents.best_arm._base.BestArmAgent` (for whole compiled episodes)."""
+    from bandit_gym.agents.ranking import jit, top_m_pulled
+
+    cycle = jit(round_robin_arm)
+
+    @jit
+    def round_robin(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, epsilon: float,
+                    constants: np.ndarray, state: np.ndarray, work: np.ndarray, answer: np.ndarray,
+                    final: bool) -> int:
+        """Arm ``made mod K``; the answer is the m largest empirical means, an arm never pulled ranking last."""
+        if final:
+            top_m_pulled(counts, sums, m, work[0], answer)
+        return cycle(made, counts.shape[0])
+
+    return round_robin
 
 
 class Uniform(Agent):
@@ -32,43 +61,50 @@ class Uniform(Agent):
     batched = True
     anytime = True  # never reads the horizon T
 
-    def _batch_pulls(self, obs: Obs, family: str) -> np.ndarray | None:
+    @classmethod
+    def batches_on(cls, family: Family) -> bool:
+        """Batched on best-arm and top-K envs only: on the thresholding bandit its answers are scored at every
+        budget, so it plays pull by pull."""
+        return family.answers_a_set
+
+    def _batch_pulls(self, obs: Obs, family: Family) -> np.ndarray | None:
         """On best-arm and top-K envs the rest of the budget at once, round robin from the next arm (the
         thresholding bandit scores answers at every budget, so it plays pull by pull)."""
-        if family not in ("best_arm", "top_k"):
+        if not family.answers_a_set:
             return None
         k = self.num_arms
         left = obs["budget_left"][:, 0].astype(np.int64)
-        start = (self.total_budget - left) % k  # pulls so far were round robin from arm 0
+        start = round_robin_arm(self.total_budget - left, k)  # pulls so far were round robin from arm 0
         position = (np.arange(k)[None, :] - start[:, None]) % k  # arm i is pulled at these offsets of the cycle
         return left[:, None] // k + (position < (left % k)[:, None])
 
     def select(self, obs: Obs) -> np.ndarray:
-        arms = obs["last_arm"][:, 0].astype(np.int64) + 1
-        arms[(arms == self.num_arms) | (arms < 0)] = 0  # wrap around; arm 0 after a batched allocation (-2)
-        return arms
+        last = obs["last_arm"][:, 0].astype(np.int64)
+        # the arm after the last one; arm 0 at the start (-1) and after a batched allocation (-2)
+        return np.where(last < 0, 0, round_robin_arm(last + 1, self.num_arms))
 
     def compiled_rollout(self, obs: Obs) -> tuple[Callable[..., Any], tuple[Any, ...]] | None:
         from bandit_gym.agents._kernels import index_rule, no_index, policy_rollout
 
         batch = self._start_all(obs)
-        if family_of(batch) in ("best_arm", "top_k"):
-            from bandit_gym.agents.best_arm._kernels import WORK_ROWS, decide_rollout, uniform
+        if family_of(batch).answers_a_set:
+            from bandit_gym.agents.best_arm._kernels import WORK_ROWS, decide_rollout
 
             n, k = batch["counts"].shape
-            return decide_rollout(uniform), (np.zeros((n, 1)), np.zeros((n, 1)), np.zeros((n, WORK_ROWS, k)))
+            return decide_rollout(round_robin_rule()), (np.zeros((n, 1)), np.zeros((n, 1)),
+                                                        np.zeros((n, WORK_ROWS, k)))
         identity = np.tile(np.arange(self.num_arms, dtype=np.int32), (batch["counts"].shape[0], 1))
         return policy_rollout(*index_rule(no_index)), (True, False, 0.0, 0.0, np.zeros(len(identity)), identity,
                                                        identity)
 
-    def _act_batch(self, obs: Obs, last: np.ndarray, family: str) -> np.ndarray:
-        if family in ("best_arm", "top_k"):  # the m arms of largest empirical mean, never pulled: last
-            from bandit_gym.agents.best_arm._kernels import top_m_answers
+    def _act_batch(self, obs: Obs, last: np.ndarray, family: Family) -> np.ndarray:
+        if family.answers_a_set:  # the m arms of largest empirical mean, never pulled: last
+            from bandit_gym.agents.ranking import top_m_answers
 
             top_m_answers(obs["m"], obs["counts"], obs["sums"], self._action)
             self._action[:, 0] = self.select(obs)
             return self._action
-        if family != "thresholding":
+        if family is not Family.THRESHOLDING:  # online: the arm only
             return super()._act_batch(obs, last, family)
         # The round-robin arm needs only last_arm, and the empirical answer kernel reads the statistics itself.
         return self._answer_action(obs, self.select(obs))

@@ -20,9 +20,9 @@ def _list() -> str:
 
     lines = ["Environments (gym.make(id); gym.make_vec(id, num_envs=N, vectorization_mode='vector_entry_point')):"]
     width = max(map(len, bandit_gym.ENV_SPECS))
-    for env_id, (_stem, _kwargs, paper, description) in bandit_gym.ENV_SPECS.items():
+    for env_id, spec in bandit_gym.ENV_SPECS.items():
         assert env_id in gym.registry
-        lines.append(f"  {env_id.ljust(width)}  [{paper}] {description}")
+        lines.append(f"  {env_id.ljust(width)}  [{spec.paper}] {spec.description}")
     lines.append("")
     lines.append("Agents (bandit_gym.agents):")
     width = max(map(len, AGENTS))
@@ -129,7 +129,7 @@ def _reproduce(args: argparse.Namespace) -> int:
 
 def _stats(args: argparse.Namespace) -> int:
     from bandit_gym.claims._stats import holm
-    from bandit_gym.experiments import METRICS, ExperimentResult
+    from bandit_gym.experiments import ExperimentResult
 
     _import_from_here()
     folder = Path(args.folder)
@@ -143,7 +143,7 @@ def _stats(args: argparse.Namespace) -> int:
         kind = TypeError if isinstance(error, TypeError) else ValueError
         raise kind(f"{folder / 'spec.json'}: {error}") from error
     labels = [agent.display for agent in result.spec.agents]
-    metrics = METRICS[result.spec.family]
+    metrics = result.spec.metrics
     reference = args.reference or labels[0]
     metric = args.metric or metrics[0]
     if reference not in labels:

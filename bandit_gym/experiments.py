@@ -47,16 +47,11 @@ else:  # Python 3.10
     import tomli as tomllib
 from bandit_gym._workers import end_with_parent
 from bandit_gym.agents import agent_class
-from bandit_gym.agents.base import Agent
+from bandit_gym.agents.base import Agent, names
 from bandit_gym.envs._base import engine_of
+from bandit_gym.families import Family
 from bandit_gym.rollout import play_batched, play_compiled, play_vector
 
-#: metrics recorded per family of env
-METRICS = {"thresholding": ("aggregate_regret", "error"), "threshold": ("regret",), "multi_armed": ("regret",),
-           "best_arm": ("error", "regret", "pulls"), "top_k": ("error", "regret", "pulls")}
-#: the env argument that sets the horizon (the budget, or the cap of a fixed-confidence env), per family
-HORIZON_ARGUMENT = {"thresholding": "budget", "threshold": "horizon", "multi_armed": "budget", "best_arm": "budget",
-                    "top_k": "budget"}
 BACKENDS = ("loky", "threading", "multiprocessing", "sequential", "dask", "ray")
 
 
@@ -151,7 +146,7 @@ class ExperimentSpec:
             except (ValueError, TypeError) as error:  # an unknown name or a bad import path
                 raise _in_context(error, f"agents[{index}]") from error
             if self.family not in families:
-                raise ValueError(f"agents[{index}] = {agent.name!r} plays {families} envs, not "
+                raise ValueError(f"agents[{index}] = {agent.name!r} plays {names(families)} envs, not "
                                  f"{self.env} ({self.family}); agents for {self.family}: "
                                  f"{', '.join(_agents_of(self.family))}")
             _check_params(index, agent)
@@ -166,7 +161,7 @@ class ExperimentSpec:
                  if _oracle_filled(agent)]
         if not needs:
             return
-        env = gym.make(self.env, **{**self.env_kwargs, HORIZON_ARGUMENT[self.family]: budget})
+        env = gym.make(self.env, **{**self.env_kwargs, self.facts.horizon_argument: budget})
         fixed = getattr(engine_of(env), "fixed_means", None) is not None
         env.close()
         if not fixed:
@@ -177,11 +172,12 @@ class ExperimentSpec:
 
     def _check_env(self, budget: int) -> None:
         """The env is made with ``env_kwargs`` at the first budget once, here: its errors name the argument."""
-        if HORIZON_ARGUMENT[self.family] in self.env_kwargs:
-            raise ValueError(f"env_kwargs sets {HORIZON_ARGUMENT[self.family]!r}; the budgets list sets it")
-        if self.family != "threshold" and "common_random_numbers" in self.env_kwargs:
+        horizon = self.facts.horizon_argument
+        if horizon in self.env_kwargs:
+            raise ValueError(f"env_kwargs sets {horizon!r}; the budgets list sets it")
+        if self.facts.takes_common_random_numbers and "common_random_numbers" in self.env_kwargs:
             raise ValueError("env_kwargs sets 'common_random_numbers'; set it as a key of the experiment instead")
-        kwargs = {**self.env_kwargs, HORIZON_ARGUMENT[self.family]: budget}
+        kwargs = {**self.env_kwargs, horizon: budget}
         try:
             try:
                 text = json.dumps(kwargs, sort_keys=True)
@@ -192,12 +188,23 @@ class ExperimentSpec:
         except (ValueError, TypeError) as error:
             message = str(error).split(" was raised from the environment creator")[0]  # gym's note repeats kwargs
             if "unexpected keyword argument" in message:
-                message += f"; {self.env} takes {_env_arguments(self.env, self.family)}"
+                message += f"; {self.env} takes {_env_arguments(self.env, horizon)}"
             raise _in_context(message, f"{self.env} with env_kwargs {dict(self.env_kwargs)}", error) from error
 
     @property
-    def family(self) -> str:
-        return _env_facts(self.env, "{}")[0]
+    def facts(self) -> EnvFacts:
+        """What the experiment engine asks of the env (its family, metrics, horizon argument), answered by the
+        env's engine with its default arguments."""
+        return _env_facts(self.env, "{}")
+
+    @property
+    def family(self) -> Family:
+        return self.facts.family
+
+    @property
+    def metrics(self) -> tuple[str, ...]:
+        """The per-run metrics recorded for this env, the main one first."""
+        return self.facts.metric_names
 
     @property
     def title(self) -> str:
@@ -267,7 +274,7 @@ def _in_context(error: Exception | str, where: str, kind: Exception | None = Non
     return (TypeError if isinstance(kind, TypeError) else ValueError)(f"{where}: {error}")
 
 
-def _env_arguments(env_id: str, family: str) -> str:
+def _env_arguments(env_id: str, horizon_argument: str) -> str:
     """The keyword arguments an env id takes (those of its engine), for an error message."""
     try:
         engine = engine_of(gym.make(env_id))
@@ -275,7 +282,7 @@ def _env_arguments(env_id: str, family: str) -> str:
                  if p.kind is p.KEYWORD_ONLY or p.kind is p.POSITIONAL_OR_KEYWORD]
     except Exception:  # the message is a hint; never hide the original error
         return "the arguments `help(gym.spec(id).entry_point)` lists"
-    engine_set = {HORIZON_ARGUMENT[family], "num", "common_random_numbers"}  # set by the engine per cell
+    engine_set = {horizon_argument, "num", "common_random_numbers"}  # set by the engine per cell
     return ", ".join(name for name in names if name not in engine_set)
 
 
@@ -287,7 +294,7 @@ def _did_you_mean(value: object, allowed: Iterable[str]) -> str:
     return f" (did you mean {close[0]!r}?)" if close else ""
 
 
-def _agents_of(family: str) -> list[str]:
+def _agents_of(family: Family) -> list[str]:
     """The built-in agents that play a family of envs."""
     from bandit_gym.agents import AGENTS
 
@@ -387,9 +394,7 @@ def _prefix(spec: ExperimentSpec, agent: AgentSpec) -> bool:
     wrapper, which scores pure-exploration answers; the online regret of the threshold and multi-armed bandits
     is recorded per horizon): an anytime agent, and on best-arm and top-K envs one without batched pulls (a
     batch may jump past a budget)."""
-    if not agent.anytime:
-        return False
-    return spec.family == "thresholding" or (spec.family in ("best_arm", "top_k") and not agent.cls.batched)
+    return agent.anytime and spec.family.pure_exploration and not agent.cls.batches_on(spec.family)
 
 
 def _seed(spec: ExperimentSpec, *key: int) -> int:
@@ -423,12 +428,12 @@ def play_cell(spec: ExperimentSpec, cell: Cell) -> tuple[dict[str, np.ndarray], 
     """Play one cell as the engine does (its env, seeds and rollout path) and return the rollout's raw result
     and the agent after the play (whose state, e.g. BayesGap's beta, a study may read)."""
     runs = cell.runs(spec)
-    family = spec.family
+    facts = spec.facts
     horizon = spec.budgets[-1] if cell.budget is None else cell.budget
     budgets = list(spec.budgets) if cell.budget is None else [cell.budget]
     kwargs = dict(spec.env_kwargs)
-    kwargs[HORIZON_ARGUMENT[family]] = horizon
-    if family != "threshold":
+    kwargs[facts.horizon_argument] = horizon
+    if facts.takes_common_random_numbers:
         kwargs["common_random_numbers"] = spec.common_random_numbers
     env = gym.make_vec(spec.env, num_envs=len(runs), vectorization_mode="vector_entry_point", copy=False, **kwargs)
     env_seed = _seed(spec, cell.chunk)
@@ -436,11 +441,12 @@ def play_cell(spec: ExperimentSpec, cell: Cell) -> tuple[dict[str, np.ndarray], 
     agent_spec = spec.agents[cell.agent]
     agent = build_agent(agent_spec, env)
     agent_seed = _seed(spec, cell.chunk, zlib.crc32(agent_spec.display.encode()))
-    anytime = budgets if family == "thresholding" or cell.budget is None else None
+    # the thresholding bandit's answers are scored at the cell's budgets from the rollout's checkpoints
+    anytime = budgets if facts.family is Family.THRESHOLDING or cell.budget is None else None
     # Batched pulls where the agent has them (best arm, top K), else the compiled rollout where one exists (same
     # numbers, bit for bit), else the vector env step by step.
     result = None
-    if family in ("best_arm", "top_k") and agent.batched:
+    if agent.batches_on(facts.family):
         result = play_batched(env, agent, seed=env_seed, agent_seed=agent_seed)
     if result is None:
         result = play_compiled(env, agent, seed=env_seed, budgets=anytime, agent_seed=agent_seed)
@@ -453,17 +459,16 @@ def play_cell(spec: ExperimentSpec, cell: Cell) -> tuple[dict[str, np.ndarray], 
 def run_cell(spec: ExperimentSpec, cell: Cell) -> dict[str, np.ndarray]:
     """Run one cell and return its per-run metrics, each of shape ``(runs in the chunk, budgets of the cell)``."""
     result, _ = play_cell(spec, cell)
-    family = spec.family
     budgets = list(spec.budgets) if cell.budget is None else [cell.budget]
     out = {"budgets": np.asarray(budgets), "first_run": np.asarray(cell.runs(spec).start)}
-    if family == "thresholding":
+    if spec.family is Family.THRESHOLDING:  # scored at the cell's budgets (play_cell)
         out["aggregate_regret"] = result["anytime_regret"]
         out["error"] = result["anytime_error"]
     elif cell.budget is None:  # pulls: made by the end of the episode, capped by each budget
         out["regret"], out["error"] = result["anytime_regret"], result["anytime_error"]
         out["pulls"] = np.minimum(result["pulls"][:, None], np.asarray(budgets)[None, :]).astype(np.float64)
     else:
-        for metric in METRICS[family]:
+        for metric in spec.metrics:
             out[metric] = result[metric][:, None].astype(np.float64)
     return out
 
@@ -538,7 +543,7 @@ class CellStore:
                 arrays = {key: data[key] for key in data.files}
         except Exception as error:  # any failure to read the file is damage, named in the report
             return f"unreadable: {type(error).__name__}: {error}"
-        want = {"budgets", "first_run", *METRICS[self.spec.family]}
+        want = {"budgets", "first_run", *self.spec.metrics}
         if not want <= arrays.keys():
             return f"lacks {sorted(want - arrays.keys())}"
         if arrays["budgets"].tolist() != budgets or arrays["first_run"].tolist() != cell.runs(self.spec).start:
@@ -613,7 +618,7 @@ class ExperimentResult:
 
         rows = []
         for agent in self.spec.agents:
-            for metric in METRICS[self.spec.family]:
+            for metric in self.spec.metrics:
                 values = self.runs[(agent.display, metric)]
                 n = values.shape[0]
                 mean = values.mean(axis=0)
@@ -635,7 +640,7 @@ class ExperimentResult:
         import pandas as pd
         from scipy import stats
 
-        metric = metric or METRICS[self.spec.family][0]
+        metric = metric or self.spec.metrics[0]
         base = self.runs[(reference, metric)]
         rows = []
         for agent in self.spec.agents:
@@ -656,14 +661,30 @@ class ExperimentResult:
 
 
 def _num_arms(spec: ExperimentSpec) -> int:
-    return _env_facts(spec.env, json.dumps(dict(spec.env_kwargs), sort_keys=True))[1]
+    return _env_facts(spec.env, json.dumps(dict(spec.env_kwargs), sort_keys=True)).num_arms
+
+
+@dataclass(frozen=True)
+class EnvFacts:
+    """What the experiment engine asks of an env, as its engine answers."""
+
+    family: Family
+    num_arms: int
+    #: the per-run metrics recorded, the main one first
+    metric_names: tuple[str, ...]
+    #: the constructor argument that the budgets list sets
+    horizon_argument: str
+    #: the env takes ``common_random_numbers`` (set from the experiment's key of that name)
+    takes_common_random_numbers: bool
 
 
 @functools.lru_cache(maxsize=64)
-def _env_facts(env_id: str, kwargs_json: str) -> tuple[str, int]:
-    """(family, K) of an env id with the given keyword arguments (JSON), from one construction (cached)."""
+def _env_facts(env_id: str, kwargs_json: str) -> EnvFacts:
+    """The :class:`EnvFacts` of an env id with the given keyword arguments (JSON), from one construction
+    (cached)."""
     engine = engine_of(gym.make(env_id, **json.loads(kwargs_json)))
-    return engine.family, int(engine.num_arms)
+    return EnvFacts(engine.family, int(engine.num_arms), engine.metric_names, engine.horizon_argument,
+                    engine.takes_common_random_numbers)
 
 
 def run_experiment(
@@ -784,7 +805,7 @@ def collect(spec: ExperimentSpec, store: CellStore) -> ExperimentResult:
     runs: dict[tuple[str, str], np.ndarray] = {}
     chunks = range(-(-spec.runs // spec.chunk))
     for index, agent in enumerate(spec.agents):
-        for metric in METRICS[spec.family]:
+        for metric in spec.metrics:
             if _prefix(spec, agent):
                 parts = [store.get(Cell(index, None, c))[metric] for c in chunks]
                 runs[(agent.display, metric)] = np.concatenate(parts, axis=0)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import gymnasium as gym
 import numpy as np
@@ -38,27 +38,40 @@ _CORRELATED = "bandit_gym.envs.correlated:CorrelatedBestArm"
 _MODEL_SELECTION = "bandit_gym.envs.model_selection:ModelSelection"
 _MULTI_ARMED = "bandit_gym.envs.multi_armed:MultiArmedBandit"
 
-#: id -> (entry point stem, kwargs, paper, one-line description); the README's env table is generated from it.
-ENV_SPECS: dict[str, tuple[str, dict[str, Any], str, str]] = {
-    "ThresholdBandit-v0": (
+class Registration(NamedTuple):
+    """How an env id is registered: ``{stem}Env`` and ``{stem}VectorEnv`` with ``kwargs``, from ``paper``."""
+
+    #: the module and class stem of the env, ``"bandit_gym.envs.thresholding:ThresholdingBandit"``
+    stem: str
+    #: the registered keyword arguments (a preset's instance)
+    kwargs: dict[str, Any]
+    #: the short name of the paper it comes from
+    paper: str
+    #: one line for ``bandit-gym list`` and the README's env table
+    description: str
+
+
+#: id -> its :class:`Registration`; ``bandit-gym list`` and the README's env table are made from it.
+ENV_SPECS: dict[str, Registration] = {
+    "ThresholdBandit-v0": Registration(
         _THRESHOLD,
         {"feedback": "uncensored", "thresholds": "iid", "horizon": 1000},
         "abernethy2016",
         "3 arms on {0..5}, best arm changes with c_t; uncensored; i.i.d. thresholds",
     ),
-    "ThresholdBanditCensored-v0": (
+    "ThresholdBanditCensored-v0": Registration(
         _THRESHOLD,
         {"feedback": "censored", "thresholds": "iid", "horizon": 1000},
         "abernethy2016",
         "same instance, censored feedback (X seen only when X < c_t)",
     ),
-    "ThresholdBandit-Delivery-v0": (
+    "ThresholdBandit-Delivery-v0": Registration(
         _THRESHOLD,
         {"distributions": DELIVERY_DISTRIBUTIONS, "feedback": "uncensored", "thresholds": "iid", "horizon": 10000},
         "abernethy2016",
         "4 delivery routes, slack 0..6 against deadlines c_t; the best route changes with the deadline",
     ),
-    "ThresholdingBandit-v0": (
+    "ThresholdingBandit-v0": Registration(
         _THRESHOLDING,
         {"means": UniformMeans(num_arms=10), "threshold": 0.5, "budget": 500},
         "tao2019",
@@ -66,7 +79,7 @@ ENV_SPECS: dict[str, tuple[str, dict[str, Any], str, str]] = {
     ),
 }
 for _setup, _means in TAO2019_SETUPS.items():
-    ENV_SPECS[f"ThresholdingBandit-Tao2019Setup{_setup}-v0"] = (
+    ENV_SPECS[f"ThresholdingBandit-Tao2019Setup{_setup}-v0"] = Registration(
         _THRESHOLDING,
         {"means": _means, "threshold": 0.5, "budget": TAO2019_BUDGETS[_setup]},
         "tao2019",
@@ -74,21 +87,21 @@ for _setup, _means in TAO2019_SETUPS.items():
     )
 
 
-ENV_SPECS["BestArmIdentification-v0"] = (
+ENV_SPECS["BestArmIdentification-v0"] = Registration(
     _BEST_ARM,
     {"m": 1, "epsilon": 0.0, "budget": 2000},  # means: problem 1 (the default), or distributions=[...]
     "gabillon2012",
     "(epsilon, m)-best arm identification, fixed budget or confidence; Audibert et al. problem 1 (K = 20)",
 )
 for _problem, _means in AUDIBERT2010_PROBLEMS.items():
-    ENV_SPECS[f"BestArmIdentification-Audibert2010Problem{_problem}-v0"] = (
+    ENV_SPECS[f"BestArmIdentification-Audibert2010Problem{_problem}-v0"] = Registration(
         _BEST_ARM,
         {"means": _means, "m": 1, "epsilon": 0.0, "budget": round(best_arm_complexity(_means))},
         "gabillon2012",
         f"Audibert et al. (2010) problem {_problem} (K = {len(_means)}), budget n = H_1",
     )
 
-ENV_SPECS["TopKIdentification-v0"] = (
+ENV_SPECS["TopKIdentification-v0"] = Registration(
     _TOP_K,
     {"k": 10, "epsilon": 0.01, "delta": 0.01, "budget": 20000},  # means: UNIFORM with n = 100 (the default)
     "chen2017",
@@ -96,7 +109,7 @@ ENV_SPECS["TopKIdentification-v0"] = (
 )
 for _dataset in CHEN2017_DATASETS:
     for _k in (100, 250, 500):
-        ENV_SPECS[f"TopKIdentification-Chen2017{_dataset}K{_k}-v0"] = (
+        ENV_SPECS[f"TopKIdentification-Chen2017{_dataset}K{_k}-v0"] = Registration(
             _TOP_K,
             {"means": tuple(float(x) for x in chen2017_means(_dataset, 1000, _k)), "k": _k, "epsilon": 0.01,
              "delta": 0.01, "budget": 100000},
@@ -104,13 +117,13 @@ for _dataset in CHEN2017_DATASETS:
             f"chen2017 §3 dataset {_dataset}, n = 1000, K = {_k}, epsilon = 0.01",
         )
 
-ENV_SPECS["CorrelatedBestArm-v0"] = (
+ENV_SPECS["CorrelatedBestArm-v0"] = Registration(
     _CORRELATED,
     {"eta": 1.0, "sigma": 0.2, "budget": 30},  # 50 arms on [0, 1], squared-exponential kernel of length 0.1
     "hoffman2014",
     "fixed-budget best arm, Gaussian arms with means ~ GP(0, eta^2 G) per episode; K = 50 > T = 30",
 )
-ENV_SPECS["CorrelatedBestArm-TrafficSynthetic-v0"] = (
+ENV_SPECS["CorrelatedBestArm-TrafficSynthetic-v0"] = Registration(
     _CORRELATED,
     # the well-specified setting (kept): means drawn from the agents' prior N(0, eta^2 G), unit mean diagonal G,
     # sigma^2 = 5% of the prior variance eta^2 mean(diag G)
@@ -119,7 +132,7 @@ ENV_SPECS["CorrelatedBestArm-TrafficSynthetic-v0"] = (
     "SYNTHETIC traffic sensors, WELL-SPECIFIED (superseded by v1): K = 357, T = 400; means drawn from the agents' "
     "prior N(0, 20^2 G), G of unit mean diagonal, sigma^2 = 5% of the prior variance",
 )
-ENV_SPECS["CorrelatedBestArm-TrafficSynthetic-v1"] = (
+ENV_SPECS["CorrelatedBestArm-TrafficSynthetic-v1"] = Registration(
     _CORRELATED,
     # hoffman2014 §6.1's recipe on SYNTHETIC speeds: means = held-out profiles (data), G = the historical
     # profiles' covariance (mph^2, not rescaled), sigma^2 = 5% of mean(diag G), eta = 20, prior mean 0
@@ -130,14 +143,14 @@ ENV_SPECS["CorrelatedBestArm-TrafficSynthetic-v1"] = (
     "profiles per episode; G = covariance of 1680 historical ones, eta = 20, sigma^2 = 5% of mean diag G",
 )
 
-ENV_SPECS["ModelSelection-v0"] = (
+ENV_SPECS["ModelSelection-v0"] = Registration(
     _MODEL_SELECTION,
     {"budget": 10},
     "hoffman2014",
     "hoffman2014 §6.2 on scikit-learn's diabetes data: 160 regressors, reward -RMSE (pre-computed table), T = 10",
 )
 
-ENV_SPECS["MultiArmedBandit-v0"] = (
+ENV_SPECS["MultiArmedBandit-v0"] = Registration(
     _MULTI_ARMED,
     {"budget": 1000, "distribution": "bernoulli"},  # means: 10 drawn U(0, 1) per episode, or means=[...]
     "auer2002",
@@ -148,14 +161,14 @@ ENV_SPECS["MultiArmedBandit-v0"] = (
 
 def register_envs() -> None:
     """Register every id of :data:`ENV_SPECS` that is not registered yet."""
-    for env_id, (stem, kwargs, _paper, _description) in ENV_SPECS.items():
+    for env_id, spec in ENV_SPECS.items():
         if env_id in gym.registry:
             continue
         gym.register(
             id=env_id,
-            entry_point=f"{stem}Env",
-            vector_entry_point=f"{stem}VectorEnv",
-            kwargs=_presets(stem, kwargs),
+            entry_point=f"{spec.stem}Env",
+            vector_entry_point=f"{spec.stem}VectorEnv",
+            kwargs=_presets(spec.stem, spec.kwargs),
         )
 
 

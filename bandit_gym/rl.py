@@ -21,8 +21,10 @@ return).
 
 Recipes (:data:`RECIPES`, one per env family and algorithm; every value can be overridden):
 
-- ``threshold`` (the threshold bandit, ``Discrete(K)``, reward 1{X >= c_t} at every round): gamma = 0.9 (the
-  optimal arm for c_t does not depend on the future); PPO on 16 copies, DQN on one.
+- ``threshold`` and ``multi_armed`` (online: ``Discrete(K)``, a reward at every round, 1{X >= c_t} on the
+  threshold bandit): gamma = 0.9 (on the threshold bandit the optimal arm for c_t does not depend on the
+  future; on the multi-armed bandit a short horizon values exploration little, a known limit of this recipe);
+  PPO on 16 copies, DQN on one.
 - ``thresholding`` / ``best_arm`` / ``top_k`` (pure exploration: the loss is paid once, on the answer step):
   the policy only chooses arms and the answer is the empirical rule (``EmpiricalAnswerVector``,
   ``Discrete(K)``), gamma = 1 (the episode's loss is not discounted); PPO on 16 copies, DQN on one. PPO can
@@ -59,6 +61,7 @@ except ImportError as error:  # pragma: no cover - the rl extra is missing
 from bandit_gym import _validation as check
 from bandit_gym.agents.sb3_agent import ALGORITHMS
 from bandit_gym.envs._base import engine_of
+from bandit_gym.families import Family
 from bandit_gym.wrappers import EmpiricalAnswerVector, RecordEpisodeRegretVector
 
 
@@ -144,22 +147,24 @@ _PURE_DQN = Recipe("DQN", {"gamma": 1.0, "learning_starts": 1000, "buffer_size":
                            "target_update_interval": 1000, "exploration_fraction": 0.3},
                    num_envs=1, normalize={"norm_obs": True, "norm_reward": False})
 
-#: the recipes, by (env family, algorithm)
-RECIPES: dict[tuple[str, str], Recipe] = {
-    ("threshold", "PPO"): Recipe("PPO", {"n_steps": 128, "batch_size": 256, "n_epochs": 4, "gamma": 0.9,
-                                         "gae_lambda": 0.9, "ent_coef": 0.0, "learning_rate": 1e-3},
-                                 discrete=False, normalize={"norm_obs": True, "norm_reward": True, "gamma": 0.9},
-                                 total_timesteps=50_000),
-    ("threshold", "DQN"): Recipe("DQN", {"gamma": 0.9, "learning_starts": 500, "buffer_size": 20_000,
-                                         "exploration_fraction": 0.2}, num_envs=1, discrete=False,
-                                 normalize={"norm_obs": True, "norm_reward": False}, total_timesteps=50_000),
-    **{(family, "PPO"): _PURE_PPO for family in ("thresholding", "best_arm", "top_k")},
-    **{(family, "DQN"): _PURE_DQN for family in ("thresholding", "best_arm", "top_k")},
+# online envs (a reward at every pull): a short discount, no answer to learn
+_ONLINE_PPO = Recipe("PPO", {"n_steps": 128, "batch_size": 256, "n_epochs": 4, "gamma": 0.9, "gae_lambda": 0.9,
+                             "ent_coef": 0.0, "learning_rate": 1e-3},
+                     discrete=False, normalize={"norm_obs": True, "norm_reward": True, "gamma": 0.9},
+                     total_timesteps=50_000)
+_ONLINE_DQN = Recipe("DQN", {"gamma": 0.9, "learning_starts": 500, "buffer_size": 20_000,
+                             "exploration_fraction": 0.2}, num_envs=1, discrete=False,
+                     normalize={"norm_obs": True, "norm_reward": False}, total_timesteps=50_000)
+
+#: the recipes, by (env family, algorithm): one pair for the online families, one for the pure-exploration ones
+RECIPES: dict[tuple[Family, str], Recipe] = {
+    **{(family, "PPO"): _PURE_PPO if family.pure_exploration else _ONLINE_PPO for family in Family},
+    **{(family, "DQN"): _PURE_DQN if family.pure_exploration else _ONLINE_DQN for family in Family},
 }
 
 
-def family_of_id(env_id: str, **env_kwargs: Any) -> str:
-    """The env family of a registered id: ``"thresholding"``, ``"threshold"``, ``"best_arm"`` or ``"top_k"``."""
+def family_of_id(env_id: str, **env_kwargs: Any) -> Family:
+    """The env family of a registered id (:class:`~bandit_gym.families.Family`), as its engine names it."""
     return engine_of(gym.make(env_id, **env_kwargs)).family
 
 

@@ -128,9 +128,9 @@ def play_compiled(
     fresh streams keyed from the env's generator: the same distribution as the vector env, whose bulk draws a
     per-copy rollout cannot follow, but other numbers. The env is left at its reset state."""
     engine: Any = engine_of(env)
-    if engine.family not in ("thresholding", "best_arm", "top_k") or not engine.bernoulli:
+    if not engine.pure_exploration or not engine.bernoulli:
         return None
-    if not engine.common_random_numbers and engine.family == "thresholding":
+    if not engine.common_random_numbers and not engine.family.answers_a_set:  # thresholding
         return None
     agent.reset(seed=seed if agent_seed is None else agent_seed)
     obs, _ = env.reset(seed=seed)
@@ -140,7 +140,7 @@ def play_compiled(
     kernel, args = plan
     checkpoint_budgets(engine, [engine.budget] if budgets is None else budgets)
     checkpoints = np.union1d(np.asarray([] if budgets is None else budgets, dtype=np.int64), [engine.budget])
-    if engine.family != "thresholding":
+    if engine.family.answers_a_set:  # best arm, top K
         result, regret, error = _best_arm_rollout(env, engine, kernel, args, checkpoints)
     else:
         n = env.num_envs

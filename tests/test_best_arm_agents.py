@@ -9,7 +9,7 @@ import pytest
 from scipy import stats
 
 from bandit_gym.agents import LUCB, SAR, SuccessiveRejects, UCBEBestArm, UGapEb, UGapEc, Uniform
-from bandit_gym.agents.best_arm._gap import select_arm
+from bandit_gym.agents.best_arm.ugape import select_arm
 from bandit_gym.experiments import AgentSpec, build_agent
 from bandit_gym.rollout import play_compiled, play_vector
 

@@ -180,7 +180,8 @@ def test_dispatch_uses_the_faster_variant_and_tries_the_other_again_later(monkey
 
 
 def test_tournament_tree_gives_the_first_largest_value() -> None:
-    from bandit_gym.agents.best_arm._kernels import max_tree_build, max_tree_update, tree_size
+    from bandit_gym.agents.best_arm.ucbe import tree_size
+    from bandit_gym.agents.ranking import max_tree_build, max_tree_update
 
     rng = np.random.default_rng(0)
     for k in (1, 2, 3, 7, 64, 1000):

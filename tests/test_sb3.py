@@ -164,3 +164,19 @@ def test_training_is_reproducible_with_a_seed() -> None:
         recipe_for("ThresholdBandit-v0", n_envs=4)
     with pytest.raises(ValueError, match="algo"):
         recipe_for("ThresholdBandit-v0", "SAC")
+
+
+def test_the_multi_armed_bandit_has_recipes_and_its_policy_plays_as_an_agent() -> None:
+    # recipe_for raised a KeyError ('multi_armed', 'PPO') and SB3Agent refused the family
+    from bandit_gym.rl import recipe_for, train
+
+    assert not recipe_for("MultiArmedBandit-v0").discrete and recipe_for("MultiArmedBandit-v0", "DQN").num_envs == 1
+    policy = train("MultiArmedBandit-v0", total_timesteps=256, seed=0, num_envs=4, env_kwargs={"budget": 50})
+    agent = SB3Agent(policy.model, normalize=policy.normalize)
+    env = gym.make("MultiArmedBandit-v0", budget=50)
+    obs, _ = env.reset(seed=0)
+    agent.reset(seed=0)
+    for _ in range(5):
+        action = agent.act(obs)
+        assert env.action_space.contains(action)
+        obs, *_ = env.step(action)

@@ -231,7 +231,8 @@ def sar_removal_by_sorting(m: int, alive: np.ndarray, accepted: np.ndarray, mean
 
 def test_sar_removal_in_linear_time_matches_the_sorted_definition() -> None:
     # the O(K) removal (two order statistics and a pass) against the sort, on 20000 random cases, half with ties
-    from bandit_gym.agents.best_arm._kernels import WORK_ROWS, _accept_or_reject
+    from bandit_gym.agents.best_arm._kernels import WORK_ROWS
+    from bandit_gym.agents.ranking import accept_or_reject
 
     rng = np.random.default_rng(0)
     for trial in range(20000):
@@ -244,7 +245,7 @@ def test_sar_removal_in_linear_time_matches_the_sorted_definition() -> None:
         alive, accepted = (status == 0).astype(float), (status == 1).astype(float)
         expected_alive, expected_accepted = alive.copy(), accepted.copy()
         sar_removal_by_sorting(m, expected_alive, expected_accepted, mean)
-        _accept_or_reject(m, alive, accepted, mean, np.zeros((WORK_ROWS, k)))
+        accept_or_reject(m, alive, accepted, mean, np.zeros((WORK_ROWS, k)))
         assert alive.tolist() == expected_alive.tolist(), trial
         assert accepted.tolist() == expected_accepted.tolist(), trial
 
@@ -262,7 +263,7 @@ def test_clucb_rollout_kernel_equals_the_rule_bit_for_bit(env_id: str, kwargs: d
     # the whole-episode kernel (M by swaps, M~ by a split key in a window) against the rule run pull by pull;
     # answers at three checkpoints, pulls; the last case stops before its budget
     from bandit_gym.agents import CLUCBPAC
-    from bandit_gym.agents.best_arm._gap import BestArmAgent
+    from bandit_gym.agents.best_arm._base import BestArmAgent
 
     venv = gym.make_vec(env_id, num_envs=6, vectorization_mode="vector_entry_point", common_random_numbers=True,
                         **kwargs)

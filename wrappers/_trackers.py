@@ -6,7 +6,6 @@ leading copy axis for a single env (N = 1) and a vector env alike.
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
 import gymnasium as gym
@@ -14,11 +13,7 @@ import numpy as np
 from gymnasium.vector import VectorWrapper
 from gymnasium.wrappers import TimeLimit
 
-from bandit_gym import metrics
 from bandit_gym.envs._base import refuse_time_limit
-
-#: the families that pay a reward at every round and score the cumulative pseudo-regret from the step infos
-ONLINE_FAMILIES = ("threshold", "multi_armed")
 
 
 def below(env: Any) -> list[Any]:
@@ -51,20 +46,11 @@ def refuse_unscored_ends(engine: Any, rows: np.ndarray, user: str) -> None:
                          f"pass budget=n - 1 to the env for episodes of n steps")
 
 
-def answer_metrics(env: Any, answer: np.ndarray, means: np.ndarray) -> dict[str, np.ndarray]:
-    """Regret and error of final thresholding answers, from the env's threshold and epsilon."""
-    return {
-        "regret": metrics.aggregate_regret(answer, means, env.threshold, env.epsilon).astype(np.float64),
-        "error": metrics.error_indicator(answer, means, env.threshold, env.epsilon).astype(np.float64),
-    }
-
-
 class EpisodeTracker:
     """Return, length, pulls and (threshold and multi-armed bandits) pseudo-regret of N running episodes."""
 
     def __init__(self, env: Any, num: int) -> None:
         self.env = env
-        self.family = env.family
         self.num = num
         self.ret = np.zeros(num)
         self.length = np.zeros(num, dtype=np.int64)
@@ -78,7 +64,7 @@ class EpisodeTracker:
     def add(self, rows: np.ndarray, rewards: np.ndarray, info: dict[str, Any]) -> None:
         self.ret[rows] += rewards[rows]
         self.length[rows] += 1
-        if self.family in ONLINE_FAMILIES:
+        if not self.env.pure_exploration:  # online: the pseudo-regret of the pulls
             self.regret[rows] += info["best_expected_reward"][rows] - info["expected_reward"][rows]
 
     def finish(self, rows: np.ndarray, actions: np.ndarray, obs: dict[str, np.ndarray],
@@ -90,11 +76,9 @@ class EpisodeTracker:
                "length": np.zeros(self.num, dtype=np.int64), "pulls": np.zeros(self.num, dtype=np.int64)}
         out["return"][rows] = self.ret[rows]
         out["length"][rows] = self.length[rows]
-        if self.family not in ONLINE_FAMILIES:
-            scores = self.env.answer_metrics if self.family != "thresholding" else functools.partial(answer_metrics,
-                                                                                                      self.env)
+        if self.env.pure_exploration:
             truth = self.env.means[rows] if means is None else means
-            for key, value in scores(actions[rows, 1:], truth).items():
+            for key, value in self.env.answer_metrics(actions[rows, 1:], truth).items():
                 out.setdefault(key, np.zeros(self.num))[rows] = value
             out["pulls"][rows] = self.env.budget - obs["budget_left"][rows, 0]
         else:
@@ -106,8 +90,8 @@ class EpisodeTracker:
 def checkpoint_budgets(env: Any, budgets: Any) -> np.ndarray:
     """The checkpoints of an anytime record as int64, after checking them against the engine ``env``: a
     pure-exploration env, and a non-empty strictly increasing sequence of integers in ``0..env.budget``."""
-    if env.family not in ("thresholding", "best_arm", "top_k"):
-        raise ValueError(f"the anytime wrapper needs a pure-exploration env, got a {env.family!r} env")
+    if not env.pure_exploration:
+        raise ValueError(f"the anytime wrapper needs a pure-exploration env, got a {env.family.value!r} env")
     b = np.asarray(budgets)
     if b.ndim != 1 or b.size == 0 or not np.issubdtype(b.dtype, np.integer):
         raise ValueError(f"budgets must be a non-empty 1-D sequence of integers, got {budgets!r}")
@@ -164,7 +148,6 @@ class AnytimeTracker:
         return {"budget": self.budgets, "regret": self.regret.copy(), "error": self.error.copy()}
 
     def _record(self, rows: np.ndarray, cols: np.ndarray, answers: np.ndarray) -> None:
-        scores = answer_metrics(self.env, answers, self.env.means[rows]) if self.env.family == "thresholding" \
-            else self.env.answer_metrics(answers, self.env.means[rows])
+        scores = self.env.answer_metrics(answers, self.env.means[rows])
         for key in ("regret", "error"):
             getattr(self, key)[rows, cols] = scores[key]

@@ -10,7 +10,6 @@ from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
 
 from bandit_gym.envs._base import engine_of
 from bandit_gym.wrappers._trackers import (
-    ONLINE_FAMILIES,
     EpisodeTracker,
     below,
     refuse_time_limits_below,
@@ -122,5 +121,5 @@ class RecordEpisodeRegretVector(VectorWrapper):
         left = np.zeros((self.num_envs, 1))
         left[rows, 0] = [info["final_obs"][row]["budget_left"][0] for row in rows]
         kept = getattr(self.env.unwrapped, "final_means", None)
-        means = None if self._engine.family in ONLINE_FAMILIES or kept is None else kept[rows]
+        means = None if not self._engine.pure_exploration or kept is None else kept[rows]
         return self._tracker.finish(rows, actions, {"budget_left": left}, means)

@@ -10,6 +10,7 @@ import numpy as np
 from bandit_gym import _validation as check
 from bandit_gym.agents.base import Agent, Obs
 from bandit_gym.agents.bayesian._posterior import GaussianPosterior
+from bandit_gym.families import Family
 from bandit_gym.kernels import resolve_kernel
 
 #: ``"latent"``: the largest posterior mean over all arms (best_latent of the authors' later library pybo);
@@ -89,7 +90,7 @@ class BayesianAgent(Agent):
         return self.order.best_of(self.all_rows if rows is None else rows, values, largest)
 
     # ----------------------------------------------------------------------------------------------- step
-    def _act_batch(self, obs: Obs, last: np.ndarray, family: str) -> np.ndarray:
+    def _act_batch(self, obs: Obs, last: np.ndarray, family: Family) -> np.ndarray:
         m = int(obs["m"][0, 0])
         if m != 1:
             raise ValueError(f"{type(self).__name__} identifies one best arm (m = 1); this env asks for m={m}")

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from bandit_gym.agents.best_arm.successive_rejects import SuccessiveRejects
+from typing import Any
+
+from bandit_gym.agents.best_arm.successive_rejects import SuccessiveRejects, successive_rule
 
 
 class SAR(SuccessiveRejects):
@@ -38,7 +40,10 @@ class SAR(SuccessiveRejects):
       m+1 are rejected, and arm m, left alone, takes the budget; the answer is then arm m and arms 0..m-2.
     """
 
-    rule = "SAR"
+    @classmethod
+    def rule(cls) -> Any:
+        """SR's step with SAR's removal (:func:`~bandit_gym.agents.ranking.accept_or_reject`)."""
+        return successive_rule(True)
 
     def check_m(self, m: int) -> None:
         """Any m."""

@@ -2,11 +2,98 @@
 
 from __future__ import annotations
 
+import functools
+from typing import Any
+
 import numpy as np
 
 from bandit_gym.agents._batch import most_owed_first
 from bandit_gym.agents.base import Obs
-from bandit_gym.agents.best_arm._gap import BestArmAgent
+from bandit_gym.agents.best_arm._base import BestArmAgent
+from bandit_gym.families import Family
+
+#: per-copy state: the phase (1..K-1; K once one arm is left), then three blocks of K floats (:func:`block`)
+PHASE = 0
+#: the blocks: the bits of the arms still in play; the phase lengths n_1..n_{K-1}, then n; the accepted bits (SAR)
+ALIVE, SCHEDULE, ACCEPTED = range(3)
+#: the scratch rows: the empirical means (0 for an arm never pulled) and the answer's ranking values
+MEANS, RANKS = range(2)
+
+
+def block(state: np.ndarray, which: int, k: int) -> np.ndarray:
+    """The block ``which`` of a copy's state (the last axis), K floats."""
+    return state[..., 1 + which * k:1 + (which + 1) * k]
+
+
+@functools.cache
+def successive_rule(accepts: bool) -> Any:
+    """The step of SR (``accepts`` False) or of SAR, compiled on first use (the rule of :class:`BestArmAgent`).
+
+    The phases end on the empirical means (0 for an arm never pulled: with n <= K every phase has length 0 and
+    they all end before the first pull). The pull: the surviving arm with the fewest pulls. The answer: the
+    accepted arms that were pulled, then the best of the other candidates (the active arms, and accepted arms
+    never pulled) up to m (SR: one arm), an arm never pulled ranking last (among such arms the smaller index
+    first)."""
+    from bandit_gym.agents.ranking import accept_or_reject, answer_means, empirical_means, jit
+
+    part = jit(block)
+
+    @jit
+    def end_phases(counts: np.ndarray, m: int, state: np.ndarray, mean: np.ndarray, work: np.ndarray) -> None:
+        """End every phase whose surviving arms all reached its length (phases of length 0 end together):
+        SR rejects the surviving arm of smallest mean (ties: the smallest index), SAR removes by
+        :func:`~bandit_gym.agents.ranking.accept_or_reject`."""
+        k = counts.shape[0]
+        alive, schedule, accepted = part(state, ALIVE, k), part(state, SCHEDULE, k), part(state, ACCEPTED, k)
+        for _ in range(k - 1):
+            phase = np.int64(state[PHASE])
+            if phase >= k:
+                return
+            target = schedule[phase - 1]
+            for i in range(k):
+                if alive[i] == 1.0 and counts[i] < target:
+                    return
+            if accepts:
+                accept_or_reject(m, alive, accepted, mean, work)
+            else:
+                worst = -1
+                for i in range(k):
+                    if alive[i] == 1.0 and (worst < 0 or mean[i] < mean[worst]):
+                        worst = i
+                alive[worst] = 0.0
+            state[PHASE] = phase + 1
+
+    @jit
+    def successive(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, epsilon: float,
+                   constants: np.ndarray, state: np.ndarray, work: np.ndarray, answer: np.ndarray,
+                   final: bool) -> int:
+        k = counts.shape[0]
+        mean = work[MEANS]
+        empirical_means(counts, sums, mean)
+        end_phases(counts, m, state, mean, work)
+        alive, accepted = part(state, ALIVE, k), part(state, ACCEPTED, k)
+        arm = -1
+        for i in range(k):  # the surviving arm with the fewest pulls
+            if alive[i] == 1.0 and (arm < 0 or counts[i] < counts[arm]):
+                arm = i
+        if final:
+            rank = work[RANKS]
+            answer_means(counts, sums, rank)
+            taken = 0
+            for i in range(k):
+                answer[i] = accepts and accepted[i] == 1.0 and counts[i] > 0
+                taken += answer[i]
+            for _ in range(m - taken if accepts else 1):  # fill with the best candidates not yet in
+                best = -1
+                for i in range(k):
+                    if ((alive[i] == 1.0 or (accepts and accepted[i] == 1.0)) and answer[i] == 0
+                            and (best < 0 or rank[i] > rank[best])):
+                        best = i
+                if best >= 0:
+                    answer[best] = 1
+        return arm
+
+    return successive
 
 
 def phase_lengths(budget: int, k: int) -> np.ndarray:
@@ -41,7 +128,6 @@ class SuccessiveRejects(BestArmAgent):
     """
 
     anytime = False
-    rule = "SuccessiveRejects"
     batched = True
 
     def __init__(self) -> None:
@@ -53,33 +139,38 @@ class SuccessiveRejects(BestArmAgent):
     @property
     def phase(self) -> np.ndarray:
         """Per copy, the current phase (1..K-1; K once one arm is left)."""
-        return self.state[:, 0].astype(np.int64)
+        return self.state[:, PHASE].astype(np.int64)
 
     @property
     def alive(self) -> np.ndarray:
         """Per copy, the bits of the arms still in play."""
-        return self.state[:, 1:1 + self.num_arms] == 1.0
+        return block(self.state, ALIVE, self.num_arms) == 1.0
+
+    @classmethod
+    def rule(cls) -> Any:
+        return successive_rule(False)
 
     def state_size(self, k: int) -> int:
-        return 1 + 3 * k  # phase, alive bits, n_1..n_{K-1} and n, accepted bits (SAR)
+        return 1 + 3 * k  # PHASE, then the blocks ALIVE, SCHEDULE, ACCEPTED
 
     def begin(self, obs: Obs, rows: np.ndarray) -> None:
         k = self.num_arms
         self.state[rows] = 0.0
-        self.state[rows, 0] = 1.0
-        self.state[rows, 1:1 + k] = 1.0
+        self.state[rows, PHASE] = 1.0
+        block(self.state, ALIVE, k)[rows] = 1.0
+        schedule = block(self.state, SCHEDULE, k)
         for budget in np.unique(self.total_budget[rows]):  # one schedule per distinct budget (usually one)
             chosen = rows[self.total_budget[rows] == budget]
-            self.state[chosen, 1 + k:2 * k] = phase_lengths(int(budget), k)
-            self.state[chosen, 2 * k] = budget
+            schedule[chosen, :k - 1], schedule[chosen, k - 1] = phase_lengths(int(budget), k), budget
 
-    def _batch_pulls(self, obs: Obs, family: str) -> np.ndarray | None:
+    def _batch_pulls(self, obs: Obs, family: Family) -> np.ndarray | None:
         """The rest of the current phase at once: every surviving arm up to n_k pulls (the single survivor: the
         rest of the budget). Phases end, and arms leave, at the compiled rule's next call, as pull by pull."""
         self._act_batch(obs, obs["last_arm"][:, 0], family)  # ends the phases whose pulls are all made
         k = self.num_arms
-        phase = self.state[:, 0].astype(np.int64)
-        target = self.state[np.arange(self.num), k + phase]  # n_k (n_K = n: the survivor takes what is left)
+        phase = self.state[:, PHASE].astype(np.int64)
+        # n_k (n_K = n: the survivor takes what is left)
+        target = block(self.state, SCHEDULE, k)[np.arange(self.num), phase - 1]
         owed = np.where(self.alive, np.maximum(target[:, None] - obs["counts"], 0), 0).astype(np.int64)
         return most_owed_first(owed, obs["budget_left"][:, 0].astype(np.int64))
 

@@ -2,13 +2,91 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+import functools
+import math
+from typing import Any, ClassVar
 
 import numpy as np
 
 from bandit_gym import _validation as check
 from bandit_gym.agents.base import Obs
-from bandit_gym.agents.best_arm._gap import BestArmAgent
+from bandit_gym.agents.best_arm._base import BestArmAgent
+
+#: per-copy constants: the exploration a
+A = 0
+#: per-copy state: the pulls made at the last call plus 2 (0: no call yet), the arm it chose, that arm's count
+#: then, the arm whose answer bit is set (-1: none, the bits are rewritten in full), 1.0 if the mean tree is
+#: current; then the tournament tree of the indices and that of the means (:func:`tree_size` floats each)
+LAST_CALL, LAST_ARM, LAST_COUNT, ANSWER_ARM, MEANS_CURRENT, TREES = range(6)
+#: the scratch rows: the means and the indices
+MEANS, INDICES = 0, 1
+
+
+def tree_size(k: int) -> int:
+    """Floats of a tournament tree over K arms: 2 P, P the smallest power of two >= K."""
+    return 2 * (1 << max(k - 1, 0).bit_length())
+
+
+@functools.cache
+def ucbe_rule() -> Any:
+    """UCB-E's step, compiled on first use (the rule of :class:`BestArmAgent`)."""
+    from bandit_gym.agents.ranking import answer_means, jit, max_tree_build, max_tree_update, top_m_pulled
+
+    @jit
+    def ucbe_index(counts: np.ndarray, sums: np.ndarray, a: float, i: int) -> float:
+        """UCB-E's index of arm i, ``mu_hat_i + sqrt(a / T_i)``; +inf for an arm never pulled."""
+        c = np.float64(counts[i])
+        return math.inf if c == 0.0 else np.float64(sums[i]) / max(c, 1.0) + math.sqrt(a / c)
+
+    @jit
+    def ucbe(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, epsilon: float,
+             constants: np.ndarray, state: np.ndarray, work: np.ndarray, answer: np.ndarray, final: bool) -> int:
+        """Pull ``argmax mu_i + sqrt(a / T_i)`` (+inf unpulled; ties: smallest index); the answer is the m
+        largest empirical means, an arm never pulled ranking last (a mean of -inf in the mean tree).
+
+        Only the arm pulled since the previous call changes its statistics, so only its index is recomputed and
+        its path in a tournament tree of the indices replayed, O(log K) per pull; for m = 1 the answer's argmax
+        mean is kept in a second tree, and only the bits that change are rewritten. The previous call's arm was
+        the only pull when ``made`` grew by one and that arm's count by one; anything else (a new episode, a
+        batched allocation, another arm pulled, the same observation twice) recomputes all K. Same arms and
+        answers as recomputing everything at every call, bit for bit (tested)."""
+        k = counts.shape[0]
+        size = (state.shape[0] - TREES) // 2  # tree_size(k)
+        mean, value = work[MEANS], work[INDICES]
+        tree, mean_tree = state[TREES:TREES + size], state[TREES + size:]
+        i = np.int64(state[LAST_ARM])
+        one_pull = state[LAST_CALL] == made + 1 and np.float64(counts[i]) == state[LAST_COUNT] + 1.0
+        if one_pull:
+            value[i] = ucbe_index(counts, sums, constants[A], i)
+            max_tree_update(value, tree, i)
+        else:
+            for j in range(k):
+                value[j] = ucbe_index(counts, sums, constants[A], j)
+            max_tree_build(value, tree)
+            state[ANSWER_ARM] = -1.0  # the answer bits are rewritten in full
+        if not final:
+            state[MEANS_CURRENT] = 0.0  # the mean tree is not kept between unscored calls
+        elif m == 1:
+            if one_pull and state[MEANS_CURRENT] == 1.0:
+                mean[i] = np.float64(sums[i]) / max(np.float64(counts[i]), 1.0)
+                max_tree_update(mean, mean_tree, i)
+            else:
+                answer_means(counts, sums, mean)
+                max_tree_build(mean, mean_tree)
+            state[MEANS_CURRENT] = 1.0
+            best, old = np.int64(mean_tree[1]), np.int64(state[ANSWER_ARM])
+            if old < 0:
+                answer[:] = 0
+            elif old != best:
+                answer[old] = 0
+            answer[best], state[ANSWER_ARM] = 1, best
+        else:
+            top_m_pulled(counts, sums, m, mean, answer)
+        arm = np.int64(tree[1])
+        state[LAST_CALL], state[LAST_ARM], state[LAST_COUNT] = made + 2.0, arm, counts[arm]
+        return arm
+
+    return ucbe
 
 
 class UCBEBestArm(BestArmAgent):
@@ -43,8 +121,7 @@ class UCBEBestArm(BestArmAgent):
 
     oracle_parameters: ClassVar[tuple[str, ...]] = ("H1",)
     oracle_alternatives: ClassVar[tuple[str, ...]] = ("a",)
-    rule = "UCBEBestArm"
-    num_constants = 1  # a
+    num_constants = 1  # A
 
     def __init__(self, a: float | None = None, H1: float | None = None, c: float = 25.0 / 36.0) -> None:
         if (a is None) == (H1 is None):
@@ -61,18 +138,20 @@ class UCBEBestArm(BestArmAgent):
     def is_anytime(cls, params: dict) -> bool:  # type: ignore[override]
         return params.get("a") is not None  # built from H1 (the oracle fills it), a reads the budget
 
-    def state_size(self, k: int) -> int:
-        from bandit_gym.agents.best_arm._kernels import tree_size
+    @classmethod
+    def rule(cls) -> Any:
+        return ucbe_rule()
 
-        return 5 + 2 * tree_size(k)  # see the rule (_kernels.ucbe): the last call, the answer, two trees
+    def state_size(self, k: int) -> int:
+        return TREES + 2 * tree_size(k)
 
     @property
     def exploration(self) -> np.ndarray:
         """Per copy, the exploration parameter a of the current episode."""
-        return self.constants[:, 0]
+        return self.constants[:, A]
 
     def begin(self, obs: Obs, rows: np.ndarray) -> None:
         if self.H1 is not None:
-            self.constants[rows, 0] = self.c * np.maximum(self.total_budget[rows] - self.num_arms, 0) / self.H1
+            self.constants[rows, A] = self.c * np.maximum(self.total_budget[rows] - self.num_arms, 0) / self.H1
         else:
-            self.constants[rows, 0] = self.a
+            self.constants[rows, A] = self.a

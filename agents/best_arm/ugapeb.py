@@ -2,16 +2,52 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+import functools
+from typing import Any, ClassVar
 
 import numpy as np
 
 from bandit_gym import _validation as check
 from bandit_gym.agents.base import Obs
-from bandit_gym.agents.best_arm._gap import BestArmAgent
+from bandit_gym.agents.best_arm._base import BestArmAgent
+from bandit_gym.agents.best_arm.ugape import CHOSEN, UPPER
 
 #: ``"smallest_B"``: the paper's J(t*) at the smallest set index over time; ``"last"``: J(n + 1)
 RECOMMENDATIONS = ("smallest_B", "last")
+
+#: per-copy constants: the exploration a, the range b, 1.0 to recommend the last J (``recommendation="last"``)
+A, B, LAST = range(3)
+#: per-copy state: the smallest set index B_J recorded so far (+inf at the start)
+SMALLEST_B = 0
+
+
+@functools.cache
+def ugapeb_rule() -> Any:
+    """UGapEb's step, compiled on first use (the rule of :class:`BestArmAgent`)."""
+    from bandit_gym.agents.best_arm.ugape import compiled
+    from bandit_gym.agents.ranking import jit, top_m_pulled
+
+    gap_select, gap_widths = compiled().gap_select, compiled().gap_widths
+
+    @jit
+    def ugapeb(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, epsilon: float,
+               constants: np.ndarray, state: np.ndarray, work: np.ndarray, answer: np.ndarray, final: bool) -> int:
+        """Each arm once; then SELECT-ARM with ``beta_k = b sqrt(a / T_k)``, and J(t) becomes the answer when
+        its set index B_J(t) is the smallest so far (always with ``LAST``). During the initial round the answer
+        is the m best empirical means, an arm never pulled ranking last."""
+        k = counts.shape[0]
+        gap_widths(counts, sums, constants[A], constants[B], work)
+        if made < k:
+            top_m_pulled(counts, sums, m, work[UPPER], answer)  # a scratch row here
+            return made
+        set_index, pull = gap_select(m, work)
+        if set_index < state[SMALLEST_B] or constants[LAST] == 1.0:
+            state[SMALLEST_B] = min(set_index, state[SMALLEST_B])
+            for i in range(k):
+                answer[i] = work[CHOSEN, i] == 1.0
+        return pull
+
+    return ugapeb
 
 
 class UGapEb(BestArmAgent):
@@ -19,7 +55,7 @@ class UGapEb(BestArmAgent):
 
     Paper: gabillon2012, Fig. 1 (left), Fig. 2, eq. 3-4, Theorem 1.
 
-    Pull each arm once, then at every round SELECT-ARM (see :func:`~bandit_gym.agents.best_arm._gap.select_arm`)
+    Pull each arm once, then at every round SELECT-ARM (see :func:`~bandit_gym.agents.best_arm.ugape.select_arm`)
     with ``beta_k = b sqrt(a / T_k)``, recording ``J(t)`` and its set index ``B_J(t)``. The recommendation is
     ``Omega(n) = J(t*)``, ``t* = argmin_t B_J(t)``: the submitted answer at every step is the recorded set of
     smallest index so far.
@@ -44,7 +80,7 @@ class UGapEb(BestArmAgent):
     - the range of t in ``t*``: the paper writes ``t in {1, ..., n}``, but B is defined only once every arm has
       been pulled; we record the sets of t = K+1..n+1, the last one computed after the n-th observation (the
       proof allows t <= n+1). Ties in ``t*``: the earliest round.
-    - tie rules of SELECT-ARM: see :func:`~bandit_gym.agents.best_arm._gap.select_arm` (J: smallest index;
+    - tie rules of SELECT-ARM: see :func:`~bandit_gym.agents.best_arm.ugape.select_arm` (J: smallest index;
       u_t, l_t: the largest beta, as the paper says, then the smallest index; I(t): l_t when the widths are
       equal). The tie rule is fixed (no random option).
     - initialisation: each arm once, in index order.
@@ -56,8 +92,7 @@ class UGapEb(BestArmAgent):
 
     oracle_parameters: ClassVar[tuple[str, ...]] = ("H",)
     oracle_alternatives: ClassVar[tuple[str, ...]] = ("a",)
-    rule = "UGapEb"
-    num_constants = 3  # a, b, 1 to recommend the last J
+    num_constants = 3  # A, B, LAST
 
     def __init__(self, a: float | None = None, H: float | None = None, b: float = 1.0, eta: float = 1.0,
                  recommendation: str = "smallest_B") -> None:
@@ -81,21 +116,25 @@ class UGapEb(BestArmAgent):
     @property
     def exploration(self) -> np.ndarray:
         """Per copy, the exploration parameter a of the current episode."""
-        return self.constants[:, 0]
+        return self.constants[:, A]
 
     @property
     def best_index(self) -> np.ndarray:
         """Per copy, the smallest set index ``B_J(t)`` recorded so far (+inf before the first)."""
-        return self.state[:, 0]
+        return self.state[:, SMALLEST_B]
+
+    @classmethod
+    def rule(cls) -> Any:
+        return ugapeb_rule()
 
     def state_size(self, k: int) -> int:
-        return 1  # the smallest set index B_J recorded so far
+        return 1  # SMALLEST_B
 
     def begin(self, obs: Obs, rows: np.ndarray) -> None:
         if self.H is not None:
             a = self.eta * np.maximum(self.total_budget[rows] - self.num_arms, 0) / (4.0 * self.H)
         else:
             a = self.a
-        self.constants[rows, 0], self.constants[rows, 1] = a, self.b
-        self.constants[rows, 2] = self.recommendation == "last"
-        self.state[rows, 0] = np.inf
+        self.constants[rows, A], self.constants[rows, B] = a, self.b
+        self.constants[rows, LAST] = self.recommendation == "last"
+        self.state[rows, SMALLEST_B] = np.inf

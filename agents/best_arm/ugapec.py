@@ -2,11 +2,48 @@
 
 from __future__ import annotations
 
+import functools
+import math
+from typing import Any
+
 import numpy as np
 
 from bandit_gym import _validation as check
 from bandit_gym.agents.base import Obs
-from bandit_gym.agents.best_arm._gap import BestArmAgent
+from bandit_gym.agents.best_arm._base import BestArmAgent
+from bandit_gym.agents.best_arm.ugape import CHOSEN, MEAN
+
+#: per-copy constants: the confidence delta, the exploration constant c, the range b
+DELTA, C, B = range(3)
+
+
+@functools.cache
+def ugapec_rule() -> Any:
+    """UGapEc's step, compiled on first use (the rule of :class:`BestArmAgent`)."""
+    from bandit_gym.agents.best_arm.ugape import compiled
+    from bandit_gym.agents.ranking import jit, top_m_pulled
+
+    gap_select, gap_widths = compiled().gap_select, compiled().gap_widths
+
+    @jit
+    def ugapec(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, epsilon: float,
+               constants: np.ndarray, state: np.ndarray, work: np.ndarray, answer: np.ndarray, final: bool) -> int:
+        """Each arm once (arm t at pull t, no stop; the answer the m best empirical means, an arm never pulled
+        ranking last, as J(t) would rank such an arm by a mean of 0); then SELECT-ARM with ``beta_k = b sqrt(x /
+        T_k)``, ``x = c log(4 K t^3 / delta)``, t the pulls made; the answer is J(t); stop (K) once
+        ``B_J(t) < epsilon``."""
+        k = counts.shape[0]
+        if made < k:
+            top_m_pulled(counts, sums, m, work[MEAN], answer)
+            return made
+        x = constants[C] * math.log(4.0 * k * max(np.float64(made), 1.0) ** 3 / constants[DELTA])
+        gap_widths(counts, sums, x, constants[B], work)
+        set_index, pull = gap_select(m, work)
+        for i in range(k):
+            answer[i] = work[CHOSEN, i] == 1.0
+        return k if set_index < epsilon else pull
+
+    return ugapec
 
 
 class UGapEc(BestArmAgent):
@@ -27,15 +64,14 @@ class UGapEc(BestArmAgent):
     - the budget: the paper's loop has no cap; on a fixed-confidence env the env's budget is a safety cap, and
       reaching it truncates the episode with the current ``J(t)`` as the answer (ours).
     - log: no base given; natural log.
-    - tie rules of SELECT-ARM: see :func:`~bandit_gym.agents.best_arm._gap.select_arm` (J: smallest index;
+    - tie rules of SELECT-ARM: see :func:`~bandit_gym.agents.best_arm.ugape.select_arm` (J: smallest index;
       u_t, l_t: the largest beta, as the paper says, then the smallest index; I(t): l_t when the widths are
       equal). The tie rule is fixed (no random option).
     - initialisation: each arm once, in index order, with no stopping test; the answer submitted during it is
       the m arms of largest empirical mean, an arm never pulled ranking last (ties: the smaller index).
     """
 
-    rule = "UGapEc"
-    num_constants = 3  # delta, c, b
+    num_constants = 3  # DELTA, C, B
     anytime = True  # never reads the horizon T
 
     def __init__(self, delta: float = 0.05, c: float = 0.5, b: float = 1.0) -> None:
@@ -47,5 +83,9 @@ class UGapEc(BestArmAgent):
     def params(self) -> dict[str, object]:
         return {"delta": self.delta, "c": self.c, "b": self.b}
 
+    @classmethod
+    def rule(cls) -> Any:
+        return ugapec_rule()
+
     def begin(self, obs: Obs, rows: np.ndarray) -> None:
-        self.constants[rows] = self.delta, self.c, self.b
+        self.constants[rows, DELTA], self.constants[rows, C], self.constants[rows, B] = self.delta, self.c, self.b

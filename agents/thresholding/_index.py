@@ -11,6 +11,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from bandit_gym.agents.base import Agent, Obs
+from bandit_gym.families import Family
 
 
 class IndexAgent(Agent):
@@ -47,7 +48,7 @@ class IndexAgent(Agent):
     def prepare(self, obs: Obs, rows: np.ndarray) -> None:
         """Set per-copy constants at the start of an episode (e.g. UCBE's exploration parameter)."""
 
-    def _act_batch(self, obs: Obs, last: np.ndarray, family: str) -> np.ndarray:
+    def _act_batch(self, obs: Obs, last: np.ndarray, family: Family) -> np.ndarray:
         from bandit_gym.agents._kernels import policy_step
 
         fresh, pulled, p0, p1 = self.arm_rule()

@@ -1,22 +1,18 @@
-"""Compiled parts of the top-K agents (numba), imported on first use."""
+"""Compiled parts of the top-K agents (numba), imported on first use: AdaptiveTopK's and OptMAI's accept-reject
+steps, CLUCB-PAC's decision (shared by its rule, in :mod:`bandit_gym.agents.top_k.clucb_pac`, and its
+whole-episode kernel :func:`clucb_rollout`). They are compiled once and cached on disk."""
 
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numba
 import numpy as np
 
-from bandit_gym.agents.best_arm._kernels import (
-    WORK_ROWS,
-    _accept_or_reject,
-    answer_means,
-    clucb_decide,
-    clucb_radius,
-    key_before,
-    select_key,
-    top_m_select,
-)
+from bandit_gym.agents.best_arm._kernels import WORK_ROWS
+from bandit_gym.agents.ranking import accept_or_reject, answer_means, key_before, select_key, top_m_select
+from bandit_gym.agents.top_k.clucb_pac import DELTA, R
 from bandit_gym.envs._kernels import stream_uniform
 
 ACTIVE, ACCEPTED, REJECTED = 0, 1, 2
@@ -99,18 +95,40 @@ def ar_phase_end(rows: np.ndarray, k: int, status: np.ndarray, counts: np.ndarra
             accepted[i] = 1.0 if status[row, i] == ACCEPTED else 0.0
             made = np.float64(counts[row, i]) - start_counts[row, i]
             mean[i] = (np.float64(sums[row, i]) - start_sums[row, i]) / max(made, 1.0) if alive[i] == 1.0 else 0.0
-        _accept_or_reject(k, alive, accepted, mean, work)
+        accept_or_reject(k, alive, accepted, mean, work)
         for i in range(n_arms):
             status[row, i] = ACCEPTED if accepted[i] == 1.0 else (ACTIVE if alive[i] == 1.0 else REJECTED)
         phase[row] += 1
     ar_next_phase(rows, k, status, counts, schedule, phase, ar_size, finished, target)
 
 
+@numba.njit(inline="always", error_model="numpy")
+def clucb_radius(made: int, k: int, delta: float, r: float) -> float:
+    """``R sqrt(2 log(4 K t^3 / delta))``: CLUCB-PAC's radius of an arm pulled once, at t pulls."""
+    return r * math.sqrt(2.0 * math.log(4.0 * k * np.float64(made) ** 3 / delta))
+
+
+@numba.njit(inline="always", error_model="numpy")
+def clucb_decide(k: int, m: int, epsilon: float, inside: Any, tilde_inside: Any, tilde: np.ndarray, radius: float,
+                 inv: np.ndarray) -> int:
+    """CLUCB-PAC's decision from M (``inside``), M~ (``tilde_inside``) and ``rad_i = radius inv_i``
+    (``inv_i = 1 / sqrt(T_i)``): K (stop) when ``w~(M~) - w~(M) <= m epsilon``, summed over the symmetric
+    difference in index order, else its arm of largest rad (ties: the smallest index)."""
+    gain, arm, widest = 0.0, -1, 0.0
+    for i in range(k):
+        if (tilde_inside[i] == 1) != (inside[i] == 1):
+            gain += tilde[i] if tilde_inside[i] == 1 else -tilde[i]
+            rad = radius * inv[i]
+            if arm < 0 or rad > widest:
+                arm, widest = i, rad
+    return k if gain <= m * epsilon else arm
+
+
 @numba.njit(nogil=True, error_model="numpy", cache=True)
 def clucb_rollout(means: np.ndarray, seeds: np.ndarray, m: int, epsilon: float, budget: int,
                   checkpoints: np.ndarray, answers: np.ndarray, pulls: np.ndarray, constants: np.ndarray) -> None:
-    """Whole CLUCB-PAC episodes (the rule ``clucb_pac`` of ``best_arm._kernels``, same arguments and numbers as
-    its ``decide_rollout``), with the work per pull cut to two passes over the arms:
+    """Whole CLUCB-PAC episodes (the rule of :mod:`bandit_gym.agents.top_k.clucb_pac`, same arguments and
+    numbers as its ``decide_rollout``), with the work per pull cut to two passes over the arms:
 
     - during the initial round (arm t at pull t) the answer ranks an arm never pulled last, as the rule's does;
       an episode whose budget ends within it ends with that answer;
@@ -123,7 +141,7 @@ def clucb_rollout(means: np.ndarray, seeds: np.ndarray, m: int, epsilon: float, 
       it). The gain is then summed in another order than the rule's; when it comes near the stop level the
       rule's own pass (index order) decides.
 
-    ``constants[n] = (delta, R)``."""
+    ``constants[n, DELTA]`` and ``constants[n, R]`` as the rule's."""
     num, k = means.shape
     counts, sums, mean, inv = np.zeros(k), np.zeros(k), np.zeros(k), np.zeros(k)
     tilde, sign, scratch = np.zeros(k), np.zeros(k), np.zeros(k)
@@ -161,7 +179,7 @@ def clucb_rollout(means: np.ndarray, seeds: np.ndarray, m: int, epsilon: float, 
                 c += 1
             if made == budget:
                 break
-            radius = clucb_radius(made, k, constants[n, 0], constants[n, 1])
+            radius = clucb_radius(made, k, constants[n, DELTA], constants[n, R])
             split, split_index, width, arm, gain, tol = _fused(mean, sign, inv, radius, m, tau, width, tilde,
                                                                gathered, window)
             if split_index == -2:  # no window yet: select

@@ -8,6 +8,7 @@ import numpy as np
 
 from bandit_gym.agents._batch import most_owed_first
 from bandit_gym.agents.base import Agent, Obs
+from bandit_gym.families import Family
 
 #: arm status
 ACTIVE, ACCEPTED, REJECTED = 0, 1, 2
@@ -59,10 +60,10 @@ class RoundAgent(Agent):
             self.end_round(obs, np.flatnonzero(done))
         raise RuntimeError(f"{type(self).__name__}: rounds keep ending without pulls (a bug in end_round)")
 
-    def _batch_pulls(self, obs: Obs, family: str) -> np.ndarray | None:
+    def _batch_pulls(self, obs: Obs, family: Family) -> np.ndarray | None:
         return most_owed_first(self._owed(obs), obs["budget_left"][:, 0].astype(np.int64))
 
-    def _act_batch(self, obs: Obs, last: np.ndarray, family: str) -> np.ndarray:
+    def _act_batch(self, obs: Obs, last: np.ndarray, family: Family) -> np.ndarray:
         owed = self._owed(obs)
         arms = np.argmax(owed, axis=1)  # the most owed, the smallest index on ties
         arms[owed.max(axis=1) == 0] = self.num_arms  # nothing owed: finished, stop

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+import math
 from collections.abc import Callable
 from typing import Any, ClassVar
 
@@ -9,10 +11,53 @@ import numpy as np
 
 from bandit_gym import _validation as check
 from bandit_gym.agents.base import Obs
-from bandit_gym.agents.best_arm._gap import BestArmAgent
+from bandit_gym.agents.best_arm._base import BestArmAgent
+from bandit_gym.families import Family
 
 #: readings of CLUCB-PAC's stopping level: ``K epsilon`` or ``epsilon``
 EPSILON_SUMS = ("k_epsilon", "epsilon")
+
+#: per-copy constants: the confidence delta, the sub-Gaussian constant R
+DELTA, R = range(2)
+#: the scratch rows: the empirical means, w~, the bits of M~, 1 / sqrt(T), a row for the answer
+MEANS, TILDE, OTHER, INVERSE, SCRATCH = range(5)
+
+
+@functools.cache
+def clucb_rule() -> Any:
+    """CLUCB-PAC's step for top-m, compiled on first use (the rule of :class:`BestArmAgent`)."""
+    from bandit_gym.agents.ranking import answer_means, empirical_means, jit, pulled_first, top_m_select
+    from bandit_gym.agents.top_k._kernels import clucb_decide, clucb_radius
+
+    @jit
+    def clucb_pac(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, epsilon: float,
+                  constants: np.ndarray, state: np.ndarray, work: np.ndarray, answer: np.ndarray,
+                  final: bool) -> int:
+        """After one pull of each arm, at t pulls: M = the empirical top m (the answer); ``rad_e = R sqrt(2
+        log(4 K t^3 / delta) / T_e)``; ``w~ = mu - rad`` inside M, ``mu + rad`` outside; M~ = the top m of w~;
+        stop when ``w~(M~) - w~(M) <= m epsilon``, else pull the arm of largest rad in the symmetric difference
+        of M and M~ (ties: the smallest index). During the initial round the answer ranks an arm never pulled
+        last."""
+        k = counts.shape[0]
+        mean, tilde, other, inv = work[MEANS], work[TILDE], work[OTHER], work[INVERSE]
+        if made < k:
+            answer_means(counts, sums, mean)
+            top_m_select(mean, m, answer)
+            return made
+        empirical_means(counts, sums, mean)
+        top_m_select(mean, m, answer)
+        radius = clucb_radius(made, k, constants[DELTA], constants[R])
+        for i in range(k):
+            inv[i] = 1.0 / math.sqrt(np.float64(counts[i]))
+            rad = radius * inv[i]
+            tilde[i] = mean[i] - rad if answer[i] else mean[i] + rad
+        top_m_select(tilde, m, other)
+        arm = clucb_decide(k, m, epsilon, answer, other, tilde, radius, inv)
+        if final:
+            pulled_first(counts, sums, m, work[SCRATCH], answer)  # as top_m_select: the smaller index on ties
+        return arm
+
+    return clucb_pac
 
 
 class CLUCBPAC(BestArmAgent):
@@ -38,8 +83,7 @@ class CLUCBPAC(BestArmAgent):
     """
 
     families: ClassVar[tuple[str, ...]] = ("top_k",)
-    rule = "CLUCBPAC"
-    num_constants = 2  # delta, R
+    num_constants = 2  # DELTA, R
     anytime = True  # never reads the horizon T
 
     def __init__(self, delta: float | None = None, R: float = 0.5, epsilon_sum: str = "k_epsilon") -> None:
@@ -52,13 +96,14 @@ class CLUCBPAC(BestArmAgent):
     def params(self) -> dict[str, object]:
         return {"delta": self.delta, "R": self.R, "epsilon_sum": self.epsilon_sum}
 
-    def _act_batch(self, obs: Obs, last: np.ndarray, family: str) -> np.ndarray:
+    def _act_batch(self, obs: Obs, last: np.ndarray, family: Family) -> np.ndarray:
         if self.epsilon_sum == "k_epsilon":
             return super()._act_batch(obs, last, family)
         return super()._act_batch({**obs, "epsilon": obs["epsilon"].astype(np.float64) / obs["m"]}, last, family)
 
     def compiled_rollout(self, obs: Obs) -> tuple[Callable[..., Any], tuple[Any, ...]] | None:
-        """Whole episodes by ``top_k._kernels.clucb_rollout``: the rule's numbers, fewer passes per pull."""
+        """Whole episodes by :func:`bandit_gym.agents.top_k._kernels.clucb_rollout`: the rule's numbers, fewer
+        passes per pull."""
         from bandit_gym.agents.top_k._kernels import clucb_rollout
 
         batch = self._start_all(obs)
@@ -67,9 +112,13 @@ class CLUCBPAC(BestArmAgent):
             return clucb_rollout, (self.constants,)
         return _per_k(clucb_rollout), (self.constants,)
 
+    @classmethod
+    def rule(cls) -> Any:
+        return clucb_rule()
+
     def begin(self, obs: Obs, rows: np.ndarray) -> None:
-        self.constants[rows, 0] = obs["delta"][rows, 0] if self.delta is None else self.delta
-        self.constants[rows, 1] = self.R
+        self.constants[rows, DELTA] = obs["delta"][rows, 0] if self.delta is None else self.delta
+        self.constants[rows, R] = self.R
 
 
 def _per_k(kernel: Callable[..., Any]) -> Callable[..., Any]:

@@ -22,14 +22,23 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 from gymnasium.wrappers import TimeLimit
 
+from bandit_gym.families import Family
+
 Info = dict[str, np.ndarray]
 
 
 class Engine(ABC):
     """Arrays for ``num`` copies of one problem; subclasses implement the problem."""
 
-    #: ``"thresholding"`` (pure exploration) or ``"threshold"`` (online regret); agents and wrappers dispatch on it.
-    family: ClassVar[str]
+    #: the problem family (:class:`~bandit_gym.families.Family`)
+    family: ClassVar[Family]
+    #: the constructor argument that sets the pulls of an episode: its budget (the cap of a fixed-confidence env)
+    #: or its horizon T
+    horizon_argument: ClassVar[str] = "budget"
+    #: the per-run metrics the experiment engine records for this env, the main one first
+    metric_names: ClassVar[tuple[str, ...]] = ("regret",)
+    #: the constructor takes ``common_random_numbers``
+    takes_common_random_numbers: ClassVar[bool] = True
     #: instance attributes that the env shells expose (``env.unwrapped.means``, ...)
     exposed: ClassVar[frozenset[str]] = frozenset()
 
@@ -53,6 +62,17 @@ class Engine(ABC):
     @abstractmethod
     def action_space(self) -> spaces.Space:
         """The action space of one copy."""
+
+    @property
+    def pure_exploration(self) -> bool:
+        """Episodes end with an answer, scored once by :meth:`answer_metrics`; else online: a reward per pull,
+        and the step infos carry the expected rewards that the cumulative pseudo-regret sums."""
+        return self.family.pure_exploration
+
+    def answer_metrics(self, answer: np.ndarray, means: np.ndarray) -> dict[str, np.ndarray]:
+        """The losses of answers ``(rows, K)`` (bits) on instances ``means`` ``(rows, K)``, at least ``regret``
+        and ``error``, one value per row (pure-exploration engines)."""
+        raise TypeError(f"a {self.family} env scores no answer: its regret is summed over the rounds")
 
     @property
     def answer_step(self) -> int | None:

@@ -15,6 +15,7 @@ from bandit_gym import metrics
 from bandit_gym.envs import _render
 from bandit_gym.envs._base import BanditEnv, BanditVectorEnv, Info
 from bandit_gym.envs.thresholding import ThresholdingEngine
+from bandit_gym.families import Family
 from bandit_gym.instances import AUDIBERT2010_PROBLEMS, best_arm_complexity, gap_complexity
 
 SETTINGS = ("fixed_budget", "fixed_confidence")
@@ -38,7 +39,8 @@ def top_m_answer(obs: dict[str, np.ndarray]) -> np.ndarray:
 class BestArmEngine(ThresholdingEngine):
     """Batched state of (epsilon, m)-best arm identification (see :class:`BestArmIdentificationEnv`)."""
 
-    family = "best_arm"
+    family = Family.BEST_ARM
+    metric_names = ("error", "regret", "pulls")
     exposed: ClassVar[frozenset[str]] = frozenset(
         {"means", "m", "epsilon", "budget", "num_arms", "loss", "arm_distribution", "sigma", "sample_cost",
          "setting", "distributions"}
@@ -149,7 +151,7 @@ class BestArmEngine(ThresholdingEngine):
         title = f"{self.budget - self.left[row]} of {self.budget} pulls, m = {self.m}"
         if answer is not None and self.show_truth:
             regret = float(self.answer_metrics(answer, self.means[row])["regret"])
-            title += f"; answer's {'aggregate' if self.family == 'top_k' else 'simple'} regret {regret:.3g}"
+            title += f"; answer's {'aggregate' if self.family is Family.TOP_K else 'simple'} regret {regret:.3g}"
         return _render.bar_chart(est, self._halfwidths(row), None, title,
                                  "empirical mean", self.support if np.isfinite(self.support).all() else None,
                                  counts, truth=self.means[row] if self.show_truth else None, answer=answer,

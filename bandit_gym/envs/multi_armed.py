@@ -15,6 +15,7 @@ from scipy import special
 from bandit_gym import _validation as check
 from bandit_gym.envs import _render
 from bandit_gym.envs._base import BanditEnv, BanditVectorEnv, Engine, Info, check_arm_actions, draw_means
+from bandit_gym.families import Family
 from bandit_gym.instances import UniformMeans
 from bandit_gym.streams import stream_seeds, stream_uniforms
 
@@ -61,7 +62,7 @@ def lai_robbins_constant(means: ArrayLike, distribution: str = "bernoulli", sigm
 class MultiArmedEngine(Engine):
     """Batched state of the stochastic K-armed bandit (see :class:`MultiArmedBanditEnv` for the arguments)."""
 
-    family = "multi_armed"
+    family = Family.MULTI_ARMED
     reset_options = ("means",)
     exposed: ClassVar[frozenset[str]] = frozenset(
         {"means", "best_means", "fixed_means", "budget", "num_arms", "distribution", "sigma",

@@ -14,6 +14,7 @@ from bandit_gym import _validation as check
 from bandit_gym import metrics
 from bandit_gym.envs import _render
 from bandit_gym.envs._base import BanditEnv, BanditVectorEnv, Engine, Info, check_arm_actions
+from bandit_gym.families import Family
 from bandit_gym.instances import Preset, threshold_assumption_failures
 
 THRESHOLD_REGIMES = ("iid", "cyclic", "increasing", "decreasing")
@@ -55,7 +56,9 @@ def check_survival(name: str, value: Any) -> np.ndarray:
 class ThresholdEngine(Engine):
     """Batched state of the threshold bandit (see :class:`ThresholdBanditEnv` for the arguments)."""
 
-    family = "threshold"
+    family = Family.THRESHOLD
+    horizon_argument = "horizon"
+    takes_common_random_numbers = False
     reset_options = ("distributions", "survival")
     exposed: ClassVar[frozenset[str]] = frozenset(
         {"survival", "best_survival", "num_arms", "num_levels", "horizon", "feedback", "thresholds",

@@ -16,6 +16,7 @@ from bandit_gym import _validation as check
 from bandit_gym import metrics
 from bandit_gym.envs import _render
 from bandit_gym.envs._base import BanditEnv, BanditVectorEnv, Engine, Info, draw_means
+from bandit_gym.families import Family
 from bandit_gym.instances import Preset, oracle_values
 from bandit_gym.streams import stream_seeds, stream_uniforms
 
@@ -77,7 +78,8 @@ def _check_distributions(distributions: Any, means: Any, arm_distribution: str |
 class ThresholdingEngine(Engine):
     """Batched state of the thresholding bandit (see :class:`ThresholdingBanditEnv` for the arguments)."""
 
-    family = "thresholding"
+    family = Family.THRESHOLDING
+    metric_names: ClassVar[tuple[str, ...]] = ("aggregate_regret", "error")
     reset_options = ("means",)
     exposed: ClassVar[frozenset[str]] = frozenset(
         {"means", "threshold", "epsilon", "budget", "num_arms", "loss", "arm_distribution", "sigma", "sample_cost",
@@ -188,6 +190,12 @@ class ThresholdingEngine(Engine):
     def answer_step(self) -> int:
         """``budget + 1``: the answer is scored on the step after the last pull (see :attr:`Engine.answer_step`)."""
         return self.budget + 1
+
+    def answer_metrics(self, answer: np.ndarray, means: np.ndarray) -> dict[str, np.ndarray]:
+        """``regret`` (the aggregate regret, tao2019 eq. 1) and ``error`` (``1{some arm misclassified}``) of
+        answers from the env's threshold and epsilon."""
+        return {"regret": metrics.aggregate_regret(answer, means, self.threshold, self.epsilon).astype(np.float64),
+                "error": metrics.error_indicator(answer, means, self.threshold, self.epsilon).astype(np.float64)}
 
     # ----------------------------------------------------------------------------------------------- spaces
     def observation_space(self) -> spaces.Dict:

@@ -13,6 +13,7 @@ from gymnasium import spaces
 from bandit_gym import _validation as check
 from bandit_gym import metrics
 from bandit_gym.envs.best_arm import BestArmEngine, BestArmIdentificationEnv, BestArmIdentificationVectorEnv
+from bandit_gym.families import Family
 from bandit_gym.instances import chen2017_means
 from bandit_gym.metrics import top_k_hardness
 
@@ -22,7 +23,7 @@ TOP_K_LOSSES = ("aggregate_regret", "error")
 class TopKEngine(BestArmEngine):
     """Batched state of epsilon-top-K identification (see :class:`TopKIdentificationEnv`)."""
 
-    family = "top_k"
+    family = Family.TOP_K
     exposed: ClassVar[frozenset[str]] = BestArmEngine.exposed | {"k", "delta", "shuffle"}
     default_means: ClassVar[tuple[float, ...]] = tuple(chen2017_means("Uniform", 100, 10))
     set_size_name: ClassVar[str] = "k"

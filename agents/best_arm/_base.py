@@ -1,0 +1,67 @@
+"""The base class of the best-arm agents (and of CLUCB-PAC): a compiled rule per copy, run over the batch."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+import numpy as np
+
+from bandit_gym.agents.base import Agent, Obs
+from bandit_gym.families import Family
+
+
+class BestArmAgent(Agent):
+    """Base of the (epsilon, m)-best-arm agents. Each agent is a compiled *rule* that decides one step of one copy,
+
+        rule(counts, sums, made, budget, m, epsilon, constants, state, work, answer, final) -> arm
+
+    from the copy's float32 pull counts and sums (read as float64, as the observation gives them), the pulls made
+    so far, the budget (the cap in the fixed-confidence setting), m and epsilon (as the float32 observation
+    holds them); ``constants`` are the agent's per-copy parameters and ``state`` its per-copy state (each agent's
+    file names their entries), ``work`` scratch rows, ``answer`` the answer bits it submits (kept between steps:
+    UGapEb's recommendation lives there). It returns the arm to pull, or K to stop. ``final`` says that the
+    answer will be scored; rules whose answer is a function of the statistics alone may skip it otherwise (the
+    per-step driver always passes True).
+
+    The rule is written in the agent's own file and compiled on the first ``act`` (:meth:`rule`); the drivers of
+    :mod:`bandit_gym.agents.best_arm._kernels` run it over the batch in one compiled pass (:meth:`act`) and play
+    whole episodes with it (:meth:`compiled_rollout`), so the two agree bit for bit."""
+
+    families: ClassVar[tuple[str, ...]] = ("best_arm",)
+    #: per-copy constants of the rule
+    num_constants: ClassVar[int] = 0
+
+    @classmethod
+    def rule(cls) -> Any:
+        """The compiled rule (numba loads on the first call)."""
+        raise NotImplementedError
+
+    def state_size(self, k: int) -> int:
+        """Floats of per-copy state the rule keeps for K arms."""
+        return 0
+
+    def allocate(self, n: int, k: int) -> None:
+        from bandit_gym.agents.best_arm._kernels import WORK_ROWS
+
+        self.constants = np.zeros((n, max(self.num_constants, 1)))
+        self.state = np.zeros((n, max(self.state_size(k), 1)))
+        self.work = np.zeros((n, WORK_ROWS, k))
+
+    def check_m(self, m: int) -> None:
+        """Raise if the agent cannot return m arms."""
+
+    def _act_batch(self, obs: Obs, last: np.ndarray, family: Family) -> np.ndarray:
+        from bandit_gym.agents.best_arm._kernels import decide_step
+
+        self.check_m(int(obs["m"][0, 0]))
+        step = decide_step(self.rule())
+        return step(obs["m"], obs["epsilon"], obs["budget_left"], self.total_budget, obs["counts"], obs["sums"],
+                    self.constants, self.state, self.work, self._action)
+
+    def compiled_rollout(self, obs: Obs) -> tuple[Callable[..., Any], tuple[Any, ...]] | None:
+        from bandit_gym.agents.best_arm._kernels import decide_rollout
+
+        batch = self._start_all(obs)
+        self.check_m(int(batch["m"][0, 0]))
+        return decide_rollout(self.rule()), (self.constants, self.state, self.work)
