@@ -121,9 +121,9 @@ def _reproduce(args: argparse.Namespace) -> int:
     finally:
         if client is not None:
             client.close()  # type: ignore[attr-defined]
-    for path in report["files"]:
+    for path in report.files:
         print(f"wrote {path}")
-    print(f"finished in {report['seconds']:.1f} s")
+    print(f"finished in {report.seconds:.1f} s")
     return 0
 
 

@@ -25,7 +25,7 @@ TRAFFIC_ETA = 20.0
 #: diagonal of G)
 TRAFFIC_SIGMA = float(np.sqrt(0.05 * TRAFFIC_ETA**2))
 #: the noise variance of ``CorrelatedBestArm-TrafficSynthetic-v1`` (mph^2): 5% of the mean diagonal of G, the
-#: historical covariance of the synthetic speeds, as ``bandit_gym.kernels.traffic_noise_variance()`` computes it
+#: historical covariance of the synthetic speeds, as ``bandit_gym.covariances.traffic_noise_variance()`` computes it
 #: (written out so that importing the package simulates nothing; a test checks the two agree)
 TRAFFIC_SPEEDS_NOISE_VARIANCE = 4.6201179742064555
 TRAFFIC_SPEEDS_SIGMA = float(np.sqrt(TRAFFIC_SPEEDS_NOISE_VARIANCE))

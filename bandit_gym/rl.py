@@ -104,7 +104,8 @@ class SB3VecEnv(VecEnv):
             infos[row]["terminal_observation"] = info["final_obs"][row]
             infos[row]["TimeLimit.truncated"] = bool(truncated[row] and not terminated[row])
             if metrics is not None:
-                infos[row]["bandit"] = {key: value[row].item() for key, value in metrics.items()}
+                infos[row]["bandit"] = {key: value[row].item() if value.ndim == 1 else value[row].copy()
+                                        for key, value in metrics.items()}
         return ({key: np.array(value) for key, value in obs.items()}, np.asarray(rewards, dtype=np.float32),
                 dones, infos)
 

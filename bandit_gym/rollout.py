@@ -69,7 +69,8 @@ def play_vector(
             continue
         new = info["_bandit"] & pending
         for key, value in info["bandit"].items():
-            result.setdefault(key, np.zeros(n, dtype=value.dtype))[new] = value[new]
+            if key != "answer":  # the metrics (play_episode also returns the final answer)
+                result.setdefault(key, np.zeros(n, dtype=value.dtype))[new] = value[new]
         if budgets is not None:
             for key in ("regret", "error"):
                 result.setdefault("anytime_" + key, np.zeros((n, len(budgets))))[new] = info["anytime"][key][new]
@@ -105,7 +106,8 @@ def play_batched(
         if "_bandit" in info:
             new = info["_bandit"] & pending
             for key, value in info["bandit"].items():
-                result.setdefault(key, np.zeros(n, dtype=value.dtype))[new] = value[new]
+                if key != "answer":
+                    result.setdefault(key, np.zeros(n, dtype=value.dtype))[new] = value[new]
             pending &= ~new
     return result
 

@@ -81,8 +81,8 @@ def test_choose_constant_takes_the_smallest_mean_failure_ties_to_the_earlier_can
 
 
 def test_reproduce_quick_writes_every_artefact(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(reproduce, "QUICK", {"datasets": ("TwoGroup", "Uniform"), "ks": (100,),
-                                             "budgets": (2000, 4000)})
+    monkeypatch.setattr(reproduce, "QUICK", reproduce.Quick(datasets=("TwoGroup", "Uniform"), ks=(100,),
+                                                            budgets=(2000, 4000)))
     assert main(["reproduce", "chen2017", "--quick", "--runs", "4", "--out", str(tmp_path), "--quiet"]) == 0
     for name in ("results.csv", "failure.md", "figure_TwoGroup.png", "figure_Uniform.png", "tuning.csv",
                  "sensitivity.csv", "sensitivity.png", "clucb_variants.png"):

@@ -9,8 +9,8 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-from bandit_gym import kernels
-from bandit_gym.kernels import (
+from bandit_gym import covariances
+from bandit_gym.covariances import (
     GaussianProcessMeans,
     TrafficProfiles,
     resolve_means,
@@ -122,8 +122,8 @@ def test_synthetic_speeds_are_mph_like_profiles_correlated_along_the_road_and_in
     lag1 = [np.corrcoef(day[:-1, k], day[1:, k])[0, 1] for k in range(357) if day[:, k].std() > 3]
     assert np.median(lag1) > 0.5  # in time (sensors that vary within the day)
     assert data.when(1680) == (15, 6.0) and data.when(2519)[0] == 21
-    kernels.traffic_speeds.cache_clear()  # deterministic: simulated again, the same numbers
-    kernels.traffic_speeds_kernel.cache_clear()
+    covariances.traffic_speeds.cache_clear()  # deterministic: simulated again, the same numbers
+    covariances.traffic_speeds_kernel.cache_clear()
     np.testing.assert_array_equal(traffic_speeds().speeds, data.speeds)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pandas as pd
@@ -49,9 +50,10 @@ def test_generality_skips_non_unique_and_trivial_cases() -> None:
 
 
 def test_reproduce_quick_writes_every_artefact(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(reproduce, "QUICK", {"problems": (4,), "factors": (0.5, 1.0), "generality": ((4, 2, 0.05),),
-                                             "instances": ((4, 1, 0.1),), "deltas": (0.1, 0.01), "theorem1": (4,)})
-    monkeypatch.setattr(reproduce, "FIXED_CONFIDENCE", {**reproduce.FIXED_CONFIDENCE, "cap": 20000})
+    monkeypatch.setattr(reproduce, "QUICK", reproduce.Quick(problems=(4,), factors=(0.5, 1.0),
+                                                            generality=((4, 2, 0.05),), instances=((4, 1, 0.1),),
+                                                            deltas=(0.1, 0.01), theorem1=(4,)))
+    monkeypatch.setattr(reproduce, "FIXED_CONFIDENCE", dataclasses.replace(reproduce.FIXED_CONFIDENCE, cap=20000))
     assert main(["reproduce", "gabillon2012", "--quick", "--runs", "20", "--out", str(tmp_path), "--quiet"]) == 0
     for name in ("results.csv", "fixed_budget.md", "fixed_confidence.md", "theorem1.md", "fixed_budget.png",
                  "generality.png", "fixed_confidence.png"):

@@ -11,9 +11,9 @@ from scipy import stats
 
 from bandit_gym import model_selection
 from bandit_gym.agents import EI, BayesGap
+from bandit_gym.covariances import TrafficProfiles, resolve_means, traffic_speeds
 from bandit_gym.envs.model_selection import empirical_bayes_model
 from bandit_gym.instances import best_arm_complexity, gap_complexity
-from bandit_gym.kernels import TrafficProfiles, resolve_means, traffic_speeds
 from bandit_gym.registration import TRAFFIC_SPEEDS_SIGMA
 from bandit_gym.reproduce.hoffman2014 import (
     BETA_SCALES,
@@ -155,16 +155,16 @@ def test_theorem1_bound() -> None:
 @pytest.mark.slow
 def test_quick_reproduction_writes_every_artefact(tmp_path) -> None:
     report = reproduce_hoffman2014(tmp_path, runs=8, quick=True, jobs=1, progress=False)
-    for path in report["files"]:
+    for path in report.files:
         assert path.exists() and path.stat().st_size > 0
-    summary = report["summary"]
+    summary = report.summary
     assert set(summary["agent"]) >= {"BayesGap", "UGap", "UCB-E"}
     assert set(summary["study"]) == {"v1 held-out profiles", "v0 well-specified"}
     errors = summary[summary["metric"] == "error"]
     assert (errors["errors"] == (errors["mean"] * errors["runs"]).round()).all()
     tuning = pd.read_csv(tmp_path / "tuning.csv")
     assert list(tuning["beta_scale"]) == list(BETA_SCALES) and tuning["chosen"].sum() == 1
-    instances = report["instances"]
+    instances = report.extras["instances"]
     assert len(instances) == 8 and np.isfinite(instances["bayesgap_beta_T400"]).all()
     per_run = pd.read_csv(tmp_path / "traffic_runs.csv")
     bayesgap = per_run[(per_run["agent"] == "BayesGap") & (per_run["budget"] == 400)
@@ -174,7 +174,7 @@ def test_quick_reproduction_writes_every_artefact(tmp_path) -> None:
                      & (errors["study"] == "v1 held-out profiles")]["mean"].iloc[0]))
     assert "ORACLE" in (tmp_path / "model_selection.md").read_text()
     assert "SYNTHETIC" in (tmp_path / "traffic.md").read_text()
-    records = report["records"]
+    records = report.extras["records"]
     assert set(records["budget"]) == {10, 40} and (records["rmse"] > 0).all()
 
 

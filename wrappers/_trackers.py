@@ -33,6 +33,27 @@ def refuse_time_limits_below(env: Any, engine: Any, user: str) -> None:
             refuse_time_limit(engine, int(wrapper._max_episode_steps), f"{user} over a TimeLimit: ")
 
 
+def check_info_key(info_key: object) -> str:
+    """``info_key`` as given, or a clear error: a non-empty string."""
+    if not isinstance(info_key, str) or not info_key:
+        raise TypeError(f"info_key must be a non-empty string, got {info_key!r}")
+    return info_key
+
+
+def write_info(info: dict[str, Any], key: str, value: Any, ended: np.ndarray | None = None) -> None:
+    """Put ``value`` into ``info[key]`` (and a vector env's mask of the copies that ended into ``info["_" +
+    key]``), refusing to overwrite a key the env or another wrapper wrote, as Gymnasium's
+    ``RecordEpisodeStatistics`` does."""
+    keys = (key,) if ended is None else (key, "_" + key)
+    taken = [name for name in keys if name in info]
+    if taken:
+        raise ValueError(f"info already holds the key {taken[0]!r} (written by the env or a wrapper under this one); "
+                         f"pass another info_key; the info keys are {list(info)}")
+    info[key] = value
+    if ended is not None:
+        info["_" + key] = ended
+
+
 def refuse_unscored_ends(engine: Any, rows: np.ndarray, user: str) -> None:
     """Raise a ValueError if an episode of a pure-exploration engine ended (truncated from outside the env, e.g.
     by a time limit) in ``rows`` without the env scoring its answer: its regret would stand next to a return
@@ -80,6 +101,8 @@ class EpisodeTracker:
             truth = self.env.means[rows] if means is None else means
             for key, value in self.env.answer_metrics(actions[rows, 1:], truth).items():
                 out.setdefault(key, np.zeros(self.num))[rows] = value
+            out["answer"] = np.zeros((self.num, actions.shape[1] - 1), dtype=np.int8)
+            out["answer"][rows] = actions[rows, 1:]
             out["pulls"][rows] = self.env.budget - obs["budget_left"][rows, 0]
         else:
             out["regret"][rows] = self.regret[rows]

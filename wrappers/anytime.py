@@ -11,14 +11,21 @@ import numpy as np
 from gymnasium.vector import VectorEnv, VectorWrapper
 
 from bandit_gym.envs._base import engine_of, require_next_step
-from bandit_gym.wrappers._trackers import AnytimeTracker, refuse_time_limits_below, refuse_unscored_ends
+from bandit_gym.wrappers._trackers import (
+    AnytimeTracker,
+    check_info_key,
+    refuse_time_limits_below,
+    refuse_unscored_ends,
+    write_info,
+)
 from bandit_gym.wrappers.empirical_answer import EmpiricalAnswer, EmpiricalAnswerVector
 from bandit_gym.wrappers.record import _answering
 
+#: the default info key
 KEY = "anytime"
 
 
-class RecordAnytimeRegret(gym.Wrapper):
+class RecordAnytimeRegret(gym.Wrapper, gym.utils.RecordConstructorArgs):
     """Record, for each budget b in ``budgets``, the regret and error of the answer submitted when exactly b
     pulls had been made (the answer formed from b samples); write them into ``info["anytime"]`` at the end
     of the episode as ``{"budget": (B,), "regret": (B,), "error": (B,)}``.
@@ -26,12 +33,13 @@ class RecordAnytimeRegret(gym.Wrapper):
     For an anytime agent (one that does not use T) the entry at b has the distribution of a fresh run with
     budget b. An episode stopped before a checkpoint keeps its final answer for the remaining ones. Either
     order with :class:`~bandit_gym.wrappers.EmpiricalAnswer` works; a ``TimeLimit`` shorter than the episode is
-    refused.
+    refused. ``info_key`` names the entry (``"anytime"``); a key already in ``info`` is refused.
     """
 
-    def __init__(self, env: gym.Env, budgets: Sequence[int]) -> None:
-        super().__init__(env)
-        require_next_step(env, "RecordAnytimeRegretVector")
+    def __init__(self, env: gym.Env, budgets: Sequence[int], info_key: str = KEY) -> None:
+        gym.utils.RecordConstructorArgs.__init__(self, budgets=budgets, info_key=info_key)
+        gym.Wrapper.__init__(self, env)
+        self._key = check_info_key(info_key)
         self._engine: Any = engine_of(env)  # a pure-exploration engine, checked by the tracker
         self._tracker = AnytimeTracker(self._engine, 1, budgets)
         refuse_time_limits_below(env, self._engine, "RecordAnytimeRegret")
@@ -54,17 +62,19 @@ class RecordAnytimeRegret(gym.Wrapper):
         if terminated or truncated:
             refuse_unscored_ends(self._engine, self._one, "RecordAnytimeRegret")
             out = self._tracker.finish(self._one, actions)
-            info[KEY] = {"budget": out["budget"], "regret": out["regret"][0], "error": out["error"][0]}
+            write_info(info, self._key, {"budget": out["budget"], "regret": out["regret"][0],
+                                         "error": out["error"][0]})
         return obs, reward, terminated, truncated, info
 
 
 class RecordAnytimeRegretVector(VectorWrapper):
     """Vector twin of :class:`RecordAnytimeRegret`: ``info["anytime"]`` holds ``(N, B)`` arrays and
-    ``info["_anytime"]`` marks the copies whose episode ended. Per step it touches only the copies that reach
-    a checkpoint."""
+    ``info["_anytime"]`` marks the copies whose episode ended (``info_key`` renames both). Per step it touches
+    only the copies that reach a checkpoint."""
 
-    def __init__(self, env: VectorEnv, budgets: Sequence[int]) -> None:
+    def __init__(self, env: VectorEnv, budgets: Sequence[int], info_key: str = KEY) -> None:
         super().__init__(env)
+        self._key = check_info_key(info_key)
         require_next_step(env, "RecordAnytimeRegretVector")
         self._engine: Any = engine_of(env)  # a pure-exploration engine, checked by the tracker
         self._tracker = AnytimeTracker(self._engine, env.num_envs, budgets)
@@ -95,6 +105,5 @@ class RecordAnytimeRegretVector(VectorWrapper):
         if done.any():
             refuse_unscored_ends(self._engine, np.flatnonzero(done), "RecordAnytimeRegretVector")
             info = dict(info)
-            info[KEY] = self._tracker.finish(np.flatnonzero(done), actions)
-            info["_" + KEY] = done.copy()
+            write_info(info, self._key, self._tracker.finish(np.flatnonzero(done), actions), done.copy())
         return obs, rewards, terminated, truncated, info

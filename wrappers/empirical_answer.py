@@ -21,7 +21,7 @@ def _check_family(env: Any) -> Any:
     return env.unwrapped
 
 
-class EmpiricalAnswer(gym.Wrapper):
+class EmpiricalAnswer(gym.Wrapper, gym.utils.RecordConstructorArgs):
     """Expose ``Discrete(K)`` (``Discrete(K + 1)`` with ``allow_stop=True``, K meaning stop) on a
     pure-exploration env, and submit the env's empirical answer rule (thresholding: ``1{theta_hat_i >= theta}``;
     best arm and top K: the m largest empirical means among pulled arms) computed from the latest observation.
@@ -32,7 +32,8 @@ class EmpiricalAnswer(gym.Wrapper):
     works. A ``TimeLimit`` under it shorter than the episode is refused (pass ``budget``)."""
 
     def __init__(self, env: gym.Env, allow_stop: bool = False) -> None:
-        super().__init__(env)
+        gym.utils.RecordConstructorArgs.__init__(self, allow_stop=allow_stop)
+        gym.Wrapper.__init__(self, env)
         self._rule = _check_family(env).empirical_answer
         refuse_time_limits_below(env, engine_of(env), "EmpiricalAnswer")
         #: the full action submitted at the last step (None before the first)

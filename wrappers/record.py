@@ -12,11 +12,14 @@ from bandit_gym.envs._base import engine_of
 from bandit_gym.wrappers._trackers import (
     EpisodeTracker,
     below,
+    check_info_key,
     refuse_time_limits_below,
     refuse_unscored_ends,
+    write_info,
 )
 from bandit_gym.wrappers.empirical_answer import EmpiricalAnswer, EmpiricalAnswerVector
 
+#: the default info key
 KEY = "bandit"
 
 
@@ -26,14 +29,19 @@ def _answering(env: Any, cls: type) -> Any:
     return next((wrapper for wrapper in below(env) if isinstance(wrapper, cls)), None)
 
 
-class RecordEpisodeRegret(gym.Wrapper):
+class RecordEpisodeRegret(gym.Wrapper, gym.utils.RecordConstructorArgs):
     """Write the episode's regret into ``info["bandit"]`` on its last step.
 
     ``info["bandit"]`` holds ``regret`` (thresholding: aggregate regret, the number of misclassified counted
-    arms of the final answer; threshold bandit: cumulative pseudo-regret ``sum_t max_i F_i(c_t) - F_{I_t}(c_t)``),
-    ``error`` (thresholding only: 1 if any counted arm is misclassified), ``pulls`` (samples drawn),
+    arms of the final answer; best arm: simple regret; top K: aggregate regret; threshold and multi-armed
+    bandits: cumulative pseudo-regret, ``sum_t max_i F_i(c_t) - F_{I_t}(c_t)`` on the threshold bandit),
+    ``error`` (pure exploration: 1 if the answer is wrong), ``invalid`` (best arm, top K: not m arms),
+    ``answer`` (pure exploration: the final answer scored, one bit per arm, int8), ``pulls`` (samples drawn),
     ``length`` (steps, the answer step included) and ``return`` (sum of rewards). The metrics are computed
     with :mod:`bandit_gym.metrics` from the final answer and the env's instance, independently of the reward.
+
+    ``info_key`` names the entry (``"bandit"``); a key the env or another wrapper already wrote is refused with
+    a ValueError, as Gymnasium's ``RecordEpisodeStatistics`` does with its ``stats_key``.
 
     Either order with :class:`~bandit_gym.wrappers.EmpiricalAnswer` works: over it
     (``RecordEpisodeRegret(EmpiricalAnswer(env))``, actions are arms) the answer scored is the one
@@ -41,8 +49,10 @@ class RecordEpisodeRegret(gym.Wrapper):
     (a ValueError that says to pass ``budget``): the answer of a cut episode is never scored.
     """
 
-    def __init__(self, env: gym.Env) -> None:
-        super().__init__(env)
+    def __init__(self, env: gym.Env, info_key: str = KEY) -> None:
+        gym.utils.RecordConstructorArgs.__init__(self, info_key=info_key)
+        gym.Wrapper.__init__(self, env)
+        self._key = check_info_key(info_key)
         self._engine: Any = engine_of(env)
         refuse_time_limits_below(env, self._engine, "RecordEpisodeRegret")
         self._tracker = EpisodeTracker(self._engine, 1)
@@ -64,23 +74,26 @@ class RecordEpisodeRegret(gym.Wrapper):
             actions = np.asarray(full)[None] if np.ndim(full) else np.asarray([[full]])
             batched_obs = {key: value[None] for key, value in obs.items()}
             out = self._tracker.finish(self._one, actions, batched_obs)
-            info[KEY] = {key: value[0].item() for key, value in out.items()}
+            write_info(info, self._key, {key: value[0].item() if value.ndim == 1 else value[0]
+                                         for key, value in out.items()})
         return obs, reward, terminated, truncated, info
 
 
 class RecordEpisodeRegretVector(VectorWrapper):
     """Vector twin of :class:`RecordEpisodeRegret` for the native vector envs.
 
-    ``info["bandit"]`` holds one array of N entries per metric and ``info["_bandit"]`` marks the copies whose
-    episode ended at this step (Gymnasium's vector info convention). Copies reset by the following step
+    ``info["bandit"]`` holds one array of N entries per metric (``answer``: ``(N, K)``) and ``info["_bandit"]``
+    marks the copies whose episode ended at this step (Gymnasium's vector info convention); ``info_key`` renames
+    both, and a key already in ``info`` is refused. Copies reset by the following step
     (``AutoresetMode.NEXT_STEP``) start a fresh record. With ``autoreset_mode="SameStep"`` (the env resets the
     copies within the step that ends them, what stable-baselines3 needs) the answers are scored on the ended
     episodes' instance, which the env keeps before the reset, and their last observations
     (``info["final_obs"]``). Either order with :class:`~bandit_gym.wrappers.EmpiricalAnswerVector` works.
     """
 
-    def __init__(self, env: VectorEnv) -> None:
+    def __init__(self, env: VectorEnv, info_key: str = KEY) -> None:
         super().__init__(env)
+        self._key = check_info_key(info_key)
         self._engine: Any = engine_of(env)
         self._same_step = env.metadata.get("autoreset_mode") == AutoresetMode.SAME_STEP
         self._tracker = EpisodeTracker(self._engine, env.num_envs)
@@ -107,12 +120,12 @@ class RecordEpisodeRegretVector(VectorWrapper):
             full = np.asarray(actions if self._answering is None else self._answering.last_action)
             info = dict(info)
             if self._same_step:
-                info[KEY] = self._finish_reset(rows, full, info)
+                out = self._finish_reset(rows, full, info)
                 self._tracker.start(rows)
             else:
                 refuse_unscored_ends(self._engine, rows, "RecordEpisodeRegretVector")
-                info[KEY] = self._tracker.finish(rows, full, obs)
-            info["_" + KEY] = done.copy()
+                out = self._tracker.finish(rows, full, obs)
+            write_info(info, self._key, out, done.copy())
         return obs, rewards, terminated, truncated, info
 
     def _finish_reset(self, rows: np.ndarray, actions: np.ndarray, info: dict[str, Any]) -> dict[str, np.ndarray]:

@@ -10,8 +10,8 @@ import numpy as np
 from bandit_gym import _validation as check
 from bandit_gym.agents.base import Agent, Obs
 from bandit_gym.agents.bayesian._posterior import GaussianPosterior
+from bandit_gym.covariances import resolve_kernel
 from bandit_gym.families import Family
-from bandit_gym.kernels import resolve_kernel
 
 #: ``"latent"``: the largest posterior mean over all arms (best_latent of the authors' later library pybo);
 #: ``"incumbent"``: over the arms pulled so far (pybo's best_incumbent), all arms before the first pull.
@@ -23,7 +23,7 @@ class BayesianAgent(Agent):
     """Base of the Bayesian agents of best-arm identification with correlated arms (m = 1).
 
     The agent's own model (hoffman2014 §2, eq. 2-5): ``kernel`` (a K x K positive semi-definite matrix G, a
-    name of ``bandit_gym.kernels.KERNELS``, or None for independent arms, G = I), prior scale ``eta``, noise
+    name of ``bandit_gym.covariances.KERNELS``, or None for independent arms, G = I), prior scale ``eta``, noise
     ``sigma`` and ``prior_mean``: the prior ``mu ~ N(prior_mean, eta^2 G)`` and rewards ``N(mu_a, sigma^2)``.
     It may differ from the env's generating model (``reset`` info ``"model"`` holds that one:
     ``Agent(**info["model"])``).

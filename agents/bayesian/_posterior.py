@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from bandit_gym.kernels import check_kernel, prior_factor
+from bandit_gym.covariances import check_kernel, prior_factor
 
 FORMS = ("covariance", "factor")
 

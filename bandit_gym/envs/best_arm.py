@@ -106,9 +106,8 @@ class BestArmEngine(ThresholdingEngine):
         capped = stop & (actions[:, 0] != self.num_arms)  # out of pulls, not a stop action
         self.truncated = capped if self.setting == "fixed_confidence" else np.zeros(self.num, dtype=bool)
         invalid = np.zeros(self.num, dtype=bool)
-        if stop.any():  # only final answers are checked: O(K) per finishing copy, nothing per pull
-            ending = np.flatnonzero(stop)
-            invalid[ending] = actions[ending, 1:].sum(axis=1) != self.m
+        ending = np.flatnonzero(stop)  # only final answers are checked: O(K) per finishing copy, nothing per pull
+        invalid[ending] = actions[ending, 1:].sum(axis=1) != self.m
         return rewards, stop & ~self.truncated, {"invalid_answer": invalid}
 
     def episode_loss(self, answer: np.ndarray, means: np.ndarray) -> np.ndarray:

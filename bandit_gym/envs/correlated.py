@@ -9,8 +9,8 @@ from typing import Any, ClassVar
 import numpy as np
 
 from bandit_gym import _validation as check
+from bandit_gym.covariances import GaussianProcessMeans, resolve_kernel, resolve_means, squared_exponential
 from bandit_gym.envs.best_arm import BestArmEngine, BestArmIdentificationEnv, BestArmIdentificationVectorEnv
-from bandit_gym.kernels import GaussianProcessMeans, resolve_kernel, resolve_means, squared_exponential
 
 #: the default instance: 50 arms evenly spaced on [0, 1], squared-exponential kernel of length 0.1
 DEFAULT_ARMS, DEFAULT_LENGTH = 50, 0.1
@@ -70,7 +70,7 @@ _DOC = """
     with Gaussian rewards ``N(mu_k, sigma^2)`` whose means are correlated through a kernel G over the arms.
     By default each episode draws the means from the Gaussian-process prior ``N(0, eta^2 G)`` with the env's
     generator; ``means`` may instead be fixed, a sampler, or a named data set (the synthetic traffic speeds of
-    ``bandit_gym.kernels.traffic_speeds``: one speed profile per episode, as hoffman2014 §6.1 evaluates). After
+    ``bandit_gym.covariances.traffic_speeds``: one speed profile per episode, as hoffman2014 §6.1 evaluates). After
     ``budget`` pulls, which may be fewer than K, the agent recommends one arm. Nothing is revealed about the
     arms but the pulls' rewards.
 
@@ -128,11 +128,11 @@ _DOC = """
     | ``loss`` | ``"simple_regret"`` | or ``"error"`` |
     | ``sample_cost``, ``common_random_numbers`` | 0.0, False | as ``BestArmIdentification-v0`` |
 
-    Named means (``bandit_gym.kernels.resolve_means``; K = 357, with ``kernel="traffic-speeds"``):
+    Named means (``bandit_gym.covariances.resolve_means``; K = 357, with ``kernel="traffic-speeds"``):
     ``"traffic-held-out"`` draws one of the 840 held-out speed profiles uniformly per episode with the env's
     generator, ``"traffic-historical"`` one of the 1680 historical ones (a tuning set), and ``"NAME@s"`` deals
     them out one each instead: the n copies of a reset play runs s, ..., s + n - 1 of a fixed shuffled order
-    (``kernels.traffic_run_order``), so that 840 runs in blocks play every held-out profile once.
+    (``bandit_gym.covariances.traffic_run_order``), so that 840 runs in blocks play every held-out profile once.
 
     ```python
     import gymnasium as gym

@@ -4,10 +4,24 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from bandit_gym.experiments import ExperimentSpec, run_experiments
+
+
+@dataclass
+class Report:
+    """What a reproduction made: its summary table (one row per experiment, agent, budget and metric), the files
+    it wrote, its figures, the seconds it took, and the study's other results by name (tao2019's t-tests,
+    chen2017's tuning, hoffman2014's instances, ...)."""
+
+    summary: Any
+    files: list[Path]
+    figures: list[Path]
+    seconds: float
+    extras: dict[str, Any] = field(default_factory=dict)
 
 
 def run_specs(specs: Sequence[ExperimentSpec], out: Path, describe: Callable[[Any, ExperimentSpec], Any], jobs: int,

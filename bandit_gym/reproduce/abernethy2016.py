@@ -10,24 +10,52 @@
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from bandit_gym.experiments import AgentSpec, ExperimentSpec
-from bandit_gym.reproduce._common import markdown_table, run_specs
+from bandit_gym.reproduce._common import Report, markdown_table, run_specs
 
-#: (a) uncensored feedback, i.i.d. thresholds: regret against T for several m (fixed-gap instances, K = 4).
-ABERNETHY_UNCENSORED: dict[str, Any] = {"agents": ("DKWUCB", "PerThresholdUCB", "UCB"), "levels": (2, 8, 32),
-                        "horizons": (1000, 3000, 10000, 30000)}
-#: (b) censored feedback: each threshold order with the algorithm made for it and PerThresholdUCB, regret
-#: against m at a fixed T (staircase instances, K = 2, gaps 0.4 and 0.5, so that KMUCB's radius can resolve
-#: levels within the horizon).
-ABERNETHY_CENSORED: dict[str, Any] = {
-    "orders": {"increasing": ("PerThresholdUCB", "OPTIM"), "decreasing": ("OPTIM", "PerThresholdUCB"),
-               "cyclic": ("KMUCB", "PerThresholdUCB")},
-    "arms": 2, "levels": (2, 4, 8, 16, 32), "horizon": 20000,
-}
-ABERNETHY_QUICK: dict[str, Any] = {"levels_a": (2, 8), "horizons": (1000, 3000), "levels_b": (2, 8), "horizon": 3000}
+
+@dataclass(frozen=True)
+class Uncensored:
+    """(a) uncensored feedback, i.i.d. thresholds: regret against T for several m (fixed-gap instances, K = 4)."""
+
+    agents: tuple[str, ...]
+    levels: tuple[int, ...]
+    horizons: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Censored:
+    """(b) censored feedback: each threshold order with the algorithm made for it and PerThresholdUCB, regret
+    against m at a fixed T (staircase instances, K = 2, gaps 0.4 and 0.5, so that KMUCB's radius can resolve
+    levels within the horizon)."""
+
+    orders: dict[str, tuple[str, ...]]
+    arms: int
+    levels: tuple[int, ...]
+    horizon: int
+
+
+@dataclass(frozen=True)
+class Quick:
+    """The grid of ``--quick``: part (a)'s m and horizons, part (b)'s m and horizon."""
+
+    levels_a: tuple[int, ...]
+    horizons: tuple[int, ...]
+    levels_b: tuple[int, ...]
+    horizon: int
+
+
+ABERNETHY_UNCENSORED = Uncensored(agents=("DKWUCB", "PerThresholdUCB", "UCB"), levels=(2, 8, 32),
+                                  horizons=(1000, 3000, 10000, 30000))
+ABERNETHY_CENSORED = Censored(orders={"increasing": ("PerThresholdUCB", "OPTIM"),
+                                      "decreasing": ("OPTIM", "PerThresholdUCB"),
+                                      "cyclic": ("KMUCB", "PerThresholdUCB")},
+                              arms=2, levels=(2, 4, 8, 16, 32), horizon=20000)
+ABERNETHY_QUICK = Quick(levels_a=(2, 8), horizons=(1000, 3000), levels_b=(2, 8), horizon=3000)
 
 
 def abernethy2016_specs(runs: int = 200, quick: bool = False, seed: int = 2016) -> list[ExperimentSpec]:
@@ -35,20 +63,20 @@ def abernethy2016_specs(runs: int = 200, quick: bool = False, seed: int = 2016) 
     from bandit_gym.instances import fixed_gap_distributions, staircase_distributions
 
     a, b = ABERNETHY_UNCENSORED, ABERNETHY_CENSORED
-    levels_a, horizons = (ABERNETHY_QUICK["levels_a"], ABERNETHY_QUICK["horizons"]) if quick else \
-        (a["levels"], a["horizons"])
-    levels_b, horizon = (ABERNETHY_QUICK["levels_b"], ABERNETHY_QUICK["horizon"]) if quick else \
-        (b["levels"], b["horizon"])
+    levels_a, horizons = (ABERNETHY_QUICK.levels_a, ABERNETHY_QUICK.horizons) if quick else \
+        (a.levels, a.horizons)
+    levels_b, horizon = (ABERNETHY_QUICK.levels_b, ABERNETHY_QUICK.horizon) if quick else \
+        (b.levels, b.horizon)
     specs = []
     for m in levels_a:
         kwargs = {"distributions": fixed_gap_distributions(m).tolist(), "feedback": "uncensored",
                   "thresholds": "iid"}
-        specs.append(ExperimentSpec(env="ThresholdBandit-v0", agents=tuple(AgentSpec(n) for n in a["agents"]),
+        specs.append(ExperimentSpec(env="ThresholdBandit-v0", agents=tuple(AgentSpec(n) for n in a.agents),
                                     budgets=tuple(horizons), runs=runs, seed=seed + m, env_kwargs=kwargs,
                                     name=f"uncensored m={m}"))
-    for order, agents in b["orders"].items():
+    for order, agents in b.orders.items():
         for m in levels_b:
-            kwargs = {"distributions": staircase_distributions(b["arms"], m).tolist(), "feedback": "censored",
+            kwargs = {"distributions": staircase_distributions(b.arms, m).tolist(), "feedback": "censored",
                       "thresholds": order}
             specs.append(ExperimentSpec(env="ThresholdBandit-v0", agents=tuple(AgentSpec(n) for n in agents),
                                         budgets=(horizon,), runs=runs, seed=seed + 100 + m, env_kwargs=kwargs,
@@ -59,7 +87,7 @@ def abernethy2016_specs(runs: int = 200, quick: bool = False, seed: int = 2016) 
 def reproduce_abernethy2016(
     out: str | Path, runs: int | None = None, quick: bool = False, jobs: int = 2, backend: str | None = None,
     progress: bool = True,
-) -> dict[str, Any]:
+) -> Report:
     """Run the abernethy2016 study and write ``results.csv`` (cumulative pseudo-regret per agent, T and m, with
     95% CIs), ``regret.md`` (the same as Markdown tables), ``uncensored.png`` (regret against T, one panel per
     m) and ``censored.png`` (regret against m, one curve per threshold order and algorithm)."""
@@ -76,8 +104,8 @@ def reproduce_abernethy2016(
                                            title=f"abernethy2016 (a): uncensored, i.i.d. thresholds, {runs} runs"),
                plot_regret_against_levels(summary[summary.feedback == "censored"], out / "censored.png",
                                           title=f"abernethy2016 (b): censored feedback, {runs} runs")]
-    return {"summary": summary, "figures": figures, "seconds": time.perf_counter() - start,
-            "files": [out / "results.csv", out / "regret.md", *figures]}
+    return Report(summary=summary, figures=figures, seconds=time.perf_counter() - start,
+                  files=[out / "results.csv", out / "regret.md", *figures])
 
 
 def _describe(summary: Any, spec: ExperimentSpec) -> Any:

@@ -28,13 +28,14 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 from bandit_gym.experiments import AgentSpec, ExperimentSpec
 from bandit_gym.instances import CHEN2017_DATASETS
-from bandit_gym.reproduce._common import exact_error_intervals, markdown_table, run_specs
+from bandit_gym.reproduce._common import Report, exact_error_intervals, markdown_table, run_specs
 
 PRINTED = AgentSpec("AdaptiveTopK", {}, "AdaptiveTopK (as printed)")
 BASELINES = (AgentSpec("OptMAI", {}, "OptMAI"), AgentSpec("CLUCBPAC", {}, "CLUCB-PAC"),
@@ -58,7 +59,17 @@ CHEN2017_BUDGETS = (5_000, 10_000, 15_000, 20_000, 25_000, 30_000, 40_000, 50_00
 CHEN2017_KS = (100, 250, 500)
 SENSITIVITY_BUDGETS = (15_000, 25_000, 40_000, 100_000)
 TUNING_BUDGETS, TUNING_RUNS, TUNING_SEED = (20_000, 40_000), 100, 7102
-QUICK: dict[str, Any] = {"datasets": ("TwoGroup",), "ks": (100,), "budgets": (10_000, 30_000)}
+@dataclass(frozen=True)
+class Quick:
+    """The grid of ``--quick``: datasets, K values and budgets (the budgets also of the sensitivity and tuning
+    studies)."""
+
+    datasets: tuple[str, ...]
+    ks: tuple[int, ...]
+    budgets: tuple[int, ...]
+
+
+QUICK = Quick(datasets=("TwoGroup",), ks=(100,), budgets=(10_000, 30_000))
 EVERY_PANEL = "every dataset and K"
 
 
@@ -84,8 +95,8 @@ def variant_scope() -> str:
 
 def _panels(quick: bool) -> list[tuple[int, int, str, int]]:
     """(dataset index, K index, dataset, K) of every panel."""
-    datasets = QUICK["datasets"] if quick else tuple(CHEN2017_DATASETS)
-    ks = QUICK["ks"] if quick else CHEN2017_KS
+    datasets = QUICK.datasets if quick else tuple(CHEN2017_DATASETS)
+    ks = QUICK.ks if quick else CHEN2017_KS
     return [(i, j, dataset, k) for i, dataset in enumerate(datasets) for j, k in enumerate(ks)]
 
 
@@ -108,7 +119,7 @@ def chen2017_specs(runs: int = 200, quick: bool = False, seed: int = 2017,
     the same allocations draw the same sums (AdaptiveTopK as printed and Uniform do at every budget of the grid:
     their results coincide); otherwise the draws differ. CLUCB-PAC never reads the budget: one episode per run is
     scored at every budget of the grid."""
-    budgets = QUICK["budgets"] if quick else CHEN2017_BUDGETS
+    budgets = QUICK.budgets if quick else CHEN2017_BUDGETS
     agents = [PRINTED, *([] if experimental is None else [experimental_agent(*experimental)]), *BASELINES]
     return [_spec(dataset, k, agents, budgets, runs, seed + 10 * i + j) for i, j, dataset, k in _panels(quick)]
 
@@ -117,7 +128,7 @@ def clucb_variant_specs(runs: int = 200, quick: bool = False, seed: int = 2017) 
     """CLUCB-PAC's readings (:data:`CLUCB_VARIANTS`) at the Ks of :data:`CLUCB_VARIANT_KS`, at the budgets of the
     grid up to :data:`CLUCB_VARIANT_MAX_BUDGET`, from the seeds of :func:`chen2017_specs`: the same runs (instances
     and sample streams) as its CLUCB-PAC, which a CLUCB-PAC episode reads whatever its horizon."""
-    grid = QUICK["budgets"] if quick else CHEN2017_BUDGETS
+    grid = QUICK.budgets if quick else CHEN2017_BUDGETS
     budgets = tuple(b for b in grid if b <= CLUCB_VARIANT_MAX_BUDGET) or tuple(grid[:1])
     return [_spec(dataset, k, CLUCB_VARIANTS, budgets, runs, seed + 10 * i + j, "CLUCB-PAC readings ")
             for i, j, dataset, k in _panels(quick) if k in CLUCB_VARIANT_KS]
@@ -126,7 +137,7 @@ def clucb_variant_specs(runs: int = 200, quick: bool = False, seed: int = 2017) 
 def sensitivity_specs(runs: int = 200, quick: bool = False, seed: int = 2017) -> list[ExperimentSpec]:
     """The sensitivity study: AdaptiveTopK at every (schedule, scale) of :data:`SENSITIVITY`, per dataset and K,
     at :data:`SENSITIVITY_BUDGETS`, from the seeds of :func:`chen2017_specs` (same runs)."""
-    budgets = QUICK["budgets"] if quick else SENSITIVITY_BUDGETS
+    budgets = QUICK.budgets if quick else SENSITIVITY_BUDGETS
     agents = [experimental_agent(schedule, scale) for schedule, scale in SENSITIVITY]
     return [_spec(dataset, k, agents, budgets, runs, seed + 10 * i + j, "sensitivity ")
             for i, j, dataset, k in _panels(quick)]
@@ -135,7 +146,7 @@ def sensitivity_specs(runs: int = 200, quick: bool = False, seed: int = 2017) ->
 def tuning_specs(runs: int = TUNING_RUNS, quick: bool = False, seed: int = TUNING_SEED) -> list[ExperimentSpec]:
     """The tuning: every candidate of :data:`CANDIDATES`, per dataset and K, at :data:`TUNING_BUDGETS`, from
     seeds that no reported experiment uses."""
-    budgets = QUICK["budgets"] if quick else TUNING_BUDGETS
+    budgets = QUICK.budgets if quick else TUNING_BUDGETS
     agents = [experimental_agent(schedule, scale) for schedule, scale in CANDIDATES]
     return [_spec(dataset, k, agents, budgets, runs, seed + 10 * i + j, "tuning ")
             for i, j, dataset, k in _panels(quick)]
@@ -238,7 +249,7 @@ def failure_markdown(summary: Any, runs: int, tuning: list[str] | None = None) -
 def reproduce_chen2017(
     out: str | Path, runs: int | None = None, quick: bool = False, jobs: int = 2, backend: str | None = None,
     progress: bool = True,
-) -> dict[str, Any]:
+) -> Report:
     """Tune the experimental constant, run the experiments and write ``tuning.csv``, ``results.csv``,
     ``failure.md``, one figure per dataset ``figure_<dataset>.png`` (failure probability against the budget, one
     panel per K), ``clucb_variants.png``, ``sensitivity.csv`` and ``sensitivity.png``."""
@@ -281,5 +292,5 @@ def reproduce_chen2017(
         title=f"chen2017: AdaptiveTopK's failure against the scale of its round sizes, {runs} runs per point; "
               f"ringed: the constant tuned on other seeds ({choice[0]}, {scale_text(choice[1])})"))
     files = [out / "tuning.csv", out / "results.csv", out / "sensitivity.csv", out / "failure.md", *figures]
-    return {"summary": summary, "tuning": tuning, "sensitivity": table, "choice": choice, "figures": figures,
-            "seconds": time.perf_counter() - start, "files": files}
+    return Report(summary=summary, figures=figures, seconds=time.perf_counter() - start, files=files,
+                  extras={"tuning": tuning, "sensitivity": table, "choice": choice})

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +27,7 @@ import numpy as np
 
 from bandit_gym.experiments import AgentSpec, ExperimentSpec
 from bandit_gym.instances import AUDIBERT2010_PROBLEMS, best_arm_complexity, gap_complexity
-from bandit_gym.reproduce._common import exact_error_intervals, markdown_table, run_specs
+from bandit_gym.reproduce._common import Report, exact_error_intervals, markdown_table, run_specs
 
 #: (a) budgets as multiples of H_1
 BUDGET_FACTORS = (0.5, 1.0, 2.0, 4.0)
@@ -52,13 +53,33 @@ def fixed_budget_agents(m: int, last: bool = False) -> tuple[AgentSpec, ...]:
     return tuple(agents)
 
 
-#: (c) fixed-confidence instances (problem, m, epsilon), deltas and agents
-FIXED_CONFIDENCE: dict[str, Any] = {"instances": ((4, 1, 0.0), (3, 1, 0.05), (5, 2, 0.05)), "deltas": (0.1, 0.05, 0.01),
-                    "cap": 10**7}
+@dataclass(frozen=True)
+class FixedConfidence:
+    """(c) the fixed-confidence part: instances (problem, m, epsilon), deltas, and the cap on the pulls."""
+
+    instances: tuple[tuple[int, int, float], ...]
+    deltas: tuple[float, ...]
+    cap: int
+
+
+@dataclass(frozen=True)
+class Quick:
+    """The grid of ``--quick``: parts (a) to (d) on fewer problems, budgets, instances and deltas."""
+
+    problems: tuple[int, ...]
+    factors: tuple[float, ...]
+    generality: tuple[tuple[int, int, float], ...]
+    instances: tuple[tuple[int, int, float], ...]
+    deltas: tuple[float, ...]
+    theorem1: tuple[int, ...]
+
+
+FIXED_CONFIDENCE = FixedConfidence(instances=((4, 1, 0.0), (3, 1, 0.05), (5, 2, 0.05)), deltas=(0.1, 0.05, 0.01),
+                                   cap=10**7)
 #: (d) the problems on which Theorem 1 is checked (the smallest budgets where its bound is at most THEOREM1_LEVEL)
 THEOREM1_PROBLEMS, THEOREM1_LEVEL = (4, 1), 0.05
-QUICK: dict[str, Any] = {"problems": (1, 4), "factors": (1.0, 2.0), "generality": ((4, 2, 0.05),),
-         "instances": ((4, 1, 0.05),), "deltas": (0.1, 0.01), "theorem1": (4,)}
+QUICK = Quick(problems=(1, 4), factors=(1.0, 2.0), generality=((4, 2, 0.05),), instances=((4, 1, 0.05),),
+              deltas=(0.1, 0.01), theorem1=(4,))
 
 
 def theorem1_bound(n: Any, num_arms: Any, h_eps: Any) -> Any:
@@ -104,8 +125,8 @@ def _budget(problem: int, m: int, epsilon: float) -> int:
 
 def gabillon2012_specs(runs: int = 1000, quick: bool = False, seed: int = 2012) -> list[ExperimentSpec]:
     """Every experiment of parts (a), (b) and (c); each spec's name starts with its part."""
-    problems = QUICK["problems"] if quick else tuple(AUDIBERT2010_PROBLEMS)
-    factors = QUICK["factors"] if quick else BUDGET_FACTORS
+    problems = QUICK.problems if quick else tuple(AUDIBERT2010_PROBLEMS)
+    factors = QUICK.factors if quick else BUDGET_FACTORS
     specs = []
     for p in problems:
         h1 = best_arm_complexity(AUDIBERT2010_PROBLEMS[p])
@@ -113,19 +134,19 @@ def gabillon2012_specs(runs: int = 1000, quick: bool = False, seed: int = 2012) 
         specs.append(ExperimentSpec(env=f"BestArmIdentification-Audibert2010Problem{p}-v0",
                                     agents=fixed_budget_agents(1, last=True), budgets=budgets, runs=runs, seed=seed + p,
                                     chunk=runs, name=f"a problem {p}"))
-    for p, m, epsilon in QUICK["generality"] if quick else generality_instances():
+    for p, m, epsilon in QUICK.generality if quick else generality_instances():
         specs.append(ExperimentSpec(env=f"BestArmIdentification-Audibert2010Problem{p}-v0",
                                     agents=fixed_budget_agents(m), budgets=(_budget(p, m, epsilon),), runs=runs,
                                     seed=seed + 100 * m + p, env_kwargs={"m": m, "epsilon": epsilon}, chunk=runs,
                                     name=f"b problem {p} m={m} eps={epsilon:g}"))
-    deltas = QUICK["deltas"] if quick else FIXED_CONFIDENCE["deltas"]
-    for p, m, epsilon in QUICK["instances"] if quick else FIXED_CONFIDENCE["instances"]:
+    deltas = QUICK.deltas if quick else FIXED_CONFIDENCE.deltas
+    for p, m, epsilon in QUICK.instances if quick else FIXED_CONFIDENCE.instances:
         specs.append(ExperimentSpec(env=f"BestArmIdentification-Audibert2010Problem{p}-v0",
-                                    agents=fixed_confidence_agents(deltas), budgets=(FIXED_CONFIDENCE["cap"],),
+                                    agents=fixed_confidence_agents(deltas), budgets=(FIXED_CONFIDENCE.cap,),
                                     runs=runs, seed=seed + 1000 + 100 * m + p, chunk=-(-runs // 2),
                                     env_kwargs={"m": m, "epsilon": epsilon, "setting": "fixed_confidence"},
                                     name=f"c problem {p} m={m} eps={epsilon:g}"))
-    for p in QUICK["theorem1"] if quick else THEOREM1_PROBLEMS:  # chunks of 125 runs: Uniform's batched pulls
+    for p in QUICK.theorem1 if quick else THEOREM1_PROBLEMS:  # chunks of 125 runs: Uniform's batched pulls
         # with common random numbers hold about 64 bytes per pull, 2.4 GB per chunk at n = 310,000
         specs.append(ExperimentSpec(env=f"BestArmIdentification-Audibert2010Problem{p}-v0",
                                     agents=(AgentSpec("UGapEb", {}, "UGapEb(a=(n-K)/4H)"),
@@ -215,7 +236,7 @@ def theorem1_markdown(summary: Any, runs: int) -> str:
 def reproduce_gabillon2012(
     out: str | Path, runs: int | None = None, quick: bool = False, jobs: int = 2, backend: str | None = None,
     progress: bool = True,
-) -> dict[str, Any]:
+) -> Report:
     """Run parts (a)-(d) and write ``results.csv`` (every agent x instance x budget x metric, errors with
     Clopper-Pearson CIs), ``fixed_budget.md``, ``fixed_confidence.md``, ``theorem1.md`` (part d),
     ``fixed_budget.png`` (error against n / H_1 per problem), ``generality.png`` (part b) and
@@ -239,6 +260,6 @@ def reproduce_gabillon2012(
         plot_fixed_confidence(summary[summary.part == "c"], out / "fixed_confidence.png",
                               title=f"gabillon2012 (c): fixed confidence, {runs} runs"),
     ]
-    return {"summary": summary, "figures": figures, "seconds": time.perf_counter() - start,
-            "files": [out / "results.csv", out / "fixed_budget.md", out / "fixed_confidence.md",
-                      out / "theorem1.md", *figures]}
+    return Report(summary=summary, figures=figures, seconds=time.perf_counter() - start,
+                  files=[out / "results.csv", out / "fixed_budget.md", out / "fixed_confidence.md",
+                         out / "theorem1.md", *figures])

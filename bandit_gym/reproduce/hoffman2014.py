@@ -3,7 +3,7 @@ algorithms, in two studies.
 
 (a) Figure 2 analogue on **synthetic** traffic speeds (the paper's sensor data is not available offline), built
     by the paper's recipe (``CorrelatedBestArm-TrafficSynthetic-v1``): 357 sensors, 2520 simulated speed
-    profiles (:func:`bandit_gym.kernels.traffic_speeds`); the agents' model comes from the 1680 historical ones
+    profiles (:func:`bandit_gym.covariances.traffic_speeds`); the agents' model comes from the 1680 historical ones
     (G their empirical covariance, sigma^2 = 5% of its mean diagonal, eta = 20, prior mean 0) and each of the
     840 held-out profiles is the true mean vector of one run, each used once. Probability of error against the
     budget T. Every Bayesian agent has that model; UGap's H and UCB-E's H1 are medians over the historical
@@ -33,7 +33,7 @@ import numpy as np
 
 from bandit_gym.experiments import AgentSpec, ExperimentResult, ExperimentSpec, run_experiments
 from bandit_gym.registration import TRAFFIC_ETA, TRAFFIC_SIGMA, TRAFFIC_SPEEDS_SIGMA
-from bandit_gym.reproduce._common import exact_error_intervals, markdown_table
+from bandit_gym.reproduce._common import Report, exact_error_intervals, markdown_table
 
 TRAFFIC_ENV = "CorrelatedBestArm-TrafficSynthetic-v1"
 #: the agents' model of the headline study: the paper's, from the historical profiles
@@ -61,8 +61,21 @@ MODEL_SELECTION_ENV = "ModelSelection-v0"
 MODEL_SELECTION_BUDGETS = (10, 40)
 #: the agents whose pulls Figure 4 shows
 ALLOCATION_AGENTS = ("BayesGap", "EI")
-QUICK: dict[str, Any] = {"budgets": (100, 400), "runs": 30, "model_runs": 20, "tuning_runs": 30,
-                         "well_specified_runs": 30, "well_specified_budgets": (50, 100)}
+@dataclasses.dataclass(frozen=True)
+class Quick:
+    """The sizes of ``--quick``: the traffic study's budgets and runs, the model-selection runs, the runs of the
+    beta tuning, and the well-specified study's runs and budgets."""
+
+    budgets: tuple[int, ...]
+    runs: int
+    model_runs: int
+    tuning_runs: int
+    well_specified_runs: int
+    well_specified_budgets: tuple[int, ...]
+
+
+QUICK = Quick(budgets=(100, 400), runs=30, model_runs=20, tuning_runs=30, well_specified_runs=30,
+              well_specified_budgets=(50, 100))
 HEADLINE, WELL_SPECIFIED = "v1 held-out profiles", "v0 well-specified"
 
 
@@ -90,7 +103,7 @@ def historical_hardness() -> dict[str, float]:
     """UGap's and UCB-E's complexity parameters for the headline study: the medians, over the 1680 historical
     profiles (data the learner has; never the held-out ones it is evaluated on), of H_epsilon (gabillon2012, with
     the sub-Gaussian range b = 2 sigma) and of H_1 (Audibert et al.)."""
-    from bandit_gym.kernels import traffic_speeds
+    from bandit_gym.covariances import traffic_speeds
 
     return hardness_medians(traffic_speeds().historical, 2 * TRAFFIC_SPEEDS_SIGMA)
 
@@ -99,7 +112,7 @@ def historical_hardness() -> dict[str, float]:
 def prior_hardness(draws: int = 4000, seed: int = 0) -> dict[str, float]:
     """The same parameters for the WELL-SPECIFIED study (``CorrelatedBestArm-TrafficSynthetic-v0``): medians over
     means drawn from its prior, which is the generating model there and known to the learner."""
-    from bandit_gym.kernels import GaussianProcessMeans, traffic_synthetic
+    from bandit_gym.covariances import GaussianProcessMeans, traffic_synthetic
 
     means = GaussianProcessMeans(traffic_synthetic(), TRAFFIC_ETA)(np.random.default_rng(seed), draws)
     return hardness_medians(means, 2 * TRAFFIC_SIGMA)
@@ -133,7 +146,7 @@ def hoffman2014_specs(runs: int = TRAFFIC_RUNS, quick: bool = False, seed: int =
     so 840 runs play each held-out profile once (as the paper). Block b's seed is ``seed + b``; within it,
     common random numbers: run r of every agent plays the same means and the same reward streams. With
     ``beta_scale`` (from :func:`tune_beta_scale`), BayesGap also runs with beta times it."""
-    budgets = tuple(QUICK["budgets"] if quick else TRAFFIC_BUDGETS)
+    budgets = tuple(QUICK.budgets if quick else TRAFFIC_BUDGETS)
     bayesian, blind = traffic_agents(TRAFFIC_MODEL, historical_hardness(), TRAFFIC_SPEEDS_SIGMA, beta_scale)
     blind_budgets = tuple(b for b in budgets if b >= TRAFFIC_ARMS)
     specs = []
@@ -290,7 +303,7 @@ def theorem1_bound(beta: Any, arms: int = TRAFFIC_ARMS, budget: int = BETA_BUDGE
 
 def traffic_data_summary() -> dict[str, Any]:
     """The numbers of the synthetic speed data and of the headline study's inputs (``traffic_data.csv``)."""
-    from bandit_gym.kernels import traffic_noise_variance, traffic_speeds, traffic_speeds_kernel
+    from bandit_gym.covariances import traffic_noise_variance, traffic_speeds, traffic_speeds_kernel
 
     data = traffic_speeds()
     g = traffic_speeds_kernel()
@@ -321,7 +334,7 @@ def instances_table(runs: int, beta: np.ndarray | None) -> Any:
     and top gap, and BayesGap's final beta at T = 400 with Theorem 1's bound (NaN if not recorded)."""
     import pandas as pd
 
-    from bandit_gym.kernels import TRAFFIC_HISTORY, traffic_run_order, traffic_speeds
+    from bandit_gym.covariances import TRAFFIC_HISTORY, traffic_run_order, traffic_speeds
 
     data = traffic_speeds()
     order = traffic_run_order("held-out")
@@ -351,7 +364,7 @@ def traffic_markdown(summary: Any, data: dict[str, Any], tuning: Any, scale: flo
     runs = int(summary.loc[summary["study"] == HEADLINE, "runs"].iloc[0])
     lines = [
         "# hoffman2014 Figure 2 analogue on SYNTHETIC traffic speeds", "",
-        f"Data (`bandit_gym.kernels.traffic_speeds`, simulated; the paper's sensor data is not available offline): "
+        f"Data (`bandit_gym.covariances.traffic_speeds`, simulated; the paper's sensor data is not available offline): "
         f"{data['sensors']} sensors, {data['readings']} speed profiles (mph), the first {data['historical']} "
         f"historical, the last {data['held_out']} held out. Mean speed {data['mean_speed']:.1f} mph (held out "
         f"{data['mean_speed_held_out']:.1f}), {100 * data['share_below_45_mph']:.1f}% of readings below 45 mph.",
@@ -486,7 +499,7 @@ def _plot_order(summary: Any) -> Any:
 def reproduce_hoffman2014(
     out: str | Path, runs: int | None = None, quick: bool = False, jobs: int = 2, backend: str | None = None,
     progress: bool = True,
-) -> dict[str, Any]:
+) -> Report:
     """Run both studies. (a): tune BayesGap's beta scale on historical profiles (``tuning.csv``), then the
     headline study on the held-out profiles and the WELL-SPECIFIED second study; write ``results.csv`` (both
     studies' summaries, with error counts), ``traffic_runs.csv`` (every run, agent and budget),
@@ -501,14 +514,14 @@ def reproduce_hoffman2014(
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    runs = runs if runs is not None else (QUICK["runs"] if quick else TRAFFIC_RUNS)
-    model_runs = QUICK["model_runs"] if quick else 100
+    runs = runs if runs is not None else (QUICK.runs if quick else TRAFFIC_RUNS)
+    model_runs = QUICK.model_runs if quick else 100
     start = time.perf_counter()
-    tuning, scale = tune_beta_scale(out, runs=QUICK["tuning_runs"] if quick else TUNING_RUNS, jobs=jobs,
+    tuning, scale = tune_beta_scale(out, runs=QUICK.tuning_runs if quick else TUNING_RUNS, jobs=jobs,
                                     backend=backend, progress=progress)
     tuning.to_csv(out / "tuning.csv", index=False)
     headline = hoffman2014_specs(runs=runs, quick=quick, beta_scale=scale)
-    second = (well_specified_specs(QUICK["well_specified_runs"], budgets=QUICK["well_specified_budgets"]) if quick
+    second = (well_specified_specs(QUICK.well_specified_runs, budgets=QUICK.well_specified_budgets) if quick
               else well_specified_specs())
     results = _run([*headline, *second], out, jobs, backend, progress)
     blocks = {kind: [r for r in results[:len(headline)] if f" {kind} block " in r.spec.name]
@@ -549,6 +562,6 @@ def reproduce_hoffman2014(
     files = [out / name for name in ("results.csv", "tuning.csv", "traffic_runs.csv", "traffic_instances.csv",
                                      "traffic_data.csv", "traffic.md", "model_selection_runs.csv",
                                      "model_selection_allocations.csv", "model_selection.md")]
-    return {"summary": summary, "tuning": tuning, "beta_scale": scale, "instances": instances, "records": records,
-            "figures": [traffic, boxplot, histograms], "seconds": time.perf_counter() - start,
-            "files": [*files, traffic, boxplot, histograms]}
+    return Report(summary=summary, figures=[traffic, boxplot, histograms], seconds=time.perf_counter() - start,
+                  files=[*files, traffic, boxplot, histograms],
+                  extras={"tuning": tuning, "beta_scale": scale, "instances": instances, "records": records})

@@ -12,6 +12,7 @@ import numpy as np
 
 from bandit_gym.experiments import AgentSpec, ExperimentResult, ExperimentSpec, run_experiment
 from bandit_gym.plotting import plot_log_regret
+from bandit_gym.reproduce._common import Report
 
 #: tao2019 §5: the eleven algorithms, with the paper's labels.
 TAO2019_AGENTS = (
@@ -75,7 +76,7 @@ def ttest_markdown(tests: Any) -> str:
 def reproduce_tao2019(
     out: str | Path, runs: int | None = None, quick: bool = False, jobs: int = 2, backend: str | None = None,
     progress: bool = True,
-) -> dict[str, Any]:
+) -> Report:
     """Run tao2019's experiment and write ``results.csv``, ``figure.png``, ``ttests.csv`` and ``ttests.md`` to
     ``out`` (each setup's cells under ``out/setupN``, so an interrupted run resumes)."""
     import pandas as pd
@@ -107,9 +108,10 @@ def reproduce_tao2019(
                             out / "alpha.png", highlight="LSA(alpha=1.35)",
                             title=f"tao2019: LSA's alpha ({runs} runs per point)")
     elapsed = time.perf_counter() - start
-    return {"summary": summary, "tests": tests, "figure": figure, "seconds": elapsed,
-            "largest_budget": {r.spec.name: int(np.max(r.spec.budgets)) for r in results},
-            "files": [out / name for name in ("results.csv", "ttests.csv", "ttests.md", "figure.png")] + [alpha]}
+    return Report(summary=summary, figures=[figure, alpha], seconds=elapsed,
+                  files=[out / name for name in ("results.csv", "ttests.csv", "ttests.md", "figure.png")] + [alpha],
+                  extras={"tests": tests,
+                          "largest_budget": {r.spec.name: int(np.max(r.spec.budgets)) for r in results}})
 
 
 #: the APT pairs whose paired tests say which epsilon is best where (tao2019 §5: "the best parameter is different

@@ -1,8 +1,10 @@
-"""Kernels over arms for correlated best-arm identification (hoffman2014): the prior ``mu ~ N(0, eta^2 G)`` of
-the arm means, for the env's generating model and for a Bayesian agent's own model; and the synthetic traffic
+"""Covariances over arms for correlated best-arm identification (hoffman2014): the prior ``mu ~ N(0, eta^2 G)``
+of the arm means, for the env's generating model and for a Bayesian agent's own model; and the synthetic traffic
 speed data of ``CorrelatedBestArm-TrafficSynthetic-v1`` with its samplers of arm means.
 
-A kernel is a K x K symmetric positive semi-definite matrix G, or the name of one of :data:`KERNELS`. A means
+A covariance G is a K x K symmetric positive semi-definite matrix, or the name of one of :data:`KERNELS`; the
+envs' and agents' argument keeps the paper's word, ``kernel=``. (Elsewhere in the code, "kernel" means a
+compiled numba function: the ``_kernels`` modules.) A means
 sampler ``(rng, n) -> (n, K)`` may be named by a string of :func:`resolve_means`.
 """
 
