@@ -1,6 +1,6 @@
-"""Compiled parts of the top-K agents (numba), imported on first use: AdaptiveTopK's and OptMAI's accept-reject
-steps, CLUCB-PAC's decision (shared by its rule, in :mod:`bandit_gym.agents.top_k.clucb_pac`, and its
-whole-episode kernel :func:`clucb_rollout`). They are compiled once and cached on disk."""
+"""CLUCB-PAC's whole-episode kernel :func:`clucb_rollout` (numba, compiled once and cached on disk: it takes
+about 7 s to compile), and the decision it shares with CLUCB-PAC's rule (in
+:mod:`bandit_gym.agents.top_k.clucb_pac`). Imported on first use."""
 
 from __future__ import annotations
 
@@ -10,96 +10,9 @@ from typing import Any
 import numba
 import numpy as np
 
-from bandit_gym.agents.best_arm._kernels import WORK_ROWS
-from bandit_gym.agents.ranking import accept_or_reject, answer_means, key_before, select_key, top_m_select
+from bandit_gym.agents.ranking import answer_means, key_before, select_key, top_m_select
 from bandit_gym.agents.top_k.clucb_pac import DELTA, R
 from bandit_gym.envs._kernels import stream_uniform
-
-ACTIVE, ACCEPTED, REJECTED = 0, 1, 2
-
-
-@numba.njit(cache=True, nogil=True)
-def accept_reject(theta: np.ndarray, status: np.ndarray, rows: np.ndarray, k: int, threshold: np.ndarray) -> None:
-    """AdaptiveTopK's inner loop (chen2017 Algorithm 1, lines 6-14) for the copies ``rows``; ``theta[j]`` are
-    copy ``rows[j]``'s round means. With S sorted by decreasing theta (ties: smaller index first), the arm of
-    largest ``Delta~_i = max(theta_i - theta_a, theta_b - theta_i)`` is the first or the last of S, so each
-    removal is O(1) (ties between equal values: the smallest index)."""
-    n_arms = status.shape[1]
-    for j in range(rows.shape[0]):
-        row = rows[j]
-        th = theta[j]
-        members = np.empty(n_arms, np.int64)
-        size, kp = 0, k
-        for i in range(n_arms):
-            if status[row, i] == ACTIVE:
-                members[size] = i
-                size += 1
-            elif status[row, i] == ACCEPTED:
-                kp -= 1
-        order = members[:size][np.argsort(-th[members[:size]], kind="mergesort")]
-        hi, lo = 0, size - 1
-        while kp > 0 and lo - hi + 1 > kp:
-            theta_b, theta_a = th[order[hi + kp - 1]], th[order[hi + kp]]
-            top_gap, bottom_gap = th[order[hi]] - theta_a, theta_b - th[order[lo]]
-            best = max(top_gap, bottom_gap)
-            if best <= threshold[j]:
-                break
-            bottom_first = lo  # the smallest index among the arms tied at the bottom value
-            while bottom_first > hi and th[order[bottom_first - 1]] == th[order[lo]]:
-                bottom_first -= 1
-            take_top = top_gap == best and (bottom_gap < best or order[hi] < order[bottom_first])
-            if take_top:
-                status[row, order[hi]] = ACCEPTED  # theta_x > theta_a: top_gap > threshold >= 0
-                hi += 1
-                kp -= 1
-            else:
-                order[bottom_first], order[lo] = order[lo], order[bottom_first]  # equal values: swap freely
-                status[row, order[lo]] = REJECTED  # theta_x <= theta_b, and the bottom is not above theta_a
-                lo -= 1
-
-
-@numba.njit(cache=True, nogil=True)
-def ar_next_phase(rows: np.ndarray, k: int, status: np.ndarray, counts: np.ndarray, schedule: np.ndarray,
-                  phase: np.ndarray, ar_size: np.ndarray, finished: np.ndarray, target: np.ndarray) -> None:
-    """OptMAI's accept-reject: the targets of phase ``phase[row]`` (``n_p - n_{p-1}`` more pulls of each active
-    arm) of the copies ``rows``, or their end (``phase >= n'``, no arm or every active arm still to accept)."""
-    n_arms = status.shape[1]
-    for j in range(rows.shape[0]):
-        row = rows[j]
-        active, left = 0, k
-        for i in range(n_arms):
-            active += status[row, i] == ACTIVE
-            left -= status[row, i] == ACCEPTED
-        p = phase[row]
-        if p >= ar_size[row] or left <= 0 or active <= left:
-            finished[row] = True
-            continue
-        step = schedule[row, p - 1] - (schedule[row, p - 2] if p > 1 else 0)
-        for i in range(n_arms):
-            target[row, i] = np.int64(counts[row, i]) + max(step, 0) if status[row, i] == ACTIVE else 0
-
-
-@numba.njit(cache=True, nogil=True)
-def ar_phase_end(rows: np.ndarray, k: int, status: np.ndarray, counts: np.ndarray, sums: np.ndarray,
-                 start_counts: np.ndarray, start_sums: np.ndarray, schedule: np.ndarray, phase: np.ndarray,
-                 ar_size: np.ndarray, finished: np.ndarray, target: np.ndarray) -> None:
-    """The end of an accept-reject phase of OptMAI in the copies ``rows``: SAR's removal (the arm of largest
-    empirical gap, by the means of accept-reject's own samples), then the next phase's targets."""
-    n_arms = status.shape[1]
-    work = np.zeros((WORK_ROWS, n_arms))
-    alive, accepted, mean = np.zeros(n_arms), np.zeros(n_arms), np.zeros(n_arms)
-    for j in range(rows.shape[0]):
-        row = rows[j]
-        for i in range(n_arms):
-            alive[i] = 1.0 if status[row, i] == ACTIVE else 0.0
-            accepted[i] = 1.0 if status[row, i] == ACCEPTED else 0.0
-            made = np.float64(counts[row, i]) - start_counts[row, i]
-            mean[i] = (np.float64(sums[row, i]) - start_sums[row, i]) / max(made, 1.0) if alive[i] == 1.0 else 0.0
-        accept_or_reject(k, alive, accepted, mean, work)
-        for i in range(n_arms):
-            status[row, i] = ACCEPTED if accepted[i] == 1.0 else (ACTIVE if alive[i] == 1.0 else REJECTED)
-        phase[row] += 1
-    ar_next_phase(rows, k, status, counts, schedule, phase, ar_size, finished, target)
 
 
 @numba.njit(inline="always", error_model="numpy")
