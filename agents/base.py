@@ -42,7 +42,7 @@ def family_of(obs: Obs) -> Family:
     return Family.THRESHOLD if "threshold" in obs else Family.MULTI_ARMED
 
 
-def names(families: tuple[str, ...]) -> tuple[str, ...]:
+def family_names(families: tuple[str, ...]) -> tuple[str, ...]:
     """Families as plain strings, for messages: ``('thresholding',)``."""
     return tuple(str(family) for family in families)
 
@@ -75,18 +75,6 @@ class Agent:
 
     #: env families this agent plays (:class:`~bandit_gym.families.Family` values or their names)
     families: ClassVar[tuple[str, ...]] = ()
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        """A subclass's ``families`` become :class:`~bandit_gym.families.Family` members; a misspelt family is
-        refused when the class is defined."""
-        super().__init_subclass__(**kwargs)
-        names = cls.__dict__.get("families")
-        if names is None:
-            return
-        allowed = [family.value for family in Family]
-        if isinstance(names, str) or not all(isinstance(name, str) and name in allowed for name in names):
-            raise ValueError(f"{cls.__name__}.families = {names!r}: must be a tuple of families from {allowed}")
-        cls.families = tuple(Family(name) for name in names)
     #: constructor arguments computed from the true instance (see ``bandit_gym.instances.oracle_values``)
     oracle_parameters: ClassVar[tuple[str, ...]] = ()
     #: parameters that replace the oracle ones when given (UGapEb's and UCB-E's exploration ``a``)
@@ -100,6 +88,18 @@ class Agent:
         """Whether an agent built with ``params`` is anytime (parameters may fix what T would otherwise set);
         ``cls.anytime`` unless overridden."""
         return cls.anytime
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """A subclass's ``families`` become :class:`~bandit_gym.families.Family` members; a misspelt family is
+        refused when the class is defined."""
+        super().__init_subclass__(**kwargs)
+        given = cls.__dict__.get("families")
+        if given is None:
+            return
+        allowed = [family.value for family in Family]
+        if isinstance(given, str) or not all(isinstance(name, str) and name in allowed for name in given):
+            raise ValueError(f"{cls.__name__}.families = {given!r}: must be a tuple of families from {allowed}")
+        cls.families = tuple(Family(name) for name in given)
 
     def __init__(self, *, tie_break: str = "random") -> None:
         self.tie_break = check.choice("tie_break", tie_break, TIE_BREAKS)
@@ -182,7 +182,7 @@ class Agent:
                 self._check_values(batch, family, single)
         else:
             batch, single = self._as_batch(obs)
-            family = self._family(batch)
+            family = family_of(batch)  # one of self.families: _as_batch checked it
             # a vector env hands out the same arrays at every step: validated once (their shapes cannot change)
             self._checked = dict(batch) if batch is obs else {}
             self._checked_family = family
@@ -242,12 +242,6 @@ class Agent:
         (tested)."""
         return None
 
-    def _family(self, batch: Obs) -> Family:
-        family = family_of(batch)
-        if family not in self.families:
-            raise ValueError(f"{type(self).__name__} plays {names(self.families)} envs, not a {family.value!r} env")
-        return family
-
     def _start(self, batch: Obs, starts: np.ndarray) -> None:
         """Begin new episodes in the copies ``starts`` (all of them at the first sight of a batch)."""
         n, k = batch["counts"].shape
@@ -260,7 +254,7 @@ class Agent:
     def _start_all(self, obs: Obs) -> Obs:
         """Begin the episodes of every copy of a batched first observation; return it validated."""
         batch, single = self._as_batch(obs)
-        family = self._family(batch)
+        family = family_of(batch)  # one of self.families: _as_batch checked it
         if single or not family.pure_exploration:
             raise ValueError("a compiled rollout needs the batched observation of a pure-exploration vector env")
         self._check_values(batch, family, single)
@@ -359,8 +353,9 @@ class Agent:
         family = family_of(obs)
         if family not in self.families:  # the family first: a missing key reads as another family
             wanted = {str(name): list(_SCALAR_KEYS + _ARM_KEYS + _FAMILY_KEYS[Family(name)]) for name in self.families}
-            raise ValueError(f"{type(self).__name__} plays {names(self.families)} envs, not a {family.value!r} env: "
-                             f"obs has the keys {sorted(obs)}; the observations it plays have the keys {wanted}")
+            raise ValueError(f"{type(self).__name__} plays {family_names(self.families)} envs, not a "
+                             f"{family.value!r} env: obs has the keys {sorted(obs)}; the observations it plays "
+                             f"have the keys {wanted}")
         keys = _SCALAR_KEYS + _ARM_KEYS + _FAMILY_KEYS[family]
         missing = [key for key in keys if key not in obs]
         if missing:

@@ -47,7 +47,7 @@ else:  # Python 3.10
     import tomli as tomllib
 from bandit_gym._workers import end_with_parent
 from bandit_gym.agents import agent_class
-from bandit_gym.agents.base import Agent, names
+from bandit_gym.agents.base import Agent, family_names
 from bandit_gym.envs._base import engine_of
 from bandit_gym.families import Family
 from bandit_gym.rollout import play_batched, play_compiled, play_vector
@@ -146,7 +146,7 @@ class ExperimentSpec:
             except (ValueError, TypeError) as error:  # an unknown name or a bad import path
                 raise _in_context(error, f"agents[{index}]") from error
             if self.family not in families:
-                raise ValueError(f"agents[{index}] = {agent.name!r} plays {names(families)} envs, not "
+                raise ValueError(f"agents[{index}] = {agent.name!r} plays {family_names(families)} envs, not "
                                  f"{self.env} ({self.family}); agents for {self.family}: "
                                  f"{', '.join(_agents_of(self.family))}")
             _check_params(index, agent)
