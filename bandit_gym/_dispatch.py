@@ -1,7 +1,7 @@
 """Per-step kernels compiled twice, serial and parallel, and the choice between them, made by measuring both.
 
 numba's parallel loops run on an OpenMP pool whose threads spin while they wait. On an idle machine that makes a
-large batch's step about a third faster (W1 of the benchmarks, 5000 copies, 2 cores); when another process
+large batch's step about a third faster (LSA on tao2019 Setup 1, 5000 copies, 2 cores); when another process
 keeps a core busy, every call waits for a descheduled thread, and the same step becomes tens of times slower
 (measured on 2 cores with one busy process: 7 ms against 0.15 ms serial for LSA's ``act``). Waiting passively
 (``OMP_WAIT_POLICY=PASSIVE``) avoids that but costs about 25 us per call, more than it saves. So for batches of

@@ -29,6 +29,17 @@ class BayesUCB(BayesianAgent):
     - on correlated arms: the original keeps one posterior per arm; we take the quantile of each arm's marginal
       under the joint Gaussian posterior.
     - the value of c hoffman2014 used is not stated; we default to 0.
+
+    Example, one seeded episode (correlated arms) and the record of
+    :class:`~bandit_gym.wrappers.RecordEpisodeRegret` that ``play_episode`` returns:
+
+    >>> import gymnasium as gym
+    >>> from bandit_gym.agents import BayesUCB
+    >>> from bandit_gym.rollout import play_episode
+    >>> env = gym.make("CorrelatedBestArm-v0")
+    >>> result = play_episode(env, BayesUCB(), seed=0)
+    >>> result["pulls"], round(result["regret"], 3)
+    (30, 0.0)
     """
 
     anytime = True  # with the default c = 0 (see is_anytime)

@@ -88,6 +88,17 @@ class LUCB(BestArmAgent):
     - arms never pulled (only during the initial round): the submitted ``High`` ranks them last; h_t and l_t
       read their mean as 0 (they are not used before every arm is pulled).
     - log: natural.
+
+    Example, one seeded episode (Audibert et al.'s problem 1) and the record of
+    :class:`~bandit_gym.wrappers.RecordEpisodeRegret` that ``play_episode`` returns:
+
+    >>> import gymnasium as gym
+    >>> from bandit_gym.agents import LUCB
+    >>> from bandit_gym.rollout import play_episode
+    >>> env = gym.make("BestArmIdentification-Audibert2010Problem1-v0", budget=400)
+    >>> result = play_episode(env, LUCB(), seed=0)
+    >>> result["pulls"], round(result["regret"], 3)
+    (400, 0.1)
     """
 
     num_constants = 2  # DELTA, B

@@ -157,7 +157,8 @@ class BestArmEngine(ThresholdingEngine):
                                  answer_label="recommended arm" if self.m == 1 else f"answer ({self.m} arms)")
 
 
-_DOC = """
+class BestArmIdentificationEnv(BanditEnv):
+    """(epsilon, m)-best arm identification (gabillon2012), fixed budget or fixed confidence.
 
     ## Description
     (epsilon, m)-best arm identification (Gabillon, Ghavamzadeh, Lazaric 2012): K arms with unknown means; the
@@ -220,11 +221,23 @@ _DOC = """
 
     ## Version History
     * v0: initial version.
-"""
 
+    ## Example
 
-class BestArmIdentificationEnv(BanditEnv):
-    __doc__ = "(epsilon, m)-best arm identification (gabillon2012), fixed budget or fixed confidence." + _DOC
+    >>> import gymnasium as gym
+    >>> import numpy as np
+    >>> import bandit_gym
+    >>> env = gym.make("BestArmIdentification-v0")
+    >>> obs, info = env.reset(seed=0)
+    >>> sorted(obs)
+    ['budget_left', 'counts', 'epsilon', 'last_arm', 'last_value', 'm', 'means', 'sums']
+    >>> env.action_space.shape, int(env.action_space.nvec[0])  # the arm (K: stop), then K answer bits
+    ((21,), 21)
+    >>> K = env.unwrapped.num_arms
+    >>> obs, reward, terminated, truncated, info = env.step(np.zeros(K + 1, dtype=np.int64))  # pull arm 0
+    >>> int(obs["counts"][0]), float(obs["budget_left"][0])
+    (1, 1999.0)
+    """
 
     engine: BestArmEngine
     engine_class: type[BestArmEngine] = BestArmEngine
@@ -243,7 +256,17 @@ class BestArmIdentificationEnv(BanditEnv):
 class BestArmIdentificationVectorEnv(BanditVectorEnv):
     """``num_envs`` copies of :class:`BestArmIdentificationEnv` advanced with array operations; ``num_envs``,
     ``copy`` (default True: fresh arrays), ``autoreset_mode`` and ``max_episode_steps`` as
-    :class:`~bandit_gym.envs.thresholding.ThresholdingBanditVectorEnv`."""
+    :class:`~bandit_gym.envs.thresholding.ThresholdingBanditVectorEnv`.
+
+    Example:
+
+    >>> import gymnasium as gym
+    >>> import bandit_gym
+    >>> envs = gym.make_vec("BestArmIdentification-v0", num_envs=4, vectorization_mode="vector_entry_point")
+    >>> obs, info = envs.reset(seed=0)
+    >>> obs["counts"].shape
+    (4, 20)
+    """
 
     engine: BestArmEngine
     engine_class: type[BestArmEngine] = BestArmEngine

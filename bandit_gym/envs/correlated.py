@@ -63,7 +63,8 @@ class CorrelatedBestArmEngine(BestArmEngine):
         return {"model": {"kernel": self.kernel.copy(), "eta": self.eta, "sigma": self.sigma}}
 
 
-_DOC = """
+class CorrelatedBestArmEnv(BestArmIdentificationEnv):
+    """Fixed-budget best-arm identification with Gaussian-process correlated arms (hoffman2014).
 
     ## Description
     Fixed-budget best-arm identification with correlated arms (Hoffman, Shahriari, de Freitas 2014): K arms
@@ -156,18 +157,40 @@ _DOC = """
     * ``CorrelatedBestArm-TrafficSynthetic-v1``: the paper's recipe on synthetic speed data: the means are
       held-out speed profiles (data, not prior draws), G the covariance of the historical profiles (not
       rescaled), sigma^2 = 5% of its mean diagonal.
-"""
 
+    ## Example
 
-class CorrelatedBestArmEnv(BestArmIdentificationEnv):
-    __doc__ = "Fixed-budget best-arm identification with Gaussian-process correlated arms (hoffman2014)." + _DOC
+    >>> import gymnasium as gym
+    >>> import numpy as np
+    >>> import bandit_gym
+    >>> env = gym.make("CorrelatedBestArm-v0")
+    >>> obs, info = env.reset(seed=0)
+    >>> sorted(obs)
+    ['budget_left', 'counts', 'epsilon', 'last_arm', 'last_value', 'm', 'means', 'sums']
+    >>> env.action_space.shape, int(env.action_space.nvec[0])  # the arm (K: stop), then K answer bits
+    ((51,), 51)
+    >>> K = env.unwrapped.num_arms
+    >>> obs, reward, terminated, truncated, info = env.step(np.zeros(K + 1, dtype=np.int64))  # pull arm 0
+    >>> int(obs["counts"][0]), float(obs["budget_left"][0])
+    (1, 29.0)
+    """
 
     engine: CorrelatedBestArmEngine
     engine_class = CorrelatedBestArmEngine
 
 
 class CorrelatedBestArmVectorEnv(BestArmIdentificationVectorEnv):
-    """``num_envs`` copies of :class:`CorrelatedBestArmEnv` advanced with array operations."""
+    """``num_envs`` copies of :class:`CorrelatedBestArmEnv` advanced with array operations.
+
+    Example:
+
+    >>> import gymnasium as gym
+    >>> import bandit_gym
+    >>> envs = gym.make_vec("CorrelatedBestArm-v0", num_envs=4, vectorization_mode="vector_entry_point")
+    >>> obs, info = envs.reset(seed=0)
+    >>> obs["counts"].shape
+    (4, 50)
+    """
 
     engine: CorrelatedBestArmEngine
     engine_class = CorrelatedBestArmEngine

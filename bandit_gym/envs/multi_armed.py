@@ -292,7 +292,8 @@ class MultiArmedEngine(Engine):
         )
 
 
-_DOC = """
+class MultiArmedBanditEnv(BanditEnv):
+    """Stochastic K-armed bandit: pull an arm, receive its Bernoulli or Gaussian sample as reward.
 
     ## Description
     The stochastic K-armed bandit of Lai and Robbins (1985) and Auer, Cesa-Bianchi and Fischer (2002): K arms
@@ -363,11 +364,22 @@ _DOC = """
 
     ## Version History
     * v0: initial version.
-"""
 
+    ## Example
 
-class MultiArmedBanditEnv(BanditEnv):
-    __doc__ = "Stochastic K-armed bandit: pull an arm, receive its Bernoulli or Gaussian sample as reward." + _DOC
+    >>> import gymnasium as gym
+    >>> import numpy as np
+    >>> import bandit_gym
+    >>> env = gym.make("MultiArmedBandit-v0")
+    >>> obs, info = env.reset(seed=0)
+    >>> sorted(obs)
+    ['budget_left', 'counts', 'last_arm', 'last_reward', 'means', 'sums']
+    >>> env.action_space
+    Discrete(10)
+    >>> obs, reward, terminated, truncated, info = env.step(0)  # pull arm 0
+    >>> int(obs["counts"][0]), float(obs["budget_left"][0])
+    (1, 999.0)
+    """
 
     engine: MultiArmedEngine
 
@@ -379,7 +391,17 @@ class MultiArmedBanditVectorEnv(BanditVectorEnv):
     """``num_envs`` copies of :class:`MultiArmedBanditEnv` advanced with array operations (one generator, bulk
     draws). Takes the same keyword arguments, plus ``num_envs``, ``copy`` (default True: fresh arrays),
     ``autoreset_mode`` and ``max_episode_steps`` (truncates episodes after that many rounds; see
-    :class:`~bandit_gym.envs._base.BanditVectorEnv`)."""
+    :class:`~bandit_gym.envs._base.BanditVectorEnv`).
+
+    Example:
+
+    >>> import gymnasium as gym
+    >>> import bandit_gym
+    >>> envs = gym.make_vec("MultiArmedBandit-v0", num_envs=4, vectorization_mode="vector_entry_point")
+    >>> obs, info = envs.reset(seed=0)
+    >>> obs["counts"].shape
+    (4, 10)
+    """
 
     engine: MultiArmedEngine
 

@@ -286,7 +286,8 @@ class ThresholdEngine(Engine):
                                  answer=answer, answer_label="empirical best at c_t")
 
 
-_DOC = """
+class ThresholdBanditEnv(BanditEnv):
+    """Threshold bandit (abernethy2016): a per-round threshold c_t, reward 1{X >= c_t}.
 
     ## Description
     The threshold bandit of Abernethy, Amin and Zhu (2016). Before each round t the environment reveals a
@@ -358,11 +359,23 @@ _DOC = """
 
     ## Version History
     * v0: initial version.
-"""
 
+    ## Example
 
-class ThresholdBanditEnv(BanditEnv):
-    __doc__ = "Threshold bandit (abernethy2016): a per-round threshold c_t, reward 1{X >= c_t}." + _DOC
+    >>> import gymnasium as gym
+    >>> import numpy as np
+    >>> import bandit_gym
+    >>> env = gym.make("ThresholdBandit-v0")
+    >>> obs, info = env.reset(seed=0)
+    >>> sorted(obs)
+    ['budget_left', 'counts', 'last_arm', 'last_censored', 'last_reward', 'last_value', 'level_exceed',
+    'level_trials', 'means', 'sums', 'threshold']
+    >>> env.action_space
+    Discrete(3)
+    >>> obs, reward, terminated, truncated, info = env.step(0)  # pull arm 0
+    >>> int(obs["counts"][0]), float(obs["budget_left"][0])
+    (1, 999.0)
+    """
 
     def __init__(self, render_mode: str | None = None, **kwargs: Any) -> None:
         super().__init__(ThresholdEngine(1, **kwargs), render_mode)
@@ -372,7 +385,17 @@ class ThresholdBanditVectorEnv(BanditVectorEnv):
     """``num_envs`` copies of :class:`ThresholdBanditEnv` advanced with array operations (one generator, bulk
     draws). Takes the same keyword arguments, plus ``num_envs``, ``copy`` (default True: fresh arrays),
     ``autoreset_mode`` and ``max_episode_steps`` (truncates episodes after that many rounds; see
-    :class:`~bandit_gym.envs._base.BanditVectorEnv`)."""
+    :class:`~bandit_gym.envs._base.BanditVectorEnv`).
+
+    Example:
+
+    >>> import gymnasium as gym
+    >>> import bandit_gym
+    >>> envs = gym.make_vec("ThresholdBandit-v0", num_envs=4, vectorization_mode="vector_entry_point")
+    >>> obs, info = envs.reset(seed=0)
+    >>> obs["counts"].shape
+    (4, 3)
+    """
 
     def __init__(self, num_envs: int = 1, copy: bool = True, render_mode: str | None = None,
                  autoreset_mode: str | AutoresetMode = AutoresetMode.NEXT_STEP, max_episode_steps: int | None = None,

@@ -453,7 +453,8 @@ class ThresholdingEngine(Engine):
         )
 
 
-_DOC = """
+class ThresholdingBanditEnv(BanditEnv):
+    """Thresholding bandit (tao2019): classify K arms against a threshold within a budget of pulls.
 
     ## Description
     The thresholding bandit problem (TBP) of Tao et al. (2019): K arms with unknown means theta_i, a known
@@ -532,11 +533,23 @@ _DOC = """
 
     ## Version History
     * v0: initial version.
-"""
 
+    ## Example
 
-class ThresholdingBanditEnv(BanditEnv):
-    __doc__ = "Thresholding bandit (tao2019): classify K arms against a threshold within a budget of pulls." + _DOC
+    >>> import gymnasium as gym
+    >>> import numpy as np
+    >>> import bandit_gym
+    >>> env = gym.make("ThresholdingBandit-v0")
+    >>> obs, info = env.reset(seed=0)
+    >>> sorted(obs)
+    ['budget_left', 'counts', 'epsilon', 'last_arm', 'last_value', 'means', 'sums', 'threshold']
+    >>> env.action_space.shape, int(env.action_space.nvec[0])  # the arm (K: stop), then K answer bits
+    ((11,), 11)
+    >>> K = env.unwrapped.num_arms
+    >>> obs, reward, terminated, truncated, info = env.step(np.zeros(K + 1, dtype=np.int64))  # pull arm 0
+    >>> int(obs["counts"][0]), float(obs["budget_left"][0])
+    (1, 499.0)
+    """
 
     engine: ThresholdingEngine
     empirical_answer = staticmethod(empirical_answer)
@@ -559,7 +572,17 @@ class ThresholdingBanditVectorEnv(BanditVectorEnv):
     Gymnasium's convention: fresh observation arrays at every step; False: read-only views of the env's buffers,
     updated in place by the next step, the fast path), ``autoreset_mode`` (``"NextStep"``, the default, or
     ``"SameStep"``) and ``max_episode_steps`` (refused below ``budget + 1``: pass ``budget``); see
-    :class:`~bandit_gym.envs._base.BanditVectorEnv`."""
+    :class:`~bandit_gym.envs._base.BanditVectorEnv`.
+
+    Example:
+
+    >>> import gymnasium as gym
+    >>> import bandit_gym
+    >>> envs = gym.make_vec("ThresholdingBandit-v0", num_envs=4, vectorization_mode="vector_entry_point")
+    >>> obs, info = envs.reset(seed=0)
+    >>> obs["counts"].shape
+    (4, 10)
+    """
 
     engine: ThresholdingEngine
     empirical_answer = staticmethod(empirical_answer)
