@@ -60,16 +60,17 @@ class SB3Agent(Agent):
     Readings: none to list, since no paper defines this agent; every choice above (the empirical answer bits,
     frozen normalisation statistics, sampling on pure-exploration envs) is ours.
 
-    Example, a policy trained briefly with :func:`bandit_gym.rl.train`, played for one episode:
+    Examples:
+        A policy trained briefly with :func:`bandit_gym.rl.train`, played for one episode:
 
-    >>> import gymnasium as gym
-    >>> from bandit_gym.agents import SB3Agent
-    >>> from bandit_gym.rl import train
-    >>> from bandit_gym.rollout import play_episode
-    >>> policy = train("ThresholdBandit-v0", total_timesteps=256, seed=0, num_envs=2, env_kwargs={"horizon": 50})
-    >>> agent = SB3Agent(policy.model, normalize=policy.normalize)
-    >>> play_episode(gym.make("ThresholdBandit-v0", horizon=50), agent, seed=0)["pulls"]
-    50
+        >>> import gymnasium as gym
+        >>> from bandit_gym.agents import SB3Agent
+        >>> from bandit_gym.rl import train
+        >>> from bandit_gym.rollout import play_episode
+        >>> policy = train("ThresholdBandit-v0", total_timesteps=256, seed=0, num_envs=2, env_kwargs={"horizon": 50})
+        >>> agent = SB3Agent(policy.model, normalize=policy.normalize)
+        >>> play_episode(gym.make("ThresholdBandit-v0", horizon=50), agent, seed=0)["pulls"]
+        50
     """
 
     reads_every_value: ClassVar[bool] = True

@@ -56,16 +56,17 @@ class Uniform(Agent):
     Deviations: none. The next arm is the one after the observation's ``last_arm`` (arm 0 at the start), which
     is the same rule and keeps no state, so repeated ``act`` calls on one observation agree.
 
-    Example, one seeded episode (thresholding bandit, tao2019 Setup 1) and the record of
-    :class:`~bandit_gym.wrappers.RecordEpisodeRegret` that ``play_episode`` returns:
+    Examples:
+        One seeded episode (thresholding bandit, tao2019 Setup 1) and the record of
+        :class:`~bandit_gym.wrappers.RecordEpisodeRegret` that ``play_episode`` returns:
 
-    >>> import gymnasium as gym
-    >>> from bandit_gym.agents import Uniform
-    >>> from bandit_gym.rollout import play_episode
-    >>> env = gym.make("ThresholdingBandit-Tao2019Setup1-v0", budget=200)
-    >>> result = play_episode(env, Uniform(), seed=0)
-    >>> result["pulls"], round(result["regret"], 3)
-    (200, 1.0)
+        >>> import gymnasium as gym
+        >>> from bandit_gym.agents import Uniform
+        >>> from bandit_gym.rollout import play_episode
+        >>> env = gym.make("ThresholdingBandit-Tao2019Setup1-v0", budget=200)
+        >>> result = play_episode(env, Uniform(), seed=0)
+        >>> result["pulls"], round(result["regret"], 3)
+        (200, 1.0)
     """
 
     families: ClassVar[tuple[str, ...]] = ("thresholding", "threshold", "best_arm", "top_k", "multi_armed")

@@ -30,16 +30,17 @@ class BayesUCB(BayesianAgent):
       under the joint Gaussian posterior.
     - the value of c hoffman2014 used is not stated; we default to 0.
 
-    Example, one seeded episode (correlated arms) and the record of
-    :class:`~bandit_gym.wrappers.RecordEpisodeRegret` that ``play_episode`` returns:
+    Examples:
+        One seeded episode (correlated arms) and the record of :class:`~bandit_gym.wrappers.RecordEpisodeRegret`
+        that ``play_episode`` returns:
 
-    >>> import gymnasium as gym
-    >>> from bandit_gym.agents import BayesUCB
-    >>> from bandit_gym.rollout import play_episode
-    >>> env = gym.make("CorrelatedBestArm-v0")
-    >>> result = play_episode(env, BayesUCB(), seed=0)
-    >>> result["pulls"], round(result["regret"], 3)
-    (30, 0.0)
+        >>> import gymnasium as gym
+        >>> from bandit_gym.agents import BayesUCB
+        >>> from bandit_gym.rollout import play_episode
+        >>> env = gym.make("CorrelatedBestArm-v0")
+        >>> result = play_episode(env, BayesUCB(), seed=0)
+        >>> result["pulls"], round(result["regret"], 3)
+        (30, 0.0)
     """
 
     anytime = True  # with the default c = 0 (see is_anytime)

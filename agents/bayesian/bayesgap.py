@@ -81,16 +81,17 @@ class BayesGap(BayesianAgent):
     - the recorded rounds are t = 1..T (eq. 8's ``t <= T``); the posterior after the T-th observation is not
       recorded.
 
-    Example, one seeded episode (correlated arms) and the record of
-    :class:`~bandit_gym.wrappers.RecordEpisodeRegret` that ``play_episode`` returns:
+    Examples:
+        One seeded episode (correlated arms) and the record of :class:`~bandit_gym.wrappers.RecordEpisodeRegret`
+        that ``play_episode`` returns:
 
-    >>> import gymnasium as gym
-    >>> from bandit_gym.agents import BayesGap
-    >>> from bandit_gym.rollout import play_episode
-    >>> env = gym.make("CorrelatedBestArm-v0")
-    >>> result = play_episode(env, BayesGap(), seed=0)
-    >>> result["pulls"], round(result["regret"], 3)
-    (30, 0.413)
+        >>> import gymnasium as gym
+        >>> from bandit_gym.agents import BayesGap
+        >>> from bandit_gym.rollout import play_episode
+        >>> env = gym.make("CorrelatedBestArm-v0")
+        >>> result = play_episode(env, BayesGap(), seed=0)
+        >>> result["pulls"], round(result["regret"], 3)
+        (30, 0.413)
     """
 
     anytime: ClassVar[bool] = False

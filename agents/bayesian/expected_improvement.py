@@ -28,16 +28,17 @@ class EI(ImprovementAgent):
     - an arm with ``s_k = 0`` (its mean known exactly) has improvement 0, even if ``mu_k > mu+ + xi``.
     - ties: the agent's tie rule.
 
-    Example, one seeded episode (correlated arms) and the record of
-    :class:`~bandit_gym.wrappers.RecordEpisodeRegret` that ``play_episode`` returns:
+    Examples:
+        One seeded episode (correlated arms) and the record of :class:`~bandit_gym.wrappers.RecordEpisodeRegret`
+        that ``play_episode`` returns:
 
-    >>> import gymnasium as gym
-    >>> from bandit_gym.agents import EI
-    >>> from bandit_gym.rollout import play_episode
-    >>> env = gym.make("CorrelatedBestArm-v0")
-    >>> result = play_episode(env, EI(), seed=0)
-    >>> result["pulls"], round(result["regret"], 3)
-    (30, 0.013)
+        >>> import gymnasium as gym
+        >>> from bandit_gym.agents import EI
+        >>> from bandit_gym.rollout import play_episode
+        >>> env = gym.make("CorrelatedBestArm-v0")
+        >>> result = play_episode(env, EI(), seed=0)
+        >>> result["pulls"], round(result["regret"], 3)
+        (30, 0.013)
     """
 
     default_xi: ClassVar[float] = 0.0

@@ -26,16 +26,17 @@ class GPUCB(BayesianAgent):
       theoretical beta_t down by a factor 5.
     - log: natural. Ties: the agent's tie rule.
 
-    Example, one seeded episode (correlated arms) and the record of
-    :class:`~bandit_gym.wrappers.RecordEpisodeRegret` that ``play_episode`` returns:
+    Examples:
+        One seeded episode (correlated arms) and the record of :class:`~bandit_gym.wrappers.RecordEpisodeRegret`
+        that ``play_episode`` returns:
 
-    >>> import gymnasium as gym
-    >>> from bandit_gym.agents import GPUCB
-    >>> from bandit_gym.rollout import play_episode
-    >>> env = gym.make("CorrelatedBestArm-v0")
-    >>> result = play_episode(env, GPUCB(), seed=0)
-    >>> result["pulls"], round(result["regret"], 3)
-    (30, 0.0)
+        >>> import gymnasium as gym
+        >>> from bandit_gym.agents import GPUCB
+        >>> from bandit_gym.rollout import play_episode
+        >>> env = gym.make("CorrelatedBestArm-v0")
+        >>> result = play_episode(env, GPUCB(), seed=0)
+        >>> result["pulls"], round(result["regret"], 3)
+        (30, 0.0)
     """
 
     anytime = True  # never reads the horizon T

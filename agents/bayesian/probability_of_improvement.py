@@ -26,16 +26,17 @@ class PI(ImprovementAgent):
     - ``s_k``: the posterior standard deviation of the mean mu_k; an arm with ``s_k = 0`` has probability 0.
     - ties: the agent's tie rule (many arms can tie at probability 0 or 1 in floating point).
 
-    Example, one seeded episode (correlated arms) and the record of
-    :class:`~bandit_gym.wrappers.RecordEpisodeRegret` that ``play_episode`` returns:
+    Examples:
+        One seeded episode (correlated arms) and the record of :class:`~bandit_gym.wrappers.RecordEpisodeRegret`
+        that ``play_episode`` returns:
 
-    >>> import gymnasium as gym
-    >>> from bandit_gym.agents import PI
-    >>> from bandit_gym.rollout import play_episode
-    >>> env = gym.make("CorrelatedBestArm-v0")
-    >>> result = play_episode(env, PI(), seed=0)
-    >>> result["pulls"], round(result["regret"], 3)
-    (30, 0.569)
+        >>> import gymnasium as gym
+        >>> from bandit_gym.agents import PI
+        >>> from bandit_gym.rollout import play_episode
+        >>> env = gym.make("CorrelatedBestArm-v0")
+        >>> result = play_episode(env, PI(), seed=0)
+        >>> result["pulls"], round(result["regret"], 3)
+        (30, 0.569)
     """
 
     default_xi: ClassVar[float] = 0.05

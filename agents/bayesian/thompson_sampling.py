@@ -26,16 +26,17 @@ class ThompsonSampling(BayesianAgent):
     - ties in the argmax of the sample (possible only between arms with identical posteriors): the agent's tie
       rule.
 
-    Example, one seeded episode (correlated arms) and the record of
-    :class:`~bandit_gym.wrappers.RecordEpisodeRegret` that ``play_episode`` returns:
+    Examples:
+        One seeded episode (correlated arms) and the record of :class:`~bandit_gym.wrappers.RecordEpisodeRegret`
+        that ``play_episode`` returns:
 
-    >>> import gymnasium as gym
-    >>> from bandit_gym.agents import ThompsonSampling
-    >>> from bandit_gym.rollout import play_episode
-    >>> env = gym.make("CorrelatedBestArm-v0")
-    >>> result = play_episode(env, ThompsonSampling(), seed=0)
-    >>> result["pulls"], round(result["regret"], 3)
-    (30, 0.103)
+        >>> import gymnasium as gym
+        >>> from bandit_gym.agents import ThompsonSampling
+        >>> from bandit_gym.rollout import play_episode
+        >>> env = gym.make("CorrelatedBestArm-v0")
+        >>> result = play_episode(env, ThompsonSampling(), seed=0)
+        >>> result["pulls"], round(result["regret"], 3)
+        (30, 0.103)
     """
 
     form: ClassVar[str] = "factor"

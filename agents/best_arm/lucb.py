@@ -89,16 +89,17 @@ class LUCB(BestArmAgent):
       read their mean as 0 (they are not used before every arm is pulled).
     - log: natural.
 
-    Example, one seeded episode (Audibert et al.'s problem 1) and the record of
-    :class:`~bandit_gym.wrappers.RecordEpisodeRegret` that ``play_episode`` returns:
+    Examples:
+        One seeded episode (Audibert et al.'s problem 1) and the record of
+        :class:`~bandit_gym.wrappers.RecordEpisodeRegret` that ``play_episode`` returns:
 
-    >>> import gymnasium as gym
-    >>> from bandit_gym.agents import LUCB
-    >>> from bandit_gym.rollout import play_episode
-    >>> env = gym.make("BestArmIdentification-Audibert2010Problem1-v0", budget=400)
-    >>> result = play_episode(env, LUCB(), seed=0)
-    >>> result["pulls"], round(result["regret"], 3)
-    (400, 0.1)
+        >>> import gymnasium as gym
+        >>> from bandit_gym.agents import LUCB
+        >>> from bandit_gym.rollout import play_episode
+        >>> env = gym.make("BestArmIdentification-Audibert2010Problem1-v0", budget=400)
+        >>> result = play_episode(env, LUCB(), seed=0)
+        >>> result["pulls"], round(result["regret"], 3)
+        (400, 0.1)
     """
 
     num_constants = 2  # DELTA, B

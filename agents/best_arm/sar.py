@@ -39,16 +39,17 @@ class SAR(SuccessiveRejects):
       0..m-1 (0-based) are accepted (a tie between the top and the bottom goes to the top), arms K-1 down to
       m+1 are rejected, and arm m, left alone, takes the budget; the answer is then arm m and arms 0..m-2.
 
-    Example, one seeded episode (Audibert et al.'s problem 1) and the record of
-    :class:`~bandit_gym.wrappers.RecordEpisodeRegret` that ``play_episode`` returns:
+    Examples:
+        One seeded episode (Audibert et al.'s problem 1) and the record of
+        :class:`~bandit_gym.wrappers.RecordEpisodeRegret` that ``play_episode`` returns:
 
-    >>> import gymnasium as gym
-    >>> from bandit_gym.agents import SAR
-    >>> from bandit_gym.rollout import play_episode
-    >>> env = gym.make("BestArmIdentification-Audibert2010Problem1-v0", budget=400)
-    >>> result = play_episode(env, SAR(), seed=0)
-    >>> result["pulls"], round(result["regret"], 3)
-    (400, 0.0)
+        >>> import gymnasium as gym
+        >>> from bandit_gym.agents import SAR
+        >>> from bandit_gym.rollout import play_episode
+        >>> env = gym.make("BestArmIdentification-Audibert2010Problem1-v0", budget=400)
+        >>> result = play_episode(env, SAR(), seed=0)
+        >>> result["pulls"], round(result["regret"], 3)
+        (400, 0.0)
     """
 
     @classmethod

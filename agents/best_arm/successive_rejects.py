@@ -126,16 +126,17 @@ class SuccessiveRejects(BestArmAgent):
       smallest indices leave first), and the last arm takes the whole budget. ``n_k`` is rounded up with a
       tolerance of 1e-9, so that a quotient that is an integer up to rounding is not rounded up once more.
 
-    Example, one seeded episode (Audibert et al.'s problem 1) and the record of
-    :class:`~bandit_gym.wrappers.RecordEpisodeRegret` that ``play_episode`` returns:
+    Examples:
+        One seeded episode (Audibert et al.'s problem 1) and the record of
+        :class:`~bandit_gym.wrappers.RecordEpisodeRegret` that ``play_episode`` returns:
 
-    >>> import gymnasium as gym
-    >>> from bandit_gym.agents import SuccessiveRejects
-    >>> from bandit_gym.rollout import play_episode
-    >>> env = gym.make("BestArmIdentification-Audibert2010Problem1-v0", budget=400)
-    >>> result = play_episode(env, SuccessiveRejects(), seed=0)
-    >>> result["pulls"], round(result["regret"], 3)
-    (400, 0.0)
+        >>> import gymnasium as gym
+        >>> from bandit_gym.agents import SuccessiveRejects
+        >>> from bandit_gym.rollout import play_episode
+        >>> env = gym.make("BestArmIdentification-Audibert2010Problem1-v0", budget=400)
+        >>> result = play_episode(env, SuccessiveRejects(), seed=0)
+        >>> result["pulls"], round(result["regret"], 3)
+        (400, 0.0)
     """
 
     anytime = False

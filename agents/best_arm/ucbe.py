@@ -118,16 +118,17 @@ class UCBEBestArm(BestArmAgent):
       ranking last (ties: the smaller index); only the one after the n-th pull is scored. (The index that picks
       the pull gives such an arm +inf.)
 
-    Example, one seeded episode (Audibert et al.'s problem 1) and the record of
-    :class:`~bandit_gym.wrappers.RecordEpisodeRegret` that ``play_episode`` returns:
+    Examples:
+        One seeded episode (Audibert et al.'s problem 1) and the record of
+        :class:`~bandit_gym.wrappers.RecordEpisodeRegret` that ``play_episode`` returns:
 
-    >>> import gymnasium as gym
-    >>> from bandit_gym.agents import UCBEBestArm
-    >>> from bandit_gym.rollout import play_episode
-    >>> env = gym.make("BestArmIdentification-Audibert2010Problem1-v0", budget=400)
-    >>> result = play_episode(env, UCBEBestArm(a=2.0), seed=0)
-    >>> result["pulls"], round(result["regret"], 3)
-    (400, 0.0)
+        >>> import gymnasium as gym
+        >>> from bandit_gym.agents import UCBEBestArm
+        >>> from bandit_gym.rollout import play_episode
+        >>> env = gym.make("BestArmIdentification-Audibert2010Problem1-v0", budget=400)
+        >>> result = play_episode(env, UCBEBestArm(a=2.0), seed=0)
+        >>> result["pulls"], round(result["regret"], 3)
+        (400, 0.0)
     """
 
     oracle_parameters: ClassVar[tuple[str, ...]] = ("H1",)

@@ -89,16 +89,17 @@ class UGapEb(BestArmAgent):
     - n <= K with H given: ``a = eta max(n - K, 0) / (4 H)``, so a = 0 and the widths vanish.
     - log: not used (the widths have no log).
 
-    Example, one seeded episode (Audibert et al.'s problem 1) and the record of
-    :class:`~bandit_gym.wrappers.RecordEpisodeRegret` that ``play_episode`` returns:
+    Examples:
+        One seeded episode (Audibert et al.'s problem 1) and the record of
+        :class:`~bandit_gym.wrappers.RecordEpisodeRegret` that ``play_episode`` returns:
 
-    >>> import gymnasium as gym
-    >>> from bandit_gym.agents import UGapEb
-    >>> from bandit_gym.rollout import play_episode
-    >>> env = gym.make("BestArmIdentification-Audibert2010Problem1-v0", budget=400)
-    >>> result = play_episode(env, UGapEb(a=1.0), seed=0)
-    >>> result["pulls"], round(result["regret"], 3)
-    (400, 0.1)
+        >>> import gymnasium as gym
+        >>> from bandit_gym.agents import UGapEb
+        >>> from bandit_gym.rollout import play_episode
+        >>> env = gym.make("BestArmIdentification-Audibert2010Problem1-v0", budget=400)
+        >>> result = play_episode(env, UGapEb(a=1.0), seed=0)
+        >>> result["pulls"], round(result["regret"], 3)
+        (400, 0.1)
     """
 
     oracle_parameters: ClassVar[tuple[str, ...]] = ("H",)

@@ -70,16 +70,17 @@ class UGapEc(BestArmAgent):
     - initialisation: each arm once, in index order, with no stopping test; the answer submitted during it is
       the m arms of largest empirical mean, an arm never pulled ranking last (ties: the smaller index).
 
-    Example, one seeded episode (Audibert et al.'s problem 1) and the record of
-    :class:`~bandit_gym.wrappers.RecordEpisodeRegret` that ``play_episode`` returns:
+    Examples:
+        One seeded episode (Audibert et al.'s problem 1) and the record of
+        :class:`~bandit_gym.wrappers.RecordEpisodeRegret` that ``play_episode`` returns:
 
-    >>> import gymnasium as gym
-    >>> from bandit_gym.agents import UGapEc
-    >>> from bandit_gym.rollout import play_episode
-    >>> env = gym.make("BestArmIdentification-Audibert2010Problem1-v0", budget=400)
-    >>> result = play_episode(env, UGapEc(), seed=0)
-    >>> result["pulls"], round(result["regret"], 3)
-    (400, 0.1)
+        >>> import gymnasium as gym
+        >>> from bandit_gym.agents import UGapEc
+        >>> from bandit_gym.rollout import play_episode
+        >>> env = gym.make("BestArmIdentification-Audibert2010Problem1-v0", budget=400)
+        >>> result = play_episode(env, UGapEc(), seed=0)
+        >>> result["pulls"], round(result["regret"], 3)
+        (400, 0.1)
     """
 
     num_constants = 3  # DELTA, C, B

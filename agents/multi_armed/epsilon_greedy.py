@@ -34,16 +34,17 @@ class EpsilonGreedy(MultiArmedAgent):
     pulled have mean +inf for the greedy choice, so every arm is pulled once early (not in the paper, whose
     rule leaves unpulled arms undefined).
 
-    Example, one seeded episode (10 Bernoulli arms) and the record of
-    :class:`~bandit_gym.wrappers.RecordEpisodeRegret` that ``play_episode`` returns:
+    Examples:
+        One seeded episode (10 Bernoulli arms) and the record of :class:`~bandit_gym.wrappers.RecordEpisodeRegret`
+        that ``play_episode`` returns:
 
-    >>> import gymnasium as gym
-    >>> from bandit_gym.agents import EpsilonGreedy
-    >>> from bandit_gym.rollout import play_episode
-    >>> env = gym.make("MultiArmedBandit-v0", budget=200)
-    >>> result = play_episode(env, EpsilonGreedy(), seed=0)
-    >>> result["pulls"], round(result["regret"], 3)
-    (200, 69.821)
+        >>> import gymnasium as gym
+        >>> from bandit_gym.agents import EpsilonGreedy
+        >>> from bandit_gym.rollout import play_episode
+        >>> env = gym.make("MultiArmedBandit-v0", budget=200)
+        >>> result = play_episode(env, EpsilonGreedy(), seed=0)
+        >>> result["pulls"], round(result["regret"], 3)
+        (200, 69.821)
     """
 
     def __init__(self, epsilon: float | None = None, c: float = 0.15, d: float = 0.1, *,

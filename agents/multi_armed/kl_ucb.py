@@ -65,16 +65,17 @@ class KLUCB(MultiArmedAgent):
     Readings where the paper is silent: ``ln ln t`` is taken as 0 while ``ln t < 1`` (t <= 2, only before every
     arm has been pulled when K >= 2); ``sigma`` of Gaussian arms is a parameter (the env's, default 1).
 
-    Example, one seeded episode (10 Bernoulli arms) and the record of
-    :class:`~bandit_gym.wrappers.RecordEpisodeRegret` that ``play_episode`` returns:
+    Examples:
+        One seeded episode (10 Bernoulli arms) and the record of :class:`~bandit_gym.wrappers.RecordEpisodeRegret`
+        that ``play_episode`` returns:
 
-    >>> import gymnasium as gym
-    >>> from bandit_gym.agents import KLUCB
-    >>> from bandit_gym.rollout import play_episode
-    >>> env = gym.make("MultiArmedBandit-v0", budget=200)
-    >>> result = play_episode(env, KLUCB(), seed=0)
-    >>> result["pulls"], round(result["regret"], 3)
-    (200, 18.236)
+        >>> import gymnasium as gym
+        >>> from bandit_gym.agents import KLUCB
+        >>> from bandit_gym.rollout import play_episode
+        >>> env = gym.make("MultiArmedBandit-v0", budget=200)
+        >>> result = play_episode(env, KLUCB(), seed=0)
+        >>> result["pulls"], round(result["regret"], 3)
+        (200, 18.236)
     """
 
     def __init__(self, c: float = 0.0, distribution: str = "bernoulli", sigma: float = 1.0, *,

@@ -43,16 +43,17 @@ class Thompson(MultiArmedAgent):
     Bernoulli(r) trial before the update; the two agree on Bernoulli rewards, the only ones this library's
     ``MultiArmedBandit-v0`` Bernoulli arms give. Rewards outside [0, 1] are refused.
 
-    Example, one seeded episode (10 Bernoulli arms) and the record of
-    :class:`~bandit_gym.wrappers.RecordEpisodeRegret` that ``play_episode`` returns:
+    Examples:
+        One seeded episode (10 Bernoulli arms) and the record of :class:`~bandit_gym.wrappers.RecordEpisodeRegret`
+        that ``play_episode`` returns:
 
-    >>> import gymnasium as gym
-    >>> from bandit_gym.agents import Thompson
-    >>> from bandit_gym.rollout import play_episode
-    >>> env = gym.make("MultiArmedBandit-v0", budget=200)
-    >>> result = play_episode(env, Thompson(), seed=0)
-    >>> result["pulls"], round(result["regret"], 3)
-    (200, 13.774)
+        >>> import gymnasium as gym
+        >>> from bandit_gym.agents import Thompson
+        >>> from bandit_gym.rollout import play_episode
+        >>> env = gym.make("MultiArmedBandit-v0", budget=200)
+        >>> result = play_episode(env, Thompson(), seed=0)
+        >>> result["pulls"], round(result["regret"], 3)
+        (200, 13.774)
     """
 
     def __init__(self, distribution: str = "bernoulli", sigma: float = 1.0, *, tie_break: str = "random") -> None:

@@ -29,16 +29,17 @@ class UCB1(MultiArmedAgent):
     Ties (the first K rounds, where every unpulled arm has index +inf): a random arm order per copy and episode
     (``tie_break="random"``) or the smallest index (``tie_break="index"``). Deviations: none.
 
-    Example, one seeded episode (10 Bernoulli arms) and the record of
-    :class:`~bandit_gym.wrappers.RecordEpisodeRegret` that ``play_episode`` returns:
+    Examples:
+        One seeded episode (10 Bernoulli arms) and the record of :class:`~bandit_gym.wrappers.RecordEpisodeRegret`
+        that ``play_episode`` returns:
 
-    >>> import gymnasium as gym
-    >>> from bandit_gym.agents import UCB1
-    >>> from bandit_gym.rollout import play_episode
-    >>> env = gym.make("MultiArmedBandit-v0", budget=200)
-    >>> result = play_episode(env, UCB1(), seed=0)
-    >>> result["pulls"], round(result["regret"], 3)
-    (200, 40.007)
+        >>> import gymnasium as gym
+        >>> from bandit_gym.agents import UCB1
+        >>> from bandit_gym.rollout import play_episode
+        >>> env = gym.make("MultiArmedBandit-v0", budget=200)
+        >>> result = play_episode(env, UCB1(), seed=0)
+        >>> result["pulls"], round(result["regret"], 3)
+        (200, 40.007)
     """
 
     def allocate(self, n: int, k: int) -> None:

@@ -37,16 +37,17 @@ class DKWUCB(LevelUCB):
       ``log(2 / delta) = log(4 T^2)``, T the horizon read from ``budget_left`` at the episode start.
     - the observation after the last round carries ``c = 0``; it is read as level 1 (the action is ignored).
 
-    Example, one seeded episode (threshold bandit) and the record of
-    :class:`~bandit_gym.wrappers.RecordEpisodeRegret` that ``play_episode`` returns:
+    Examples:
+        One seeded episode (threshold bandit) and the record of :class:`~bandit_gym.wrappers.RecordEpisodeRegret`
+        that ``play_episode`` returns:
 
-    >>> import gymnasium as gym
-    >>> from bandit_gym.agents import DKWUCB
-    >>> from bandit_gym.rollout import play_episode
-    >>> env = gym.make("ThresholdBandit-v0", horizon=200)
-    >>> result = play_episode(env, DKWUCB(), seed=0)
-    >>> result["pulls"], round(result["regret"], 3)
-    (200, 2.45)
+        >>> import gymnasium as gym
+        >>> from bandit_gym.agents import DKWUCB
+        >>> from bandit_gym.rollout import play_episode
+        >>> env = gym.make("ThresholdBandit-v0", horizon=200)
+        >>> result = play_episode(env, DKWUCB(), seed=0)
+        >>> result["pulls"], round(result["regret"], 3)
+        (200, 2.45)
     """
 
     def width(self, trials: np.ndarray, log_term: np.ndarray) -> np.ndarray:

@@ -46,16 +46,17 @@ class KMUCB(Agent):
       ``log m`` in the bound is read off garbled text.
     - the observation after the last round (``c = 0``) is read as level 1.
 
-    Example, one seeded episode (threshold bandit) and the record of
-    :class:`~bandit_gym.wrappers.RecordEpisodeRegret` that ``play_episode`` returns:
+    Examples:
+        One seeded episode (threshold bandit) and the record of :class:`~bandit_gym.wrappers.RecordEpisodeRegret`
+        that ``play_episode`` returns:
 
-    >>> import gymnasium as gym
-    >>> from bandit_gym.agents import KMUCB
-    >>> from bandit_gym.rollout import play_episode
-    >>> env = gym.make("ThresholdBandit-v0", horizon=200)
-    >>> result = play_episode(env, KMUCB(), seed=0)
-    >>> result["pulls"], round(result["regret"], 3)
-    (200, 40.5)
+        >>> import gymnasium as gym
+        >>> from bandit_gym.agents import KMUCB
+        >>> from bandit_gym.rollout import play_episode
+        >>> env = gym.make("ThresholdBandit-v0", horizon=200)
+        >>> result = play_episode(env, KMUCB(), seed=0)
+        >>> result["pulls"], round(result["regret"], 3)
+        (200, 40.5)
     """
 
     level_keys: ClassVar[bool] = True

@@ -36,16 +36,17 @@ class OPTIM(LevelUCB):
     - ties, log base, the last observation's ``c = 0``: as :class:`DKWUCB` (the agent's tie rule, unpulled arms
       first; natural log, ``log(2 / delta) = log(4 T^2)`` by default; level 1).
 
-    Example, one seeded episode (threshold bandit) and the record of
-    :class:`~bandit_gym.wrappers.RecordEpisodeRegret` that ``play_episode`` returns:
+    Examples:
+        One seeded episode (threshold bandit) and the record of :class:`~bandit_gym.wrappers.RecordEpisodeRegret`
+        that ``play_episode`` returns:
 
-    >>> import gymnasium as gym
-    >>> from bandit_gym.agents import OPTIM
-    >>> from bandit_gym.rollout import play_episode
-    >>> env = gym.make("ThresholdBandit-v0", horizon=200)
-    >>> result = play_episode(env, OPTIM(), seed=0)
-    >>> result["pulls"], round(result["regret"], 3)
-    (200, 4.0)
+        >>> import gymnasium as gym
+        >>> from bandit_gym.agents import OPTIM
+        >>> from bandit_gym.rollout import play_episode
+        >>> env = gym.make("ThresholdBandit-v0", horizon=200)
+        >>> result = play_episode(env, OPTIM(), seed=0)
+        >>> result["pulls"], round(result["regret"], 3)
+        (200, 4.0)
     """
 
     def width(self, trials: np.ndarray, log_term: np.ndarray) -> np.ndarray:

@@ -38,16 +38,17 @@ class PerThresholdUCB(ConfidenceAgent):
       unpulled arms (+inf) come first, in that order.
     - log: natural. The observation after the last round (``c = 0``) is read as level 1.
 
-    Example, one seeded episode (threshold bandit) and the record of
-    :class:`~bandit_gym.wrappers.RecordEpisodeRegret` that ``play_episode`` returns:
+    Examples:
+        One seeded episode (threshold bandit) and the record of :class:`~bandit_gym.wrappers.RecordEpisodeRegret`
+        that ``play_episode`` returns:
 
-    >>> import gymnasium as gym
-    >>> from bandit_gym.agents import PerThresholdUCB
-    >>> from bandit_gym.rollout import play_episode
-    >>> env = gym.make("ThresholdBandit-v0", horizon=200)
-    >>> result = play_episode(env, PerThresholdUCB(), seed=0)
-    >>> result["pulls"], round(result["regret"], 3)
-    (200, 24.25)
+        >>> import gymnasium as gym
+        >>> from bandit_gym.agents import PerThresholdUCB
+        >>> from bandit_gym.rollout import play_episode
+        >>> env = gym.make("ThresholdBandit-v0", horizon=200)
+        >>> result = play_episode(env, PerThresholdUCB(), seed=0)
+        >>> result["pulls"], round(result["regret"], 3)
+        (200, 24.25)
     """
 
     level_keys: ClassVar[bool] = True

@@ -30,16 +30,17 @@ class UCB(ConfidenceAgent):
       in that order.
     - log: no base given; natural log.
 
-    Example, one seeded episode (threshold bandit) and the record of
-    :class:`~bandit_gym.wrappers.RecordEpisodeRegret` that ``play_episode`` returns:
+    Examples:
+        One seeded episode (threshold bandit) and the record of :class:`~bandit_gym.wrappers.RecordEpisodeRegret`
+        that ``play_episode`` returns:
 
-    >>> import gymnasium as gym
-    >>> from bandit_gym.agents import UCB
-    >>> from bandit_gym.rollout import play_episode
-    >>> env = gym.make("ThresholdBandit-v0", horizon=200)
-    >>> result = play_episode(env, UCB(), seed=0)
-    >>> result["pulls"], round(result["regret"], 3)
-    (200, 33.5)
+        >>> import gymnasium as gym
+        >>> from bandit_gym.agents import UCB
+        >>> from bandit_gym.rollout import play_episode
+        >>> env = gym.make("ThresholdBandit-v0", horizon=200)
+        >>> result = play_episode(env, UCB(), seed=0)
+        >>> result["pulls"], round(result["regret"], 3)
+        (200, 33.5)
     """
 
     def begin(self, obs: Obs, rows: np.ndarray) -> None:

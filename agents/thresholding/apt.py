@@ -32,16 +32,17 @@ class APT(IndexAgent):
     - answer before the end: the empirical rule on the current statistics at every step; only the answer after
       the T-th pull is scored.
 
-    Example, one seeded episode (thresholding bandit, tao2019 Setup 1) and the record of
-    :class:`~bandit_gym.wrappers.RecordEpisodeRegret` that ``play_episode`` returns:
+    Examples:
+        One seeded episode (thresholding bandit, tao2019 Setup 1) and the record of
+        :class:`~bandit_gym.wrappers.RecordEpisodeRegret` that ``play_episode`` returns:
 
-    >>> import gymnasium as gym
-    >>> from bandit_gym.agents import APT
-    >>> from bandit_gym.rollout import play_episode
-    >>> env = gym.make("ThresholdingBandit-Tao2019Setup1-v0", budget=200)
-    >>> result = play_episode(env, APT(), seed=0)
-    >>> result["pulls"], round(result["regret"], 3)
-    (200, 0.0)
+        >>> import gymnasium as gym
+        >>> from bandit_gym.agents import APT
+        >>> from bandit_gym.rollout import play_episode
+        >>> env = gym.make("ThresholdingBandit-Tao2019Setup1-v0", budget=200)
+        >>> result = play_episode(env, APT(), seed=0)
+        >>> result["pulls"], round(result["regret"], 3)
+        (200, 0.0)
     """
 
     anytime = True  # never reads the horizon T

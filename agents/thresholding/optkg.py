@@ -143,16 +143,17 @@ class OptKG(IndexAgent):
       recurrence leaves ``I`` within 1e-9 of 1/2 it is recomputed with ``betaincc``. A pull counts as a one when
       its value exceeds 1/2.
 
-    Example, one seeded episode (thresholding bandit, tao2019 Setup 1) and the record of
-    :class:`~bandit_gym.wrappers.RecordEpisodeRegret` that ``play_episode`` returns:
+    Examples:
+        One seeded episode (thresholding bandit, tao2019 Setup 1) and the record of
+        :class:`~bandit_gym.wrappers.RecordEpisodeRegret` that ``play_episode`` returns:
 
-    >>> import gymnasium as gym
-    >>> from bandit_gym.agents import OptKG
-    >>> from bandit_gym.rollout import play_episode
-    >>> env = gym.make("ThresholdingBandit-Tao2019Setup1-v0", budget=200)
-    >>> result = play_episode(env, OptKG(), seed=0)
-    >>> result["pulls"], round(result["regret"], 3)
-    (200, 0.0)
+        >>> import gymnasium as gym
+        >>> from bandit_gym.agents import OptKG
+        >>> from bandit_gym.rollout import play_episode
+        >>> env = gym.make("ThresholdingBandit-Tao2019Setup1-v0", budget=200)
+        >>> result = play_episode(env, OptKG(), seed=0)
+        >>> result["pulls"], round(result["regret"], 3)
+        (200, 0.0)
     """
 
     init_pulls = False

@@ -41,16 +41,17 @@ class UCBE(IndexAgent):
     - T < K, answer before the end: as :class:`~bandit_gym.agents.LSA` (unpulled arms answered ``1{0 >= theta}``;
       the empirical rule is submitted at every step and scored after the T-th pull).
 
-    Example, one seeded episode (thresholding bandit, tao2019 Setup 1) and the record of
-    :class:`~bandit_gym.wrappers.RecordEpisodeRegret` that ``play_episode`` returns:
+    Examples:
+        One seeded episode (thresholding bandit, tao2019 Setup 1) and the record of
+        :class:`~bandit_gym.wrappers.RecordEpisodeRegret` that ``play_episode`` returns:
 
-    >>> import gymnasium as gym
-    >>> from bandit_gym.agents import UCBE
-    >>> from bandit_gym.rollout import play_episode
-    >>> env = gym.make("ThresholdingBandit-Tao2019Setup1-v0", budget=200)
-    >>> result = play_episode(env, UCBE(H=40.0), seed=0)
-    >>> result["pulls"], round(result["regret"], 3)
-    (200, 1.0)
+        >>> import gymnasium as gym
+        >>> from bandit_gym.agents import UCBE
+        >>> from bandit_gym.rollout import play_episode
+        >>> env = gym.make("ThresholdingBandit-Tao2019Setup1-v0", budget=200)
+        >>> result = play_episode(env, UCBE(H=40.0), seed=0)
+        >>> result["pulls"], round(result["regret"], 3)
+        (200, 1.0)
     """
 
     oracle_parameters: ClassVar[tuple[str, ...]] = ("H",)

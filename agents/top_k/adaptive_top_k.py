@@ -127,16 +127,17 @@ class AdaptiveTopK(RoundAgent):
     inner loop runs over S sorted once per round: the arm of largest Delta~ is always the largest or the smallest
     theta~ of S.
 
-    Example, one seeded episode (top 10 of 100 arms) and the record of
-    :class:`~bandit_gym.wrappers.RecordEpisodeRegret` that ``play_episode`` returns:
+    Examples:
+        One seeded episode (top 10 of 100 arms) and the record of :class:`~bandit_gym.wrappers.RecordEpisodeRegret`
+        that ``play_episode`` returns:
 
-    >>> import gymnasium as gym
-    >>> from bandit_gym.agents import AdaptiveTopK
-    >>> from bandit_gym.rollout import play_episode
-    >>> env = gym.make("TopKIdentification-v0", budget=5000)
-    >>> result = play_episode(env, AdaptiveTopK(), seed=0)
-    >>> result["pulls"], round(result["regret"], 3)
-    (5000, 0.001)
+        >>> import gymnasium as gym
+        >>> from bandit_gym.agents import AdaptiveTopK
+        >>> from bandit_gym.rollout import play_episode
+        >>> env = gym.make("TopKIdentification-v0", budget=5000)
+        >>> result = play_episode(env, AdaptiveTopK(), seed=0)
+        >>> result["pulls"], round(result["regret"], 3)
+        (5000, 0.001)
     """
 
     def __init__(self, delta: float | None = None, pooled: bool | None = None, form: str = "fixed_budget",

@@ -81,16 +81,17 @@ class CLUCBPAC(BestArmAgent):
     M~ by a split key found in a window). ``epsilon_sum="epsilon"`` hands both the epsilon of the observation
     divided by K (the rules stop at ``K x`` the epsilon they are given).
 
-    Example, one seeded episode (top 10 of 100 arms) and the record of
-    :class:`~bandit_gym.wrappers.RecordEpisodeRegret` that ``play_episode`` returns:
+    Examples:
+        One seeded episode (top 10 of 100 arms) and the record of :class:`~bandit_gym.wrappers.RecordEpisodeRegret`
+        that ``play_episode`` returns:
 
-    >>> import gymnasium as gym
-    >>> from bandit_gym.agents import CLUCBPAC
-    >>> from bandit_gym.rollout import play_episode
-    >>> env = gym.make("TopKIdentification-v0", budget=5000)
-    >>> result = play_episode(env, CLUCBPAC(), seed=0)
-    >>> result["pulls"], round(result["regret"], 3)
-    (5000, 0.001)
+        >>> import gymnasium as gym
+        >>> from bandit_gym.agents import CLUCBPAC
+        >>> from bandit_gym.rollout import play_episode
+        >>> env = gym.make("TopKIdentification-v0", budget=5000)
+        >>> result = play_episode(env, CLUCBPAC(), seed=0)
+        >>> result["pulls"], round(result["regret"], 3)
+        (5000, 0.001)
     """
 
     families: ClassVar[tuple[str, ...]] = ("top_k",)

@@ -95,16 +95,17 @@ class OptMAI(RoundAgent):
     arm never pulled ranks below every pulled arm (an accepted arm too: with a small budget the phases may
     accept on no samples), among such arms the smaller index first.
 
-    Example, one seeded episode (top 10 of 100 arms) and the record of
-    :class:`~bandit_gym.wrappers.RecordEpisodeRegret` that ``play_episode`` returns:
+    Examples:
+        One seeded episode (top 10 of 100 arms) and the record of :class:`~bandit_gym.wrappers.RecordEpisodeRegret`
+        that ``play_episode`` returns:
 
-    >>> import gymnasium as gym
-    >>> from bandit_gym.agents import OptMAI
-    >>> from bandit_gym.rollout import play_episode
-    >>> env = gym.make("TopKIdentification-v0", budget=5000)
-    >>> result = play_episode(env, OptMAI(), seed=0)
-    >>> result["pulls"], round(result["regret"], 3)
-    (4984, 0.0)
+        >>> import gymnasium as gym
+        >>> from bandit_gym.agents import OptMAI
+        >>> from bandit_gym.rollout import play_episode
+        >>> env = gym.make("TopKIdentification-v0", budget=5000)
+        >>> result = play_episode(env, OptMAI(), seed=0)
+        >>> result["pulls"], round(result["regret"], 3)
+        (4984, 0.0)
     """
 
     def __init__(self, beta: float = 0.9, keep: float = 0.75) -> None:

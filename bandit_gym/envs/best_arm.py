@@ -222,21 +222,20 @@ class BestArmIdentificationEnv(BanditEnv):
     ## Version History
     * v0: initial version.
 
-    ## Example
-
-    >>> import gymnasium as gym
-    >>> import numpy as np
-    >>> import bandit_gym
-    >>> env = gym.make("BestArmIdentification-v0")
-    >>> obs, info = env.reset(seed=0)
-    >>> sorted(obs)
-    ['budget_left', 'counts', 'epsilon', 'last_arm', 'last_value', 'm', 'means', 'sums']
-    >>> env.action_space.shape, int(env.action_space.nvec[0])  # the arm (K: stop), then K answer bits
-    ((21,), 21)
-    >>> K = env.unwrapped.num_arms
-    >>> obs, reward, terminated, truncated, info = env.step(np.zeros(K + 1, dtype=np.int64))  # pull arm 0
-    >>> int(obs["counts"][0]), float(obs["budget_left"][0])
-    (1, 1999.0)
+    Examples:
+        >>> import gymnasium as gym
+        >>> import numpy as np
+        >>> import bandit_gym
+        >>> env = gym.make("BestArmIdentification-v0")
+        >>> obs, info = env.reset(seed=0)
+        >>> sorted(obs)
+        ['budget_left', 'counts', 'epsilon', 'last_arm', 'last_value', 'm', 'means', 'sums']
+        >>> env.action_space.shape, int(env.action_space.nvec[0])  # the arm (K: stop), then K answer bits
+        ((21,), 21)
+        >>> K = env.unwrapped.num_arms
+        >>> obs, reward, terminated, truncated, info = env.step(np.zeros(K + 1, dtype=np.int64))  # pull arm 0
+        >>> int(obs["counts"][0]), float(obs["budget_left"][0])
+        (1, 1999.0)
     """
 
     engine: BestArmEngine
@@ -258,14 +257,13 @@ class BestArmIdentificationVectorEnv(BanditVectorEnv):
     ``copy`` (default True: fresh arrays), ``autoreset_mode`` and ``max_episode_steps`` as
     :class:`~bandit_gym.envs.thresholding.ThresholdingBanditVectorEnv`.
 
-    Example:
-
-    >>> import gymnasium as gym
-    >>> import bandit_gym
-    >>> envs = gym.make_vec("BestArmIdentification-v0", num_envs=4, vectorization_mode="vector_entry_point")
-    >>> obs, info = envs.reset(seed=0)
-    >>> obs["counts"].shape
-    (4, 20)
+    Examples:
+        >>> import gymnasium as gym
+        >>> import bandit_gym
+        >>> envs = gym.make_vec("BestArmIdentification-v0", num_envs=4, vectorization_mode="vector_entry_point")
+        >>> obs, info = envs.reset(seed=0)
+        >>> obs["counts"].shape
+        (4, 20)
     """
 
     engine: BestArmEngine

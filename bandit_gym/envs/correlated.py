@@ -158,21 +158,20 @@ class CorrelatedBestArmEnv(BestArmIdentificationEnv):
       held-out speed profiles (data, not prior draws), G the covariance of the historical profiles (not
       rescaled), sigma^2 = 5% of its mean diagonal.
 
-    ## Example
-
-    >>> import gymnasium as gym
-    >>> import numpy as np
-    >>> import bandit_gym
-    >>> env = gym.make("CorrelatedBestArm-v0")
-    >>> obs, info = env.reset(seed=0)
-    >>> sorted(obs)
-    ['budget_left', 'counts', 'epsilon', 'last_arm', 'last_value', 'm', 'means', 'sums']
-    >>> env.action_space.shape, int(env.action_space.nvec[0])  # the arm (K: stop), then K answer bits
-    ((51,), 51)
-    >>> K = env.unwrapped.num_arms
-    >>> obs, reward, terminated, truncated, info = env.step(np.zeros(K + 1, dtype=np.int64))  # pull arm 0
-    >>> int(obs["counts"][0]), float(obs["budget_left"][0])
-    (1, 29.0)
+    Examples:
+        >>> import gymnasium as gym
+        >>> import numpy as np
+        >>> import bandit_gym
+        >>> env = gym.make("CorrelatedBestArm-v0")
+        >>> obs, info = env.reset(seed=0)
+        >>> sorted(obs)
+        ['budget_left', 'counts', 'epsilon', 'last_arm', 'last_value', 'm', 'means', 'sums']
+        >>> env.action_space.shape, int(env.action_space.nvec[0])  # the arm (K: stop), then K answer bits
+        ((51,), 51)
+        >>> K = env.unwrapped.num_arms
+        >>> obs, reward, terminated, truncated, info = env.step(np.zeros(K + 1, dtype=np.int64))  # pull arm 0
+        >>> int(obs["counts"][0]), float(obs["budget_left"][0])
+        (1, 29.0)
     """
 
     engine: CorrelatedBestArmEngine
@@ -182,14 +181,13 @@ class CorrelatedBestArmEnv(BestArmIdentificationEnv):
 class CorrelatedBestArmVectorEnv(BestArmIdentificationVectorEnv):
     """``num_envs`` copies of :class:`CorrelatedBestArmEnv` advanced with array operations.
 
-    Example:
-
-    >>> import gymnasium as gym
-    >>> import bandit_gym
-    >>> envs = gym.make_vec("CorrelatedBestArm-v0", num_envs=4, vectorization_mode="vector_entry_point")
-    >>> obs, info = envs.reset(seed=0)
-    >>> obs["counts"].shape
-    (4, 50)
+    Examples:
+        >>> import gymnasium as gym
+        >>> import bandit_gym
+        >>> envs = gym.make_vec("CorrelatedBestArm-v0", num_envs=4, vectorization_mode="vector_entry_point")
+        >>> obs, info = envs.reset(seed=0)
+        >>> obs["counts"].shape
+        (4, 50)
     """
 
     engine: CorrelatedBestArmEngine

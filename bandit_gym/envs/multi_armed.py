@@ -365,20 +365,19 @@ class MultiArmedBanditEnv(BanditEnv):
     ## Version History
     * v0: initial version.
 
-    ## Example
-
-    >>> import gymnasium as gym
-    >>> import numpy as np
-    >>> import bandit_gym
-    >>> env = gym.make("MultiArmedBandit-v0")
-    >>> obs, info = env.reset(seed=0)
-    >>> sorted(obs)
-    ['budget_left', 'counts', 'last_arm', 'last_reward', 'means', 'sums']
-    >>> env.action_space
-    Discrete(10)
-    >>> obs, reward, terminated, truncated, info = env.step(0)  # pull arm 0
-    >>> int(obs["counts"][0]), float(obs["budget_left"][0])
-    (1, 999.0)
+    Examples:
+        >>> import gymnasium as gym
+        >>> import numpy as np
+        >>> import bandit_gym
+        >>> env = gym.make("MultiArmedBandit-v0")
+        >>> obs, info = env.reset(seed=0)
+        >>> sorted(obs)
+        ['budget_left', 'counts', 'last_arm', 'last_reward', 'means', 'sums']
+        >>> env.action_space
+        Discrete(10)
+        >>> obs, reward, terminated, truncated, info = env.step(0)  # pull arm 0
+        >>> int(obs["counts"][0]), float(obs["budget_left"][0])
+        (1, 999.0)
     """
 
     engine: MultiArmedEngine
@@ -393,14 +392,13 @@ class MultiArmedBanditVectorEnv(BanditVectorEnv):
     ``autoreset_mode`` and ``max_episode_steps`` (truncates episodes after that many rounds; see
     :class:`~bandit_gym.envs._base.BanditVectorEnv`).
 
-    Example:
-
-    >>> import gymnasium as gym
-    >>> import bandit_gym
-    >>> envs = gym.make_vec("MultiArmedBandit-v0", num_envs=4, vectorization_mode="vector_entry_point")
-    >>> obs, info = envs.reset(seed=0)
-    >>> obs["counts"].shape
-    (4, 10)
+    Examples:
+        >>> import gymnasium as gym
+        >>> import bandit_gym
+        >>> envs = gym.make_vec("MultiArmedBandit-v0", num_envs=4, vectorization_mode="vector_entry_point")
+        >>> obs, info = envs.reset(seed=0)
+        >>> obs["counts"].shape
+        (4, 10)
     """
 
     engine: MultiArmedEngine

@@ -360,21 +360,20 @@ class ThresholdBanditEnv(BanditEnv):
     ## Version History
     * v0: initial version.
 
-    ## Example
-
-    >>> import gymnasium as gym
-    >>> import numpy as np
-    >>> import bandit_gym
-    >>> env = gym.make("ThresholdBandit-v0")
-    >>> obs, info = env.reset(seed=0)
-    >>> sorted(obs)
-    ['budget_left', 'counts', 'last_arm', 'last_censored', 'last_reward', 'last_value', 'level_exceed',
-    'level_trials', 'means', 'sums', 'threshold']
-    >>> env.action_space
-    Discrete(3)
-    >>> obs, reward, terminated, truncated, info = env.step(0)  # pull arm 0
-    >>> int(obs["counts"][0]), float(obs["budget_left"][0])
-    (1, 999.0)
+    Examples:
+        >>> import gymnasium as gym
+        >>> import numpy as np
+        >>> import bandit_gym
+        >>> env = gym.make("ThresholdBandit-v0")
+        >>> obs, info = env.reset(seed=0)
+        >>> sorted(obs)
+        ['budget_left', 'counts', 'last_arm', 'last_censored', 'last_reward', 'last_value', 'level_exceed',
+        'level_trials', 'means', 'sums', 'threshold']
+        >>> env.action_space
+        Discrete(3)
+        >>> obs, reward, terminated, truncated, info = env.step(0)  # pull arm 0
+        >>> int(obs["counts"][0]), float(obs["budget_left"][0])
+        (1, 999.0)
     """
 
     def __init__(self, render_mode: str | None = None, **kwargs: Any) -> None:
@@ -387,14 +386,13 @@ class ThresholdBanditVectorEnv(BanditVectorEnv):
     ``autoreset_mode`` and ``max_episode_steps`` (truncates episodes after that many rounds; see
     :class:`~bandit_gym.envs._base.BanditVectorEnv`).
 
-    Example:
-
-    >>> import gymnasium as gym
-    >>> import bandit_gym
-    >>> envs = gym.make_vec("ThresholdBandit-v0", num_envs=4, vectorization_mode="vector_entry_point")
-    >>> obs, info = envs.reset(seed=0)
-    >>> obs["counts"].shape
-    (4, 3)
+    Examples:
+        >>> import gymnasium as gym
+        >>> import bandit_gym
+        >>> envs = gym.make_vec("ThresholdBandit-v0", num_envs=4, vectorization_mode="vector_entry_point")
+        >>> obs, info = envs.reset(seed=0)
+        >>> obs["counts"].shape
+        (4, 3)
     """
 
     def __init__(self, num_envs: int = 1, copy: bool = True, render_mode: str | None = None,

@@ -534,21 +534,20 @@ class ThresholdingBanditEnv(BanditEnv):
     ## Version History
     * v0: initial version.
 
-    ## Example
-
-    >>> import gymnasium as gym
-    >>> import numpy as np
-    >>> import bandit_gym
-    >>> env = gym.make("ThresholdingBandit-v0")
-    >>> obs, info = env.reset(seed=0)
-    >>> sorted(obs)
-    ['budget_left', 'counts', 'epsilon', 'last_arm', 'last_value', 'means', 'sums', 'threshold']
-    >>> env.action_space.shape, int(env.action_space.nvec[0])  # the arm (K: stop), then K answer bits
-    ((11,), 11)
-    >>> K = env.unwrapped.num_arms
-    >>> obs, reward, terminated, truncated, info = env.step(np.zeros(K + 1, dtype=np.int64))  # pull arm 0
-    >>> int(obs["counts"][0]), float(obs["budget_left"][0])
-    (1, 499.0)
+    Examples:
+        >>> import gymnasium as gym
+        >>> import numpy as np
+        >>> import bandit_gym
+        >>> env = gym.make("ThresholdingBandit-v0")
+        >>> obs, info = env.reset(seed=0)
+        >>> sorted(obs)
+        ['budget_left', 'counts', 'epsilon', 'last_arm', 'last_value', 'means', 'sums', 'threshold']
+        >>> env.action_space.shape, int(env.action_space.nvec[0])  # the arm (K: stop), then K answer bits
+        ((11,), 11)
+        >>> K = env.unwrapped.num_arms
+        >>> obs, reward, terminated, truncated, info = env.step(np.zeros(K + 1, dtype=np.int64))  # pull arm 0
+        >>> int(obs["counts"][0]), float(obs["budget_left"][0])
+        (1, 499.0)
     """
 
     engine: ThresholdingEngine
@@ -574,14 +573,13 @@ class ThresholdingBanditVectorEnv(BanditVectorEnv):
     ``"SameStep"``) and ``max_episode_steps`` (refused below ``budget + 1``: pass ``budget``); see
     :class:`~bandit_gym.envs._base.BanditVectorEnv`.
 
-    Example:
-
-    >>> import gymnasium as gym
-    >>> import bandit_gym
-    >>> envs = gym.make_vec("ThresholdingBandit-v0", num_envs=4, vectorization_mode="vector_entry_point")
-    >>> obs, info = envs.reset(seed=0)
-    >>> obs["counts"].shape
-    (4, 10)
+    Examples:
+        >>> import gymnasium as gym
+        >>> import bandit_gym
+        >>> envs = gym.make_vec("ThresholdingBandit-v0", num_envs=4, vectorization_mode="vector_entry_point")
+        >>> obs, info = envs.reset(seed=0)
+        >>> obs["counts"].shape
+        (4, 10)
     """
 
     engine: ThresholdingEngine

@@ -143,21 +143,20 @@ class TopKIdentificationEnv(BestArmIdentificationEnv):
     ## Version History
     * v0: initial version.
 
-    ## Example
-
-    >>> import gymnasium as gym
-    >>> import numpy as np
-    >>> import bandit_gym
-    >>> env = gym.make("TopKIdentification-v0")
-    >>> obs, info = env.reset(seed=0)
-    >>> sorted(obs)
-    ['budget_left', 'counts', 'delta', 'epsilon', 'last_arm', 'last_value', 'm', 'means', 'sums']
-    >>> env.action_space.shape, int(env.action_space.nvec[0])  # the arm (K: stop), then K answer bits
-    ((101,), 101)
-    >>> K = env.unwrapped.num_arms
-    >>> obs, reward, terminated, truncated, info = env.step(np.zeros(K + 1, dtype=np.int64))  # pull arm 0
-    >>> int(obs["counts"][0]), float(obs["budget_left"][0])
-    (1, 19999.0)
+    Examples:
+        >>> import gymnasium as gym
+        >>> import numpy as np
+        >>> import bandit_gym
+        >>> env = gym.make("TopKIdentification-v0")
+        >>> obs, info = env.reset(seed=0)
+        >>> sorted(obs)
+        ['budget_left', 'counts', 'delta', 'epsilon', 'last_arm', 'last_value', 'm', 'means', 'sums']
+        >>> env.action_space.shape, int(env.action_space.nvec[0])  # the arm (K: stop), then K answer bits
+        ((101,), 101)
+        >>> K = env.unwrapped.num_arms
+        >>> obs, reward, terminated, truncated, info = env.step(np.zeros(K + 1, dtype=np.int64))  # pull arm 0
+        >>> int(obs["counts"][0]), float(obs["budget_left"][0])
+        (1, 19999.0)
     """
 
     engine: TopKEngine
@@ -167,14 +166,13 @@ class TopKIdentificationEnv(BestArmIdentificationEnv):
 class TopKIdentificationVectorEnv(BestArmIdentificationVectorEnv):
     """``num_envs`` copies of :class:`TopKIdentificationEnv` advanced with array operations.
 
-    Example:
-
-    >>> import gymnasium as gym
-    >>> import bandit_gym
-    >>> envs = gym.make_vec("TopKIdentification-v0", num_envs=4, vectorization_mode="vector_entry_point")
-    >>> obs, info = envs.reset(seed=0)
-    >>> obs["counts"].shape
-    (4, 100)
+    Examples:
+        >>> import gymnasium as gym
+        >>> import bandit_gym
+        >>> envs = gym.make_vec("TopKIdentification-v0", num_envs=4, vectorization_mode="vector_entry_point")
+        >>> obs, info = envs.reset(seed=0)
+        >>> obs["counts"].shape
+        (4, 100)
     """
 
     engine: TopKEngine
