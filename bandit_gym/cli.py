@@ -353,8 +353,9 @@ def _parser() -> argparse.ArgumentParser:
                                                        "(default docs)")
     claims.add_argument("--out", help="where to write claims.md and claims.csv (default: --docs)")
     claims.add_argument("--check", action="store_true", help="only check that the ledger under --docs is current")
-    claims.add_argument("--readme", help="also refresh the ledger tables quoted in this README (between "
-                                         "<!-- claims:PAPER --> markers)")
+    claims.add_argument("--readme", nargs="+", metavar="PAGE",
+                        help="also refresh the ledger tables quoted in these Markdown files, e.g. "
+                             "docs/reproductions/*.md (between <!-- claims:PAPER --> markers)")
     plot = sub.add_parser("plot", help="plot a results.csv (or the folder of `run`): the mean metric against the "
                                        "budget per agent with 95%% confidence bands")
     plot.add_argument("results", help="a results.csv, or the folder holding it")

@@ -116,15 +116,26 @@ def test_cli_check_finds_a_stale_ledger(tmp_path: Path, capsys: pytest.CaptureFi
     assert "is missing" in capsys.readouterr().err
 
 
-def test_readme_quotes_the_ledger_rows_as_they_are() -> None:
-    """The README's reproduction sections quote each paper's rows of the ledger (no verdicts of their own)."""
+def test_the_reproduction_pages_quote_the_ledger_rows_as_they_are() -> None:
+    """Each reproduction's page quotes its paper's rows of the ledger (no verdicts of its own)."""
     from bandit_gym.claims import summary_table
 
-    readme = (DOCS.parent / "README.md").read_text()
     claims, _ = build_ledger(DOCS)
     for paper in ARTEFACTS:
-        table = "\n".join(summary_table(claims, paper, link="docs/claims.md"))
-        assert table in readme, f"README's {paper} table differs from the ledger: paste summary_table's output"
+        page = (DOCS / "reproductions" / f"{paper}.md").read_text()
+        table = "\n".join(summary_table(claims, paper, link="../claims.md"))
+        assert table in page, (f"docs/reproductions/{paper}.md's table differs from the ledger: run `bandit-gym "
+                               "claims --readme docs/reproductions/*.md`")
+
+
+def test_refreshing_the_quotes_links_the_ledger_relative_to_each_page(tmp_path: Path) -> None:
+    from bandit_gym.claims import write_ledger
+
+    page = tmp_path / "docs" / "reproductions" / "tao2019.md"
+    page.parent.mkdir(parents=True)
+    page.write_text("<!-- claims:tao2019 -->\n<!-- /claims:tao2019 -->\n")
+    written = write_ledger(DOCS, tmp_path / "docs", readme=[page])
+    assert page in written and "](../claims.md#tao20191)" in page.read_text()
 
 
 def test_update_readme_fills_empty_blocks_and_is_idempotent(tmp_path: Path) -> None:

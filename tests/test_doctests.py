@@ -53,3 +53,4 @@ def test_every_env_class_and_every_agent_class_has_an_example() -> None:
         classes += [getattr(owner, stem + "Env"), getattr(owner, stem + "VectorEnv")]
     missing = sorted({cls.__qualname__ for cls in classes if ">>>" not in (cls.__doc__ or "")})
     assert not missing, f"no example in the docstring of {missing}"
+

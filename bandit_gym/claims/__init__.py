@@ -23,7 +23,7 @@ committed ledger is what the committed results give.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -151,7 +151,8 @@ def ledger_markdown(claims: list[Claim], losses: list[Loss]) -> str:
         rows = [c for c in claims if c.paper == paper]
         if not rows:
             continue
-        lines += [f"## {paper}", "", f"Results: [`docs/{ARTEFACTS[paper]}/`]({ARTEFACTS[paper]}/).", ""]
+        lines += [f"## {paper}", "", f"Results: `docs/{ARTEFACTS[paper]}/`, shown in [the reproduction's page]"
+                                     f"(reproductions/{paper}.md).", ""]
         lines += [*summary_table(rows, paper), ""]
         for c in rows:
             lines += [f"### {c.id}", "",
@@ -189,16 +190,20 @@ def summary_table(claims: Iterable[Claim], paper: str, link: str = "") -> list[s
     return lines
 
 
-def update_readme(readme: str | Path, claims: list[Claim]) -> bool:
-    """Rewrite the blocks between ``<!-- claims:PAPER -->`` and ``<!-- /claims:PAPER -->`` in ``readme`` with the
-    paper's :func:`summary_table` (linking to ``docs/claims.md``); returns whether the file changed."""
+def update_readme(readme: str | Path, claims: list[Claim], ledger: str | Path | None = None) -> bool:
+    """Rewrite the blocks between ``<!-- claims:PAPER -->`` and ``<!-- /claims:PAPER -->`` in the Markdown file
+    ``readme`` (the README, a reproduction's page) with the paper's :func:`summary_table`, linking to the
+    ledger ``ledger`` by a path relative to the file (without ``ledger``: ``docs/claims.md``); returns whether
+    the file changed."""
+    import os
     import re
 
     path = Path(readme)
+    link = "docs/claims.md" if ledger is None else os.path.relpath(Path(ledger), path.resolve().parent)
     text = path.read_text()
     new = text
     for paper in ARTEFACTS:
-        table = "\n".join(summary_table(claims, paper, link="docs/claims.md"))
+        table = "\n".join(summary_table(claims, paper, link=Path(link).as_posix()))
         start, end = f"<!-- claims:{paper} -->", f"<!-- /claims:{paper} -->"
         block = f"{start}\n{table}\n{end}".replace("\\", "\\\\")
         new = re.sub(re.escape(start) + ".*?" + re.escape(end), block, new, flags=re.S)
@@ -207,17 +212,20 @@ def update_readme(readme: str | Path, claims: list[Claim]) -> bool:
     return new != text
 
 
-def write_ledger(docs: str | Path, out: str | Path | None = None, readme: str | Path | None = None) -> list[Path]:
+def write_ledger(docs: str | Path, out: str | Path | None = None,
+                 readme: str | Path | Sequence[str | Path] | None = None) -> list[Path]:
     """Build the ledger from ``docs`` and write ``claims.md`` and ``claims.csv`` to ``out`` (default ``docs``),
-    and, with ``readme``, refresh the tables the README quotes (:func:`update_readme`)."""
+    and, with ``readme`` (one Markdown file or several), refresh the tables they quote (:func:`update_readme`)."""
     claims, losses = build_ledger(docs)
     out = Path(out) if out is not None else Path(docs)
     out.mkdir(parents=True, exist_ok=True)
     (out / "claims.md").write_text(ledger_markdown(claims, losses))
     (out / "claims.csv").write_text(ledger_csv(claims))
     written = [out / "claims.md", out / "claims.csv"]
-    if readme is not None and update_readme(readme, claims):
-        written.append(Path(readme))
+    pages = [] if readme is None else [readme] if isinstance(readme, (str, Path)) else list(readme)
+    for page in pages:
+        if update_readme(page, claims, ledger=(out / "claims.md").resolve()):
+            written.append(Path(page))
     return written
 
 
