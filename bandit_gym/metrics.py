@@ -93,7 +93,7 @@ def set_error(answer: ArrayLike, means: ArrayLike, m: int, epsilon: float = 0.0)
 
 
 def top_k_regret(answer: ArrayLike, means: ArrayLike, k: int) -> np.ndarray:
-    """Aggregate regret of a top-K answer (chen2017 §2): ``R = (1/K) (sum of the K best means - sum of the
+    """Aggregate regret of a top-K answer (chen2017 eq. 1): ``R = (1/K) (sum of the K best means - sum of the
     answer's means)`` for an answer of exactly K arms; any other answer counts as the worst possible set (the K
     smallest means)."""
     answer = np.asarray(answer).astype(bool)

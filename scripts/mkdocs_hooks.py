@@ -11,13 +11,13 @@ from __future__ import annotations
 import os
 import shutil
 from pathlib import Path
-from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 STAGE = ROOT / "build" / "docs-api" / "bandit_gym"
 
 
-def on_config(config: Any) -> Any:
+def stage() -> None:
+    """Lay out ``build/docs-api/bandit_gym`` (links to the checkout's files)."""
     if STAGE.exists():
         shutil.rmtree(STAGE)
     STAGE.mkdir(parents=True)
@@ -26,4 +26,12 @@ def on_config(config: Any) -> Any:
             os.symlink(entry, STAGE / entry.name)
     for folder in ("agents", "wrappers"):
         os.symlink(ROOT / folder, STAGE / folder)
-    return config
+
+
+# When MkDocs loads this hook, before any plugin reads its configuration: mkdocstrings drops search paths that
+# do not exist when it is configured, so the layout must exist by then (a fresh checkout has no build/).
+stage()
+
+
+def on_startup(command: str, dirty: bool) -> None:  # MkDocs calls it with these arguments
+    stage()
