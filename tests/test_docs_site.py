@@ -58,3 +58,19 @@ def test_the_cli_page_names_every_subcommand_and_option() -> None:
         for action in command._actions:
             for option in action.option_strings:
                 assert option in page, f"docs/cli.md lacks {name} {option}: run python scripts/make_cli_page.py"
+
+
+def test_no_file_sends_the_reader_to_a_document_outside_the_project() -> None:
+    # the algorithm reference is docs/algorithms/; nothing may cite a reconstruction the repository does not ship
+    cited = [path for path in ROOT.rglob("*") if path.suffix in {".py", ".md", ".toml", ".yml"}
+             and ".git" not in path.parts and "build" not in path.parts
+             and "ALGORITHMS" + ".md" in path.read_text(errors="ignore")]
+    assert not cited, cited
+
+
+def test_the_algorithm_reference_has_a_section_for_every_agent_of_its_families() -> None:
+    from bandit_gym.agents import AGENTS
+
+    pages = "\n".join(path.read_text() for path in (ROOT / "docs" / "algorithms").glob("*.md"))
+    missing = [name for name in AGENTS if name != "SB3Agent" and f"\n## {name}\n" not in pages]
+    assert not missing, f"docs/algorithms/ has no section for {missing}"
