@@ -1,8 +1,8 @@
 """Agents: one algorithm per file, grouped by problem family, importable as ``bandit_gym.agents``.
 
 ``AGENTS`` maps each built-in agent's name to its class. Experiment specs and the CLI also accept a name given to
-:func:`register`, a name from an installed package's ``bandit_gym.agents`` entry point, and an import path
-``package.module:Class`` (see :func:`agent_class`).
+``register``, a name from an installed package's ``bandit_gym.agents`` entry point, and an import path
+``package.module:Class`` (see ``agent_class``).
 """
 
 from bandit_gym.agents.base import Agent

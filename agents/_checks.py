@@ -14,7 +14,7 @@ import numpy as np
 #: agents' int64 and float64 budget arithmetic (pulls made, phase lengths, log T) neither overflows nor rounds
 MAX_PULLS = 2.0**53
 
-#: what failed, by the code :func:`first_bad_copy` returns
+#: what failed, by the code ``first_bad_copy`` returns
 LAST_ARM, BUDGET, ABOVE_START, COUNTS, SUMS = range(5)
 
 
@@ -32,7 +32,7 @@ def _whole_fast(value: float) -> bool:
 @numba.njit(cache=True, nogil=True)
 def needs_a_closer_look(last: np.ndarray, budget: np.ndarray, counts: np.ndarray, sums: np.ndarray,
                         start: np.ndarray, going: bool) -> bool:
-    """True if some copy may fail a check of :func:`first_bad_copy` or begins an episode (``last_arm < 0``, whose
+    """True if some copy may fail a check of ``first_bad_copy`` or begins an episode (``last_arm < 0``, whose
     every arm is checked there): the fast pass of every call, branch-free so that the processor vectorises it.
     It reads the counts and sums of arm 0 in the copies whose ``last_arm`` is not an arm."""
     n, k = counts.shape

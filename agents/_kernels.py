@@ -69,7 +69,7 @@ def empirical_answers(last: np.ndarray, counts: np.ndarray, sums: np.ndarray, th
 
 def parallel_pair(function: Callable[..., Any], **options: Any) -> Callable[..., Any]:
     """Compile ``function`` (whose loop over copies is a ``numba.prange``) twice, serial and parallel, and
-    return a caller that runs one of them (:class:`bandit_gym._dispatch.Kernel`; the copies are counted by the
+    return a caller that runs one of them (``bandit_gym._dispatch.Kernel``; the copies are counted by the
     last argument's length)."""
     kernel = compile_pair(function, **options)
 
@@ -107,7 +107,7 @@ def policy_step(fresh: Any, pulled: Any) -> Any:
     """Compile one ``act`` of an arm rule over a batch: per copy, update the arm pulled last (every arm at an
     episode start, ``last = -1``, or after a batched allocation, ``last = -2``), then pull each arm once in
     index order while ``init_pulls`` and fewer than K pulls were made, else the arm of smallest index at the
-    first position of the copy's arm order. Rules without state (:data:`STATELESS`) neither read nor write it."""
+    first position of the copy's arm order. Rules without state (``STATELESS``) neither read nor write it."""
     stateful = fresh not in STATELESS
 
     def step(init_pulls: bool, p0: float, p1: float, per_copy: np.ndarray, last: np.ndarray, last_value: np.ndarray,
@@ -147,7 +147,7 @@ def policy_step(fresh: Any, pulled: Any) -> Any:
 def policy_rollout(fresh: Any, pulled: Any) -> Any:
     """Compile whole episodes of an arm rule on the Bernoulli thresholding bandit with common random numbers:
     the s-th pull of arm i in copy n returns ``1{u < mu_{n,i}}`` for draw s of the stream ``seeds[n, i]``, as
-    the env's step does, and the rule's state evolves as under :func:`policy_step`; the answer formed from t
+    the env's step does, and the rule's state evolves as under ``policy_step``; the answer formed from t
     samples is scored at every checkpoint t (regret: misclassified counted arms; error: any). ``round_robin``
     pulls arm ``t mod K`` instead of the smallest index (Uniform)."""
 

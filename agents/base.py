@@ -50,14 +50,14 @@ def family_names(families: tuple[str, ...]) -> tuple[str, ...]:
 class Agent:
     """Base class of every agent.
 
-    Subclasses set ``families`` and implement :meth:`select` (one arm per copy); on the thresholding bandit the
+    Subclasses set ``families`` and implement ``select`` (one arm per copy); on the thresholding bandit the
     answer is filled in with the empirical rule. Agents with another answer or a compiled step override
-    :meth:`_act_batch`.
+    ``_act_batch``.
 
-    Your own agent: a subclass with ``families`` and :meth:`select`, which reads the batched observation (arrays
-    of N rows) and returns N arms; per-copy state goes in :meth:`allocate` and :meth:`begin`. Break ties with
-    :meth:`argmax` / :meth:`argmin`, which honour ``tie_break``. Experiment specs name it by import path
-    (``"my_module:MyRule"``) or by a name given to ``bandit_gym.agents.register``::
+    Your own agent: a subclass with ``families`` and ``select``, which reads the batched observation (arrays
+    of N rows) and returns N arms; per-copy state goes in ``allocate`` and ``begin``. Break ties with
+    ``argmax`` / ``argmin``, which honour ``tie_break``. Experiment specs name it by import path
+    (``"my_module:MyRule"``) or by a name given to ``bandit_gym.agents.register``:
 
         class GreedyCount(Agent):
             families = ("thresholding",)
@@ -70,10 +70,10 @@ class Agent:
     largest budget and scores its answers at every smaller budget on the way (one episode serves every budget).
     That is right only if the agent never reads the horizon: not ``budget_left``, not ``total_budget``. The
     default, ``anytime = False``, is the safe one: the engine plays one episode per budget. An agent whose
-    parameters decide (UCB's fixed ``delta``) overrides the classmethod :meth:`is_anytime`.
+    parameters decide (UCB's fixed ``delta``) overrides the classmethod ``is_anytime``.
     """
 
-    #: env families this agent plays (:class:`~bandit_gym.families.Family` values or their names)
+    #: env families this agent plays (``Family`` values or their names)
     families: ClassVar[tuple[str, ...]] = ()
     #: constructor arguments computed from the true instance (see ``bandit_gym.instances.oracle_values``)
     oracle_parameters: ClassVar[tuple[str, ...]] = ()
@@ -90,7 +90,7 @@ class Agent:
         return cls.anytime
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
-        """A subclass's ``families`` become :class:`~bandit_gym.families.Family` members; a misspelt family is
+        """A subclass's ``families`` become ``Family`` members; a misspelt family is
         refused when the class is defined."""
         super().__init_subclass__(**kwargs)
         given = cls.__dict__.get("families")
@@ -139,12 +139,12 @@ class Agent:
 
     def batch_pulls(self, obs: Obs) -> np.ndarray | None:
         """The pulls each copy makes next in one batched call (``env.unwrapped.allocate``): ``(N, K)`` counts,
-        ``(K,)`` for one observation; a row of zeros means that copy acts through :meth:`act` next (to answer,
+        ``(K,)`` for one observation; a row of zeros means that copy acts through ``act`` next (to answer,
         stop or pull one arm). None for an agent without a batched form (the default).
 
         Phase-based agents (Uniform and Successive Rejects on pure-exploration envs, AdaptiveTopK, OptMAI)
         return each phase's pulls at once; their decisions read only counts and sums, so playing the batches
-        and playing :meth:`act` pull by pull give the same results (the same samples with common random
+        and playing ``act`` pull by pull give the same results (the same samples with common random
         numbers; tested)."""
         if not self.batched:
             return None
@@ -159,17 +159,17 @@ class Agent:
     reads_every_value: ClassVar[bool] = False
     #: True if the agent reads the threshold bandit's per-level counts (``level_exceed``, ``level_trials``)
     level_keys: ClassVar[bool] = False
-    #: True if the agent has a batched form (:meth:`batch_pulls`)
+    #: True if the agent has a batched form (``batch_pulls``)
     batched: ClassVar[bool] = False
 
     @classmethod
     def batches_on(cls, family: Family) -> bool:
-        """Whether the agent pulls in batches (:meth:`batch_pulls`) on envs of ``family``: :attr:`batched`,
+        """Whether the agent pulls in batches (``batch_pulls``) on envs of ``family``: ``batched``,
         unless a subclass has its batched form on some families only."""
         return cls.batched
 
     def _batch_pulls(self, obs: Obs, family: Family) -> np.ndarray | None:
-        """See :meth:`batch_pulls`: the batch's pulls, after new episodes have begun."""
+        """See ``batch_pulls``: the batch's pulls, after new episodes have begun."""
         return None
 
     def _prepare(self, obs: Obs) -> tuple[Obs, bool, Family, np.ndarray]:
@@ -202,7 +202,7 @@ class Agent:
     def _check_values(self, batch: Obs, family: Family, single: bool) -> None:
         """Check the values the compiled code indexes or counts with, at every call, before any of it runs.
 
-        A compiled pass over the N copies (:func:`bandit_gym.agents._checks.first_bad_copy`, after a branch-free
+        A compiled pass over the N copies (``bandit_gym.agents._checks.first_bad_copy``, after a branch-free
         pass that tells whether any copy needs that closer look): ``last_arm`` and
         ``budget_left``, within an episode a budget left no larger than the episode's starting budget, and the
         counts and sums of the arm each copy pulled last, the only entries an env changes between two steps;
@@ -234,10 +234,10 @@ class Agent:
             _STEP_CHECKS[family](batch, single, k)
 
     def compiled_rollout(self, obs: Obs) -> tuple[Callable[..., Any], tuple[Any, ...]] | None:
-        """Begin the episodes of every copy of ``obs`` (a first observation) as :meth:`act` would, and return
+        """Begin the episodes of every copy of ``obs`` (a first observation) as ``act`` would, and return
         the compiled whole-episode play of this agent with its arguments, or None if it has none.
 
-        Used by :func:`bandit_gym.rollout.play_compiled`, which plays the Bernoulli thresholding and best-arm envs
+        Used by ``bandit_gym.rollout.play_compiled``, which plays the Bernoulli thresholding and best-arm envs
         with common random numbers in compiled code; the result equals playing ``act`` step by step, bit for bit
         (tested)."""
         return None
@@ -262,7 +262,7 @@ class Agent:
         return batch
 
     def _act_batch(self, obs: Obs, last: np.ndarray, family: Family) -> np.ndarray:
-        """The actions of a batch whose new episodes have begun: :meth:`select` after :meth:`_gather_last`, and
+        """The actions of a batch whose new episodes have begun: ``select`` after ``_gather_last``, and
         the answer. Agents with a compiled step override this."""
         self._gather_last(obs, last)
         arms = self.select(obs)
@@ -295,14 +295,14 @@ class Agent:
 
     def argmax(self, values: np.ndarray) -> np.ndarray:
         """The arm of largest ``values`` in every copy: ``values`` of shape ``(N, K)`` (N copies, K arms, as in
-        :meth:`select`), result ``(N,)``. Ties follow ``tie_break``: ``"index"`` takes the smallest index;
+        ``select``), result ``(N,)``. Ties follow ``tie_break``: ``"index"`` takes the smallest index;
         ``"random"`` takes each tied arm with equal probability, by a random order of the arms drawn from the
         agent's seeded generator per copy and episode (the built-in agents' rule, so repeated calls on one
         observation agree). ``values`` should hold no NaN (NaN counts as the largest, as in ``np.argmax``)."""
         return self._best_of(values, True)
 
     def argmin(self, values: np.ndarray) -> np.ndarray:
-        """The arm of smallest ``values`` in every copy, ties as in :meth:`argmax`."""
+        """The arm of smallest ``values`` in every copy, ties as in ``argmax``."""
         return self._best_of(values, False)
 
     def _best_of(self, values: np.ndarray, largest: bool) -> np.ndarray:
@@ -319,7 +319,7 @@ class Agent:
         return self._tie_order.best_of(np.arange(self.num), values, largest)
 
     def new_scores(self) -> ArmScores:
-        """Per-copy arm scores carrying this agent's tie rule (see :class:`ArmScores`)."""
+        """Per-copy arm scores carrying this agent's tie rule (see ``ArmScores``)."""
         return ArmScores(self.num, self.num_arms)
 
     def _allocate(self, n: int, k: int) -> None:

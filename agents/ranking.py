@@ -2,13 +2,13 @@
 an arm never pulled ranked last, the m largest values, order statistics and tournament trees.
 
 Importing this module loads numba (about a second the first time): the agents import it on their first ``act``,
-not with ``bandit_gym.agents``. Every function here is compiled with :data:`jit` (inlined into the rule that
-calls it) except :func:`top_m_answers`, which is called from Python.
+not with ``bandit_gym.agents``. Every function here is compiled with ``jit`` (inlined into the rule that
+calls it) except ``top_m_answers``, which is called from Python.
 
 An answer that ranks arms by empirical mean ranks an arm never pulled below every pulled arm (among such arms
-the smaller index first), as the envs' empirical rule does (:func:`answer_means`), so that with a budget below
+the smaller index first), as the envs' empirical rule does (``answer_means``), so that with a budget below
 K or with negative rewards the answer keeps to the arms pulled; the indices that choose the arm to pull read
-such an arm's mean as 0 (:func:`empirical_means`), so the pulls do not depend on the answer rule.
+such an arm's mean as 0 (``empirical_means``), so the pulls do not depend on the answer rule.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ def empirical_means(counts: np.ndarray, sums: np.ndarray, out: np.ndarray) -> No
 
 @jit
 def answer_means(counts: np.ndarray, sums: np.ndarray, out: np.ndarray) -> None:
-    """The values an answer ranks arms by: ``out_i = sums_i / T_i`` in float64 (as :func:`empirical_means`) for a
+    """The values an answer ranks arms by: ``out_i = sums_i / T_i`` in float64 (as ``empirical_means``) for a
     pulled arm, -inf for an arm never pulled, which therefore ranks last (ties, among such arms too: the smaller
     index first), whatever the sign of the pulled arms' means."""
     for i in range(counts.shape[0]):
@@ -59,7 +59,7 @@ def top_m(values: np.ndarray, m: int, bits: np.ndarray) -> None:
 @jit
 def top_m_pulled(counts: np.ndarray, sums: np.ndarray, m: int, values: np.ndarray, bits: np.ndarray) -> None:
     """``bits`` = the m arms of largest empirical mean, an arm never pulled ranking last (ties: the smaller index
-    first); ``values`` is a scratch row of K floats (left holding :func:`answer_means`)."""
+    first); ``values`` is a scratch row of K floats (left holding ``answer_means``)."""
     answer_means(counts, sums, values)
     top_m(values, m, bits)
 
@@ -67,7 +67,7 @@ def top_m_pulled(counts: np.ndarray, sums: np.ndarray, m: int, values: np.ndarra
 @jit
 def pulled_first(counts: np.ndarray, sums: np.ndarray, m: int, values: np.ndarray, bits: np.ndarray) -> None:
     """Make ``bits``, the m largest empirical means of a rule that also uses them in its indices, an answer in
-    which an arm never pulled ranks last: :func:`top_m_pulled` if an arm was never pulled; otherwise the bits
+    which an arm never pulled ranks last: ``top_m_pulled`` if an arm was never pulled; otherwise the bits
     are that answer already and stay as they are."""
     for i in range(counts.shape[0]):
         if counts[i] == 0:

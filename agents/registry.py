@@ -1,9 +1,9 @@
-"""Finding an agent's class by name: the built-in ``AGENTS``, names given to :func:`register`, names that installed
+"""Finding an agent's class by name: the built-in ``AGENTS``, names given to ``register``, names that installed
 packages declare in the entry-point group ``bandit_gym.agents``, and import paths ``package.module:Class``.
 
 Experiment specs (``bandit_gym.experiments.AgentSpec``) and ``bandit-gym run`` look agents up here, in that
 order. A third-party package makes its agents known to every spec and to the CLI, without an import, by
-declaring them in its ``pyproject.toml`` (loaded only when a spec names them, as Gymnasium loads its plugins)::
+declaring them in its ``pyproject.toml`` (loaded only when a spec names them, as Gymnasium loads its plugins):
 
     [project.entry-points."bandit_gym.agents"]
     MyRule = "my_package.my_rule:MyRule"
@@ -20,7 +20,7 @@ from bandit_gym.agents.base import Agent
 
 #: the entry-point group in which packages declare agents (name = "package.module:Class")
 ENTRY_POINT_GROUP = "bandit_gym.agents"
-#: names registered by :func:`register`, and entry points loaded so far
+#: names registered by ``register``, and entry points loaded so far
 REGISTERED: dict[str, type[Agent]] = {}
 
 
@@ -79,7 +79,7 @@ def register(name: str, cls: type[Agent], *, override: bool = False) -> None:
 
 
 def _entry_points() -> Any:
-    """The installed packages' entry points of :data:`ENTRY_POINT_GROUP`."""
+    """The installed packages' entry points of ``ENTRY_POINT_GROUP``."""
     return metadata.entry_points(group=ENTRY_POINT_GROUP)
 
 
@@ -117,7 +117,7 @@ def _from_import_path(name: str) -> type[Agent]:
 def agent_class(name: str) -> type[Agent]:
     """The class an agent ``name`` stands for: a built-in name, a registered one, an entry point, or an import
     path ``package.module:Class`` (a ValueError names the allowed forms; a TypeError says that an import path
-    or entry point does not give an :class:`Agent` subclass)."""
+    or entry point does not give an ``Agent`` subclass)."""
     if not isinstance(name, str):
         raise TypeError(f"agent name must be a string, got {type(name).__name__}")
     builtin = _builtin()

@@ -23,12 +23,12 @@ class SB3Agent(Agent):
 
     ``policy`` is one of
 
-    - a folder written by :meth:`bandit_gym.rl.TrainedPolicy.save` (``model.zip``, ``metadata.json`` naming the
+    - a folder written by ``bandit_gym.rl.TrainedPolicy.save`` (``model.zip``, ``metadata.json`` naming the
       SB3 class, and ``vecnormalize.pkl`` if the model was trained on normalised observations);
     - the path of an SB3 ``.zip`` (``model.save(...)``), loaded with the SB3 class ``algo`` (default ``"PPO"``);
       its normalisation statistics are ``normalize`` (a ``VecNormalize`` or the path of its ``.pkl``), or the
       ``vecnormalize.pkl`` beside it when there is one;
-    - a :class:`~bandit_gym.rl.TrainedPolicy`, or an SB3 model (then ``normalize`` may give its
+    - a ``TrainedPolicy``, or an SB3 model (then ``normalize`` may give its
       ``VecNormalize``).
 
     ``algo`` names the SB3 class of a saved model (a folder's ``metadata.json`` names it already). A path is read
@@ -47,7 +47,7 @@ class SB3Agent(Agent):
     every run, aggregate regret 5 against 1.57 sampled), while sampling explores as in training. On the threshold
     bandit the greedy action is the policy's best guess of the arm that wins at c_t, and sampling only adds
     regret (38.7 against 46.4 over 1000 rounds). ``True`` or ``False`` force one way; sampling uses torch's
-    global generator, which :meth:`reset` seeds (``torch.manual_seed``). A DQN has no distribution to sample:
+    global generator, which ``reset`` seeds (``torch.manual_seed``). A DQN has no distribution to sample:
     SB3's non-deterministic ``predict`` is epsilon-greedy at its final exploration rate (0.05 by default), so a
     DQN policy stays nearly greedy either way.
 
@@ -61,7 +61,7 @@ class SB3Agent(Agent):
     frozen normalisation statistics, sampling on pure-exploration envs) is ours.
 
     Examples:
-        A policy trained briefly with :func:`bandit_gym.rl.train`, played for one episode:
+        A policy trained briefly with ``bandit_gym.rl.train``, played for one episode:
 
         >>> import gymnasium as gym
         >>> from bandit_gym.agents import SB3Agent

@@ -22,7 +22,7 @@ def round_robin_arm(pulls: Any, k: int) -> Any:
 @functools.cache
 def round_robin_rule() -> Any:
     """Uniform's step on best-arm and top-K envs as a compiled rule of
-    :class:`~bandit_gym.agents.best_arm._base.BestArmAgent` (for whole compiled episodes)."""
+    ``BestArmAgent`` (for whole compiled episodes)."""
     from bandit_gym.agents.ranking import jit, top_m_pulled
 
     cycle = jit(round_robin_arm)
@@ -58,7 +58,7 @@ class Uniform(Agent):
 
     Examples:
         One seeded episode (thresholding bandit, tao2019 Setup 1) and the record of
-        :class:`~bandit_gym.wrappers.RecordEpisodeRegret` that ``play_episode`` returns:
+        ``RecordEpisodeRegret`` that ``play_episode`` returns:
 
         >>> import gymnasium as gym
         >>> from bandit_gym.agents import Uniform

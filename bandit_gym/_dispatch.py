@@ -5,7 +5,7 @@ large batch's step about a third faster (LSA on tao2019 Setup 1, 5000 copies, 2 
 keeps a core busy, every call waits for a descheduled thread, and the same step becomes tens of times slower
 (measured on 2 cores with one busy process: 7 ms against 0.15 ms serial for LSA's ``act``). Waiting passively
 (``OMP_WAIT_POLICY=PASSIVE``) avoids that but costs about 25 us per call, more than it saves. So for batches of
-at least :data:`PARALLEL_COPIES` copies a :class:`Kernel` times its calls and uses the faster variant, trying
+at least ``PARALLEL_COPIES`` copies a ``Kernel`` times its calls and uses the faster variant, trying
 the other one again now and then (8 calls after a switch, then after 16, 32, ... up to 1024 calls while it
 keeps losing). Both variants compute the same numbers (tested), so the choice changes only the speed.
 """
@@ -70,7 +70,7 @@ class Kernel:
 
 
 def compile_pair(function: Callable[..., Any], cache: bool = False, **options: Any) -> Kernel:
-    """``function`` (its loop over copies a ``numba.prange``) compiled serial and parallel, as a :class:`Kernel`.
+    """``function`` (its loop over copies a ``numba.prange``) compiled serial and parallel, as a ``Kernel``.
     ``cache`` applies to the serial one only: numba's cache does not tell the two compilations apart."""
     import numba  # the callers import it anyway; this module stays free of it
 

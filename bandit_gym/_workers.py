@@ -2,7 +2,7 @@
 
 A joblib (loky) worker busy with a cell does not notice that its parent died (killed, or ended by a signal)
 until it returns the cell, which can take minutes; a worker process of a killed ``bandit-gym run`` would go on
-computing for nobody. :func:`end_with_parent`, called at the start of every cell in the worker, starts once per
+computing for nobody. ``end_with_parent``, called at the start of every cell in the worker, starts once per
 process a daemon thread that ends the process within about a second of the parent's death (when the worker is
 re-parented). In the parent process itself (``jobs=1``) it does nothing.
 """

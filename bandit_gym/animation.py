@@ -98,6 +98,6 @@ def record_gif(
     env: gym.Env, agent: Any, path: str | Path, seed: int | None = None, every: int = 1, fps: float = 4.0,
     show_truth: bool = True,
 ) -> Path:
-    """Play one episode (see :func:`record_episode`, which draws the true means unless ``show_truth=False``) and
-    save its frames as a GIF (see :func:`save_gif`)."""
+    """Play one episode (see ``record_episode``, which draws the true means unless ``show_truth=False``) and
+    save its frames as a GIF (see ``save_gif``)."""
     return save_gif(record_episode(env, agent, seed=seed, every=every, show_truth=show_truth), path, fps=fps)

@@ -2,10 +2,10 @@
 of the arm means, for the env's generating model and for a Bayesian agent's own model; and the synthetic traffic
 speed data of ``CorrelatedBestArm-TrafficSynthetic-v1`` with its samplers of arm means.
 
-A covariance G is a K x K symmetric positive semi-definite matrix, or the name of one of :data:`KERNELS`; the
+A covariance G is a K x K symmetric positive semi-definite matrix, or the name of one of ``KERNELS``; the
 envs' and agents' argument keeps the paper's word, ``kernel=``. (Elsewhere in the code, "kernel" means a
 compiled numba function: the ``_kernels`` modules.) A means
-sampler ``(rng, n) -> (n, K)`` may be named by a string of :func:`resolve_means`.
+sampler ``(rng, n) -> (n, K)`` may be named by a string of ``resolve_means``.
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ def squared_exponential(locations: Any, length_scale: float = 1.0) -> np.ndarray
 def traffic_synthetic() -> np.ndarray:
     """The kernel of ``CorrelatedBestArm-TrafficSynthetic-v0``: a **synthetic** stand-in for the empirical
     covariance of hoffman2014's traffic data (K = 357 sensors on I-880 South; the data is not available offline),
-    rescaled to a unit mean diagonal. (v1 uses :func:`traffic_speeds_kernel`, the unscaled covariance of
+    rescaled to a unit mean diagonal. (v1 uses ``traffic_speeds_kernel``, the unscaled covariance of
     simulated speeds.)
 
     357 sensor positions drawn uniformly on a 40-mile road (fixed seed); 1680 "historical" speed profiles
@@ -78,8 +78,8 @@ def traffic_synthetic() -> np.ndarray:
 
 @dataclass(frozen=True, eq=False)
 class TrafficSpeeds:
-    """Simulated traffic speeds (mph) at :data:`TRAFFIC_SENSORS` sensors, one reading per sensor every 2.5
-    minutes from 6:00 to 11:00 on :data:`TRAFFIC_DAYS` working days (:func:`traffic_speeds`). Read-only."""
+    """Simulated traffic speeds (mph) at ``TRAFFIC_SENSORS`` sensors, one reading per sensor every 2.5
+    minutes from 6:00 to 11:00 on ``TRAFFIC_DAYS`` working days (``traffic_speeds``). Read-only."""
 
     #: sensor positions along the road (miles, increasing downstream), (K,)
     positions: np.ndarray
@@ -101,7 +101,7 @@ class TrafficSpeeds:
         return self.speeds[len(self.speeds) - TRAFFIC_HELD_OUT:]
 
     def when(self, reading: int) -> tuple[int, float]:
-        """(day, hour) of reading ``reading`` of :attr:`speeds` (day 1 first)."""
+        """(day, hour) of reading ``reading`` of ``speeds`` (day 1 first)."""
         day, step = divmod(int(reading), TRAFFIC_READINGS_PER_DAY)
         return day + 1, float(self.hours[step])
 
@@ -118,7 +118,7 @@ def _sigmoid(z: np.ndarray) -> np.ndarray:
 @functools.lru_cache(maxsize=1)
 def traffic_speeds() -> TrafficSpeeds:
     """**Synthetic** traffic speeds following the recipe of hoffman2014 §6.1 (whose sensor data, I-880 South,
-    is not available offline): 357 sensors on a 40-mile road (the positions of :func:`traffic_synthetic`), a
+    is not available offline): 357 sensors on a 40-mile road (the positions of ``traffic_synthetic``), a
     reading every 2.5 minutes from 6:00 to 11:00 on 21 working days, 2520 speed profiles in all. Deterministic
     (seed 2014); about half a second, once per process.
 
@@ -134,8 +134,8 @@ def traffic_speeds() -> TrafficSpeeds:
       of sd 1 mph plus 15% of the congestion drop (stop-and-go inside queues);
     - sensor noise: independent, sd 1.5 mph.
 
-    The first 14 days are the historical data (:attr:`TrafficSpeeds.historical`), the last 7 the held-out
-    profiles (:attr:`TrafficSpeeds.held_out`). The scales were set so that the mean per-sensor variance of the
+    The first 14 days are the historical data (``TrafficSpeeds.historical``), the last 7 the held-out
+    profiles (``TrafficSpeeds.held_out``). The scales were set so that the mean per-sensor variance of the
     historical readings is near the paper's (sigma^2 = 4.78 is 5% of it: 95.6 mph^2)."""
     seeds = np.random.SeedSequence(2014).spawn(4)
     positions = np.sort(np.random.default_rng(2014).uniform(0.0, 40.0, TRAFFIC_SENSORS))  # as traffic_synthetic
@@ -184,7 +184,7 @@ def traffic_speeds() -> TrafficSpeeds:
 @functools.lru_cache(maxsize=1)
 def traffic_speeds_kernel() -> np.ndarray:
     """G of ``CorrelatedBestArm-TrafficSynthetic-v1``: the empirical covariance (mph^2, not rescaled) of the 1680
-    historical profiles of :func:`traffic_speeds`, as hoffman2014 §6.1 builds it. Read-only."""
+    historical profiles of ``traffic_speeds``, as hoffman2014 §6.1 builds it. Read-only."""
     g = np.cov(traffic_speeds().historical, rowvar=False)
     g = (g + g.T) / 2.0
     g.flags.writeable = False
@@ -197,16 +197,16 @@ def traffic_noise_variance() -> float:
     return 0.05 * float(np.mean(np.diag(traffic_speeds_kernel())))
 
 
-#: the parts of :func:`traffic_speeds` a :class:`TrafficProfiles` sampler draws from
+#: the parts of ``traffic_speeds`` a ``TrafficProfiles`` sampler draws from
 TRAFFIC_PARTS = ("held-out", "historical")
-#: seed of the fixed order in which :class:`TrafficProfiles` with ``first_run`` deals the profiles out
+#: seed of the fixed order in which ``TrafficProfiles`` with ``first_run`` deals the profiles out
 TRAFFIC_RUN_ORDER_SEED = 0
 
 
 @functools.lru_cache(maxsize=len(TRAFFIC_PARTS))
 def traffic_run_order(part: str) -> np.ndarray:
     """The fixed shuffled order in which runs take the profiles of ``part`` one each (seed
-    :data:`TRAFFIC_RUN_ORDER_SEED`): run r plays profile ``traffic_run_order(part)[r % size]`` of the part."""
+    ``TRAFFIC_RUN_ORDER_SEED``): run r plays profile ``traffic_run_order(part)[r % size]`` of the part."""
     size = len(_traffic_part(part))
     order = np.random.default_rng(TRAFFIC_RUN_ORDER_SEED).permutation(size)
     order.flags.writeable = False
@@ -219,14 +219,14 @@ def _traffic_part(part: str) -> np.ndarray:
 
 
 class TrafficProfiles:
-    """Sampler of arm means from the synthetic traffic speeds (:func:`traffic_speeds`), one speed profile per
-    episode (pass it as ``means=``, or name it: :func:`resolve_means`): the data are the true means, not draws
+    """Sampler of arm means from the synthetic traffic speeds (``traffic_speeds``), one speed profile per
+    episode (pass it as ``means=``, or name it: ``resolve_means``): the data are the true means, not draws
     from any prior.
 
     ``part``: ``"held-out"`` (the 840 profiles the paper evaluates on) or ``"historical"`` (the 1680 the agents'
     model is fitted to; a tuning set). ``first_run=None`` (default): each episode draws one profile uniformly
     with the rng it is given. ``first_run=s``: the n copies of a reset play the profiles of runs s, ..., s + n - 1
-    of :func:`traffic_run_order` (the rng is not used), so that a study of R runs in blocks takes every profile
+    of ``traffic_run_order`` (the rng is not used), so that a study of R runs in blocks takes every profile
     once when R is the part's size. Holds no data (picklable, small)."""
 
     def __init__(self, part: str = "held-out", first_run: int | None = None) -> None:
@@ -254,7 +254,7 @@ class TrafficProfiles:
         return _traffic_part(self.part)
 
     def indices(self, rng: np.random.Generator, n: int) -> np.ndarray:
-        """The profile indices (into :attr:`profiles`) that a call with ``rng`` and ``n`` plays."""
+        """The profile indices (into ``profiles``) that a call with ``rng`` and ``n`` plays."""
         size = len(self.profiles)
         if self.first_run is None:
             return rng.integers(0, size, size=n)
@@ -264,14 +264,14 @@ class TrafficProfiles:
         return self.profiles[self.indices(rng, n)].copy()
 
 
-#: named means samplers (:class:`TrafficProfiles`): name -> part
+#: named means samplers (``TrafficProfiles``): name -> part
 MEANS: dict[str, str] = {"traffic-held-out": "held-out", "traffic-historical": "historical"}
 
 
 def resolve_means(name: str) -> TrafficProfiles:
     """The sampler a string names (plain data, for registry and experiment kwargs): ``"traffic-held-out"`` or
     ``"traffic-historical"`` draw a profile uniformly per episode; ``"traffic-held-out@s"`` deals the profiles
-    one each from run s on (:class:`TrafficProfiles` ``first_run=s``)."""
+    one each from run s on (``TrafficProfiles`` ``first_run=s``)."""
     base, _, start = name.partition("@")
     if base not in MEANS or (start and not start.isdigit()):
         raise ValueError(f"means={name!r} is not a known means sampler; use one of {', '.join(map(repr, MEANS))}, "
@@ -286,7 +286,7 @@ def _model_selection() -> np.ndarray:
 
 
 #: named kernels: ``"traffic-synthetic"`` (357 arms, v0's, unit mean diagonal), ``"traffic-speeds"`` (357 arms,
-#: v1's: the historical covariance of :func:`traffic_speeds`, mph^2), ``"model-selection"`` (hoffman2014 §6.2's
+#: v1's: the historical covariance of ``traffic_speeds``, mph^2), ``"model-selection"`` (hoffman2014 §6.2's
 #: 160 models)
 KERNELS: dict[str, Callable[[], np.ndarray]] = {"traffic-synthetic": traffic_synthetic,
                                                 "traffic-speeds": traffic_speeds_kernel,
@@ -294,7 +294,7 @@ KERNELS: dict[str, Callable[[], np.ndarray]] = {"traffic-synthetic": traffic_syn
 
 
 def resolve_kernel(kernel: object, name: str = "kernel") -> np.ndarray:
-    """A kernel given as a matrix or as the name of one of :data:`KERNELS`, checked, as a float matrix."""
+    """A kernel given as a matrix or as the name of one of ``KERNELS``, checked, as a float matrix."""
     if isinstance(kernel, str):
         if kernel not in KERNELS:
             raise ValueError(f"{name}={kernel!r} is not a known kernel; use a K x K matrix or one of "
@@ -313,7 +313,7 @@ def prior_factor(kernel: np.ndarray, eta: float, tolerance: float = 1e-10) -> np
 
 class GaussianProcessMeans:
     """Sampler of arm means from the prior ``N(0, eta^2 G)``, one vector per episode (pass it as ``means=``):
-    ``F z`` with ``F F^T = eta^2 G`` (:func:`prior_factor`) and z standard normal."""
+    ``F z`` with ``F F^T = eta^2 G`` (``prior_factor``) and z standard normal."""
 
     def __init__(self, kernel: np.ndarray, eta: float = 1.0) -> None:
         self.kernel, self.eta = kernel, float(eta)

@@ -65,7 +65,7 @@ class AgentSpec:
 
     The name is a built-in agent (``bandit_gym.agents.AGENTS``), a name given to ``bandit_gym.agents.register`` or
     declared by an installed package's ``bandit_gym.agents`` entry point, or an import path ``package.module:Class``
-    (see ``bandit_gym.agents.agent_class``). It is resolved once, by the :class:`ExperimentSpec` that holds it, in
+    (see ``bandit_gym.agents.agent_class``). It is resolved once, by the ``ExperimentSpec`` that holds it, in
     the process that builds the spec; the class travels with the spec to parallel workers (by reference if
     importable there, else by value through cloudpickle, as for a class defined in a notebook), so workers need
     no registration of their own.
@@ -483,7 +483,7 @@ def _safe_run_cell(spec: ExperimentSpec, cell: Cell) -> tuple[Cell, dict[str, np
 class CellStore:
     """Where finished cells live: a folder of ``.npz`` files (written atomically), or memory.
 
-    Every stored cell is verified when it is first looked at (:meth:`damage`): a file that does not load, lacks
+    Every stored cell is verified when it is first looked at (``damage``): a file that does not load, lacks
     a metric or holds arrays of the wrong shape, type or values is damaged. With ``heal=True`` (a run) a damaged
     cell is moved aside into ``cells/damaged/`` (never deleted, never over an earlier one), reported in
     ``damaged`` and counts as missing, so that the run recomputes it; with ``heal=False`` (loading a finished
@@ -680,7 +680,7 @@ class EnvFacts:
 
 @functools.lru_cache(maxsize=64)
 def _env_facts(env_id: str, kwargs_json: str) -> EnvFacts:
-    """The :class:`EnvFacts` of an env id with the given keyword arguments (JSON), from one construction
+    """The ``EnvFacts`` of an env id with the given keyword arguments (JSON), from one construction
     (cached)."""
     engine = engine_of(gym.make(env_id, **json.loads(kwargs_json)))
     return EnvFacts(engine.family, int(engine.num_arms), engine.metric_names, engine.horizon_argument,
@@ -700,7 +700,7 @@ def run_experiment(
     ``jobs`` parallel workers through joblib's ``backend`` (default: local processes when ``jobs > 1``,
     in-process otherwise; ``"dask"`` needs a ``dask.distributed.Client``, ``"ray"`` a Ray runtime). Each finished
     cell is written before the next result is awaited; cells that fail are reported together at the end, in an
-    :class:`ExperimentError`, after the others completed.
+    ``ExperimentError``, after the others completed.
     """
     return run_experiments([spec], [out], jobs, backend, progress, on_cell)[0]
 
@@ -713,7 +713,7 @@ def run_experiments(
     progress: bool = True,
     on_cell: Callable[[Cell], None] | None = None,
 ) -> list[ExperimentResult]:
-    """:func:`run_experiment` for several specs (spec i's cells in ``outs[i]``) through one pool of workers, so
+    """``run_experiment`` for several specs (spec i's cells in ``outs[i]``) through one pool of workers, so
     that a worker done with one spec's cells starts on the next spec's instead of waiting for the longest cell."""
     if backend is not None:
         check.choice("backend", backend, BACKENDS)

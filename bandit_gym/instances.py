@@ -121,14 +121,14 @@ def staircase_distributions(num_arms: int, num_levels: int) -> np.ndarray:
     return p
 
 
-#: survival of :func:`fixed_gap_distributions`' four arms on the low levels (j <= m/2) and the high ones (j > m/2)
+#: survival of ``fixed_gap_distributions``' four arms on the low levels (j <= m/2) and the high ones (j > m/2)
 FIXED_GAP_SURVIVAL = ((0.8, 0.2), (0.6, 0.6), (0.5, 0.4), (0.4, 0.4))
 
 
 def fixed_gap_distributions(num_levels: int) -> np.ndarray:
     """A synthetic abernethy2016 instance for m-scaling studies whose gaps do not change with m, with two arms
     that are never best: four arms on the values ``0..m`` (m even), with survival ``F_i(j)`` constant on the low
-    levels ``j <= m/2`` and on the high ones (:data:`FIXED_GAP_SURVIVAL`): arm 0 (.8 low, .2 high) is best on
+    levels ``j <= m/2`` and on the high ones (``FIXED_GAP_SURVIVAL``): arm 0 (.8 low, .2 high) is best on
     the low levels, arm 1 (.6, .6) on the high ones, arms 2 (.5, .4) and 3 (.4, .4) at none. The gaps
     ``Delta_i(j)`` are .2 / .3 / .4 (arms 1-3) on the low levels and .4 / .2 / .2 (arms 0, 2, 3) on the high
     ones, whatever m: only the number of levels per regime grows with m. Returns the (4, m + 1) probability

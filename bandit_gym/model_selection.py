@@ -3,7 +3,7 @@
 Pulling an arm trains its model on a random 10% of the data and scores it on another, disjoint, random 10%; the
 reward is minus the test RMSE. The paper used the Wine Quality data, which is not available offline: we use
 scikit-learn's bundled diabetes data (442 x 10, ``load_diabetes``) instead. Training live is slow, so a table of
-pre-computed rewards ships in ``bandit_gym/data/`` (:func:`load_table`), made by
+pre-computed rewards ships in ``bandit_gym/data/`` (``load_table``), made by
 ``scripts/make_model_selection_table.py``.
 
 Importing this module does not import scikit-learn; the functions that train models do, lazily
@@ -78,7 +78,7 @@ MODELS: tuple[ModelArm, ...] = _build_models()
 
 
 def family_of_arms() -> np.ndarray:
-    """(160,) int: the index in :data:`FAMILIES` of each arm's family."""
+    """(160,) int: the index in ``FAMILIES`` of each arm's family."""
     return np.array([FAMILIES.index(arm.family) for arm in MODELS], dtype=np.int64)
 
 
@@ -179,7 +179,7 @@ def _score(arms: Any, split: tuple[np.ndarray, np.ndarray, int], data: tuple[np.
 def pull(arm: int, rng: np.random.Generator, data: tuple[np.ndarray, np.ndarray] | None = None) -> float:
     """One pull of arm ``arm``: ``rng`` draws a permutation of the rows (the model trains on the first 10%, is tested
     on the next 10%) then the estimator's seed; returns minus the test RMSE. ``data``: (X, y), default
-    :func:`load_data`."""
+    ``load_data``."""
     data = load_data() if data is None else data
     return float(_score([arm], _draw_split(rng, len(data[1])), data)[0])
 
@@ -213,7 +213,7 @@ def _read_table() -> tuple[np.ndarray, dict[str, Any]]:
 
 def load_table() -> np.ndarray:
     """The pre-computed rewards, (160, S) float64, read-only: entry (i, j) is arm i's reward on split j (every arm
-    sees the same S splits, see :func:`pull_split`)."""
+    sees the same S splits, see ``pull_split``)."""
     return _read_table()[0]
 
 

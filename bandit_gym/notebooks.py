@@ -16,7 +16,7 @@ exercises are ``### Exercise N: ...`` headings, and each solution is folded in
     </details>
 
 Opened with jupytext as it is, such a doc unfolds every solution into ordinary cells (jupytext reads the
-``<details>`` tags as markdown text and splits them across the cells around the code). :func:`build_notebooks`
+``<details>`` tags as markdown text and splits them across the cells around the code). ``build_notebooks``
 first rewrites each solution in jupytext's own cell markup (```` ```python tags=["solution"] ```` for its code,
 ``<!-- #region tags=["solution"] -->`` for its prose) with an exercise stub tagged ``"exercise"`` before it, reads
 the result with jupytext and writes two notebooks with nbformat:
@@ -154,7 +154,7 @@ def _embed_images(cell: nbformat.NotebookNode, folder: Path) -> None:
 
 def read_tutorial(markdown_path: str | Path, *, embed_images: bool = True) -> nbformat.NotebookNode:
     """The doc as one notebook: every cell, each exercise's stub (tagged ``"exercise"``) before its solution's
-    cells (tagged ``"solution"``). :func:`student_notebook` and :func:`solutions_notebook` select from it."""
+    cells (tagged ``"solution"``). ``student_notebook`` and ``solutions_notebook`` select from it."""
     path = Path(markdown_path)
     if path.suffix.lower() != ".md":
         raise ValueError(f"markdown_path={str(path)!r}: expected a markdown doc (.md)")
@@ -213,7 +213,7 @@ def build_notebooks(markdown_path: str | Path, out_dir: str | Path, *,
 
 def build_all(markdown_paths: Iterable[str | Path], out_dir: str | Path, *,
               embed_images: bool = True) -> list[tuple[Path, Path]]:
-    """:func:`build_notebooks` for several docs into one folder; their names (without ``.md``) must differ."""
+    """``build_notebooks`` for several docs into one folder; their names (without ``.md``) must differ."""
     paths = [Path(p) for p in markdown_paths]
     stems = [p.stem for p in paths]
     clashes = sorted({stem for stem in stems if stems.count(stem) > 1})

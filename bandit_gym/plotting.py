@@ -1,8 +1,8 @@
 """Figures from result tables (matplotlib, imported only here).
 
-:func:`plot_results` draws any ``results.csv`` of ``bandit-gym run`` / ``run_experiment(out=...)`` (what
+``plot_results`` draws any ``results.csv`` of ``bandit-gym run`` / ``run_experiment(out=...)`` (what
 ``bandit-gym plot`` calls): axis labels and scales per family and metric, a shaded 95% confidence band per agent,
-one colour per agent across figures (:func:`agent_color`), nothing clipped. The ``plot_*`` functions below it
+one colour per agent across figures (``agent_color``), nothing clipped. The ``plot_*`` functions below it
 draw the reproductions' figures in the layouts of the papers.
 """
 
@@ -56,8 +56,8 @@ def agent_base(label: str) -> str:
 
 def agent_color(label: str) -> str:
     """The colour of an agent in every figure, a function of its display label alone: the built-in agents' own
-    colours (:data:`AGENT_COLORS`, by the name before any parameters, so ``APT(0.05)`` is APT's colour), any
-    other name one of :data:`HASHED_COLORS` by a CRC-32 of the name (stable across runs and machines). Variants of
+    colours (``AGENT_COLORS``, by the name before any parameters, so ``APT(0.05)`` is APT's colour), any
+    other name one of ``HASHED_COLORS`` by a CRC-32 of the name (stable across runs and machines). Variants of
     one agent in one figure share the colour and differ by line style."""
     base = agent_base(label)
     if base in AGENT_COLORS:
@@ -66,7 +66,7 @@ def agent_color(label: str) -> str:
 
 
 def agent_styles(labels: Any) -> dict[str, dict[str, Any]]:
-    """Line properties per agent label of one figure: :func:`agent_color`'s colour, a marker in order of
+    """Line properties per agent label of one figure: ``agent_color``'s colour, a marker in order of
     appearance, and a line style that tells apart the labels sharing a colour (first solid, then dashed, ...)."""
     styles: dict[str, dict[str, Any]] = {}
     used: dict[str, int] = {}
@@ -80,7 +80,7 @@ def agent_styles(labels: Any) -> dict[str, dict[str, Any]]:
 
 @dataclass(frozen=True)
 class MetricAxes:
-    """How :func:`plot_results` draws one metric of one family: the y label, the scales (``"log"``, ``"log2"`` or
+    """How ``plot_results`` draws one metric of one family: the y label, the scales (``"log"``, ``"log2"`` or
     None for linear), whether values are divided by K, and whether the metric is a rate (0/1 per run)."""
 
     ylabel: str
@@ -124,7 +124,7 @@ BAND_WILSON = "shaded: 95% Wilson interval (binomial)"
 
 @functools.lru_cache(maxsize=64)
 def results_family(env_id: str) -> str:
-    """The family of ``env_id`` as :data:`METRIC_AXES` names it: the env's own (``"thresholding"``,
+    """The family of ``env_id`` as ``METRIC_AXES`` names it: the env's own (``"thresholding"``,
     ``"threshold"``, ``"best_arm"``, ``"top_k"``, ...), or ``"correlated"`` for correlated best-arm ids."""
     import gymnasium as gym
 
@@ -139,7 +139,7 @@ def results_family(env_id: str) -> str:
 
 
 def metric_axes(family: str, metric: str) -> MetricAxes:
-    """The axes of ``metric`` in ``family`` (:data:`METRIC_AXES`), or plain linear ones named after the metric."""
+    """The axes of ``metric`` in ``family`` (``METRIC_AXES``), or plain linear ones named after the metric."""
     return METRIC_AXES.get((family, metric), MetricAxes(metric.replace("_", " ")))
 
 
@@ -154,7 +154,7 @@ def wilson_interval(rate: Any, runs: Any, z: float = 1.959964) -> tuple[np.ndarr
 
 def plot_results(summary: Any, path: str | Path, metric: str | None = None, title: str = "",
                  family: str | None = None) -> Path:
-    """Draw :func:`results_figure` and save it as a PNG at ``path`` (folders created); returns the path."""
+    """Draw ``results_figure`` and save it as a PNG at ``path`` (folders created); returns the path."""
     import matplotlib.pyplot as plt
 
     fig = results_figure(summary, metric=metric, title=title, family=family)
@@ -169,8 +169,8 @@ def results_figure(summary: Any, metric: str | None = None, title: str = "", fam
     """One panel per experiment of a results table (``results.csv`` of ``run_experiment(out=...)``): the mean of
     ``metric`` against the budget for every agent, with a shaded 95% band (a t-interval of the mean, or a Wilson
     interval for an error rate; the legend says which), axis labels and scales chosen per family and metric
-    (:data:`METRIC_AXES`), each agent in its own colour (:func:`agent_color`). ``metric`` defaults to the
-    family's main one (:data:`DEFAULT_METRIC`); ``family`` defaults to that of the table's env. The figure uses
+    (``METRIC_AXES``), each agent in its own colour (``agent_color``). ``metric`` defaults to the
+    family's main one (``DEFAULT_METRIC``); ``family`` defaults to that of the table's env. The figure uses
     matplotlib's constrained layout and wraps long titles, so no label is cut off. Returns the matplotlib
     ``Figure`` (pyplot's; close it with ``plt.close(fig)``)."""
     if len(summary) == 0:
@@ -549,7 +549,7 @@ def _power_of_two(value: float) -> str:
 
 
 def _finish_columns(fig: Any, axes: Any, path: str | Path, title: str, columns: int) -> Path:
-    """:func:`_finish` with a legend of ``columns`` columns (as many rows as it needs) and a wrapped title."""
+    """``_finish`` with a legend of ``columns`` columns (as many rows as it needs) and a wrapped title."""
     import matplotlib.pyplot as plt
 
     seen: dict[str, Any] = {}

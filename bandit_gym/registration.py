@@ -51,7 +51,7 @@ class Registration(NamedTuple):
     description: str
 
 
-#: id -> its :class:`Registration`; ``bandit-gym list`` and the README's env table are made from it.
+#: id -> its ``Registration``; ``bandit-gym list`` and the README's env table are made from it.
 ENV_SPECS: dict[str, Registration] = {
     "ThresholdBandit-v0": Registration(
         _THRESHOLD,
@@ -160,7 +160,7 @@ ENV_SPECS["MultiArmedBandit-v0"] = Registration(
 
 
 def register_envs() -> None:
-    """Register every id of :data:`ENV_SPECS` that is not registered yet."""
+    """Register every id of ``ENV_SPECS`` that is not registered yet."""
     for env_id, spec in ENV_SPECS.items():
         if env_id in gym.registry:
             continue
@@ -177,7 +177,7 @@ _REPLACEABLE = {_THRESHOLDING: "means", _BEST_ARM: "means", _TOP_K: "means", _TH
 
 
 def _presets(stem: str, kwargs: dict[str, Any]) -> dict[str, Any]:
-    """The kwargs registered for an id: its instance marked as a :class:`~bandit_gym.instances.Preset`, so that a
+    """The kwargs registered for an id: its instance marked as a ``Preset``, so that a
     user's ``distributions=`` (or ``survival=``) replaces it instead of clashing with it."""
     key = _REPLACEABLE.get(stem)
     if key is None or key not in kwargs:

@@ -7,19 +7,19 @@ policy.save("runs/ppo-threshold")                     # model.zip + vecnormalize
 ```
 
 and the trained policy plays like any agent: ``SB3Agent("runs/ppo-threshold")`` (also in experiment specs).
-:class:`BanditMetricsCallback` logs the episodes' regret, error and return during training (TensorBoard and the
+``BanditMetricsCallback`` logs the episodes' regret, error and return during training (TensorBoard and the
 other SB3 logger outputs), from the ``info["bandit"]`` that ``RecordEpisodeRegretVector`` writes under the
 adapter.
 
 SB3 has its own vector-env API (``VecEnv``: auto-reset within the step, the last observation in
 ``infos[i]["terminal_observation"]``) and does not take Gymnasium ``VectorEnv``s (stable-baselines3 issue
-#1745: wrap them yourself). :class:`SB3VecEnv` is that wrapper: the native vector env (one generator, array
+#1745: wrap them yourself). ``SB3VecEnv`` is that wrapper: the native vector env (one generator, array
 operations for all copies) made with ``autoreset_mode="SameStep"``. On top, the recipes put SB3's own
 ``VecMonitor`` (episode returns in the logs) and ``VecNormalize`` (running mean / variance of every observation
 entry: counts and sums grow with the budget, means stay in [0, 1]; rewards scaled by the running deviation of the
 return).
 
-Recipes (:data:`RECIPES`, one per env family and algorithm; every value can be overridden):
+Recipes (``RECIPES``, one per env family and algorithm; every value can be overridden):
 
 - ``threshold`` and ``multi_armed`` (online: ``Discrete(K)``, a reward at every round, 1{X >= c_t} on the
   threshold bandit): gamma = 0.9 (on the threshold bandit the optimal arm for c_t does not depend on the
@@ -165,7 +165,7 @@ RECIPES: dict[tuple[Family, str], Recipe] = {
 
 
 def family_of_id(env_id: str, **env_kwargs: Any) -> Family:
-    """The env family of a registered id (:class:`~bandit_gym.families.Family`), as its engine names it."""
+    """The env family of a registered id (``Family``), as its engine names it."""
     return engine_of(gym.make(env_id, **env_kwargs)).family
 
 
@@ -186,7 +186,7 @@ def make_vec_env(env_id: str, num_envs: int = 16, discrete: bool = False, normal
                  **env_kwargs: Any) -> Any:
     """An SB3 ``VecEnv`` of ``num_envs`` copies of ``env_id`` (the native vector env, ``SAME_STEP``, its buffers
     handed out without a copy: the adapter copies), with ``RecordEpisodeRegretVector`` (the ``info["bandit"]``
-    that :class:`BanditMetricsCallback` logs), ``EmpiricalAnswerVector`` when ``discrete`` (pure-exploration
+    that ``BanditMetricsCallback`` logs), ``EmpiricalAnswerVector`` when ``discrete`` (pure-exploration
     envs), ``VecMonitor``, and ``VecNormalize`` with the keyword arguments ``normalize`` (None: no
     normalisation)."""
     env: Any = gym.make_vec(env_id, num_envs=check.integer("num_envs", num_envs, minimum=1),
@@ -199,7 +199,7 @@ def make_vec_env(env_id: str, num_envs: int = 16, discrete: bool = False, normal
     return venv if normalize is None else VecNormalize(venv, **normalize)
 
 
-#: the file of :meth:`TrainedPolicy.save` that names the SB3 class and the budget the policy was trained on
+#: the file of ``TrainedPolicy.save`` that names the SB3 class and the budget the policy was trained on
 METADATA = "metadata.json"
 
 
@@ -219,7 +219,7 @@ class TrainedPolicy:
 
     def save(self, folder: str | Path) -> Path:
         """Write ``model.zip``, ``vecnormalize.pkl`` (when normalising) and ``metadata.json`` (the SB3 class,
-        read back by :func:`load` and ``SB3Agent``, and the budget trained on) into ``folder``; return it."""
+        read back by ``load`` and ``SB3Agent``, and the budget trained on) into ``folder``; return it."""
         folder = Path(folder)
         folder.mkdir(parents=True, exist_ok=True)
         self.model.save(folder / "model.zip")
@@ -250,7 +250,7 @@ def load_normalize(path: str | Path) -> Any:
 
 
 def load(folder: str | Path, algo: str | None = None) -> TrainedPolicy:
-    """Read a :class:`TrainedPolicy` saved by :meth:`TrainedPolicy.save` (``algo`` names the SB3 class; by
+    """Read a ``TrainedPolicy`` saved by ``TrainedPolicy.save`` (``algo`` names the SB3 class; by
     default the one the folder's ``metadata.json`` names)."""
     folder = Path(folder)
     if not (folder / "model.zip").is_file():
@@ -269,7 +269,7 @@ class BanditMetricsCallback(BaseCallback):
     (TensorBoard with ``tensorboard_log=...``, csv, stdout).
 
     The metrics are read from the ``info["bandit"]`` of the episodes that end (``infos`` of each step):
-    :func:`make_vec_env` and :func:`train` put ``RecordEpisodeRegretVector`` under the adapter; with SB3's own
+    ``make_vec_env`` and ``train`` put ``RecordEpisodeRegretVector`` under the adapter; with SB3's own
     vector envs, wrap each env in ``RecordEpisodeRegret``. Recorded at the steps where episodes end, so a
     dump shows the window as of the last episode ended.
 
@@ -307,7 +307,7 @@ def train(env_id: str, algo: str = "PPO", total_timesteps: int | None = None, se
     """Train ``algo`` on ``env_id`` with its family's recipe (``overrides`` replace recipe fields, e.g.
     ``num_envs=8``, ``algo_kwargs={"learning_rate": 1e-3}``, ``discrete=False``), for ``total_timesteps``
     steps (the recipe's default if None). ``env_kwargs`` go to ``gym.make_vec`` (e.g. ``{"budget": 100}``).
-    Returns the model and its observation statistics, ready for :class:`~bandit_gym.agents.SB3Agent`."""
+    Returns the model and its observation statistics, ready for ``SB3Agent``."""
     recipe = recipe_for(env_id, algo, **overrides)
     venv = make_vec_env(env_id, recipe.num_envs, recipe.discrete, recipe.normalize, **(env_kwargs or {}))
     venv.seed(seed)

@@ -26,7 +26,7 @@ def play_episode(
     env: gym.Env, agent: Agent, seed: int | None = None, budgets: Sequence[int] | None = None,
     options: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Play one episode and return ``info["bandit"]`` of :class:`~bandit_gym.wrappers.RecordEpisodeRegret`
+    """Play one episode and return ``info["bandit"]`` of ``RecordEpisodeRegret``
     (plus ``"anytime"`` when ``budgets`` are given). The agent is reset with the same seed; ``options`` go to
     the env's ``reset`` (e.g. ``{"means": [...]}``, the instance to play)."""
     wrapped: gym.Env = RecordEpisodeRegret(env)
@@ -81,10 +81,10 @@ def play_vector(
 def play_batched(
     env: VectorEnv, agent: Agent, seed: int | None = None, agent_seed: int | None = None
 ) -> dict[str, np.ndarray] | None:
-    """:func:`play_vector` through the agent's batched pulls (:meth:`~bandit_gym.agents.base.Agent.batch_pulls`):
+    """``play_vector`` through the agent's batched pulls (``batch_pulls``):
     each batch is drawn by ``env.unwrapped.allocate`` (exact binomial or stream sums, charged to the budget like
     single pulls), and the agent acts through ``step`` only where its batch is empty (to answer or stop). None if
-    the env has no ``allocate`` or the agent no batched form. Same metrics as :func:`play_vector`."""
+    the env has no ``allocate`` or the agent no batched form. Same metrics as ``play_vector``."""
     core: Any = env.unwrapped
     if not hasattr(core, "allocate"):
         return None
@@ -119,12 +119,12 @@ def play_compiled(
     budgets: Sequence[int] | None = None,
     agent_seed: int | None = None,
 ) -> dict[str, np.ndarray] | None:
-    """:func:`play_vector` in compiled code, for a Bernoulli thresholding, best-arm or top-K env and an agent that
-    has a compiled rollout (:meth:`~bandit_gym.agents.base.Agent.compiled_rollout`); None otherwise. Returns the
-    same metrics as :func:`play_vector` (thresholding: ``regret``, ``error``, ``pulls``; best arm and top K:
+    """``play_vector`` in compiled code, for a Bernoulli thresholding, best-arm or top-K env and an agent that
+    has a compiled rollout (``compiled_rollout``); None otherwise. Returns the
+    same metrics as ``play_vector`` (thresholding: ``regret``, ``error``, ``pulls``; best arm and top K:
     ``regret``, ``error``, ``invalid``, ``pulls``; with ``budgets``, ``anytime_regret`` and ``anytime_error``).
 
-    With common random numbers the numbers are those of :func:`play_vector` from the same seeds, bit for bit:
+    With common random numbers the numbers are those of ``play_vector`` from the same seeds, bit for bit:
     the samples come from the same streams and the agent's state evolves by the same arithmetic. Without them
     (best arm and top K only; the thresholding env then plays step by step) each copy's samples come from
     fresh streams keyed from the env's generator: the same distribution as the vector env, whose bulk draws a

@@ -27,7 +27,7 @@ def below(env: Any) -> list[Any]:
 
 def refuse_time_limits_below(env: Any, engine: Any, user: str) -> None:
     """Raise a ValueError if a ``TimeLimit`` under ``env`` would end a pure-exploration episode before its answer
-    step (see :func:`bandit_gym.envs._base.refuse_time_limit`)."""
+    step (see ``bandit_gym.envs._base.refuse_time_limit``)."""
     for wrapper in below(env):
         if isinstance(wrapper, TimeLimit):
             refuse_time_limit(engine, int(wrapper._max_episode_steps), f"{user} over a TimeLimit: ")

@@ -32,7 +32,7 @@ class RecordAnytimeRegret(gym.Wrapper, gym.utils.RecordConstructorArgs):
 
     For an anytime agent (one that does not use T) the entry at b has the distribution of a fresh run with
     budget b. An episode stopped before a checkpoint keeps its final answer for the remaining ones. Either
-    order with :class:`~bandit_gym.wrappers.EmpiricalAnswer` works; a ``TimeLimit`` shorter than the episode is
+    order with ``EmpiricalAnswer`` works; a ``TimeLimit`` shorter than the episode is
     refused. ``info_key`` names the entry (``"anytime"``); a key already in ``info`` is refused.
     """
 
@@ -68,7 +68,7 @@ class RecordAnytimeRegret(gym.Wrapper, gym.utils.RecordConstructorArgs):
 
 
 class RecordAnytimeRegretVector(VectorWrapper):
-    """Vector twin of :class:`RecordAnytimeRegret`: ``info["anytime"]`` holds ``(N, B)`` arrays and
+    """Vector twin of ``RecordAnytimeRegret``: ``info["anytime"]`` holds ``(N, B)`` arrays and
     ``info["_anytime"]`` marks the copies whose episode ended (``info_key`` renames both). Per step it touches
     only the copies that reach a checkpoint."""
 

@@ -28,7 +28,7 @@ class EmpiricalAnswer(gym.Wrapper, gym.utils.RecordConstructorArgs):
     For DQN, and for students who only choose arms.
 
     ``last_action`` is the full action submitted at the last step (the arm, then the answer bits), which
-    :class:`~bandit_gym.wrappers.RecordEpisodeRegret` scores when it wraps this wrapper; either order of the two
+    ``RecordEpisodeRegret`` scores when it wraps this wrapper; either order of the two
     works. A ``TimeLimit`` under it shorter than the episode is refused (pass ``budget``)."""
 
     def __init__(self, env: gym.Env, allow_stop: bool = False) -> None:
@@ -59,7 +59,7 @@ class EmpiricalAnswer(gym.Wrapper, gym.utils.RecordConstructorArgs):
 
 
 class EmpiricalAnswerVector(VectorWrapper):
-    """Vector twin of :class:`EmpiricalAnswer`: actions of shape ``(N,)``; ``last_action`` ``(N, K + 1)``."""
+    """Vector twin of ``EmpiricalAnswer``: actions of shape ``(N,)``; ``last_action`` ``(N, K + 1)``."""
 
     def __init__(self, env: VectorEnv, allow_stop: bool = False) -> None:
         super().__init__(env)

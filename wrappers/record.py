@@ -38,12 +38,12 @@ class RecordEpisodeRegret(gym.Wrapper, gym.utils.RecordConstructorArgs):
     ``error`` (pure exploration: 1 if the answer is wrong), ``invalid`` (best arm, top K: not m arms),
     ``answer`` (pure exploration: the final answer scored, one bit per arm, int8), ``pulls`` (samples drawn),
     ``length`` (steps, the answer step included) and ``return`` (sum of rewards). The metrics are computed
-    with :mod:`bandit_gym.metrics` from the final answer and the env's instance, independently of the reward.
+    with ``bandit_gym.metrics`` from the final answer and the env's instance, independently of the reward.
 
     ``info_key`` names the entry (``"bandit"``); a key the env or another wrapper already wrote is refused with
     a ValueError, as Gymnasium's ``RecordEpisodeStatistics`` does with its ``stats_key``.
 
-    Either order with :class:`~bandit_gym.wrappers.EmpiricalAnswer` works: over it
+    Either order with ``EmpiricalAnswer`` works: over it
     (``RecordEpisodeRegret(EmpiricalAnswer(env))``, actions are arms) the answer scored is the one
     ``EmpiricalAnswer`` submitted. On a pure-exploration env a ``TimeLimit`` shorter than the episode is refused
     (a ValueError that says to pass ``budget``): the answer of a cut episode is never scored.
@@ -80,7 +80,7 @@ class RecordEpisodeRegret(gym.Wrapper, gym.utils.RecordConstructorArgs):
 
 
 class RecordEpisodeRegretVector(VectorWrapper):
-    """Vector twin of :class:`RecordEpisodeRegret` for the native vector envs.
+    """Vector twin of ``RecordEpisodeRegret`` for the native vector envs.
 
     ``info["bandit"]`` holds one array of N entries per metric (``answer``: ``(N, K)``) and ``info["_bandit"]``
     marks the copies whose episode ended at this step (Gymnasium's vector info convention); ``info_key`` renames
@@ -88,7 +88,7 @@ class RecordEpisodeRegretVector(VectorWrapper):
     (``AutoresetMode.NEXT_STEP``) start a fresh record. With ``autoreset_mode="SameStep"`` (the env resets the
     copies within the step that ends them, what stable-baselines3 needs) the answers are scored on the ended
     episodes' instance, which the env keeps before the reset, and their last observations
-    (``info["final_obs"]``). Either order with :class:`~bandit_gym.wrappers.EmpiricalAnswerVector` works.
+    (``info["final_obs"]``). Either order with ``EmpiricalAnswerVector`` works.
     """
 
     def __init__(self, env: VectorEnv, info_key: str = KEY) -> None:

@@ -1,5 +1,5 @@
 """Bayesian agents of best-arm identification with correlated arms (hoffman2014): BayesGap and the Bayesian
-baselines of its experiments, all on one Gaussian posterior over the arms (:mod:`._posterior`)."""
+baselines of its experiments, all on one Gaussian posterior over the arms (``._posterior``)."""
 
 from bandit_gym.agents.bayesian.bayes_ucb import BayesUCB
 from bandit_gym.agents.bayesian.bayesgap import BayesGap

@@ -30,7 +30,7 @@ class BayesianAgent(Agent):
 
     Every step updates the posterior of each copy with the previous step's observation (``last_arm``,
     ``last_value``) by one rank-one step, or rebuilds it from ``counts`` and ``sums`` after a batched allocation;
-    then :meth:`choose` picks the arm from the posterior and :meth:`recommend` the answer.
+    then ``choose`` picks the arm from the posterior and ``recommend`` the answer.
 
     Readings shared by the subclasses, where the papers are silent:
 
@@ -134,7 +134,7 @@ class BayesianAgent(Agent):
 
 
 class ImprovementAgent(BayesianAgent):
-    """Base of EI and PI: improvement over the incumbent ``mu+`` (:meth:`BayesianAgent.incumbent_value`) by a
+    """Base of EI and PI: improvement over the incumbent ``mu+`` (``BayesianAgent.incumbent_value``) by a
     margin ``xi`` (None: the subclass's ``default_xi``)."""
 
     default_xi: ClassVar[float] = 0.0

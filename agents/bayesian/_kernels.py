@@ -14,7 +14,7 @@ import numpy as np
 @numba.njit(cache=True, error_model="numpy")
 def update_covariance(cov: np.ndarray, mean: np.ndarray, var: np.ndarray, rows: np.ndarray, arms: np.ndarray,
                       values: np.ndarray, noise: np.ndarray) -> None:
-    """Copy ``rows[j]`` observed ``values[j]`` at arm ``arms[j]`` with noise variance ``noise[j]``::
+    """Copy ``rows[j]`` observed ``values[j]`` at arm ``arms[j]`` with noise variance ``noise[j]``:
 
         s = C[a, a] + noise,   m <- m + C[:, a] (y - m[a]) / s,   C <- C - C[:, a] C[a, :] / s
 
@@ -39,7 +39,7 @@ def update_covariance(cov: np.ndarray, mean: np.ndarray, var: np.ndarray, rows: 
 @numba.njit(cache=True, error_model="numpy")
 def update_factor(factor: np.ndarray, mean: np.ndarray, var: np.ndarray, rows: np.ndarray, arms: np.ndarray,
                   values: np.ndarray, noise: np.ndarray) -> None:
-    """The same update on a square-root factor ``C = F F^T`` (F of shape (K, r)), Potter's form::
+    """The same update on a square-root factor ``C = F F^T`` (F of shape (K, r)), Potter's form:
 
         f = F[a, :],  c = F f (= C[:, a]),  s = c[a] + noise,  F <- F - beta c f^T,
         beta = (1 - sqrt(noise / s)) / c[a]

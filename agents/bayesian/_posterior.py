@@ -2,7 +2,7 @@
 
 Prior ``mu ~ N(m0, eta^2 G)`` (m0 = 0 in the paper; ``prior_mean``, ours) for a positive semi-definite kernel
 matrix G; an observation ``y ~ N(mu_a, sigma^2)`` of arm a updates the mean m and the covariance C of every copy
-by one rank-one step::
+by one rank-one step:
 
     s = C[a, a] + sigma^2,    m <- m + C[:, a] (y - m[a]) / s,    C <- C - C[:, a] C[a, :] / s
 

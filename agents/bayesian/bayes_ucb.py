@@ -20,7 +20,7 @@ class BayesUCB(BayesianAgent):
 
     ``a_t = argmax_k mu_k + s_k Phi^-1(1 - 1 / ((t + 1) (log T)^c))``, the quantile of the Gaussian marginal
     posterior. ``c = 0`` (default, Kaufmann et al.'s practical choice; their theory needs c >= 5) makes it
-    anytime; ``c > 0`` reads T. Recommendation: see :class:`BayesianAgent` (default: the largest posterior mean).
+    anytime; ``c > 0`` reads T. Recommendation: see ``BayesianAgent`` (default: the largest posterior mean).
 
     Readings where the papers are silent:
 
@@ -31,7 +31,7 @@ class BayesUCB(BayesianAgent):
     - the value of c hoffman2014 used is not stated; we default to 0.
 
     Examples:
-        One seeded episode (correlated arms) and the record of :class:`~bandit_gym.wrappers.RecordEpisodeRegret`
+        One seeded episode (correlated arms) and the record of ``RecordEpisodeRegret``
         that ``play_episode`` returns:
 
         >>> import gymnasium as gym

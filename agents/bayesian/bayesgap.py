@@ -11,7 +11,7 @@ from bandit_gym.agents.base import Obs
 from bandit_gym.agents.bayesian._base import BayesianAgent
 
 #: the floor of a hardness term H_k when epsilon = 0 and the estimated gap is <= 0 (a guard of ours, see
-#: :func:`exploration`)
+#: ``exploration``)
 H_FLOOR = 1e-12
 
 
@@ -26,7 +26,7 @@ def others_max(values: np.ndarray) -> np.ndarray:
 
 def exploration(mean: np.ndarray, std: np.ndarray, epsilon: np.ndarray, budget: np.ndarray, kappa: float,
                 sigma: float, eta: float) -> np.ndarray:
-    """beta per copy (N,) from the adaptive estimate of H_epsilon (hoffman2014 eq. 9 and §5's end)::
+    """beta per copy (N,) from the adaptive estimate of H_epsilon (hoffman2014 eq. 9 and §5's end):
 
         Delta_k = max_{j != k} (mu_j + 3 s_j) - (mu_k - 3 s_k),   H_k = max((Delta_k + eps) / 2, eps),
         H = sum_k H_k^-2,   beta^2 = (max(T - K, 0) / sigma^2 + kappa / eta^2) / (4 H)
@@ -48,7 +48,7 @@ class BayesGap(BayesianAgent):
 
     Paper: hoffman2014 §5, Algorithm 1, eq. 6-9.
 
-    At round t, from the posterior after t - 1 observations (``mu_k``, ``s_k``) and beta (below)::
+    At round t, from the posterior after t - 1 observations (``mu_k``, ``s_k``) and beta (below):
 
         U_k = mu_k + beta s_k,   L_k = mu_k - beta s_k,   B_k = max_{i != k} U_i - L_k          (eq. 6)
         J(t) = argmin_k B_k,     j(t) = argmax_{k != J(t)} U_k,
@@ -56,11 +56,11 @@ class BayesGap(BayesianAgent):
 
     recording ``(J(t), B_J(t))``; the recommendation is ``Omega_T = J(argmin_{t <= T} B_J(t))`` (eq. 8): the
     answer submitted at every step is the record of smallest B so far. beta is recomputed every round from the
-    adaptive estimate of H_epsilon (:func:`exploration`, eq. 9 and the end of §5) with ``kappa = sum_k 1 / G_kk``,
+    adaptive estimate of H_epsilon (``exploration``, eq. 9 and the end of §5) with ``kappa = sum_k 1 / G_kk``,
     T the budget read from the first observation and epsilon from the observation. No initialisation pulls (the
     paper: correlation makes them unnecessary in practice), so T < K is allowed.
 
-    Parameters: the model ``kernel``, ``eta``, ``sigma`` (see :class:`BayesianAgent`); ``beta_scale`` (ours, not
+    Parameters: the model ``kernel``, ``eta``, ``sigma`` (see ``BayesianAgent``); ``beta_scale`` (ours, not
     the paper's; default 1, the paper's beta) multiplies beta. Horizon-aware (beta reads T). Deviations: none.
 
     Readings where the paper is silent or inconsistent:
@@ -76,13 +76,13 @@ class BayesGap(BayesianAgent):
       the prior. The answer before round 1 is the arm of largest prior mean (ties: the tie rule).
     - ``kappa = sum_k ||x_k||^-2 = sum_k 1 / G_kk`` runs over the arms with ``G_kk > 0`` (an arm of zero prior
       variance would give 1/0).
-    - numerical guards of :func:`exploration` (not in the paper): a non-positive hardness term when
+    - numerical guards of ``exploration`` (not in the paper): a non-positive hardness term when
       epsilon = 0, ``T - K < 0`` when T < K, and a non-positive ``beta^2``.
     - the recorded rounds are t = 1..T (eq. 8's ``t <= T``); the posterior after the T-th observation is not
       recorded.
 
     Examples:
-        One seeded episode (correlated arms) and the record of :class:`~bandit_gym.wrappers.RecordEpisodeRegret`
+        One seeded episode (correlated arms) and the record of ``RecordEpisodeRegret``
         that ``play_episode`` returns:
 
         >>> import gymnasium as gym

@@ -17,7 +17,7 @@ class EI(ImprovementAgent):
     Paper: Mockus 1982, Jones 2001; a baseline of hoffman2014 §6.
 
     ``a_t = argmax_k (mu_k - mu+ - xi) Phi(z_k) + s_k phi(z_k)``, ``z_k = (mu_k - mu+ - xi) / s_k``.
-    Recommendation: see :class:`BayesianAgent`. Anytime.
+    Recommendation: see ``BayesianAgent``. Anytime.
 
     Readings where the papers are silent:
 
@@ -29,7 +29,7 @@ class EI(ImprovementAgent):
     - ties: the agent's tie rule.
 
     Examples:
-        One seeded episode (correlated arms) and the record of :class:`~bandit_gym.wrappers.RecordEpisodeRegret`
+        One seeded episode (correlated arms) and the record of ``RecordEpisodeRegret``
         that ``play_episode`` returns:
 
         >>> import gymnasium as gym

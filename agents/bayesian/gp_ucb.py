@@ -17,7 +17,7 @@ class GPUCB(BayesianAgent):
     Paper: Srinivas et al., ICML 2010, Theorem 1 (finite domain); a baseline of hoffman2014 §6.
 
     ``beta_t = scale * 2 log(K t^2 pi^2 / (6 delta))`` at round t (1-based). Recommendation: see
-    :class:`BayesianAgent`. Anytime.
+    ``BayesianAgent``. Anytime.
 
     Readings where the papers are silent:
 
@@ -27,7 +27,7 @@ class GPUCB(BayesianAgent):
     - log: natural. Ties: the agent's tie rule.
 
     Examples:
-        One seeded episode (correlated arms) and the record of :class:`~bandit_gym.wrappers.RecordEpisodeRegret`
+        One seeded episode (correlated arms) and the record of ``RecordEpisodeRegret``
         that ``play_episode`` returns:
 
         >>> import gymnasium as gym

@@ -16,18 +16,18 @@ class PI(ImprovementAgent):
 
     Paper: Kushner 1964, Mockus 1982; a baseline of hoffman2014 §6.
 
-    ``a_t = argmax_k Phi((mu_k - mu+ - xi) / s_k)``. Recommendation: see :class:`BayesianAgent`. Anytime.
+    ``a_t = argmax_k Phi((mu_k - mu+ - xi) / s_k)``. Recommendation: see ``BayesianAgent``. Anytime.
 
     Readings where the papers are silent:
 
-    - the incumbent ``mu+``: as :class:`EI` (the largest posterior mean among the pulled arms; all arms before
+    - the incumbent ``mu+``: as ``EI`` (the largest posterior mean among the pulled arms; all arms before
       the first pull).
     - ``xi``: hoffman2014 does not state it; default 0.05 (pybo's default), in the rewards' units.
     - ``s_k``: the posterior standard deviation of the mean mu_k; an arm with ``s_k = 0`` has probability 0.
     - ties: the agent's tie rule (many arms can tie at probability 0 or 1 in floating point).
 
     Examples:
-        One seeded episode (correlated arms) and the record of :class:`~bandit_gym.wrappers.RecordEpisodeRegret`
+        One seeded episode (correlated arms) and the record of ``RecordEpisodeRegret``
         that ``play_episode`` returns:
 
         >>> import gymnasium as gym

@@ -22,12 +22,12 @@ class ThompsonSampling(BayesianAgent):
     Readings where the papers are silent:
 
     - recommendation: hoffman2014 does not say how Thompson sampling recommends; the largest posterior mean
-      (``"latent"``, default) or the largest among the pulled arms (``"incumbent"``), see :class:`BayesianAgent`.
+      (``"latent"``, default) or the largest among the pulled arms (``"incumbent"``), see ``BayesianAgent``.
     - ties in the argmax of the sample (possible only between arms with identical posteriors): the agent's tie
       rule.
 
     Examples:
-        One seeded episode (correlated arms) and the record of :class:`~bandit_gym.wrappers.RecordEpisodeRegret`
+        One seeded episode (correlated arms) and the record of ``RecordEpisodeRegret``
         that ``play_episode`` returns:
 
         >>> import gymnasium as gym

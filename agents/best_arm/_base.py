@@ -24,9 +24,9 @@ class BestArmAgent(Agent):
     answer will be scored; rules whose answer is a function of the statistics alone may skip it otherwise (the
     per-step driver always passes True).
 
-    The rule is written in the agent's own file and compiled on the first ``act`` (:meth:`rule`); the drivers of
-    :mod:`bandit_gym.agents.best_arm._kernels` run it over the batch in one compiled pass (:meth:`act`) and play
-    whole episodes with it (:meth:`compiled_rollout`), so the two agree bit for bit."""
+    The rule is written in the agent's own file and compiled on the first ``act`` (``rule``); the drivers of
+    ``bandit_gym.agents.best_arm._kernels`` run it over the batch in one compiled pass (``act``) and play
+    whole episodes with it (``compiled_rollout``), so the two agree bit for bit."""
 
     families: ClassVar[tuple[str, ...]] = ("best_arm",)
     #: per-copy constants of the rule

@@ -1,6 +1,6 @@
 """The drivers of the best-arm agents' compiled rules (numba): one pass over the copies per ``act``, and whole
-episodes. Each rule is written in its agent's file (:class:`~bandit_gym.agents.best_arm._base.BestArmAgent`
-describes its arguments); :func:`decide_step` compiles a rule into one ``act`` over a batch, :func:`decide_rollout`
+episodes. Each rule is written in its agent's file (``BestArmAgent``
+describes its arguments); ``decide_step`` compiles a rule into one ``act`` over a batch, ``decide_rollout``
 into whole episodes on the Bernoulli best-arm env with common random numbers. Both call the same rule, so they
 agree bit for bit.
 

@@ -22,7 +22,7 @@ MEANS, BETAS, SCRATCH = range(3)
 
 @functools.cache
 def lucb_rule() -> Any:
-    """LUCB1's step, compiled on first use (the rule of :class:`BestArmAgent`)."""
+    """LUCB1's step, compiled on first use (the rule of ``BestArmAgent``)."""
     from bandit_gym.agents.ranking import empirical_means, jit, pulled_first, top_m
 
     @jit
@@ -91,7 +91,7 @@ class LUCB(BestArmAgent):
 
     Examples:
         One seeded episode (Audibert et al.'s problem 1) and the record of
-        :class:`~bandit_gym.wrappers.RecordEpisodeRegret` that ``play_episode`` returns:
+        ``RecordEpisodeRegret`` that ``play_episode`` returns:
 
         >>> import gymnasium as gym
         >>> from bandit_gym.agents import LUCB

@@ -14,8 +14,8 @@ class SAR(SuccessiveRejects):
     Paper: S. Bubeck, T. Wang, N. Viswanathan, Multiple Identifications in Multi-Armed Bandits, ICML 2013.
     Not one of the five papers; the fixed-budget baseline for m > 1 next to UGapEb.
 
-    Phase lengths as :class:`SuccessiveRejects`. At the end of phase k, with the active arms sorted by empirical
-    mean ``sigma_1 >= ... `` and ``l`` arms still to accept::
+    Phase lengths as ``SuccessiveRejects``. At the end of phase k, with the active arms sorted by empirical
+    mean ``sigma_1 >= ... `` and ``l`` arms still to accept:
 
         Delta_hat_r = mu_hat_{sigma_r} - mu_hat_{sigma_(l+1)}  (r <= l),  mu_hat_{sigma_l} - mu_hat_{sigma_r}  (r > l)
 
@@ -34,14 +34,14 @@ class SAR(SuccessiveRejects):
     - answer before the end: the accepted arms that were pulled, then the best of the other candidates (the
       active arms, and accepted arms never pulled) up to m, by empirical mean with an arm never pulled ranking
       last (ties: the smallest index).
-    - pull order within a phase, leftover budget: as :class:`SuccessiveRejects`.
+    - pull order within a phase, leftover budget: as ``SuccessiveRejects``.
     - n <= K: every phase has length 0, so all removals happen before any pull, on empirical means of 0: arms
       0..m-1 (0-based) are accepted (a tie between the top and the bottom goes to the top), arms K-1 down to
       m+1 are rejected, and arm m, left alone, takes the budget; the answer is then arm m and arms 0..m-2.
 
     Examples:
         One seeded episode (Audibert et al.'s problem 1) and the record of
-        :class:`~bandit_gym.wrappers.RecordEpisodeRegret` that ``play_episode`` returns:
+        ``RecordEpisodeRegret`` that ``play_episode`` returns:
 
         >>> import gymnasium as gym
         >>> from bandit_gym.agents import SAR
@@ -54,7 +54,7 @@ class SAR(SuccessiveRejects):
 
     @classmethod
     def rule(cls) -> Any:
-        """SR's step with SAR's removal (:func:`~bandit_gym.agents.ranking.accept_or_reject`)."""
+        """SR's step with SAR's removal (``accept_or_reject``)."""
         return successive_rule(True)
 
     def check_m(self, m: int) -> None:

@@ -12,7 +12,7 @@ from bandit_gym.agents.base import Obs
 from bandit_gym.agents.best_arm._base import BestArmAgent
 from bandit_gym.families import Family
 
-#: per-copy state: the phase (1..K-1; K once one arm is left), then three blocks of K floats (:func:`block`)
+#: per-copy state: the phase (1..K-1; K once one arm is left), then three blocks of K floats (``block``)
 PHASE = 0
 #: the blocks: the bits of the arms still in play; the phase lengths n_1..n_{K-1}, then n; the accepted bits (SAR)
 ALIVE, SCHEDULE, ACCEPTED = range(3)
@@ -27,7 +27,7 @@ def block(state: np.ndarray, which: int, k: int) -> np.ndarray:
 
 @functools.cache
 def successive_rule(accepts: bool) -> Any:
-    """The step of SR (``accepts`` False) or of SAR, compiled on first use (the rule of :class:`BestArmAgent`).
+    """The step of SR (``accepts`` False) or of SAR, compiled on first use (the rule of ``BestArmAgent``).
 
     The phases end on the empirical means (0 for an arm never pulled: with n <= K every phase has length 0 and
     they all end before the first pull). The pull: the surviving arm with the fewest pulls. The answer: the
@@ -42,7 +42,7 @@ def successive_rule(accepts: bool) -> Any:
     def end_phases(counts: np.ndarray, m: int, state: np.ndarray, mean: np.ndarray, work: np.ndarray) -> None:
         """End every phase whose surviving arms all reached its length (phases of length 0 end together):
         SR rejects the surviving arm of smallest mean (ties: the smallest index), SAR removes by
-        :func:`~bandit_gym.agents.ranking.accept_or_reject`."""
+        ``accept_or_reject``."""
         k = counts.shape[0]
         alive, schedule, accepted = part(state, ALIVE, k), part(state, SCHEDULE, k), part(state, ACCEPTED, k)
         for _ in range(k - 1):
@@ -128,7 +128,7 @@ class SuccessiveRejects(BestArmAgent):
 
     Examples:
         One seeded episode (Audibert et al.'s problem 1) and the record of
-        :class:`~bandit_gym.wrappers.RecordEpisodeRegret` that ``play_episode`` returns:
+        ``RecordEpisodeRegret`` that ``play_episode`` returns:
 
         >>> import gymnasium as gym
         >>> from bandit_gym.agents import SuccessiveRejects

@@ -16,7 +16,7 @@ from bandit_gym.agents.best_arm._base import BestArmAgent
 A = 0
 #: per-copy state: the pulls made at the last call plus 2 (0: no call yet), the arm it chose, that arm's count
 #: then, the arm whose answer bit is set (-1: none, the bits are rewritten in full), 1.0 if the mean tree is
-#: current; then the tournament tree of the indices and that of the means (:func:`tree_size` floats each)
+#: current; then the tournament tree of the indices and that of the means (``tree_size`` floats each)
 LAST_CALL, LAST_ARM, LAST_COUNT, ANSWER_ARM, MEANS_CURRENT, TREES = range(6)
 #: the scratch rows: the means and the indices
 MEANS, INDICES = 0, 1
@@ -29,7 +29,7 @@ def tree_size(k: int) -> int:
 
 @functools.cache
 def ucbe_rule() -> Any:
-    """UCB-E's step, compiled on first use (the rule of :class:`BestArmAgent`)."""
+    """UCB-E's step, compiled on first use (the rule of ``BestArmAgent``)."""
     from bandit_gym.agents.ranking import answer_means, jit, max_tree_build, max_tree_update, top_m_pulled
 
     @jit
@@ -93,7 +93,7 @@ class UCBEBestArm(BestArmAgent):
     """UCB-E, the highly exploring UCB of best arm identification.
 
     Paper: Audibert, Bubeck, Munos, COLT 2010; named ``UCBE(a)`` in gabillon2012 and a baseline of hoffman2014
-    (the thresholding variant of tao2019 is :class:`bandit_gym.agents.UCBE`).
+    (the thresholding variant of tao2019 is ``bandit_gym.agents.UCBE``).
 
     Rule: ``I_t = argmax_i mu_hat_i + sqrt(a / T_i)``, ``+inf`` for an arm never pulled (so each arm is pulled
     once first). Output: the m arms of largest empirical mean (``argmax_i mu_hat_i`` for m = 1).
@@ -120,7 +120,7 @@ class UCBEBestArm(BestArmAgent):
 
     Examples:
         One seeded episode (Audibert et al.'s problem 1) and the record of
-        :class:`~bandit_gym.wrappers.RecordEpisodeRegret` that ``play_episode`` returns:
+        ``RecordEpisodeRegret`` that ``play_episode`` returns:
 
         >>> import gymnasium as gym
         >>> from bandit_gym.agents import UCBEBestArm

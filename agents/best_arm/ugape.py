@@ -16,7 +16,7 @@ MEAN, BETA, UPPER, LOWER, INDEX, CHOSEN = range(6)
 @functools.cache
 def compiled() -> SimpleNamespace:
     """SELECT-ARM and the widths, compiled on first use: ``gap_select(m, work) -> (B_J, I)``,
-    ``gap_widths(counts, sums, x, b, work)`` and ``select_arm_rows`` (behind :func:`select_arm`)."""
+    ``gap_widths(counts, sums, x, b, work)`` and ``select_arm_rows`` (behind ``select_arm``)."""
     import numba
 
     from bandit_gym.agents.best_arm._kernels import WORK_ROWS
@@ -24,7 +24,7 @@ def compiled() -> SimpleNamespace:
 
     @jit
     def gap_select(m: int, work: np.ndarray) -> tuple[float, int]:
-        """SELECT-ARM(t) (see :func:`select_arm`) from ``work[MEAN]`` and ``work[BETA]``; fills U, L, B and the
+        """SELECT-ARM(t) (see ``select_arm``) from ``work[MEAN]`` and ``work[BETA]``; fills U, L, B and the
         bits of J into the rows ``UPPER, LOWER, INDEX, CHOSEN``. Returns ``(B_J, I)``."""
         mean, beta, upper, lower = work[MEAN], work[BETA], work[UPPER], work[LOWER]
         index, chosen = work[INDEX], work[CHOSEN]
@@ -73,7 +73,7 @@ def compiled() -> SimpleNamespace:
     @numba.njit
     def select_arm_rows(means: np.ndarray, beta: np.ndarray, m: int, bits: np.ndarray, set_index: np.ndarray,
                         pull: np.ndarray) -> None:
-        """:func:`gap_select` on given means and widths, row by row."""
+        """``gap_select`` on given means and widths, row by row."""
         work = np.zeros((WORK_ROWS, means.shape[1]))
         for n in range(means.shape[0]):
             work[MEAN], work[BETA] = means[n], beta[n]
@@ -85,7 +85,7 @@ def compiled() -> SimpleNamespace:
 
 
 def select_arm(means: np.ndarray, beta: np.ndarray, m: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """SELECT-ARM(t) from given empirical means and widths ``(N, K)``, for every row::
+    """SELECT-ARM(t) from given empirical means and widths ``(N, K)``, for every row:
 
         U_k = mu_hat_k + beta_k,   L_k = mu_hat_k - beta_k,   B_k = max^m_{i != k} U_i - L_k
         J = the m arms of smallest B (ties: smallest index),   B_J = max_{k in J} B_k

@@ -23,7 +23,7 @@ SMALLEST_B = 0
 
 @functools.cache
 def ugapeb_rule() -> Any:
-    """UGapEb's step, compiled on first use (the rule of :class:`BestArmAgent`)."""
+    """UGapEb's step, compiled on first use (the rule of ``BestArmAgent``)."""
     from bandit_gym.agents.best_arm.ugape import compiled
     from bandit_gym.agents.ranking import jit, top_m_pulled
 
@@ -55,7 +55,7 @@ class UGapEb(BestArmAgent):
 
     Paper: gabillon2012, Fig. 1 (left), Fig. 2, eq. 3-4, Theorem 1.
 
-    Pull each arm once, then at every round SELECT-ARM (see :func:`~bandit_gym.agents.best_arm.ugape.select_arm`)
+    Pull each arm once, then at every round SELECT-ARM (see ``select_arm``)
     with ``beta_k = b sqrt(a / T_k)``, recording ``J(t)`` and its set index ``B_J(t)``. The recommendation is
     ``Omega(n) = J(t*)``, ``t* = argmin_t B_J(t)``: the submitted answer at every step is the recorded set of
     smallest index so far.
@@ -80,7 +80,7 @@ class UGapEb(BestArmAgent):
     - the range of t in ``t*``: the paper writes ``t in {1, ..., n}``, but B is defined only once every arm has
       been pulled; we record the sets of t = K+1..n+1, the last one computed after the n-th observation (the
       proof allows t <= n+1). Ties in ``t*``: the earliest round.
-    - tie rules of SELECT-ARM: see :func:`~bandit_gym.agents.best_arm.ugape.select_arm` (J: smallest index;
+    - tie rules of SELECT-ARM: see ``select_arm`` (J: smallest index;
       u_t, l_t: the largest beta, as the paper says, then the smallest index; I(t): l_t when the widths are
       equal). The tie rule is fixed (no random option).
     - initialisation: each arm once, in index order.
@@ -91,7 +91,7 @@ class UGapEb(BestArmAgent):
 
     Examples:
         One seeded episode (Audibert et al.'s problem 1) and the record of
-        :class:`~bandit_gym.wrappers.RecordEpisodeRegret` that ``play_episode`` returns:
+        ``RecordEpisodeRegret`` that ``play_episode`` returns:
 
         >>> import gymnasium as gym
         >>> from bandit_gym.agents import UGapEb

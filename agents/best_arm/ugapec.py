@@ -19,7 +19,7 @@ DELTA, C, B = range(3)
 
 @functools.cache
 def ugapec_rule() -> Any:
-    """UGapEc's step, compiled on first use (the rule of :class:`BestArmAgent`)."""
+    """UGapEc's step, compiled on first use (the rule of ``BestArmAgent``)."""
     from bandit_gym.agents.best_arm.ugape import compiled
     from bandit_gym.agents.ranking import jit, top_m_pulled
 
@@ -64,7 +64,7 @@ class UGapEc(BestArmAgent):
     - the budget: the paper's loop has no cap; on a fixed-confidence env the env's budget is a safety cap, and
       reaching it truncates the episode with the current ``J(t)`` as the answer (ours).
     - log: no base given; natural log.
-    - tie rules of SELECT-ARM: see :func:`~bandit_gym.agents.best_arm.ugape.select_arm` (J: smallest index;
+    - tie rules of SELECT-ARM: see ``select_arm`` (J: smallest index;
       u_t, l_t: the largest beta, as the paper says, then the smallest index; I(t): l_t when the widths are
       equal). The tie rule is fixed (no random option).
     - initialisation: each arm once, in index order, with no stopping test; the answer submitted during it is
@@ -72,7 +72,7 @@ class UGapEc(BestArmAgent):
 
     Examples:
         One seeded episode (Audibert et al.'s problem 1) and the record of
-        :class:`~bandit_gym.wrappers.RecordEpisodeRegret` that ``play_episode`` returns:
+        ``RecordEpisodeRegret`` that ``play_episode`` returns:
 
         >>> import gymnasium as gym
         >>> from bandit_gym.agents import UGapEc

@@ -16,8 +16,8 @@ class MultiArmedAgent(Agent):
 
     Keeps ``count`` (N_i) and ``mean`` (mu_hat_i), float64 ``(N, K)``, in step with the observation: whole rows
     at an episode's start (or when the agent first sees a copy mid-episode), then only the arm each copy pulled
-    at the previous round. :meth:`pulls` is the number of pulls made so far in each copy. Subclasses implement
-    :meth:`select` and may extend :meth:`refresh` (called after the update of the arms that changed)."""
+    at the previous round. ``pulls`` is the number of pulls made so far in each copy. Subclasses implement
+    ``select`` and may extend ``refresh`` (called after the update of the arms that changed)."""
 
     families: ClassVar[tuple[str, ...]] = ("multi_armed",)
     #: the agents of this family never read the horizon T

@@ -18,7 +18,7 @@ class EpsilonGreedy(MultiArmedAgent):
     Learning 47, 2002, Figure 3 (epsilon_n-greedy) and Theorem 3; the fixed-epsilon rule is the textbook one
     (Sutton and Barto, Reinforcement Learning, §2.2).
 
-    Rule at round t (1-based; t - 1 pulls made)::
+    Rule at round t (1-based; t - 1 pulls made):
 
         eps_t = epsilon                              (epsilon given: fixed; linear regret ~ epsilon t mean(Delta))
         eps_t = min(1, c K / (d^2 t))                (epsilon=None, the default: Auer et al.'s schedule)
@@ -35,7 +35,7 @@ class EpsilonGreedy(MultiArmedAgent):
     rule leaves unpulled arms undefined).
 
     Examples:
-        One seeded episode (10 Bernoulli arms) and the record of :class:`~bandit_gym.wrappers.RecordEpisodeRegret`
+        One seeded episode (10 Bernoulli arms) and the record of ``RecordEpisodeRegret``
         that ``play_episode`` returns:
 
         >>> import gymnasium as gym
@@ -65,7 +65,7 @@ class EpsilonGreedy(MultiArmedAgent):
             self.scores.set_arms(rows, arms, self.mean.reshape(-1)[self._offsets[rows] + arms])
 
     def exploration_rate(self, obs: Obs) -> np.ndarray:
-        """eps_t of every copy for the round about to be played (an observation seen by :meth:`act`, single or
+        """eps_t of every copy for the round about to be played (an observation seen by ``act``, single or
         batched)."""
         batch, _ = self._as_batch(obs)
         return self._rate(batch)

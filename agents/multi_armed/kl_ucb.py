@@ -45,7 +45,7 @@ class KLUCB(MultiArmedAgent):
     Algorithm 1 and Theorem 1 (Bernoulli / bounded rewards); Gaussian arms as in their §2 (exponential
     families).
 
-    Rule at round t (1-based; t - 1 pulls made), with N_i(t) pulls and empirical mean mu_hat_i of arm i::
+    Rule at round t (1-based; t - 1 pulls made), with N_i(t) pulls and empirical mean mu_hat_i of arm i:
 
         I_t = argmax_i  max { q : N_i(t) d(mu_hat_i, q) <= ln t + c ln ln t },   (+inf for an arm never pulled)
 
@@ -53,7 +53,7 @@ class KLUCB(MultiArmedAgent):
     "bernoulli"``; rewards in [0, 1]) or the Gaussian one ``(p - q)^2 / (2 sigma^2)`` (``"gaussian"``), whose
     index has the closed form ``mu_hat_i + sigma sqrt(2 (ln t + c ln ln t) / N_i)``. The Bernoulli index is the
     root of a monotone equation, found by Newton's method on every arm of every copy at once
-    (:func:`kl_ucb_bernoulli`, ``NEWTON_STEPS`` steps; no loop over copies).
+    (``kl_ucb_bernoulli``, ``NEWTON_STEPS`` steps; no loop over copies).
 
     Theorem 1 (c = 3): ``E[N_i(n)] <= (1 + eps) ln n / d(mu_i, mu*) + O(ln ln n)``, hence
     ``lim sup E[R_n] / ln n <= sum_i Delta_i / d(mu_i, mu*)``, the Lai-Robbins constant for Bernoulli arms:
@@ -66,7 +66,7 @@ class KLUCB(MultiArmedAgent):
     arm has been pulled when K >= 2); ``sigma`` of Gaussian arms is a parameter (the env's, default 1).
 
     Examples:
-        One seeded episode (10 Bernoulli arms) and the record of :class:`~bandit_gym.wrappers.RecordEpisodeRegret`
+        One seeded episode (10 Bernoulli arms) and the record of ``RecordEpisodeRegret``
         that ``play_episode`` returns:
 
         >>> import gymnasium as gym

@@ -21,7 +21,7 @@ class Thompson(MultiArmedAgent):
     Thompson sampling, AISTATS 2013 (Algorithm 2, Gaussian priors). E. Kaufmann, N. Korda, R. Munos. Thompson
     sampling: an asymptotically optimal finite-time analysis. ALT 2012.
 
-    Rule, with S_i the sum of arm i's rewards and N_i its pulls::
+    Rule, with S_i the sum of arm i's rewards and N_i its pulls:
 
         Bernoulli:  theta_i ~ Beta(1 + S_i, 1 + N_i - S_i)             (uniform prior Beta(1, 1))
         Gaussian:   theta_i ~ N( S_i / (N_i + 1), sigma^2 / (N_i + 1) )  (prior N(0, sigma^2), known sigma)
@@ -44,7 +44,7 @@ class Thompson(MultiArmedAgent):
     ``MultiArmedBandit-v0`` Bernoulli arms give. Rewards outside [0, 1] are refused.
 
     Examples:
-        One seeded episode (10 Bernoulli arms) and the record of :class:`~bandit_gym.wrappers.RecordEpisodeRegret`
+        One seeded episode (10 Bernoulli arms) and the record of ``RecordEpisodeRegret``
         that ``play_episode`` returns:
 
         >>> import gymnasium as gym

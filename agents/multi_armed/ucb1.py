@@ -14,7 +14,7 @@ class UCB1(MultiArmedAgent):
     Paper: P. Auer, N. Cesa-Bianchi, P. Fischer. Finite-time analysis of the multiarmed bandit problem. Machine
     Learning 47, 2002, Figure 1 (UCB1) and Theorem 1.
 
-    Rule, with n the number of pulls made so far and T_i the pulls of arm i::
+    Rule, with n the number of pulls made so far and T_i the pulls of arm i:
 
         I_t = argmax_i  mu_hat_i + sqrt( 2 ln n / T_i ),     (+inf for an arm never pulled)
 
@@ -30,7 +30,7 @@ class UCB1(MultiArmedAgent):
     (``tie_break="random"``) or the smallest index (``tie_break="index"``). Deviations: none.
 
     Examples:
-        One seeded episode (10 Bernoulli arms) and the record of :class:`~bandit_gym.wrappers.RecordEpisodeRegret`
+        One seeded episode (10 Bernoulli arms) and the record of ``RecordEpisodeRegret``
         that ``play_episode`` returns:
 
         >>> import gymnasium as gym

@@ -12,7 +12,7 @@ class DKWUCB(LevelUCB):
 
     Paper: abernethy2016 §4, eq. 5-6, Theorem 2.
 
-    Rule, after observing ``c_t``::
+    Rule, after observing ``c_t``:
 
         I_t = argmax_i  F_hat_i(c_t) + V(N_i, delta),   F_hat_i(j) = #{pulls of i with X >= j} / N_i,
         V(N, delta) = sqrt( log(2 / delta) / (2 N) ),   V(0) = +inf
@@ -22,7 +22,7 @@ class DKWUCB(LevelUCB):
     ``delta = T^-2 / 2`` (Theorem 2), T read at the episode start; a fixed ``delta`` makes it anytime.
     Theorem 2: ``E[Regret_T] <= 8 sum_i log T / min_j Delta_i(j) + O(1)``, with no dependence on m.
     Deviations: none. On a censored env the counts are the Kaplan-Meier ones, where this width is not the
-    paper's (use :class:`OPTIM`). Cost O(K) per copy and step: the index depends on c_t.
+    paper's (use ``OPTIM``). Cost O(K) per copy and step: the index depends on c_t.
 
     Readings where the paper is silent or garbled:
 
@@ -38,7 +38,7 @@ class DKWUCB(LevelUCB):
     - the observation after the last round carries ``c = 0``; it is read as level 1 (the action is ignored).
 
     Examples:
-        One seeded episode (threshold bandit) and the record of :class:`~bandit_gym.wrappers.RecordEpisodeRegret`
+        One seeded episode (threshold bandit) and the record of ``RecordEpisodeRegret``
         that ``play_episode`` returns:
 
         >>> import gymnasium as gym

@@ -18,7 +18,7 @@ class KMUCB(Agent):
     Epochs of ``K m`` rounds; levels ``j = 1..m`` are resolved in increasing order. In a round with threshold
     ``c_t = j'``: if ``j' < j`` (level j' resolved) pull the arm kept for j'; otherwise pull arm
     ``count[j'] - 1`` (0-based), where ``count[j']`` counts the rounds at level j' in this epoch, so each arm is
-    pulled once per level per epoch. After epoch k, with the estimates ``F_hat(j) = D(j) / N(j)`` of all data::
+    pulled once per level per epoch. After epoch k, with the estimates ``F_hat(j) = D(j) / N(j)`` of all data:
 
         i_hat = argmax_i F_hat_i(j),   r_k = sqrt( 16 log(T k) / ((m - j + 1) k) ),
         if F_hat_{i_hat}(j) - F_hat_i(j) >= r_k for every i != i_hat:  keep i_hat for level j, j <- j + 1
@@ -47,7 +47,7 @@ class KMUCB(Agent):
     - the observation after the last round (``c = 0``) is read as level 1.
 
     Examples:
-        One seeded episode (threshold bandit) and the record of :class:`~bandit_gym.wrappers.RecordEpisodeRegret`
+        One seeded episode (threshold bandit) and the record of ``RecordEpisodeRegret``
         that ``play_episode`` returns:
 
         >>> import gymnasium as gym

@@ -13,7 +13,7 @@ class OPTIM(LevelUCB):
 
     Paper: abernethy2016 §5.1, eq. 8, Theorem 4.
 
-    Rule, after observing ``c_t``::
+    Rule, after observing ``c_t``:
 
         I_t = argmax_i  F_hat_i(c_t) + V(N_i(c_t), delta),   F_hat_i(j) = D_i(j) / N_i(j),
         D_i(j) = #{pulls of i with min(X, c) >= j},   N_i(j) = #{pulls of i with c >= j},
@@ -32,12 +32,12 @@ class OPTIM(LevelUCB):
     - the count inside V: DKWUCB's rule has N_i, the censored estimator has N_i(c_t); we use ``N_i(c_t)``. The
       two are equal under the non-increasing order, and only N_i(c_t) matches the estimator's variance on other
       orders.
-    - the min in Theorem 4: read over the levels where arm i is suboptimal, as for :class:`DKWUCB`.
-    - ties, log base, the last observation's ``c = 0``: as :class:`DKWUCB` (the agent's tie rule, unpulled arms
+    - the min in Theorem 4: read over the levels where arm i is suboptimal, as for ``DKWUCB``.
+    - ties, log base, the last observation's ``c = 0``: as ``DKWUCB`` (the agent's tie rule, unpulled arms
       first; natural log, ``log(2 / delta) = log(4 T^2)`` by default; level 1).
 
     Examples:
-        One seeded episode (threshold bandit) and the record of :class:`~bandit_gym.wrappers.RecordEpisodeRegret`
+        One seeded episode (threshold bandit) and the record of ``RecordEpisodeRegret``
         that ``play_episode`` returns:
 
         >>> import gymnasium as gym

@@ -17,7 +17,7 @@ class PerThresholdUCB(ConfidenceAgent):
     censored feedback and increasing thresholds the problem is m independent bandits. Not an algorithm of the
     paper; the natural baseline users expect.
 
-    Rule, after observing ``c_t = j``::
+    Rule, after observing ``c_t = j``:
 
         I_t = argmax_i  R_hat_i(j) + sqrt( log(2 / delta) / (2 N_i(j)) ),   +inf if N_i(j) = 0
 
@@ -39,7 +39,7 @@ class PerThresholdUCB(ConfidenceAgent):
     - log: natural. The observation after the last round (``c = 0``) is read as level 1.
 
     Examples:
-        One seeded episode (threshold bandit) and the record of :class:`~bandit_gym.wrappers.RecordEpisodeRegret`
+        One seeded episode (threshold bandit) and the record of ``RecordEpisodeRegret``
         that ``play_episode`` returns:
 
         >>> import gymnasium as gym

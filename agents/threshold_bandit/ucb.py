@@ -13,7 +13,7 @@ class UCB(ConfidenceAgent):
 
     Paper: abernethy2016 §2, eq. 1, Theorem 1 (UCB of the classical bandit, written with a deviation function).
 
-    Rule (Hoeffding deviation function)::
+    Rule (Hoeffding deviation function):
 
         I_t = argmax_i  mu_hat_i + V(N_i, delta),   V(N, delta) = sqrt( log(2 / delta) / (2 N) ),  V(0) = +inf
 
@@ -31,7 +31,7 @@ class UCB(ConfidenceAgent):
     - log: no base given; natural log.
 
     Examples:
-        One seeded episode (threshold bandit) and the record of :class:`~bandit_gym.wrappers.RecordEpisodeRegret`
+        One seeded episode (threshold bandit) and the record of ``RecordEpisodeRegret``
         that ``play_episode`` returns:
 
         >>> import gymnasium as gym

@@ -15,19 +15,19 @@ from bandit_gym.families import Family
 
 
 class IndexAgent(Agent):
-    """Base class. A subclass gives its index as :attr:`index`, a function of one arm's statistics (smaller is
-    pulled first) with the empirical answer, or a whole arm rule through :meth:`arm_rule` (Opt-KG)."""
+    """Base class. A subclass gives its index as ``index``, a function of one arm's statistics (smaller is
+    pulled first) with the empirical answer, or a whole arm rule through ``arm_rule`` (Opt-KG)."""
 
     families: ClassVar[tuple[str, ...]] = ("thresholding",)
     #: pull each arm once, in index order, before following the index (rounds 1..K)
     init_pulls: ClassVar[bool] = True
 
     #: ``index(count, sum, theta, param, per_copy) -> float``, plain Python on floats (``math``), compiled by the
-    #: kernels; ``param`` is :meth:`index_param`, ``per_copy`` the copy's entry of ``self.per_copy``
+    #: kernels; ``param`` is ``index_param``, ``per_copy`` the copy's entry of ``self.per_copy``
     index: ClassVar[Callable[..., float]]
 
     def index_param(self) -> float:
-        """The agent's constant passed to :attr:`index` as ``param``."""
+        """The agent's constant passed to ``index`` as ``param``."""
         return 0.0
 
     def arm_rule(self) -> tuple[Any, Any, float, float]:

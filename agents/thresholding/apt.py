@@ -13,7 +13,7 @@ class APT(IndexAgent):
 
     Paper: Locatelli, Gutzeit, Carpentier, ICML 2016; baseline of tao2019 §5.
 
-    Rule: pull each arm once, then::
+    Rule: pull each arm once, then:
 
         B_i(t) = sqrt(T_i(t-1)) * ( |theta_hat_i(t-1) - theta| + epsilon ),     i_t = argmin_i B_i(t)
 
@@ -34,7 +34,7 @@ class APT(IndexAgent):
 
     Examples:
         One seeded episode (thresholding bandit, tao2019 Setup 1) and the record of
-        :class:`~bandit_gym.wrappers.RecordEpisodeRegret` that ``play_episode`` returns:
+        ``RecordEpisodeRegret`` that ``play_episode`` returns:
 
         >>> import gymnasium as gym
         >>> from bandit_gym.agents import APT

@@ -15,7 +15,7 @@ class LSA(IndexAgent):
 
     Paper: tao2019, Algorithm 1.
 
-    Rule: pull each arm once (rounds 1..K), then::
+    Rule: pull each arm once (rounds 1..K), then:
 
         xi_i(t-1) = alpha * T_i(t-1) * Delta_hat_i(t-1)^2 + 0.5 * ln T_i(t-1),     i_t = argmin_i xi_i(t-1)
 
@@ -36,7 +36,7 @@ class LSA(IndexAgent):
 
     Examples:
         One seeded episode (thresholding bandit, tao2019 Setup 1) and the record of
-        :class:`~bandit_gym.wrappers.RecordEpisodeRegret` that ``play_episode`` returns:
+        ``RecordEpisodeRegret`` that ``play_episode`` returns:
 
         >>> import gymnasium as gym
         >>> from bandit_gym.agents import LSA
@@ -62,7 +62,7 @@ class LSA(IndexAgent):
     @staticmethod
     def index(count: float, total: float, theta: float, alpha: float, per_copy: float) -> float:
         """``xi = alpha * T_i * Delta_hat_i^2 + 0.5 * ln T_i`` (compiled by the step kernel); ``ln T_i`` read from
-        :data:`LOG_COUNTS` up to its size (the same numbers as ``math.log``, a fifth of its cost)."""
+        ``LOG_COUNTS`` up to its size (the same numbers as ``math.log``, a fifth of its cost)."""
         gap = abs(total / max(count, 1.0) - theta)
         log_count = LOG_COUNTS[int(count) - 1] if 1.0 <= count <= LOG_COUNTS.size else math.log(count)
         return alpha * count * (gap * gap) + 0.5 * log_count

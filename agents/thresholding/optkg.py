@@ -11,7 +11,7 @@ import numpy as np
 from bandit_gym import _validation as check
 from bandit_gym.agents.thresholding._index import IndexAgent
 
-#: the arm rule's per-arm state ``(s1, s2)`` (:class:`~bandit_gym.agents.thresholding._index.IndexAgent`):
+#: the arm rule's per-arm state ``(s1, s2)`` (``IndexAgent``):
 #: ``P = I(a, b)``, the posterior probability of being above theta, and ``LOGC = log c(a, b)``
 P, LOGC = range(2)
 
@@ -20,7 +20,7 @@ def log_optimistic_gain(a: float, b: float, p: float, logc: float) -> float:
     ``c(a, b) = theta^a (1 - theta)^b / B(a, b)`` gives the exact increments ``I(a+1, b) = I(a, b) + c / a`` and
     ``I(a, b+1) = I(a, b) - c / b``.
 
-    With ``delta1 = c / a``, ``delta2 = c / b`` and ``h(x) = max(x, 1 - x)``::
+    With ``delta1 = c / a``, ``delta2 = c / b`` and ``h(x) = max(x, 1 - x)``:
 
         R1 = h(I + delta1) - h(I),   R2 = h(I - delta2) - h(I),   R+ = max(R1, R2)
 
@@ -62,7 +62,7 @@ def double_version(name: str) -> str:
 
 @functools.cache
 def compiled() -> Any:
-    """The compiled pieces of Opt-KG: ``log_gain`` (:func:`log_optimistic_gain`), and the arm rule
+    """The compiled pieces of Opt-KG: ``log_gain`` (``log_optimistic_gain``), and the arm rule
     ``fresh``/``pulled`` of ``bandit_gym.agents._kernels``, with ``scipy.special``'s ``betaincc`` and ``betaln``
     called from compiled code through ``scipy.special.cython_special``."""
     import ctypes
@@ -113,15 +113,15 @@ class OptKG(IndexAgent):
 
     Paper: X. Chen, Q. Lin, D. Zhou, JMLR 16 (2015); baseline of tao2019 §5.
 
-    State: posterior ``Beta(a_i, b_i)`` with ``a_i = a0 + #ones``, ``b_i = b0 + #zeros``. Rule::
+    State: posterior ``Beta(a_i, b_i)`` with ``a_i = a0 + #ones``, ``b_i = b0 + #zeros``. Rule:
 
         i_t = argmax_i R+(a_i, b_i),   R+ = max( h(I(a+1, b)) - h(I(a, b)),  h(I(a, b+1)) - h(I(a, b)) )
 
     with ``I(a, b) = P(vartheta >= theta)`` under ``Beta(a, b)`` and ``h(x) = max(x, 1 - x)``; compared on
-    ``log R+`` (see :func:`log_optimistic_gain`) so that Setups 2-3 do not underflow into index-order ties.
+    ``log R+`` (see ``log_optimistic_gain``) so that Setups 2-3 do not underflow into index-order ties.
     Answer (Bayes decision): ``d_i = 1{I(a_i, b_i) >= 1/2}``; for theta = 1/2 that is ``a_i >= b_i``.
     ``I`` and ``log c`` of each arm are kept (``self.p``, ``self.logc``) and updated by exact O(1) recurrences
-    (see :func:`compiled`).
+    (see ``compiled``).
 
     Parameters: prior ``(a0, b0)``; tao2019 uses (1, 1) and (0.5, 0.5); default (1, 1), the uniform prior.
     Anytime. Bernoulli arms only (the observation's sums must count ones). Deviations: none.
@@ -145,7 +145,7 @@ class OptKG(IndexAgent):
 
     Examples:
         One seeded episode (thresholding bandit, tao2019 Setup 1) and the record of
-        :class:`~bandit_gym.wrappers.RecordEpisodeRegret` that ``play_episode`` returns:
+        ``RecordEpisodeRegret`` that ``play_episode`` returns:
 
         >>> import gymnasium as gym
         >>> from bandit_gym.agents import OptKG

@@ -17,7 +17,7 @@ class UCBE(IndexAgent):
 
     Paper: Audibert, Bubeck, Munos, COLT 2010, as adapted in Locatelli et al. 2016; baseline of tao2019 §5.
 
-    Rule: pull each arm once, then::
+    Rule: pull each arm once, then:
 
         i_t = argmin_i  Delta_hat_i(t-1) - sqrt( a / T_i(t-1) ),     a = 4^b (T - K) / H
 
@@ -38,12 +38,12 @@ class UCBE(IndexAgent):
       initial ones then).
     - ties in the argmin: no rule given; the agent's tie rule (random arm order per copy and episode by default,
       smallest index with ``tie_break="index"``).
-    - T < K, answer before the end: as :class:`~bandit_gym.agents.LSA` (unpulled arms answered ``1{0 >= theta}``;
+    - T < K, answer before the end: as ``LSA`` (unpulled arms answered ``1{0 >= theta}``;
       the empirical rule is submitted at every step and scored after the T-th pull).
 
     Examples:
         One seeded episode (thresholding bandit, tao2019 Setup 1) and the record of
-        :class:`~bandit_gym.wrappers.RecordEpisodeRegret` that ``play_episode`` returns:
+        ``RecordEpisodeRegret`` that ``play_episode`` returns:
 
         >>> import gymnasium as gym
         >>> from bandit_gym.agents import UCBE

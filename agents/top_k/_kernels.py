@@ -1,6 +1,6 @@
-"""CLUCB-PAC's whole-episode kernel :func:`clucb_rollout` (numba, compiled once and cached on disk: it takes
+"""CLUCB-PAC's whole-episode kernel ``clucb_rollout`` (numba, compiled once and cached on disk: it takes
 about 7 s to compile), and the decision it shares with CLUCB-PAC's rule (in
-:mod:`bandit_gym.agents.top_k.clucb_pac`). Imported on first use."""
+``bandit_gym.agents.top_k.clucb_pac``). Imported on first use."""
 
 from __future__ import annotations
 
@@ -40,7 +40,7 @@ def clucb_decide(k: int, m: int, epsilon: float, inside: Any, tilde_inside: Any,
 @numba.njit(nogil=True, error_model="numpy", cache=True)
 def clucb_rollout(means: np.ndarray, seeds: np.ndarray, m: int, epsilon: float, budget: int,
                   checkpoints: np.ndarray, answers: np.ndarray, pulls: np.ndarray, constants: np.ndarray) -> None:
-    """Whole CLUCB-PAC episodes (the rule of :mod:`bandit_gym.agents.top_k.clucb_pac`, same arguments and
+    """Whole CLUCB-PAC episodes (the rule of ``bandit_gym.agents.top_k.clucb_pac``, same arguments and
     numbers as its ``decide_rollout``), with the work per pull cut to two passes over the arms:
 
     - during the initial round (arm t at pull t) the answer ranks an arm never pulled last, as the rule's does;

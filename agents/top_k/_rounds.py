@@ -16,12 +16,12 @@ ACTIVE, ACCEPTED, REJECTED = 0, 1, 2
 
 class RoundAgent(Agent):
     """A phase-based agent: each copy owes every arm a number of pulls (``target - counts``); when a copy's
-    pulls are all made, :meth:`end_round` decides (accepts, rejects, sets the next targets or finishes).
+    pulls are all made, ``end_round`` decides (accepts, rejects, sets the next targets or finishes).
 
-    Pull by pull, :meth:`act` pulls the arm owed the most (ties: the smallest index), which is round robin over
-    the arms of a round; :meth:`batch_pulls` returns all the pulls owed at once (cut, in the same order, by the
+    Pull by pull, ``act`` pulls the arm owed the most (ties: the smallest index), which is round robin over
+    the arms of a round; ``batch_pulls`` returns all the pulls owed at once (cut, in the same order, by the
     budget left). The decisions read only counts and sums, so both paths make the same pulls. A finished copy
-    stops (action K); the answer is :meth:`answer`."""
+    stops (action K); the answer is ``answer``."""
 
     families: ClassVar[tuple[str, ...]] = ("top_k",)
     batched = True
@@ -75,14 +75,14 @@ class RoundAgent(Agent):
 def answer_means(obs: Obs) -> np.ndarray:
     """The values an answer ranks arms by: the empirical means ``sums / counts`` (in the observation's float32),
     -inf for an arm never pulled, which therefore ranks below every pulled arm (among such arms the smaller
-    index first, see :func:`top_of`), whatever the sign of the pulled arms' means."""
+    index first, see ``top_of``), whatever the sign of the pulled arms' means."""
     counts = obs["counts"]
     return np.where(counts > 0, obs["sums"] / np.maximum(counts, 1.0), -np.inf)
 
 
 def top_of(values: np.ndarray, eligible: np.ndarray, count: np.ndarray) -> np.ndarray:
     """Bits of the ``count[n]`` largest ``values[n]`` among ``eligible[n]`` (ties: the smaller index first). An
-    eligible arm of value -inf (one never pulled, in :func:`answer_means`) ranks below every finite value, and
+    eligible arm of value -inf (one never pulled, in ``answer_means``) ranks below every finite value, and
     still before every arm that is not eligible."""
     order = np.lexsort((np.where(eligible, -values, 0.0), ~eligible), axis=1)  # eligible first, then by value
     rank = np.empty_like(order)

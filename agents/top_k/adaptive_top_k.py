@@ -128,7 +128,7 @@ class AdaptiveTopK(RoundAgent):
     theta~ of S.
 
     Examples:
-        One seeded episode (top 10 of 100 arms) and the record of :class:`~bandit_gym.wrappers.RecordEpisodeRegret`
+        One seeded episode (top 10 of 100 arms) and the record of ``RecordEpisodeRegret``
         that ``play_episode`` returns:
 
         >>> import gymnasium as gym

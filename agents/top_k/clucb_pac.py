@@ -25,7 +25,7 @@ MEANS, TILDE, OTHER, INVERSE, SCRATCH = range(5)
 
 @functools.cache
 def clucb_rule() -> Any:
-    """CLUCB-PAC's step for top-m, compiled on first use (the rule of :class:`BestArmAgent`)."""
+    """CLUCB-PAC's step for top-m, compiled on first use (the rule of ``BestArmAgent``)."""
     from bandit_gym.agents.ranking import answer_means, empirical_means, jit, pulled_first, top_m_select
     from bandit_gym.agents.top_k._kernels import clucb_decide, clucb_radius
 
@@ -82,7 +82,7 @@ class CLUCBPAC(BestArmAgent):
     divided by K (the rules stop at ``K x`` the epsilon they are given).
 
     Examples:
-        One seeded episode (top 10 of 100 arms) and the record of :class:`~bandit_gym.wrappers.RecordEpisodeRegret`
+        One seeded episode (top 10 of 100 arms) and the record of ``RecordEpisodeRegret``
         that ``play_episode`` returns:
 
         >>> import gymnasium as gym
@@ -114,7 +114,7 @@ class CLUCBPAC(BestArmAgent):
         return super()._act_batch({**obs, "epsilon": obs["epsilon"].astype(np.float64) / obs["m"]}, last, family)
 
     def compiled_rollout(self, obs: Obs) -> tuple[Callable[..., Any], tuple[Any, ...]] | None:
-        """Whole episodes by :func:`bandit_gym.agents.top_k._kernels.clucb_rollout`: the rule's numbers, fewer
+        """Whole episodes by ``bandit_gym.agents.top_k._kernels.clucb_rollout``: the rule's numbers, fewer
         passes per pull."""
         from bandit_gym.agents.top_k._kernels import clucb_rollout
 
@@ -135,7 +135,7 @@ class CLUCBPAC(BestArmAgent):
 
 def _per_k(kernel: Callable[..., Any]) -> Callable[..., Any]:
     """``kernel`` (whole episodes, ``kernel(means, seeds, m, epsilon, ...)``) stopping at ``epsilon`` instead of
-    ``m epsilon``: it is handed ``epsilon / m``, as :meth:`CLUCBPAC._act_batch` hands the rule."""
+    ``m epsilon``: it is handed ``epsilon / m``, as ``CLUCBPAC._act_batch`` hands the rule."""
 
     def play(means: np.ndarray, seeds: np.ndarray, m: int, epsilon: float, *rest: Any) -> None:
         kernel(means, seeds, m, np.float64(epsilon) / m, *rest)

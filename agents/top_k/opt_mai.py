@@ -81,7 +81,7 @@ class OptMAI(RoundAgent):
 
     Quantile elimination, round r = 0, 1, ... while ``|S| > 4K``: every arm of S gets
     ``floor((1 - beta) beta^r Q / |S|)`` fresh pulls; the ``max(ceil(keep |S|), 4K)`` arms of largest fresh mean
-    stay (``keep = 3/4``). Accept-reject: Successive Accepts and Rejects (:class:`~bandit_gym.agents.SAR`'s
+    stay (``keep = 3/4``). Accept-reject: Successive Accepts and Rejects (``SAR``'s
     rule) on S with the budget left, ``n_k = ceil((Q' - n') / (logbar(n') (n' + 1 - k)))``, ranking by the means of
     its own samples. Answer: the accepted arms, filled with the best active arms.
 
@@ -96,7 +96,7 @@ class OptMAI(RoundAgent):
     accept on no samples), among such arms the smaller index first.
 
     Examples:
-        One seeded episode (top 10 of 100 arms) and the record of :class:`~bandit_gym.wrappers.RecordEpisodeRegret`
+        One seeded episode (top 10 of 100 arms) and the record of ``RecordEpisodeRegret``
         that ``play_episode`` returns:
 
         >>> import gymnasium as gym

@@ -2,7 +2,7 @@
 test, a p-value corrected for multiple comparisons and a verdict, generated from the committed results
 (``bandit-gym claims``; ``docs/claims.md`` and ``docs/claims.csv``).
 
-Verdicts (:data:`VERDICTS`):
+Verdicts (``VERDICTS``):
 
 - *supported* / *not supported*: the data test the claim and agree / disagree with it;
 - *consistent*: the data agree with a bound or a direction but cannot confirm it (an upper bound that holds with
@@ -84,7 +84,7 @@ def papers() -> dict[str, Callable[[Path], tuple[list[Claim], list[Loss]]]]:
 
 
 def build_ledger(docs: str | Path) -> tuple[list[Claim], list[Loss]]:
-    """Every paper's claims and losses, from the artefact folders under ``docs`` (:data:`ARTEFACTS`)."""
+    """Every paper's claims and losses, from the artefact folders under ``docs`` (``ARTEFACTS``)."""
     docs = Path(docs)
     claims: list[Claim] = []
     losses: list[Loss] = []
@@ -108,7 +108,7 @@ def format_p(p: float | None) -> str:
 
 
 def ledger_csv(claims: Iterable[Claim]) -> str:
-    """``claims.csv``: one row per claim, the columns of :data:`COLUMNS` (p-values as printed)."""
+    """``claims.csv``: one row per claim, the columns of ``COLUMNS`` (p-values as printed)."""
     import csv
     import io
 
@@ -192,7 +192,7 @@ def summary_table(claims: Iterable[Claim], paper: str, link: str = "") -> list[s
 
 def update_readme(readme: str | Path, claims: list[Claim], ledger: str | Path | None = None) -> bool:
     """Rewrite the blocks between ``<!-- claims:PAPER -->`` and ``<!-- /claims:PAPER -->`` in the Markdown file
-    ``readme`` (the README, a reproduction's page) with the paper's :func:`summary_table`, linking to the
+    ``readme`` (the README, a reproduction's page) with the paper's ``summary_table``, linking to the
     ledger ``ledger`` by a path relative to the file (without ``ledger``: ``docs/claims.md``); returns whether
     the file changed."""
     import os
@@ -215,7 +215,7 @@ def update_readme(readme: str | Path, claims: list[Claim], ledger: str | Path | 
 def write_ledger(docs: str | Path, out: str | Path | None = None,
                  readme: str | Path | Sequence[str | Path] | None = None) -> list[Path]:
     """Build the ledger from ``docs`` and write ``claims.md`` and ``claims.csv`` to ``out`` (default ``docs``),
-    and, with ``readme`` (one Markdown file or several), refresh the tables they quote (:func:`update_readme`)."""
+    and, with ``readme`` (one Markdown file or several), refresh the tables they quote (``update_readme``)."""
     claims, losses = build_ledger(docs)
     out = Path(out) if out is not None else Path(docs)
     out.mkdir(parents=True, exist_ok=True)

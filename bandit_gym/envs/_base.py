@@ -30,7 +30,7 @@ Info = dict[str, np.ndarray]
 class Engine(ABC):
     """Arrays for ``num`` copies of one problem; subclasses implement the problem."""
 
-    #: the problem family (:class:`~bandit_gym.families.Family`)
+    #: the problem family (``Family``)
     family: ClassVar[Family]
     #: the constructor argument that sets the pulls of an episode: its budget (the cap of a fixed-confidence env)
     #: or its horizon T
@@ -65,7 +65,7 @@ class Engine(ABC):
 
     @property
     def pure_exploration(self) -> bool:
-        """Episodes end with an answer, scored once by :meth:`answer_metrics`; else online: a reward per pull,
+        """Episodes end with an answer, scored once by ``answer_metrics``; else online: a reward per pull,
         and the step infos carry the expected rewards that the cumulative pseudo-regret sums."""
         return self.family.pure_exploration
 

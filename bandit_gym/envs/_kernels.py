@@ -26,7 +26,7 @@ _M2 = np.uint64(0x94D049BB133111EB)
 
 @numba.njit(cache=True, inline="always")
 def stream_uniform(seed: np.uint64, draw: np.uint64) -> float:
-    """Draw ``draw`` (0-based) of the SplitMix64 stream seeded ``seed``: :func:`bandit_gym.streams.stream_uniforms`
+    """Draw ``draw`` (0-based) of the SplitMix64 stream seeded ``seed``: ``bandit_gym.streams.stream_uniforms``
     for one element."""
     z = seed + (draw + np.uint64(1)) * _GOLDEN
     z = (z ^ (z >> np.uint64(30))) * _M1
@@ -139,10 +139,10 @@ def actions_valid(actions: np.ndarray, k: int) -> bool:
 
 
 def pull(mode: int, arms: np.ndarray, *args: Any) -> int:
-    """See :func:`_pull`; serial or on all cores (:mod:`bandit_gym._dispatch`)."""
+    """See ``_pull``; serial or on all cores (``bandit_gym._dispatch``)."""
     return _pulls(len(arms), mode, arms, *args)
 
 
 def threshold_pull(arms: np.ndarray, *args: Any) -> None:
-    """See :func:`_threshold_pull`; serial or on all cores (:mod:`bandit_gym._dispatch`)."""
+    """See ``_threshold_pull``; serial or on all cores (``bandit_gym._dispatch``)."""
     _threshold_pulls(len(arms), arms, *args)

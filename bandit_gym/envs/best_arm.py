@@ -37,7 +37,7 @@ def top_m_answer(obs: dict[str, np.ndarray]) -> np.ndarray:
 
 
 class BestArmEngine(ThresholdingEngine):
-    """Batched state of (epsilon, m)-best arm identification (see :class:`BestArmIdentificationEnv`)."""
+    """Batched state of (epsilon, m)-best arm identification (see ``BestArmIdentificationEnv``)."""
 
     family = Family.BEST_ARM
     metric_names = ("error", "regret", "pulls")
@@ -246,16 +246,16 @@ class BestArmIdentificationEnv(BanditEnv):
         super().__init__(self.engine_class(1, **kwargs), render_mode)
 
     def allocate(self, allocation: Any) -> dict[str, np.ndarray]:
-        """Batched allocation, as :meth:`ThresholdingBanditEnv.allocate`."""
+        """Batched allocation, as ``ThresholdingBanditEnv.allocate``."""
         self._check_running()
         self.engine.allocate(self.np_random, np.asarray(allocation)[None])
         return self._observation()
 
 
 class BestArmIdentificationVectorEnv(BanditVectorEnv):
-    """``num_envs`` copies of :class:`BestArmIdentificationEnv` advanced with array operations; ``num_envs``,
+    """``num_envs`` copies of ``BestArmIdentificationEnv`` advanced with array operations; ``num_envs``,
     ``copy`` (default True: fresh arrays), ``autoreset_mode`` and ``max_episode_steps`` as
-    :class:`~bandit_gym.envs.thresholding.ThresholdingBanditVectorEnv`.
+    ``ThresholdingBanditVectorEnv``.
 
     Examples:
         >>> import gymnasium as gym

@@ -17,7 +17,7 @@ DEFAULT_ARMS, DEFAULT_LENGTH = 50, 0.1
 
 
 class CorrelatedBestArmEngine(BestArmEngine):
-    """Batched state of correlated best-arm identification (see :class:`CorrelatedBestArmEnv`)."""
+    """Batched state of correlated best-arm identification (see ``CorrelatedBestArmEnv``)."""
 
     exposed: ClassVar[frozenset[str]] = BestArmEngine.exposed | {"kernel", "eta"}
     title: ClassVar[str] = "CorrelatedBestArm"
@@ -179,7 +179,7 @@ class CorrelatedBestArmEnv(BestArmIdentificationEnv):
 
 
 class CorrelatedBestArmVectorEnv(BestArmIdentificationVectorEnv):
-    """``num_envs`` copies of :class:`CorrelatedBestArmEnv` advanced with array operations.
+    """``num_envs`` copies of ``CorrelatedBestArmEnv`` advanced with array operations.
 
     Examples:
         >>> import gymnasium as gym

@@ -50,7 +50,7 @@ def empirical_bayes_model() -> dict[str, Any]:
 
 
 class ModelSelectionEngine(BestArmEngine):
-    """Batched state of the model-selection bandit (see :class:`ModelSelectionEnv`)."""
+    """Batched state of the model-selection bandit (see ``ModelSelectionEnv``)."""
 
     exposed: ClassVar[frozenset[str]] = BestArmEngine.exposed | {"kernel", "eta", "prior_mean", "live", "labels"}
     title: ClassVar[str] = "ModelSelection"
@@ -177,7 +177,7 @@ class ModelSelectionEnv(BestArmIdentificationEnv):
 
 
 class ModelSelectionVectorEnv(BestArmIdentificationVectorEnv):
-    """``num_envs`` copies of :class:`ModelSelectionEnv` advanced with array operations (table sampling).
+    """``num_envs`` copies of ``ModelSelectionEnv`` advanced with array operations (table sampling).
 
     Examples:
         >>> import gymnasium as gym

@@ -60,7 +60,7 @@ def lai_robbins_constant(means: ArrayLike, distribution: str = "bernoulli", sigm
 
 
 class MultiArmedEngine(Engine):
-    """Batched state of the stochastic K-armed bandit (see :class:`MultiArmedBanditEnv` for the arguments)."""
+    """Batched state of the stochastic K-armed bandit (see ``MultiArmedBanditEnv`` for the arguments)."""
 
     family = Family.MULTI_ARMED
     reset_options = ("means",)
@@ -144,7 +144,7 @@ class MultiArmedEngine(Engine):
         return self._pinned if self._pinned is not None else self._fixed
 
     def lai_robbins_constant(self) -> float:
-        """:func:`lai_robbins_constant` of the fixed instance: ``E[R_T] >= (C + o(1)) ln T`` for every uniformly
+        """``lai_robbins_constant`` of the fixed instance: ``E[R_T] >= (C + o(1)) ln T`` for every uniformly
         good policy."""
         if self.fixed_means is None:
             raise ValueError("the Lai-Robbins constant needs a fixed instance, but this env draws one per episode; "
@@ -302,7 +302,7 @@ class MultiArmedBanditEnv(BanditEnv):
     to minimise the cumulative pseudo-regret ``R_T = sum_t (mu* - mu_{I_t}) = sum_i Delta_i N_i(T)``,
     ``mu* = max_i mu_i``, ``Delta_i = mu* - mu_i``. Every uniformly good policy has
     ``E[R_T] >= (C(mu) + o(1)) ln T`` with ``C(mu) = sum_{i: Delta_i > 0} Delta_i / kl(mu_i, mu*)``
-    (:func:`lai_robbins_constant`, ``env.unwrapped.lai_robbins_constant()`` on a fixed instance).
+    (``lai_robbins_constant``, ``env.unwrapped.lai_robbins_constant()`` on a fixed instance).
 
     ## Action Space
     ``Discrete(K)``: the arm to pull.
@@ -387,10 +387,10 @@ class MultiArmedBanditEnv(BanditEnv):
 
 
 class MultiArmedBanditVectorEnv(BanditVectorEnv):
-    """``num_envs`` copies of :class:`MultiArmedBanditEnv` advanced with array operations (one generator, bulk
+    """``num_envs`` copies of ``MultiArmedBanditEnv`` advanced with array operations (one generator, bulk
     draws). Takes the same keyword arguments, plus ``num_envs``, ``copy`` (default True: fresh arrays),
     ``autoreset_mode`` and ``max_episode_steps`` (truncates episodes after that many rounds; see
-    :class:`~bandit_gym.envs._base.BanditVectorEnv`).
+    ``BanditVectorEnv``).
 
     Examples:
         >>> import gymnasium as gym

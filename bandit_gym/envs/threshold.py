@@ -54,7 +54,7 @@ def check_survival(name: str, value: Any) -> np.ndarray:
 
 
 class ThresholdEngine(Engine):
-    """Batched state of the threshold bandit (see :class:`ThresholdBanditEnv` for the arguments)."""
+    """Batched state of the threshold bandit (see ``ThresholdBanditEnv`` for the arguments)."""
 
     family = Family.THRESHOLD
     horizon_argument = "horizon"
@@ -381,10 +381,10 @@ class ThresholdBanditEnv(BanditEnv):
 
 
 class ThresholdBanditVectorEnv(BanditVectorEnv):
-    """``num_envs`` copies of :class:`ThresholdBanditEnv` advanced with array operations (one generator, bulk
+    """``num_envs`` copies of ``ThresholdBanditEnv`` advanced with array operations (one generator, bulk
     draws). Takes the same keyword arguments, plus ``num_envs``, ``copy`` (default True: fresh arrays),
     ``autoreset_mode`` and ``max_episode_steps`` (truncates episodes after that many rounds; see
-    :class:`~bandit_gym.envs._base.BanditVectorEnv`).
+    ``BanditVectorEnv``).
 
     Examples:
         >>> import gymnasium as gym

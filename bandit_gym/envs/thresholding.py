@@ -76,7 +76,7 @@ def _check_distributions(distributions: Any, means: Any, arm_distribution: str |
 
 
 class ThresholdingEngine(Engine):
-    """Batched state of the thresholding bandit (see :class:`ThresholdingBanditEnv` for the arguments)."""
+    """Batched state of the thresholding bandit (see ``ThresholdingBanditEnv`` for the arguments)."""
 
     family = Family.THRESHOLDING
     metric_names: ClassVar[tuple[str, ...]] = ("aggregate_regret", "error")
@@ -188,7 +188,7 @@ class ThresholdingEngine(Engine):
 
     @property
     def answer_step(self) -> int:
-        """``budget + 1``: the answer is scored on the step after the last pull (see :attr:`Engine.answer_step`)."""
+        """``budget + 1``: the answer is scored on the step after the last pull (see ``Engine.answer_step``)."""
         return self.budget + 1
 
     def answer_metrics(self, answer: np.ndarray, means: np.ndarray) -> dict[str, np.ndarray]:
@@ -566,12 +566,12 @@ class ThresholdingBanditEnv(BanditEnv):
 
 
 class ThresholdingBanditVectorEnv(BanditVectorEnv):
-    """``num_envs`` copies of :class:`ThresholdingBanditEnv` advanced with array operations (one generator,
+    """``num_envs`` copies of ``ThresholdingBanditEnv`` advanced with array operations (one generator,
     bulk draws). Takes the same keyword arguments, plus ``num_envs``, ``copy`` (True, the default and
     Gymnasium's convention: fresh observation arrays at every step; False: read-only views of the env's buffers,
     updated in place by the next step, the fast path), ``autoreset_mode`` (``"NextStep"``, the default, or
     ``"SameStep"``) and ``max_episode_steps`` (refused below ``budget + 1``: pass ``budget``); see
-    :class:`~bandit_gym.envs._base.BanditVectorEnv`.
+    ``BanditVectorEnv``.
 
     Examples:
         >>> import gymnasium as gym
@@ -587,7 +587,7 @@ class ThresholdingBanditVectorEnv(BanditVectorEnv):
 
     def allocate(self, allocation: Any) -> dict[str, np.ndarray]:
         """Batched allocation for all copies at once, ``allocation`` of shape ``(N, K)`` (zeros for copies
-        waiting for their autoreset); see :meth:`ThresholdingBanditEnv.allocate`."""
+        waiting for their autoreset); see ``ThresholdingBanditEnv.allocate``."""
         self._check_running()
         self.engine.allocate(self.np_random, allocation)
         return self._observation()

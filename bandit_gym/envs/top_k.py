@@ -1,6 +1,6 @@
 """epsilon-top-K identification of chen2017: return K arms whose mean sum is within K epsilon of the best K
 arms' (aggregate regret), after a fixed budget of pulls or, stopping when confident, within a cap. The same core
-as :mod:`bandit_gym.envs.best_arm` (the same problem with another loss), with the arm order shuffled per
+as ``bandit_gym.envs.best_arm`` (the same problem with another loss), with the arm order shuffled per
 episode."""
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ TOP_K_LOSSES = ("aggregate_regret", "error")
 
 
 class TopKEngine(BestArmEngine):
-    """Batched state of epsilon-top-K identification (see :class:`TopKIdentificationEnv`)."""
+    """Batched state of epsilon-top-K identification (see ``TopKIdentificationEnv``)."""
 
     family = Family.TOP_K
     exposed: ClassVar[frozenset[str]] = BestArmEngine.exposed | {"k", "delta", "shuffle"}
@@ -164,7 +164,7 @@ class TopKIdentificationEnv(BestArmIdentificationEnv):
 
 
 class TopKIdentificationVectorEnv(BestArmIdentificationVectorEnv):
-    """``num_envs`` copies of :class:`TopKIdentificationEnv` advanced with array operations.
+    """``num_envs`` copies of ``TopKIdentificationEnv`` advanced with array operations.
 
     Examples:
         >>> import gymnasium as gym

@@ -1,7 +1,7 @@
 """abernethy2016 has no experiments: a study of its theorems' m- and T-scaling, uncensored and censored.
 
 (a) Uncensored feedback, i.i.d. thresholds: regret against T for m in {2, 8, 32} on
-    :func:`~bandit_gym.instances.fixed_gap_distributions` (four arms, two of them never best, every gap the same
+    ``fixed_gap_distributions`` (four arms, two of them never best, every gap the same
     for every m), so that the m's differ only in the number of levels (Theorem 2: DKWUCB's bound has no m).
 (b) Censored feedback: each threshold order with the algorithm made for it and PerThresholdUCB, regret against m
     at T = 20000, on the two-arm staircase instances (gaps 0.4 and 0.5 for every m).

@@ -7,19 +7,19 @@ experimental one with shortened rounds and pooled means (``AdaptiveTopK(schedule
 the paper does not give. Four parts:
 
 (a) tuning: the experimental constant is chosen by code, on seeds that are not reported: every candidate of
-    :data:`CANDIDATES` runs :data:`TUNING_RUNS` times on every dataset and K at :data:`TUNING_BUDGETS` from
-    :data:`TUNING_SEED`; the candidate of smallest mean failure over those cells wins (ties: the earlier
+    ``CANDIDATES`` runs ``TUNING_RUNS`` times on every dataset and K at ``TUNING_BUDGETS`` from
+    ``TUNING_SEED``; the candidate of smallest mean failure over those cells wins (ties: the earlier
     candidate, i.e. the longer rounds) -> ``tuning.csv``;
 (b) Figures 1-4 on the reported seeds: AdaptiveTopK as printed, the experimental AdaptiveTopK with the tuned
-    constant, OptMAI, CLUCB-PAC and Uniform at every budget of :data:`CHEN2017_BUDGETS` -> ``results.csv``,
+    constant, OptMAI, CLUCB-PAC and Uniform at every budget of ``CHEN2017_BUDGETS`` -> ``results.csv``,
     ``failure.md``, ``figure_<dataset>.png``;
 (c) CLUCB-PAC's readings (R = 1 against the default 1/2; epsilon_sum = epsilon against K epsilon) on a subset,
     for the compute budget (CLUCB-PAC does O(n) work per pull and runs every episode to the largest budget): K =
-    100 on the four datasets, budgets up to :data:`CLUCB_VARIANT_MAX_BUDGET`, from the seeds of (b), so that the
+    100 on the four datasets, budgets up to ``CLUCB_VARIANT_MAX_BUDGET``, from the seeds of (b), so that the
     runs and sample streams are those of (b)'s CLUCB-PAC -> rows of ``results.csv`` marked in their ``scope``
     column, ``clucb_variants.png``;
 (d) sensitivity: failure against the scale, on the printed schedule (1 and 1/16 .. 1/128) and the log-free one
-    (1 .. 1/8), on every dataset and K at :data:`SENSITIVITY_BUDGETS`, from the same seeds as (b) (so the tuned
+    (1 .. 1/8), on every dataset and K at ``SENSITIVITY_BUDGETS``, from the same seeds as (b) (so the tuned
     candidate's numbers there are those of its curve in the figures) -> ``sensitivity.csv``, ``sensitivity.png``.
 """
 
@@ -125,8 +125,8 @@ def chen2017_specs(runs: int = 200, quick: bool = False, seed: int = 2017,
 
 
 def clucb_variant_specs(runs: int = 200, quick: bool = False, seed: int = 2017) -> list[ExperimentSpec]:
-    """CLUCB-PAC's readings (:data:`CLUCB_VARIANTS`) at the Ks of :data:`CLUCB_VARIANT_KS`, at the budgets of the
-    grid up to :data:`CLUCB_VARIANT_MAX_BUDGET`, from the seeds of :func:`chen2017_specs`: the same runs (instances
+    """CLUCB-PAC's readings (``CLUCB_VARIANTS``) at the Ks of ``CLUCB_VARIANT_KS``, at the budgets of the
+    grid up to ``CLUCB_VARIANT_MAX_BUDGET``, from the seeds of ``chen2017_specs``: the same runs (instances
     and sample streams) as its CLUCB-PAC, which a CLUCB-PAC episode reads whatever its horizon."""
     grid = QUICK.budgets if quick else CHEN2017_BUDGETS
     budgets = tuple(b for b in grid if b <= CLUCB_VARIANT_MAX_BUDGET) or tuple(grid[:1])
@@ -135,8 +135,8 @@ def clucb_variant_specs(runs: int = 200, quick: bool = False, seed: int = 2017) 
 
 
 def sensitivity_specs(runs: int = 200, quick: bool = False, seed: int = 2017) -> list[ExperimentSpec]:
-    """The sensitivity study: AdaptiveTopK at every (schedule, scale) of :data:`SENSITIVITY`, per dataset and K,
-    at :data:`SENSITIVITY_BUDGETS`, from the seeds of :func:`chen2017_specs` (same runs)."""
+    """The sensitivity study: AdaptiveTopK at every (schedule, scale) of ``SENSITIVITY``, per dataset and K,
+    at ``SENSITIVITY_BUDGETS``, from the seeds of ``chen2017_specs`` (same runs)."""
     budgets = QUICK.budgets if quick else SENSITIVITY_BUDGETS
     agents = [experimental_agent(schedule, scale) for schedule, scale in SENSITIVITY]
     return [_spec(dataset, k, agents, budgets, runs, seed + 10 * i + j, "sensitivity ")
@@ -144,7 +144,7 @@ def sensitivity_specs(runs: int = 200, quick: bool = False, seed: int = 2017) ->
 
 
 def tuning_specs(runs: int = TUNING_RUNS, quick: bool = False, seed: int = TUNING_SEED) -> list[ExperimentSpec]:
-    """The tuning: every candidate of :data:`CANDIDATES`, per dataset and K, at :data:`TUNING_BUDGETS`, from
+    """The tuning: every candidate of ``CANDIDATES``, per dataset and K, at ``TUNING_BUDGETS``, from
     seeds that no reported experiment uses."""
     budgets = QUICK.budgets if quick else TUNING_BUDGETS
     agents = [experimental_agent(schedule, scale) for schedule, scale in CANDIDATES]
@@ -191,7 +191,7 @@ CRITERION = "smallest mean failure over the (dataset, K, budget) cells of the tu
 def choose_constant(summary: Any) -> tuple[tuple[str, float], Any]:
     """The tuning's choice and the table it was chosen from: per candidate, the mean failure over every
     (dataset, K, budget) cell of the tuning (``score``); the smallest wins, ties going to the earlier candidate of
-    :data:`CANDIDATES`. Returns ``((schedule, scale), table)``, the table with ``score``, ``rank`` and
+    ``CANDIDATES``. Returns ``((schedule, scale), table)``, the table with ``score``, ``rank`` and
     ``chosen``."""
     table = _constant_table(summary)
     order = {candidate: i for i, candidate in enumerate(CANDIDATES)}

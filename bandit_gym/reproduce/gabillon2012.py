@@ -5,7 +5,7 @@ Successive Rejects and UGapEc with fixed-confidence algorithms (on which instanc
 parts:
 
 (a) fixed budget, m = 1, epsilon = 0: probability of error of every fixed-budget agent on the seven problems,
-    at budgets n = f H_1 for f in :data:`BUDGET_FACTORS` (n = H_1 is the reference column);
+    at budgets n = f H_1 for f in ``BUDGET_FACTORS`` (n = H_1 is the reference column);
 (b) (epsilon, m) generality: the same at n = H_epsilon / 4 (which is H_1 for m = 1, epsilon = 0) for m in
     {1, 2, 3} and epsilon in {0, 0.05}, skipping epsilon = 0 where the m best arms are not unique;
 (c) fixed confidence: pulls used and empirical error of UGapEc and LUCB for delta in {0.1, 0.05, 0.01}, next to

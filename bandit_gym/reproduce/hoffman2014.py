@@ -3,12 +3,12 @@ algorithms, in two studies.
 
 (a) Figure 2 analogue on **synthetic** traffic speeds (the paper's sensor data is not available offline), built
     by the paper's recipe (``CorrelatedBestArm-TrafficSynthetic-v1``): 357 sensors, 2520 simulated speed
-    profiles (:func:`bandit_gym.covariances.traffic_speeds`); the agents' model comes from the 1680 historical ones
+    profiles (``bandit_gym.covariances.traffic_speeds``); the agents' model comes from the 1680 historical ones
     (G their empirical covariance, sigma^2 = 5% of its mean diagonal, eta = 20, prior mean 0) and each of the
     840 held-out profiles is the true mean vector of one run, each used once. Probability of error against the
     budget T. Every Bayesian agent has that model; UGap's H and UCB-E's H1 are medians over the historical
     profiles (data the learner has). BayesGap runs with eq. 9's beta (the paper's) and, beside it, with beta
-    times a scale chosen by :func:`tune_beta_scale` on runs whose means are historical profiles (never on the
+    times a scale chosen by ``tune_beta_scale`` on runs whose means are historical profiles (never on the
     evaluation runs). UCB-E and UGap need T >= K and run only there. A second, smaller study labelled
     WELL-SPECIFIED plays ``CorrelatedBestArm-TrafficSynthetic-v0``, whose means are draws from the agents' own
     prior, at T = 100 and 400.
@@ -81,14 +81,14 @@ HEADLINE, WELL_SPECIFIED = "v1 held-out profiles", "v0 well-specified"
 
 # ------------------------------------------------------------------------------------------- traffic: inputs
 def tuned_label(scale: float) -> str:
-    """The label of BayesGap with beta times a scale chosen by :func:`tune_beta_scale`."""
+    """The label of BayesGap with beta times a scale chosen by ``tune_beta_scale``."""
     return f"BayesGap (beta x {scale:g}, tuned on historical profiles)"
 
 
 def hardness_medians(means: np.ndarray, b: float) -> dict[str, float]:
     """The medians over the rows of ``means`` (n, K) of H_epsilon (gabillon2012, m = 1, epsilon = 0, range b)
-    and of H_1 (Audibert et al.): :func:`~bandit_gym.instances.gap_complexity` and
-    :func:`~bandit_gym.instances.best_arm_complexity` of each row, vectorised."""
+    and of H_1 (Audibert et al.): ``gap_complexity`` and
+    ``best_arm_complexity`` of each row, vectorised."""
     means = np.asarray(means, dtype=np.float64)
     ranked = -np.sort(-means, axis=1)
     gaps = np.where(means >= ranked[:, :1], means - ranked[:, 1:2], ranked[:, :1] - means)
@@ -133,19 +133,19 @@ def traffic_agents(model: dict[str, Any], hardness: dict[str, float], sigma: flo
 
 
 def run_blocks(runs: int) -> list[range]:
-    """Runs ``0 .. runs - 1`` in consecutive blocks of at most :data:`BLOCK`, of sizes within one of each other."""
+    """Runs ``0 .. runs - 1`` in consecutive blocks of at most ``BLOCK``, of sizes within one of each other."""
     count = -(-runs // BLOCK)
     return [range(int(part[0]), int(part[-1]) + 1) for part in np.array_split(np.arange(runs), count)]
 
 
 def hoffman2014_specs(runs: int = TRAFFIC_RUNS, quick: bool = False, seed: int = 2014,
                       beta_scale: float | None = None) -> list[ExperimentSpec]:
-    """The headline study's experiments (v1), block by block (:func:`run_blocks`): per block a Bayesian spec
+    """The headline study's experiments (v1), block by block (``run_blocks``): per block a Bayesian spec
     (every budget) and a correlation-blind one (the budgets T >= K). Block b, of runs s .. e, has env kwarg
     ``means="traffic-held-out@s"``: run r plays held-out profile ``traffic_run_order("held-out")[r % 840]``,
     so 840 runs play each held-out profile once (as the paper). Block b's seed is ``seed + b``; within it,
     common random numbers: run r of every agent plays the same means and the same reward streams. With
-    ``beta_scale`` (from :func:`tune_beta_scale`), BayesGap also runs with beta times it."""
+    ``beta_scale`` (from ``tune_beta_scale``), BayesGap also runs with beta times it."""
     budgets = tuple(QUICK.budgets if quick else TRAFFIC_BUDGETS)
     bayesian, blind = traffic_agents(TRAFFIC_MODEL, historical_hardness(), TRAFFIC_SPEEDS_SIGMA, beta_scale)
     blind_budgets = tuple(b for b in budgets if b >= TRAFFIC_ARMS)
@@ -165,7 +165,7 @@ def well_specified_specs(runs: int = WELL_SPECIFIED_RUNS, seed: int = WELL_SPECI
                          budgets: Sequence[int] = WELL_SPECIFIED_BUDGETS) -> list[ExperimentSpec]:
     """The WELL-SPECIFIED study (v0: means drawn from the agents' own prior) at ``budgets``: the Bayesian agents
     with v0's generating model (BayesGap with eq. 9's beta only) and, where T >= K, UGap and UCB-E with
-    :func:`prior_hardness`."""
+    ``prior_hardness``."""
     bayesian, blind = traffic_agents(WELL_SPECIFIED_MODEL, prior_hardness(), TRAFFIC_SIGMA)
     chunk = min(runs, BLOCK)
     specs = [ExperimentSpec(env=WELL_SPECIFIED_ENV, agents=bayesian, budgets=tuple(budgets), runs=runs, seed=seed,
@@ -190,7 +190,7 @@ def _run(specs: Sequence[ExperimentSpec], out: Path | None, jobs: int, backend: 
 
 # ------------------------------------------------------------------------------------------- traffic: tuning
 def tuning_spec(runs: int = TUNING_RUNS, budget: int = TUNING_BUDGET, seed: int = TUNING_SEED) -> ExperimentSpec:
-    """BayesGap with beta times each of :data:`BETA_SCALES` on ``CorrelatedBestArm-TrafficSynthetic-v1`` with
+    """BayesGap with beta times each of ``BETA_SCALES`` on ``CorrelatedBestArm-TrafficSynthetic-v1`` with
     means drawn uniformly from the HISTORICAL profiles (``means="traffic-historical"``): the data the agents'
     model is built from, not the held-out profiles the study reports on. Common random numbers: run r of every
     scale plays the same profile and reward streams."""
@@ -204,7 +204,7 @@ def tuning_spec(runs: int = TUNING_RUNS, budget: int = TUNING_BUDGET, seed: int 
 def tune_beta_scale(out: str | Path | None = None, runs: int = TUNING_RUNS, budget: int = TUNING_BUDGET,
                     seed: int = TUNING_SEED, jobs: int = 1, backend: str | None = None,
                     progress: bool = False) -> tuple[Any, float]:
-    """Choose BayesGap's beta scale by code, on data that is not reported: play :func:`tuning_spec` and pick
+    """Choose BayesGap's beta scale by code, on data that is not reported: play ``tuning_spec`` and pick
     the scale with the fewest errors (ties: the smaller scale, the closer to eq. 9). Returns the table (one row
     per scale: errors, runs, error rate and its 95% Clopper-Pearson interval, ``chosen``) and the scale.
     Deterministic (the experiment engine's seeds)."""
@@ -263,7 +263,7 @@ def per_run_table(result: ExperimentResult, study: str, profiles: np.ndarray | N
 
 def _replay_bayesgap(spec: ExperimentSpec, label: str, budget: int) -> dict[str, np.ndarray]:
     """BayesGap's cell of a one-chunk spec at ``budget``, played again by the experiment engine
-    (:func:`~bandit_gym.experiments.play_cell`: same env, seeds and rollout), returning the beta each run ended
+    (``play_cell``: same env, seeds and rollout), returning the beta each run ended
     with (computed from the posterior after its T pulls, on the answer step) and each run's error."""
     from bandit_gym.experiments import Cell, play_cell
 
@@ -278,7 +278,7 @@ def _replay_bayesgap(spec: ExperimentSpec, label: str, budget: int) -> dict[str,
 def bayesgap_final_beta(specs: Sequence[ExperimentSpec], merged: ExperimentResult, budget: int = BETA_BUDGET,
                         jobs: int = 1, backend: str | None = None) -> np.ndarray:
     """The beta that BayesGap (eq. 9's, the agent labelled ``"BayesGap"``) ended each run of the headline study
-    with at ``budget``, in run order, from a replay of its cells (:func:`_replay_bayesgap`, one per block, in
+    with at ``budget``, in run order, from a replay of its cells (``_replay_bayesgap``, one per block, in
     parallel); a replay whose errors differ from the study's raises a RuntimeError."""
     if jobs == 1 and backend in (None, "sequential"):
         replays = [_replay_bayesgap(spec, "BayesGap", budget) for spec in specs]
