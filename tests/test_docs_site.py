@@ -74,3 +74,26 @@ def test_the_algorithm_reference_has_a_section_for_every_agent_of_its_families()
     pages = "\n".join(path.read_text() for path in (ROOT / "docs" / "algorithms").glob("*.md"))
     missing = [name for name in AGENTS if name != "SB3Agent" and f"\n## {name}\n" not in pages]
     assert not missing, f"docs/algorithms/ has no section for {missing}"
+
+
+def test_the_api_reference_covers_every_public_module_agent_and_wrapper() -> None:
+    import pkgutil
+
+    import bandit_gym
+    import bandit_gym.envs
+    from bandit_gym.agents import AGENTS
+
+    directives = "\n".join(path.read_text() for path in (ROOT / "docs").rglob("*.md") if "runs" not in path.parent.name)
+    documented = set(re.findall(r"^::: ([\w.]+)", directives, flags=re.M))
+
+    def covered(name: str) -> bool:
+        return any(entry == name or entry.startswith(name + ".") for entry in documented)
+
+    modules = [f"bandit_gym.{m.name}" for m in pkgutil.iter_modules(bandit_gym.__path__)
+               if not m.name.startswith("_") and m.name not in ("cli", "envs")]  # the CLI has its own page
+    modules += [f"bandit_gym.envs.{m.name}" for m in pkgutil.iter_modules(bandit_gym.envs.__path__)
+                if not m.name.startswith("_")]
+    missing = [name for name in modules if not covered(name)]
+    missing += [name for name in AGENTS if f"bandit_gym.agents.{name}" not in documented]
+    missing += [] if covered("bandit_gym.wrappers") else ["bandit_gym.wrappers"]
+    assert not missing, f"not in the API reference: {missing}"
