@@ -97,3 +97,27 @@ def test_the_api_reference_covers_every_public_module_agent_and_wrapper() -> Non
     missing += [name for name in AGENTS if f"bandit_gym.agents.{name}" not in documented]
     missing += [] if covered("bandit_gym.wrappers") else ["bandit_gym.wrappers"]
     assert not missing, f"not in the API reference: {missing}"
+
+
+def anchors(page: Path) -> set[str]:
+    """The heading anchors MkDocs gives a page (its toc extension's slugs, for the ASCII headings used here)."""
+    out = set()
+    for line in page.read_text().splitlines():
+        if line.startswith("#"):
+            title = line.lstrip("#").strip().lower()
+            out.add(re.sub(r"[\s]+", "-", re.sub(r"[^\w\s-]", "", title)).strip("-"))
+    return out
+
+
+def test_every_documentation_path_a_docstring_names_exists() -> None:
+    named = set()
+    for folder in ("bandit_gym", "agents", "wrappers"):
+        for path in (ROOT / folder).rglob("*.py"):
+            named |= set(re.findall(r"docs/[\w./-]+(?:#[\w-]+)?", path.read_text()))
+    assert named
+    for reference in sorted(named):
+        file, _, anchor = reference.rstrip(".").partition("#")
+        target = ROOT / file
+        assert target.exists(), f"a docstring names {reference}, which does not exist"
+        if anchor:
+            assert anchor in anchors(target), f"a docstring names {reference}: no such heading"
