@@ -23,9 +23,8 @@ def round_robin_arm(pulls: Any, k: int) -> Any:
 def round_robin_rule() -> Any:
     """Uniform's step on best-arm and top-K envs as a compiled rule of
     ``BestArmAgent`` (for whole compiled episodes)."""
+    from bandit_gym.agents._kernels import cycle
     from bandit_gym.agents.ranking import jit, top_m_pulled
-
-    cycle = jit(round_robin_arm)
 
     @jit
     def round_robin(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, epsilon: float,
