@@ -28,6 +28,7 @@ def stage() -> None:
         os.symlink(ROOT / folder, STAGE / folder)
 
 
-# When MkDocs loads this hook with the configuration, before any plugin reads its configuration: mkdocstrings drops search paths that do not exist when it is configured, so the
-# layout must exist by then (a fresh checkout has no build/).
+# When MkDocs loads this hook with the configuration, before any plugin reads its configuration: mkdocstrings
+# drops search paths that do not exist when it is configured, so the layout must exist by then (a fresh
+# checkout has no build/).
 stage()
