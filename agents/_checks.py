@@ -10,9 +10,10 @@ import math
 import numba
 import numpy as np
 
-#: the largest budget and count accepted: 2**53, the largest integer every float64 holds exactly, so that the
-#: agents' int64 and float64 budget arithmetic (pulls made, phase lengths, log T) neither overflows nor rounds
 MAX_PULLS = 2.0**53
+"""The largest budget and count accepted: 2**53, the largest integer every float64 holds exactly, so that the
+agents' int64 and float64 budget arithmetic (pulls made, phase lengths, log T) neither overflows nor rounds.
+"""
 
 #: what failed, by the code ``first_bad_copy`` returns
 LAST_ARM, BUDGET, ABOVE_START, COUNTS, SUMS = range(5)

@@ -28,10 +28,10 @@ from bandit_gym._dispatch import compile_pair
 from bandit_gym.agents.uniform import round_robin_arm
 from bandit_gym.envs._kernels import stream_uniform
 
-#: copies played in lockstep by a rollout: their pulls are independent, so the processor overlaps them
 GROUP = 8
-#: round robin (Uniform's, also the index policies' initial round), compiled
+"""Copies played in lockstep by a rollout: their pulls are independent, so the processor overlaps them."""
 cycle = numba.njit(inline="always")(round_robin_arm)
+"""Round robin (Uniform's, also the index policies' initial round), compiled."""
 
 # Helpers take scalars only: a compiled call that passes arrays pays reference counting on every call.
 
@@ -98,8 +98,8 @@ def index_rule(index: Callable[..., float]) -> tuple[Any, Any]:
     return jitted, _jit(pulled)
 
 
-#: the ``fresh`` functions of arm rules without state of their own (index rules): their steps skip the state
 STATELESS: set[Any] = set()
+"""The ``fresh`` functions of arm rules without state of their own (index rules): their steps skip the state."""
 
 
 @functools.cache

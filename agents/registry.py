@@ -18,10 +18,10 @@ from typing import Any
 
 from bandit_gym.agents.base import Agent
 
-#: the entry-point group in which packages declare agents (name = "package.module:Class")
 ENTRY_POINT_GROUP = "bandit_gym.agents"
-#: names registered by ``register``, and entry points loaded so far
+"""The entry-point group in which packages declare agents (name = "package.module:Class")."""
 REGISTERED: dict[str, type[Agent]] = {}
+"""Names registered by ``register``, and entry points loaded so far."""
 
 
 def _builtin() -> dict[str, type[Agent]]:

@@ -11,8 +11,8 @@ from bandit_gym import _validation as check
 from bandit_gym.agents.base import Agent, Obs
 from bandit_gym.families import Family
 
-#: SB3 classes a saved model may be loaded with
 ALGORITHMS = ("PPO", "DQN", "A2C")
+"""SB3 classes a saved model may be loaded with."""
 
 
 class SB3Agent(Agent):

@@ -41,7 +41,8 @@ def round_robin_rule() -> Any:
 class Uniform(Agent):
     """Round-robin allocation, the non-adaptive baseline.
 
-    Paper: tao2019 §5 ("pulls each arm sequentially from 1 to K until the budget T is reached").
+    Paper: tao2019 §5 ("pulls each arm sequentially from 1 to K until budget T is reached such that each arm is
+    sampled roughly T/K times", then answers ``theta_i >= theta`` when ``theta_hat_i >= theta``).
 
     Rule: ``i_t = ((t - 1) mod K) + 1`` (0-based here: ``(t - 1) mod K``), so each arm gets ``floor(T/K)`` or
     ``ceil(T/K)`` pulls, the first ``T mod K`` arms one more. The submitted answer at every step is the env's

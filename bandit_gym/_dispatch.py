@@ -17,10 +17,10 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-#: batches from this many copies may run their per-step kernels on all cores
 PARALLEL_COPIES = 2048
-#: ``"serial"`` or ``"parallel"`` to bypass the measurement (tests); None: measure
+"""Batches from this many copies may run their per-step kernels on all cores."""
 FORCE: str | None = None
+"""``"serial"`` or ``"parallel"`` to bypass the measurement (tests); None: measure."""
 #: calls between two tries of the variant that lost, at first and at most
 PROBE_FIRST, PROBE_MOST = 8, 1024
 

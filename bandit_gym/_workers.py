@@ -14,8 +14,8 @@ import os
 import threading
 import time
 
-#: seconds between two looks at the parent process
 POLL = 0.5
+"""Seconds between two looks at the parent process."""
 _watching: set[int] = set()  # the processes (by pid) that already watch their parent
 
 

@@ -221,15 +221,17 @@ def _notebooks(args: argparse.Namespace) -> int:
     return 0
 
 
-#: the exceptions that a user's input causes (a bad spec, a missing file, an unwritable folder, a missing optional
-#: dependency): one line on stderr and exit code 2. TOML and JSON decoding errors are ValueErrors.
 USER_ERRORS = (ValueError, TypeError, OSError, ImportError)
-#: exit codes: 0 success; 1 failed cells, a stale ledger (``claims --check``) or an internal error; 2 a user error
-#: (as argparse's usage errors); 130 interrupted (Ctrl-C)
+"""The exceptions that a user's input causes (a bad spec, a missing file, an unwritable folder, a missing optional
+dependency): one line on stderr and exit code 2. TOML and JSON decoding errors are ValueErrors.
+"""
 EXIT_CODES = """exit codes: 0 done; 2 a mistake in the command line, a spec or a file (one line on stderr saying what to
 fix); 1 cells that failed (reported with their tracebacks; the others are saved), a stale ledger of `claims
 --check`, or an internal error; 130 interrupted (the finished cells are saved; the same command resumes).
 --debug or BANDIT_GYM_DEBUG=1 shows the Python traceback of an error instead."""
+"""Exit codes: 0 success; 1 failed cells, a stale ledger (``claims --check``) or an internal error; 2 a user error
+(as argparse's usage errors); 130 interrupted (Ctrl-C).
+"""
 
 
 class _Parser(argparse.ArgumentParser):

@@ -197,10 +197,10 @@ def traffic_noise_variance() -> float:
     return 0.05 * float(np.mean(np.diag(traffic_speeds_kernel())))
 
 
-#: the parts of ``traffic_speeds`` a ``TrafficProfiles`` sampler draws from
 TRAFFIC_PARTS = ("held-out", "historical")
-#: seed of the fixed order in which ``TrafficProfiles`` with ``first_run`` deals the profiles out
+"""The parts of ``traffic_speeds`` a ``TrafficProfiles`` sampler draws from."""
 TRAFFIC_RUN_ORDER_SEED = 0
+"""Seed of the fixed order in which ``TrafficProfiles`` with ``first_run`` deals the profiles out."""
 
 
 @functools.lru_cache(maxsize=len(TRAFFIC_PARTS))
@@ -264,8 +264,8 @@ class TrafficProfiles:
         return self.profiles[self.indices(rng, n)].copy()
 
 
-#: named means samplers (``TrafficProfiles``): name -> part
 MEANS: dict[str, str] = {"traffic-held-out": "held-out", "traffic-historical": "historical"}
+"""Named means samplers (``TrafficProfiles``): name -> part."""
 
 
 def resolve_means(name: str) -> TrafficProfiles:
@@ -285,12 +285,13 @@ def _model_selection() -> np.ndarray:
     return model_kernel()
 
 
-#: named kernels: ``"traffic-synthetic"`` (357 arms, v0's, unit mean diagonal), ``"traffic-speeds"`` (357 arms,
-#: v1's: the historical covariance of ``traffic_speeds``, mph^2), ``"model-selection"`` (hoffman2014 §6.2's
-#: 160 models)
 KERNELS: dict[str, Callable[[], np.ndarray]] = {"traffic-synthetic": traffic_synthetic,
                                                 "traffic-speeds": traffic_speeds_kernel,
                                                 "model-selection": _model_selection}
+"""Named kernels: ``"traffic-synthetic"`` (357 arms, v0's, unit mean diagonal), ``"traffic-speeds"`` (357 arms,
+v1's: the historical covariance of ``traffic_speeds``, mph^2), ``"model-selection"`` (hoffman2014 §6.2's 160
+models).
+"""
 
 
 def resolve_kernel(kernel: object, name: str = "kernel") -> np.ndarray:

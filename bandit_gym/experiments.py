@@ -746,8 +746,8 @@ def run_experiments(
     return results
 
 
-#: a cell of spec number i: (i, spec, cell); a worker returns (i, cell) and the cell's data or error text
 Work = tuple[int, ExperimentSpec, Cell]
+"""A cell of spec number i: (i, spec, cell); a worker returns (i, cell) and the cell's data or error text."""
 Done = tuple[tuple[int, Cell], dict[str, np.ndarray] | str]
 
 

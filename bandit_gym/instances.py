@@ -7,15 +7,15 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-#: tao2019 §5: Bernoulli means, threshold 0.5.
 TAO2019_SETUPS: dict[int, tuple[float, ...]] = {
     1: (0.2, 0.25, 0.3, 0.35, 0.45, 0.55, 0.65, 0.7, 0.75, 0.8),
     2: tuple(round(0.405 + i / 100, 3) for i in range(20)),
     3: (0.45,) * 5 + (0.505,) * 5,
 }
+"""tao2019 §5: Bernoulli means, threshold 0.5."""
 
-#: The largest budget of each setup's figure (x-axis of tao2019 Figure 1): the presets' default budgets.
 TAO2019_BUDGETS: dict[int, int] = {1: 1000, 2: 40000, 3: 100000}
+"""The largest budget of each setup's figure (x-axis of tao2019 Figure 1): the presets' default budgets."""
 
 
 def complexity(means: np.ndarray, threshold: float) -> float:
@@ -63,14 +63,14 @@ def oracle_values(means: np.ndarray, threshold: float) -> dict[str, float]:
 
 
 # ----------------------------------------------------------------------------------------- abernethy2016
-#: Delivery routes (abernethy2016's motivation): X is a parcel's slack, in units of 10 minutes before the
-#: deadline window closes (0..6), and the threshold c is how much slack the customer's deadline demands. The
-#: ferry almost always makes a loose deadline but never a tight one; the city centre is often late but the
-#: only route that is sometimes very early. Survival F (levels 1..6): ferry .99 .97 .60 .05 0 0, motorway
-#: .93 .90 .85 .55 .15 0, ring road .90 .85 .78 .70 .40 .10, city centre .80 .75 .70 .62 .52 .30: the best
-#: route is the ferry for c <= 2, the motorway for c = 3, the ring road for c = 4, the city for c >= 5
-#: (gaps .06 .07 .07 .08 .12 .20).
 DELIVERY_ROUTES = ("ferry", "motorway", "ring road", "city centre")
+"""Delivery routes (abernethy2016's motivation): X is a parcel's slack, in units of 10 minutes before the deadline
+window closes (0..6), and the threshold c is how much slack the customer's deadline demands. The ferry almost
+always makes a loose deadline but never a tight one; the city centre is often late but the only route that is
+sometimes very early. Survival F (levels 1..6): ferry .99 .97 .60 .05 0 0, motorway .93 .90 .85 .55 .15 0, ring
+road .90 .85 .78 .70 .40 .10, city centre .80 .75 .70 .62 .52 .30: the best route is the ferry for c <= 2, the
+motorway for c = 3, the ring road for c = 4, the city for c >= 5 (gaps .06 .07 .07 .08 .12 .20).
+"""
 DELIVERY_DISTRIBUTIONS = (
     (0.01, 0.02, 0.37, 0.55, 0.05, 0.00, 0.00),
     (0.07, 0.03, 0.05, 0.30, 0.40, 0.15, 0.00),
@@ -81,7 +81,7 @@ DELIVERY_DISTRIBUTIONS = (
 
 def threshold_assumption_failures(survival: np.ndarray, tolerance: float = 1e-9) -> list[str]:
     """The assumptions of abernethy2016 that a survival matrix ``F_i(j)`` (K, m) breaks: a unique best arm
-    ``i*(j) = argmax_i F_i(j)`` at every level j (§3). Empty if all hold."""
+    ``i*(j) = argmax_i F_i(j)`` at every level j (§4 and §5). Empty if all hold."""
     F = np.asarray(survival, dtype=np.float64)
     ranked = np.sort(F, axis=0)
     gaps = ranked[-1] - ranked[-2]
@@ -121,8 +121,8 @@ def staircase_distributions(num_arms: int, num_levels: int) -> np.ndarray:
     return p
 
 
-#: survival of ``fixed_gap_distributions``' four arms on the low levels (j <= m/2) and the high ones (j > m/2)
 FIXED_GAP_SURVIVAL = ((0.8, 0.2), (0.6, 0.6), (0.5, 0.4), (0.4, 0.4))
+"""Survival of ``fixed_gap_distributions``' four arms on the low levels (j <= m/2) and the high ones (j > m/2)."""
 
 
 def fixed_gap_distributions(num_levels: int) -> np.ndarray:
@@ -145,9 +145,6 @@ def fixed_gap_distributions(num_levels: int) -> np.ndarray:
 
 
 # ----------------------------------------------------------------------------------------- gabillon2012
-#: The seven Bernoulli problems of Audibert, Bubeck and Munos (COLT 2010, §6), used by UGapE's technical
-#: report; the best arm has mean 0.5 in all, so the formulas of problems 3 and 5 (``0.5 - 0.37^i``,
-#: ``0.5 - 0.025 i``) run over the other arms, i = 2..K.
 AUDIBERT2010_PROBLEMS: dict[int, tuple[float, ...]] = {
     1: (0.5,) + (0.4,) * 19,
     2: (0.5,) + (0.42,) * 5 + (0.38,) * 14,
@@ -157,6 +154,11 @@ AUDIBERT2010_PROBLEMS: dict[int, tuple[float, ...]] = {
     6: (0.5, 0.48) + (0.37,) * 18,
     7: (0.5,) + (0.45,) * 5 + (0.43,) * 14 + (0.38,) * 10,
 }
+"""The seven Bernoulli problems of Audibert, Bubeck and Munos (COLT 2010, §6). gabillon2012 (NIPS) has no
+experiments (its technical report, not used here, has them), so the choice and the values rest on Audibert et al.;
+the best arm has mean 0.5 in all, so the formulas of problems 3 and 5 (``0.5 - 0.37^i``, ``0.5 - 0.025 i``) run
+over the other arms, i = 2..K.
+"""
 
 
 def best_arm_complexity(means: ArrayLike) -> float:
@@ -169,7 +171,7 @@ def best_arm_complexity(means: ArrayLike) -> float:
 
 
 def gap_complexity(means: ArrayLike, m: int = 1, epsilon: float = 0.0, b: float = 1.0) -> float:
-    """``H_epsilon = sum_i b^2 / max((Delta_i + epsilon) / 2, epsilon)^2`` of gabillon2012 (eq. 6, §B.5), with
+    """``H_epsilon = sum_i b^2 / max((Delta_i + epsilon) / 2, epsilon)^2`` of gabillon2012 (§4, eq. 6), with
     ``Delta_k = mu_k - mu_(m+1)`` for the m best arms and ``mu_(m) - mu_k`` for the others."""
     mu = np.asarray(means, dtype=np.float64)
     ranked = np.sort(mu)[::-1]
@@ -179,8 +181,8 @@ def gap_complexity(means: ArrayLike, m: int = 1, epsilon: float = 0.0, b: float 
 
 
 # ----------------------------------------------------------------------------------------- chen2017
-#: chen2017 §3's datasets: name -> exponent p of SYNTHETIC-p (None: TWOGROUP); UNIFORM is SYNTHETIC-1
 CHEN2017_DATASETS: dict[str, float | None] = {"TwoGroup": None, "Uniform": 1.0, "Synthetic0.5": 0.5, "Synthetic6": 6.0}
+"""chen2017 §3's datasets: name -> exponent p of SYNTHETIC-p (None: TWOGROUP); UNIFORM is SYNTHETIC-1."""
 
 
 def chen2017_means(dataset: str, n: int = 1000, k: int = 100) -> np.ndarray:
@@ -190,7 +192,10 @@ def chen2017_means(dataset: str, n: int = 1000, k: int = 100) -> np.ndarray:
     - Synthetic-p (Uniform = Synthetic-1, ``theta_i = 1 - i / n``): with ``b = 1 - K / n`` the boundary,
       ``theta_i = b + (K / n) ((K - i) / K)^p`` for ``i <= K`` and ``b - b ((i - K) / (n - K))^p`` for ``i > K``
       (our reconstruction: the paper's formula is garbled in the text we have; this one meets every property it
-      states: Synthetic-1 is Uniform, the means span [0, 1], and p > 1 moves them towards the boundary).
+      states: Synthetic-1 is Uniform, the boundary is ``1 - K / n``, p > 1 moves the means towards it and p < 1
+      away from it, and the means span [0, 1] as Uniform's do, from 0 at i = n to about ``1 - p / n`` at i = 1).
+
+    chen2017 §3 uses n = 1000, K in {100, 250, 500} and p in {0.5, 1, 6}.
     """
     if dataset not in CHEN2017_DATASETS:
         raise ValueError(f"dataset={dataset!r} is unknown; allowed: {', '.join(CHEN2017_DATASETS)}")

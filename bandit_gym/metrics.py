@@ -39,7 +39,8 @@ def aggregate_regret(answer: ArrayLike, means: ArrayLike, threshold: float, epsi
 
 def error_indicator(answer: ArrayLike, means: ArrayLike, threshold: float, epsilon: float = 0.0) -> np.ndarray:
     """Error indicator ``1{exists i: d_i != z_i}``, whose expectation is the thresholding bandit's simple
-    regret (Locatelli et al. 2016; tao2019 Appendix F.1)."""
+    regret, the probability that some arm is misclassified (tao2019 §1; Locatelli et al. 2016's objective;
+    tao2019 Appendix F.1)."""
     return np.asarray(misclassified(answer, means, threshold, epsilon).any(axis=-1), dtype=np.int64)
 
 
@@ -75,7 +76,7 @@ def threshold_pseudo_regret(survival: ArrayLike, arms: ArrayLike, thresholds: Ar
 
 
 def set_simple_regret(answer: ArrayLike, means: ArrayLike, m: int) -> np.ndarray:
-    """Simple regret of an answer set of (epsilon, m)-best arm identification (gabillon2012 §2):
+    """Simple regret of an answer set of (epsilon, m)-best arm identification (gabillon2012 §2, eq. 2):
     ``r = mu_(m) - min_{k in answer} mu_k`` for an answer of exactly m arms (bits, one per arm). Any other
     answer counts as the worst possible set: ``mu_(m) - min_k mu_k``."""
     answer = np.asarray(answer).astype(bool)
@@ -87,15 +88,17 @@ def set_simple_regret(answer: ArrayLike, means: ArrayLike, m: int) -> np.ndarray
 
 
 def set_error(answer: ArrayLike, means: ArrayLike, m: int, epsilon: float = 0.0) -> np.ndarray:
-    """``1{r > epsilon}`` for the set simple regret r (gabillon2012's error event read as ``r > epsilon``:
-    with epsilon = 0 an answer errs iff it holds an arm below the m-th best mean)."""
+    """``1{r > epsilon}`` for the set simple regret r. gabillon2012 §2 prints the error event as
+    ``r >= epsilon``, which at epsilon = 0 holds for every answer; we read it as ``r > epsilon``, the complement
+    of its success (m arms with ``mu_k >= mu_(m) - epsilon``, the event of Theorem 2): with epsilon = 0 an answer
+    errs iff it holds an arm below the m-th best mean."""
     return (set_simple_regret(answer, means, m) > epsilon).astype(np.int64)
 
 
 def top_k_regret(answer: ArrayLike, means: ArrayLike, k: int) -> np.ndarray:
     """Aggregate regret of a top-K answer (chen2017 eq. 1): ``R = (1/K) (sum of the K best means - sum of the
     answer's means)`` for an answer of exactly K arms; any other answer counts as the worst possible set (the K
-    smallest means)."""
+    smallest means; ours: the paper's answers always hold K arms)."""
     answer = np.asarray(answer).astype(bool)
     means = np.asarray(means, dtype=np.float64)
     ranked = -np.sort(-means, axis=-1)
@@ -114,11 +117,13 @@ def top_k_hardness(means: ArrayLike, k: int, epsilon: float) -> tuple[int, float
     """``(t, H^{(t, epsilon)})`` of chen2017 (eqs. 2-6), with theta sorted decreasingly and
     1-based indices:
 
-        Delta_i = theta_i - theta_{K+1} (i <= K),   theta_K - theta_i (i > K)
-        t = the largest t in 0..K-1 with Delta_{K-t} t <= K epsilon and Delta_{K+t+1} t <= K epsilon
-        Psi = max(epsilon, min(Delta_{K-t}, Delta_{K+t+1})),   H = sum_i min(Delta_i^-2, Psi^-2)
+        Delta_i = theta_i - theta_{K+1} (i <= K),   theta_K - theta_i (i > K)                  (eq. 2)
+        t = the largest t in 0..K-1 with Delta_{K-t} t <= K epsilon and Delta_{K+t+1} t <= K epsilon   (eq. 3)
+        Psi = max(epsilon, min(Delta_{K-t}, Delta_{K+t+1})),   H = sum_i min(Delta_i^-2, Psi^-2)  (eqs. 4-6)
 
-    ``t + K + 1 <= n`` is required for ``Delta_{K+t+1}`` to exist. ``H^{(0, epsilon)}`` is CLUCB-PAC's hardness."""
+    t is also kept at most ``n - K - 1``, for ``Delta_{K+t+1}`` to exist (the paper's range 0..K-1 fits when
+    ``n >= 2K``). ``H^{(0, epsilon)} = sum_i min(Delta_i^-2, epsilon^-2)`` is the hardness of CLUCB-PAC's bound
+    (chen2017 §1); this function returns H at the computed t."""
     theta = -np.sort(-np.asarray(means, dtype=np.float64))
     n = theta.size
     if not 1 <= k < n:

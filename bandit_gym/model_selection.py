@@ -1,10 +1,10 @@
 """Automatic machine learning as a best-arm bandit (hoffman2014 §6.2): 160 arms that are scikit-learn regressors.
 
 Pulling an arm trains its model on a random 10% of the data and scores it on another, disjoint, random 10%; the
-reward is minus the test RMSE. The paper used the Wine Quality data, which is not available offline: we use
-scikit-learn's bundled diabetes data (442 x 10, ``load_diabetes``) instead. Training live is slow, so a table of
-pre-computed rewards ships in ``bandit_gym/data/`` (``load_table``), made by
-``scripts/make_model_selection_table.py``.
+reward is minus the test RMSE (the paper reports the RMSE; the sign, so that larger is better, is ours). The paper
+used the Wine Quality data, which is not available offline: we use scikit-learn's bundled diabetes data (442 x 10,
+``load_diabetes``) instead. Training live is slow, so a table of pre-computed rewards ships in
+``bandit_gym/data/`` (``load_table``), made by ``scripts/make_model_selection_table.py``.
 
 Importing this module does not import scikit-learn; the functions that train models do, lazily
 (``pip install "bandit-gym[automl]"``).
@@ -27,8 +27,8 @@ __all__ = [
 ]
 
 FAMILIES: tuple[str, ...] = ("lasso", "random_forest", "linear_svr", "rbf_svr", "knn")
+"""The five families of regressors, in the order of the arms."""
 _C, _EPSILON = (0.001, 0.01, 0.1, 1), (0.0001, 0.001, 0.01, 0.1)
-#: The paper's hyper-parameter grid of each family: (name, values) pairs, outer loop first.
 GRIDS: MappingProxyType[str, tuple[tuple[str, tuple[float, ...]], ...]] = MappingProxyType({
     "lasso": (("alpha", (0.0001, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5)),),
     "random_forest": (("n_estimators", (1, 10, 100, 1000)), ("min_samples_split", (1, 3, 5, 7)),
@@ -37,7 +37,9 @@ GRIDS: MappingProxyType[str, tuple[tuple[str, tuple[float, ...]], ...]] = Mappin
     "rbf_svr": (("C", _C), ("epsilon", _EPSILON), ("gamma", (0.025, 0.05, 0.1, 0.2))),
     "knn": (("n_neighbors", (1, 3, 5, 7, 9, 11, 13, 15)),),
 })
+"""The paper's hyper-parameter grid of each family: (name, values) pairs, outer loop first."""
 TABLE_FILE = "model_selection_diabetes.npz"
+"""The pre-computed table of pulls (package data, `bandit_gym/data/`) that `ModelSelection-v0` samples from."""
 _TRAIN_FRACTION = 0.1
 _SKLEARN_HINT = 'this needs scikit-learn: pip install "bandit-gym[automl]" (or pip install scikit-learn)'
 
@@ -73,8 +75,8 @@ def _build_models() -> tuple[ModelArm, ...]:
     return tuple(arms)
 
 
-#: The 160 arms: 8 lasso, 64 random_forest, 16 linear_svr, 64 rbf_svr, 8 knn, in this order.
 MODELS: tuple[ModelArm, ...] = _build_models()
+"""The 160 arms, one `ModelArm` each: 8 lasso, 64 random_forest, 16 linear_svr, 64 rbf_svr, 8 knn, in this order."""
 
 
 def family_of_arms() -> np.ndarray:
@@ -83,8 +85,10 @@ def family_of_arms() -> np.ndarray:
 
 
 def model_kernel(length_scale: float = 1.0) -> np.ndarray:
-    """(160, 160) kernel over the arms (the paper's): ``exp(-||x - x'||^2 / length_scale^2)`` on the grid
-    coordinates x of two arms of the same family, 0 across families (block diagonal); ones on the diagonal."""
+    """(160, 160) kernel over the arms: the paper's squared exponential within a family (unit length scale by
+    default), ``exp(-||x - x'||^2 / length_scale^2)``, 0 across families (block diagonal); ones on the diagonal.
+    The inputs x are the arms' normalised grid coordinates (``ModelArm.coords``): our reading, since the paper
+    does not say how a hyper-parameter value becomes a kernel input."""
     if not (np.isfinite(length_scale) and length_scale > 0):
         raise ValueError(f"length_scale must be > 0, got {length_scale!r}")
     family = family_of_arms()

@@ -50,20 +50,23 @@ __all__ = ["EXERCISE_TAG", "SOLUTION_TAG", "build_all", "build_notebooks", "mark
            "solutions_notebook", "student_notebook"]
 
 SOLUTION_TAG = "solution"
+"""The cell tag of a solution cell (dropped from the student notebook)."""
 EXERCISE_TAG = "exercise"
+"""The cell tag of an exercise cell (the student's to fill in)."""
 
-#: a folded solution: ``<details><summary>Solution</summary> ... </details>``, the tags at the start of a line
-#: (an HTML block; a mention of the tags in running text is not a solution)
 SOLUTION_START = r"^[ \t]*<details>\s*<summary>\s*Solution\s*</summary>"
+"""A folded solution: ``<details><summary>Solution</summary> ... </details>``, the tags at the start of a line (an
+HTML block; a mention of the tags in running text is not a solution).
+"""
 SOLUTION = re.compile(SOLUTION_START + r"(.*?)^[ \t]*</details>", re.DOTALL | re.MULTILINE)
-#: a fenced block opened by ```python (nothing else on the line) and closed by ``` at the start of a line
 PYTHON_BLOCK = re.compile(r"^```python[ \t]*\n(.*?)^```[ \t]*$", re.DOTALL | re.MULTILINE)
-#: any fenced block (```python ones included), to keep the others out of the code cells
+"""A fenced block opened by ```python (nothing else on the line) and closed by ``` at the start of a line."""
 FENCE = re.compile(r"^(?P<fence>`{3,}|~{3,})(?P<info>[^\n]*)\n.*?^(?P=fence)[ \t]*$", re.DOTALL | re.MULTILINE)
-#: an exercise heading, ``### Exercise 2: ...``; group 1 is ``Exercise 2``
+"""Any fenced block (```python ones included), to keep the others out of the code cells."""
 EXERCISE = re.compile(r"^#{2,4}[ \t]+(Exercise[ \t]+[^\s:.]+)", re.MULTILINE)
-#: a markdown image ``![alt](path)`` or ``![alt](path "title")``
+"""An exercise heading, ``### Exercise 2: ...``; group 1 is ``Exercise 2``."""
 IMAGE = re.compile(r"!\[([^\]]*)\]\(([^)\s]+)((?:\s+\"[^\"]*\")?)\)")
+"""A markdown image ``![alt](path)`` or ``![alt](path "title")``."""
 
 KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
 

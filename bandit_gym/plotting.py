@@ -23,8 +23,6 @@ COLORS = ("tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple", "tab:b
           "tab:olive", "tab:cyan", "gold", "navy")
 LINESTYLES = ("-", "--", "-.", ":")
 
-#: the colour of each built-in agent (and of the labels the reproductions give them), distinct within each family;
-#: LSA and BayesGap black as in their papers' figures
 AGENT_COLORS = {
     # thresholding (tao2019)
     "LSA": "black", "APT": "tab:blue", "UCBE": "tab:orange", "OptKG": "tab:green", "Opt-KG": "tab:green",
@@ -44,9 +42,12 @@ AGENT_COLORS = {
     # reinforcement learning
     "SB3Agent": "darkslategray", "PPO": "darkslategray", "DQN": "darkgoldenrod",
 }
-#: colours of agents not in AGENT_COLORS, picked by a stable hash of the name
+"""The colour of each built-in agent (and of the labels the reproductions give them), distinct within each family;
+LSA and BayesGap black as in their papers' figures.
+"""
 HASHED_COLORS = ("#1b9e77", "#d95f02", "#7570b3", "#e7298a", "#66a61e", "#e6ab02", "#a6761d", "#17becf",
                  "#bcbd22", "#8c564b", "#9467bd", "#c51b7d", "#4d9221", "#2166ac", "#b2182b", "#35978f")
+"""Colours of agents not in AGENT_COLORS, picked by a stable hash of the name."""
 
 
 def agent_base(label: str) -> str:
@@ -92,9 +93,6 @@ class MetricAxes:
 
 
 _BUDGET_LOG2 = "budget n (pulls, log2 scale)"
-#: (family, metric) -> axes; the family ``"correlated"`` is best-arm identification with correlated arms
-#: (hoffman2014). Log scales only where the paper's figure has one: tao2019 Figure 1 (ln of regret / K),
-#: abernethy2016 (log-log), gabillon2012 (n / H_1 on a log2 axis), chen2017 (log budget axis).
 METRIC_AXES: dict[tuple[str, str], MetricAxes] = {
     ("thresholding", "aggregate_regret"): MetricAxes("aggregate regret / K (log scale)",
                                                      yscale="log", per_arm=True),
@@ -115,9 +113,13 @@ METRIC_AXES: dict[tuple[str, str], MetricAxes] = {
     ("correlated", "error"): MetricAxes("P(error): recommendation not the best arm", rate=True),
     ("correlated", "pulls"): MetricAxes("pulls until the stop"),
 }
-#: the metric drawn when none is asked for
+"""(family, metric) -> axes; the family ``"correlated"`` is best-arm identification with correlated arms
+(hoffman2014). Log scales only where the paper's figure has one: tao2019 Figure 1 (ln of regret / K),
+abernethy2016 (log-log), gabillon2012 (n / H_1 on a log2 axis), chen2017 (log budget axis).
+"""
 DEFAULT_METRIC = {"thresholding": "aggregate_regret", "threshold": "regret", "multi_armed": "regret",
                   "best_arm": "error", "top_k": "error", "correlated": "regret"}
+"""The metric drawn when none is asked for."""
 BAND_T = "shaded: 95% CI of the mean (mean +- t x SE)"
 BAND_WILSON = "shaded: 95% Wilson interval (binomial)"
 

@@ -19,15 +19,17 @@ from bandit_gym.instances import (
     chen2017_means,
 )
 
-#: the prior scale of both traffic presets (hoffman2014 §6.1's "broad prior")
 TRAFFIC_ETA = 20.0
-#: the noise of ``CorrelatedBestArm-TrafficSynthetic-v0``: sigma^2 = 5% of the prior variance (eta = 20, unit mean
-#: diagonal of G)
+"""The prior scale of both traffic presets (hoffman2014 §6.1's "broad prior")."""
 TRAFFIC_SIGMA = float(np.sqrt(0.05 * TRAFFIC_ETA**2))
-#: the noise variance of ``CorrelatedBestArm-TrafficSynthetic-v1`` (mph^2): 5% of the mean diagonal of G, the
-#: historical covariance of the synthetic speeds, as ``bandit_gym.covariances.traffic_noise_variance()`` computes it
-#: (written out so that importing the package simulates nothing; a test checks the two agree)
+"""The noise of ``CorrelatedBestArm-TrafficSynthetic-v0``: sigma^2 = 5% of the prior variance (eta = 20, unit mean
+diagonal of G).
+"""
 TRAFFIC_SPEEDS_NOISE_VARIANCE = 4.6201179742064555
+"""The noise variance of ``CorrelatedBestArm-TrafficSynthetic-v1`` (mph^2): 5% of the mean diagonal of G, the
+historical covariance of the synthetic speeds, as ``bandit_gym.covariances.traffic_noise_variance()`` computes it
+(written out so that importing the package simulates nothing; a test checks the two agree).
+"""
 TRAFFIC_SPEEDS_SIGMA = float(np.sqrt(TRAFFIC_SPEEDS_NOISE_VARIANCE))
 
 _THRESHOLDING = "bandit_gym.envs.thresholding:ThresholdingBandit"
@@ -51,7 +53,6 @@ class Registration(NamedTuple):
     description: str
 
 
-#: id -> its ``Registration``; ``bandit-gym list`` and the README's env table are made from it.
 ENV_SPECS: dict[str, Registration] = {
     "ThresholdBandit-v0": Registration(
         _THRESHOLD,
@@ -78,6 +79,7 @@ ENV_SPECS: dict[str, Registration] = {
         "10 Bernoulli arms with means drawn U(0, 1) each episode, theta = 0.5",
     ),
 }
+"""Id -> its ``Registration``; ``bandit-gym list`` and the README's env table are made from it."""
 for _setup, _means in TAO2019_SETUPS.items():
     ENV_SPECS[f"ThresholdingBandit-Tao2019Setup{_setup}-v0"] = Registration(
         _THRESHOLDING,

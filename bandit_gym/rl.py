@@ -157,11 +157,11 @@ _ONLINE_DQN = Recipe("DQN", {"gamma": 0.9, "learning_starts": 500, "buffer_size"
                              "exploration_fraction": 0.2}, num_envs=1, discrete=False,
                      normalize={"norm_obs": True, "norm_reward": False}, total_timesteps=50_000)
 
-#: the recipes, by (env family, algorithm): one pair for the online families, one for the pure-exploration ones
 RECIPES: dict[tuple[Family, str], Recipe] = {
     **{(family, "PPO"): _PURE_PPO if family.pure_exploration else _ONLINE_PPO for family in Family},
     **{(family, "DQN"): _PURE_DQN if family.pure_exploration else _ONLINE_DQN for family in Family},
 }
+"""The recipes, by (env family, algorithm): one pair for the online families, one for the pure-exploration ones."""
 
 
 def family_of_id(env_id: str, **env_kwargs: Any) -> Family:
@@ -199,8 +199,8 @@ def make_vec_env(env_id: str, num_envs: int = 16, discrete: bool = False, normal
     return venv if normalize is None else VecNormalize(venv, **normalize)
 
 
-#: the file of ``TrainedPolicy.save`` that names the SB3 class and the budget the policy was trained on
 METADATA = "metadata.json"
+"""The file of ``TrainedPolicy.save`` that names the SB3 class and the budget the policy was trained on."""
 
 
 def trained_budget(observation_space: Any) -> int | None:

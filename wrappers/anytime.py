@@ -21,8 +21,8 @@ from bandit_gym.wrappers._trackers import (
 from bandit_gym.wrappers.empirical_answer import EmpiricalAnswer, EmpiricalAnswerVector
 from bandit_gym.wrappers.record import _answering
 
-#: the default info key
 KEY = "anytime"
+"""The default info key."""
 
 
 class RecordAnytimeRegret(gym.Wrapper, gym.utils.RecordConstructorArgs):

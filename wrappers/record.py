@@ -19,8 +19,8 @@ from bandit_gym.wrappers._trackers import (
 )
 from bandit_gym.wrappers.empirical_answer import EmpiricalAnswer, EmpiricalAnswerVector
 
-#: the default info key
 KEY = "bandit"
+"""The default info key."""
 
 
 def _answering(env: Any, cls: type) -> Any:

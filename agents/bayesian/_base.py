@@ -13,16 +13,17 @@ from bandit_gym.agents.bayesian._posterior import GaussianPosterior
 from bandit_gym.covariances import resolve_kernel
 from bandit_gym.families import Family
 
-#: ``"latent"``: the largest posterior mean over all arms (best_latent of the authors' later library pybo);
-#: ``"incumbent"``: over the arms pulled so far (pybo's best_incumbent), all arms before the first pull.
-#: hoffman2014 does not say how its cumulative-regret baselines recommend; with correlated arms the two differ.
 RECOMMENDATIONS = ("latent", "incumbent")
+"""``"latent"``: the largest posterior mean over all arms (best_latent of the authors' later library pybo);
+``"incumbent"``: over the arms pulled so far (pybo's best_incumbent), all arms before the first pull. hoffman2014
+does not say how its cumulative-regret baselines recommend; with correlated arms the two differ.
+"""
 
 
 class BayesianAgent(Agent):
     """Base of the Bayesian agents of best-arm identification with correlated arms (m = 1).
 
-    The agent's own model (hoffman2014 §2, eq. 2-5): ``kernel`` (a K x K positive semi-definite matrix G, a
+    The agent's own model (hoffman2014 §4, eq. 2-5): ``kernel`` (a K x K positive semi-definite matrix G, a
     name of ``bandit_gym.covariances.KERNELS``, or None for independent arms, G = I), prior scale ``eta``, noise
     ``sigma`` and ``prior_mean``: the prior ``mu ~ N(prior_mean, eta^2 G)`` and rewards ``N(mu_a, sigma^2)``.
     It may differ from the env's generating model (``reset`` info ``"model"`` holds that one:
@@ -42,7 +43,7 @@ class BayesianAgent(Agent):
       over all arms (``recommendation="latent"``, default) or over the arms pulled so far (``"incumbent"``; all
       arms before the first pull). Ties: the agent's tie rule.
     - ties in every argmax / argmin: the agent's tie rule, a random arm order per copy and episode (default) or
-      the smallest index (``tie_break="index"``).
+      the smallest index (``tie_break="index"``, BayesGap's default).
     - answer before the end: the current recommendation, submitted at every step; only the one after the T-th
       pull is scored.
     """

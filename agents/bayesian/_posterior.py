@@ -1,4 +1,4 @@
-"""The Gaussian posterior over K correlated arm means, for N copies at once (hoffman2014 §2, eq. 2-5).
+"""The Gaussian posterior over K correlated arm means, for N copies at once (hoffman2014 §4, eq. 2-5).
 
 Prior ``mu ~ N(m0, eta^2 G)`` (m0 = 0 in the paper; ``prior_mean``, ours) for a positive semi-definite kernel
 matrix G; an observation ``y ~ N(mu_a, sigma^2)`` of arm a updates the mean m and the covariance C of every copy

@@ -16,7 +16,7 @@ from bandit_gym.agents.bayesian._base import BayesianAgent
 class BayesUCB(BayesianAgent):
     """Bayes-UCB: pull the arm of largest posterior quantile.
 
-    Paper: Kaufmann, Cappé, Garivier, AISTATS 2012; a baseline of hoffman2014 §6.
+    Paper: Kaufmann, Cappé, Garivier, AISTATS 2012; a baseline of hoffman2014 §6 (§6.1's item (3)).
 
     ``a_t = argmax_k mu_k + s_k Phi^-1(1 - 1 / ((t + 1) (log T)^c))``, the quantile of the Gaussian marginal
     posterior. ``c = 0`` (default, Kaufmann et al.'s practical choice; their theory needs c >= 5) makes it

@@ -10,9 +10,10 @@ from bandit_gym import _validation as check
 from bandit_gym.agents.base import Obs
 from bandit_gym.agents.bayesian._base import BayesianAgent
 
-#: the floor of a hardness term H_k when epsilon = 0 and the estimated gap is <= 0 (a guard of ours, see
-#: ``exploration``)
 H_FLOOR = 1e-12
+"""The floor of a hardness term H_k when epsilon = 0 and the estimated gap is <= 0 (a guard of ours, see
+``exploration``).
+"""
 
 
 def others_max(values: np.ndarray) -> np.ndarray:
@@ -31,9 +32,10 @@ def exploration(mean: np.ndarray, std: np.ndarray, epsilon: np.ndarray, budget: 
         Delta_k = max_{j != k} (mu_j + 3 s_j) - (mu_k - 3 s_k),   H_k = max((Delta_k + eps) / 2, eps),
         H = sum_k H_k^-2,   beta^2 = (max(T - K, 0) / sigma^2 + kappa / eta^2) / (4 H)
 
-    Guards (ours; the paper does not discuss them): ``H_k <= 0`` (epsilon = 0 and Delta_k <= 0, when one arm's
-    lower 3-sigma bound is above every other arm's upper one) becomes ``max(|Delta_k| / 2, 1e-12)``; T < K, where
-    ``T - K`` would be negative, counts as T = K; beta = 1 if ``beta^2`` is still not positive."""
+    Changes to eq. 9 (ours; the paper does not discuss these cases): ``H_k <= 0`` (epsilon = 0 and Delta_k <= 0,
+    when one arm's lower 3-sigma bound is above every other arm's upper one) becomes ``max(|Delta_k| / 2, 1e-12)``;
+    whenever T < K, ``T - K`` is replaced by 0, even where the paper's ``beta^2`` would still be positive (a
+    deviation, see ``BayesGap``); beta = 1 if ``beta^2`` is still not positive."""
     delta = others_max(mean + 3.0 * std) - (mean - 3.0 * std)
     h = np.maximum((delta + epsilon) / 2.0, epsilon)
     h = np.where(h > 0, h, np.maximum(np.abs(delta) / 2.0, H_FLOOR))
@@ -44,7 +46,7 @@ def exploration(mean: np.ndarray, std: np.ndarray, epsilon: np.ndarray, budget: 
 
 
 class BayesGap(BayesianAgent):
-    """BayesGap: UGapEb for one arm with posterior widths.
+    """BayesGap: UGapEb for m = 1 with posterior widths.
 
     Paper: hoffman2014 §5, Algorithm 1, eq. 6-9.
 
@@ -61,13 +63,19 @@ class BayesGap(BayesianAgent):
     paper: correlation makes them unnecessary in practice), so T < K is allowed.
 
     Parameters: the model ``kernel``, ``eta``, ``sigma`` (see ``BayesianAgent``); ``beta_scale`` (ours, not
-    the paper's; default 1, the paper's beta) multiplies beta. Horizon-aware (beta reads T). Deviations: none.
+    the paper's; default 1, the paper's beta) multiplies beta. Horizon-aware (beta reads T).
+
+    Deviation: when T < K, eq. 9's ``T - K`` (the pulls left after the K initial pulls that Theorem 2 assumes) is
+    replaced by 0. The paper runs eq. 9 unchanged at T = 10 and 40 with K = 160 (§6.2) and does not say how it
+    handles ``T - K < 0``; there ``beta^2`` can be negative (``CorrelatedBestArm-v0``: (30 - 50) / 0.2^2 + 50 < 0),
+    so we drop the term. Where the paper's ``beta^2`` stays positive, ours is larger (``ModelSelection-v0`` with
+    its model at T = 10: numerator 2.94 instead of 0.39, beta about 2.7 times the paper's).
 
     Readings where the paper is silent or inconsistent:
 
-    - ``j(t)``: Algorithm 1 prints ``argmin_{k != J(t)} U_k``, but the text (the definition before eq. 7, the
-      best "runner up" arm) and the proofs (j(t) "has the highest upper bound other than J(t)") use the argmax;
-      we use the argmax.
+    - ``j(t)``: Algorithm 1 prints ``argmin_{k != J(t)} U_k``, but the text (the definition before eq. 7 and
+      the best "runner up" arm after it) and the proofs (j(t) "has the highest upper bound other than J(t)")
+      use the argmax; we use the argmax.
     - ties in J(t) and j(t): not specified; the smallest index (``tie_break="index"``, the default here), or a
       random arm order per episode with ``"random"``.
     - ties in a_t (``s_J = s_j``): not specified; we pull J(t).
@@ -77,7 +85,7 @@ class BayesGap(BayesianAgent):
     - ``kappa = sum_k ||x_k||^-2 = sum_k 1 / G_kk`` runs over the arms with ``G_kk > 0`` (an arm of zero prior
       variance would give 1/0).
     - numerical guards of ``exploration`` (not in the paper): a non-positive hardness term when
-      epsilon = 0, ``T - K < 0`` when T < K, and a non-positive ``beta^2``.
+      epsilon = 0 (the paper's H_k would be 0 and beta 0), and a non-positive ``beta^2``.
     - the recorded rounds are t = 1..T (eq. 8's ``t <= T``); the posterior after the T-th observation is not
       recorded.
 

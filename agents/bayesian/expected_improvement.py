@@ -14,7 +14,7 @@ from bandit_gym.agents.bayesian._base import ImprovementAgent
 class EI(ImprovementAgent):
     """EI: pull the arm of largest expected improvement over the incumbent.
 
-    Paper: Mockus 1982, Jones 2001; a baseline of hoffman2014 §6.
+    Paper: Mockus 1982, Jones 2001; a baseline of hoffman2014 §6 (§6.1's item (6)).
 
     ``a_t = argmax_k (mu_k - mu+ - xi) Phi(z_k) + s_k phi(z_k)``, ``z_k = (mu_k - mu+ - xi) / s_k``.
     Recommendation: see ``BayesianAgent``. Anytime.

@@ -14,7 +14,7 @@ from bandit_gym.agents.bayesian._base import BayesianAgent
 class GPUCB(BayesianAgent):
     """GP-UCB: pull the arm of largest ``mu_k + sqrt(beta_t) s_k``.
 
-    Paper: Srinivas et al., ICML 2010, Theorem 1 (finite domain); a baseline of hoffman2014 §6.
+    Paper: Srinivas et al., ICML 2010, Theorem 1 (finite domain); a baseline of hoffman2014 §6 (§6.1's item (3)).
 
     ``beta_t = scale * 2 log(K t^2 pi^2 / (6 delta))`` at round t (1-based). Recommendation: see
     ``BayesianAgent``. Anytime.

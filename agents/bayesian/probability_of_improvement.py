@@ -14,7 +14,7 @@ from bandit_gym.agents.bayesian._base import ImprovementAgent
 class PI(ImprovementAgent):
     """PI: pull the arm most likely to improve on the incumbent by xi.
 
-    Paper: Kushner 1964, Mockus 1982; a baseline of hoffman2014 §6.
+    Paper: Kushner 1964, Mockus 1982; a baseline of hoffman2014 §6 (§6.1's item (5)).
 
     ``a_t = argmax_k Phi((mu_k - mu+ - xi) / s_k)``. Recommendation: see ``BayesianAgent``. Anytime.
 

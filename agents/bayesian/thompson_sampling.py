@@ -13,7 +13,7 @@ from bandit_gym.agents.bayesian._base import BayesianAgent
 class ThompsonSampling(BayesianAgent):
     """Thompson sampling: pull the argmax of one joint posterior sample.
 
-    Paper: Chapelle & Li 2011, Agrawal & Goyal 2013; a baseline of hoffman2014 §6.
+    Paper: Chapelle & Li 2011, Agrawal & Goyal 2013; a baseline of hoffman2014 §6 (§6.1's item (4)).
 
     ``mu~ ~ N(m_t, C_t)`` jointly over the arms (the arms are correlated, so not arm by arm), drawn with the
     agent's own generator as ``m_t + F z`` from the square-root factor ``C_t = F F^T`` (O(K r) per step, r the

@@ -66,8 +66,8 @@ class LUCB(BestArmAgent):
     """LUCB1: sample the two arms whose confidence intervals are most in doubt, stop when they separate.
 
     Paper: S. Kalyanakrishnan, A. Tewari, P. Auer, P. Stone, PAC Subset Selection in Stochastic Multi-armed
-    Bandits, ICML 2012 (LUCB1). Not one of the five papers; the fixed-confidence baseline users expect next to
-    UGapEc.
+    Bandits, ICML 2012 (LUCB1; gabillon2012 §1 cites this paper for m-best arm identification with fixed
+    confidence). Not one of the five papers; the fixed-confidence baseline users expect next to UGapEc.
 
     After one pull of each arm, round t: ``High`` = the m arms of largest empirical mean,
     ``h_t = argmin_{j in High} LCB_j``, ``l_t = argmax_{j not in High} UCB_j`` with

@@ -11,8 +11,10 @@ class SAR(SuccessiveRejects):
     """Successive Accepts and Rejects: SR's phases, but each phase removes the active arm of largest empirical
     gap, accepting it if it is among the active top ones, rejecting it otherwise.
 
-    Paper: S. Bubeck, T. Wang, N. Viswanathan, Multiple Identifications in Multi-Armed Bandits, ICML 2013.
-    Not one of the five papers; the fixed-budget baseline for m > 1 next to UGapEb.
+    Paper: S. Bubeck, T. Wang, N. Viswanathan, Multiple Identifications in Multi-Armed Bandits, ICML 2013
+    (gabillon2012 §1 cites its 2012 arXiv version: "a new version of the Successive Rejects algorithm (with
+    accept and reject)" for the m best arms). Not one of the five papers; the fixed-budget baseline for m > 1
+    next to UGapEb.
 
     Phase lengths as ``SuccessiveRejects``. At the end of phase k, with the active arms sorted by empirical
     mean ``sigma_1 >= ... `` and ``l`` arms still to accept:

@@ -12,8 +12,8 @@ from bandit_gym.agents.base import Obs
 from bandit_gym.agents.best_arm._base import BestArmAgent
 from bandit_gym.families import Family
 
-#: per-copy state: the phase (1..K-1; K once one arm is left), then three blocks of K floats (``block``)
 PHASE = 0
+"""Per-copy state: the phase (1..K-1; K once one arm is left), then three blocks of K floats (``block``)."""
 #: the blocks: the bits of the arms still in play; the phase lengths n_1..n_{K-1}, then n; the accepted bits (SAR)
 ALIVE, SCHEDULE, ACCEPTED = range(3)
 #: the scratch rows: the empirical means (0 for an arm never pulled) and the answer's ranking values
@@ -108,7 +108,8 @@ class SuccessiveRejects(BestArmAgent):
     """Successive Rejects: K - 1 phases; in phase k every surviving arm is pulled up to ``n_k`` pulls, then the
     arm of smallest empirical mean is rejected.
 
-    Paper: Audibert, Bubeck, Munos, COLT 2010, a baseline of gabillon2012.
+    Paper: Audibert, Bubeck, Munos, COLT 2010, cited by gabillon2012 (§1: "divides the budget n in phases and
+    discards one arm per phase"); the phase lengths below rest on Audibert et al.'s paper.
 
     ``n_k = ceil( (n - K) / (logbar(K) (K + 1 - k)) )``, ``logbar(K) = 1/2 + sum_{i=2}^K 1/i``, n read from the
     observation at the episode start (horizon-aware); at most n pulls in all. Output: the last surviving arm.

@@ -1,4 +1,4 @@
-"""UCB-E (Audibert, Bubeck, Munos 2010) for best arm identification, a baseline of gabillon2012."""
+"""UCB-E (Audibert, Bubeck, Munos 2010) for best arm identification, cited by gabillon2012 (§1)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from bandit_gym import _validation as check
 from bandit_gym.agents.base import Obs
 from bandit_gym.agents.best_arm._base import BestArmAgent
 
-#: per-copy constants: the exploration a
 A = 0
+"""Per-copy constants: the exploration a."""
 #: per-copy state: the pulls made at the last call plus 2 (0: no call yet), the arm it chose, that arm's count
 #: then, the arm whose answer bit is set (-1: none, the bits are rewritten in full), 1.0 if the mean tree is
 #: current; then the tournament tree of the indices and that of the means (``tree_size`` floats each)
@@ -92,8 +92,10 @@ def ucbe_rule() -> Any:
 class UCBEBestArm(BestArmAgent):
     """UCB-E, the highly exploring UCB of best arm identification.
 
-    Paper: Audibert, Bubeck, Munos, COLT 2010; named ``UCBE(a)`` in gabillon2012 and a baseline of hoffman2014
-    (the thresholding variant of tao2019 is ``bandit_gym.agents.UCBE``).
+    Paper: Audibert, Bubeck, Munos, COLT 2010; called UCB-E in gabillon2012 (§1, §4.4, which notes that its
+    complexity H_epsilon with epsilon = 0, m = 1 is UCB-E's up to a constant) and UCBE in hoffman2014, a baseline
+    there (the thresholding variant of tao2019 is ``bandit_gym.agents.UCBE``). The rule and its theorem rest on
+    Audibert et al.'s paper.
 
     Rule: ``I_t = argmax_i mu_hat_i + sqrt(a / T_i)``, ``+inf`` for an arm never pulled (so each arm is pulled
     once first). Output: the m arms of largest empirical mean (``argmax_i mu_hat_i`` for m = 1).

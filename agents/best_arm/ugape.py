@@ -96,10 +96,12 @@ def select_arm(means: np.ndarray, beta: np.ndarray, m: int) -> tuple[np.ndarray,
     I (N,))``.
 
     Readings where gabillon2012 (Fig. 2, §3) is silent: the paper breaks ties in u and l in favour of the
-    largest beta and says no more; the further tie on beta goes to the smallest index. It gives no tie rule for
-    J (the m smallest B) nor for I when ``beta_l = beta_u``: J takes the smallest indices among equal B, and I
-    pulls l. ``max^m_{i != k} U_i`` is computed as the (m+1)-th largest U when k is among the m largest, the
-    m-th otherwise; its value does not depend on how ties in U are ranked."""
+    largest beta and says no more; the further tie on beta goes to the smallest index. For J it writes
+    ``J(t) in argmin^{1..m} B_k(t)`` and only says, of its m-max and m-argmax operators, that ties are broken
+    "in an arbitrary but consistent manner" (§2, footnote 2): J takes the smallest indices among equal B, one
+    such rule. It gives no tie rule for I when ``beta_l = beta_u``: I pulls l. ``max^m_{i != k} U_i`` is
+    computed as the (m+1)-th largest U when k is among the m largest, the m-th otherwise; its value does not
+    depend on how ties in U are ranked."""
     means, beta = np.atleast_2d(np.asarray(means, np.float64)), np.atleast_2d(np.asarray(beta, np.float64))
     n = means.shape[0]
     bits, set_index, pull = np.zeros(means.shape, dtype=bool), np.zeros(n), np.zeros(n, dtype=np.int64)

@@ -12,13 +12,13 @@ from bandit_gym.agents.base import Obs
 from bandit_gym.agents.best_arm._base import BestArmAgent
 from bandit_gym.agents.best_arm.ugape import CHOSEN, UPPER
 
-#: ``"smallest_B"``: the paper's J(t*) at the smallest set index over time; ``"last"``: J(n + 1)
 RECOMMENDATIONS = ("smallest_B", "last")
+"""``"smallest_B"``: the paper's J(t*) at the smallest set index over time; ``"last"``: J(n + 1)."""
 
 #: per-copy constants: the exploration a, the range b, 1.0 to recommend the last J (``recommendation="last"``)
 A, B, LAST = range(3)
-#: per-copy state: the smallest set index B_J recorded so far (+inf at the start)
 SMALLEST_B = 0
+"""Per-copy state: the smallest set index B_J recorded so far (+inf at the start)."""
 
 
 @functools.cache
@@ -62,15 +62,17 @@ class UGapEb(BestArmAgent):
 
     Parameters: ``a`` (exploration), or the oracle complexity ``H`` (H_epsilon of eq. 6, from the true means),
     from which ``a = eta (n - K) / (4 H)`` is set at each episode start with n read from the observation
-    (``eta = 1``: the value Theorem 1 prefers); ``b`` the range of the rewards (1 for Bernoulli arms).
-    Horizon-aware when built from H.
+    (``eta = 1``: Theorem 1 holds for ``0 < a <= (n - K) / (4 H)`` and its bound ``2 K n exp(-2a)`` is smallest
+    at the top of that range); ``b`` the upper end of the rewards' range [0, b] (1 for Bernoulli arms).
+    Horizon-aware when built from H. The paper states no default a (the NIPS paper has no experiments).
 
     ``eta`` is ours, after the constant ``c`` of Audibert et al.'s UCB-E experiments (with m = 1, epsilon = 0,
-    ``eta = 16`` gives UCB-E's ``a = (n - K) / H_1``, since ``H_0 = 4 H_1``). At n = H_1 the theoretical a is
-    small (0.062 on Audibert et al.'s problem 1), the widths are narrow, the good event of Theorem 1 fails
-    often, and an arm on a lucky early streak gets a set index lower than any later, well-estimated one: the
-    recommendation locks on it (the median t* is 88 of 2000 rounds on problem 1), and the error is 0.76 against
-    Uniform's 0.38 there (``bandit-gym reproduce gabillon2012``, 1000 runs), 0.18 with ``eta = 16``.
+    ``eta = 16`` gives UCB-E's ``a = (n - K) / H_1``, c = 1, since ``H_0 = 4 H_1``); ``eta > 1`` leaves Theorem 1's
+    range. At n = H_1 the theoretical a is small (0.062 on Audibert et al.'s problem 1), the widths are narrow,
+    the good event of Theorem 1 fails often, and an arm on a lucky early streak gets a set index lower than any
+    later, well-estimated one: the recommendation locks on it (the median t* is 88 of 2000 rounds on problem
+    1), and the error is 0.76 against Uniform's 0.38 there (``bandit-gym reproduce gabillon2012``, 1000 runs),
+    0.18 with ``eta = 16``.
 
     ``recommendation="last"`` (ours, not the paper's) answers ``J(n + 1)``, the set of the final statistics,
     instead of ``J(t*)``.
@@ -79,7 +81,8 @@ class UGapEb(BestArmAgent):
 
     - the range of t in ``t*``: the paper writes ``t in {1, ..., n}``, but B is defined only once every arm has
       been pulled; we record the sets of t = K+1..n+1, the last one computed after the n-th observation (the
-      proof allows t <= n+1). Ties in ``t*``: the earliest round.
+      proof of Theorem 1 states Lemma 1's bound up to t = n+1, so it covers this range). Ties in ``t*``: the
+      earliest round.
     - tie rules of SELECT-ARM: see ``select_arm`` (J: smallest index;
       u_t, l_t: the largest beta, as the paper says, then the smallest index; I(t): l_t when the widths are
       equal). The tie rule is fixed (no random option).

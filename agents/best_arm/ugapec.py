@@ -56,7 +56,8 @@ class UGapEc(BestArmAgent):
     ``J(t)`` as soon as ``B_J(t) < epsilon``, epsilon read from the observation. Theorem 2: with ``c = 1/2``,
     ``P(r_Omega <= epsilon and n_tilde <= N) >= 1 - delta``, ``N = K + O(H_eps log(H_eps / delta))``.
 
-    Parameters: ``delta`` in (0, 1), ``c = 0.5`` (the paper's recommendation), ``b`` the range of the rewards.
+    Parameters: ``delta`` in (0, 1) (default 0.05, ours: the NIPS paper has no experiments), ``c = 0.5`` (the
+    paper's recommendation, §3, and the value of Theorem 2), ``b`` the upper end of the rewards' range [0, b].
     Anytime: it never reads the budget. Deviations: none.
 
     Readings where the paper is silent:

@@ -12,9 +12,10 @@ from bandit_gym.agents.base import Obs
 from bandit_gym.agents.multi_armed._index import MultiArmedAgent, check_unit_means
 from bandit_gym.envs.multi_armed import DISTRIBUTIONS
 
-#: Newton steps of the Bernoulli index: from the start below, 8 steps reach 1e-12 on every (mu_hat, level) of a
-#: test grid (levels 1e-6..20), far below any gap between two arms' indices that matters
 NEWTON_STEPS = 8
+"""Newton steps of the Bernoulli index: from the start below, 8 steps reach 1e-12 on every (mu_hat, level) of a
+test grid (levels 1e-6..20), far below any gap between two arms' indices that matters.
+"""
 
 
 def kl_ucb_bernoulli(mean: np.ndarray, level: np.ndarray, steps: int = NEWTON_STEPS) -> np.ndarray:

@@ -1,6 +1,6 @@
 """Shared machinery of the threshold-bandit agents that estimate ``F_i(c) = P(X_i >= c)`` per level from the
-observation's ``level_exceed`` / ``level_trials`` counts (the DKW estimator under uncensored feedback, the
-modified Kaplan-Meier estimator under censored feedback, abernethy2016 eqs. 5 and 8)."""
+observation's ``level_exceed`` / ``level_trials`` counts (the empirical survival function under uncensored
+feedback, the modified Kaplan-Meier estimator under censored feedback, abernethy2016 eqs. 5 and 8)."""
 
 from __future__ import annotations
 

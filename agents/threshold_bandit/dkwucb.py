@@ -29,7 +29,9 @@ class DKWUCB(LevelUCB):
     - the min in Theorem 2: as printed, ``min_{j in M} Delta_i(j)`` is 0 for an arm that is best at some level,
       which would make the bound infinite; we read it over the levels where arm i is suboptimal
       (``Delta_i(j) > 0``). The extracted text may also square that gap; we follow the prose ("identical to
-      UCB, but with the suboptimality gap min_j Delta_i(j)"): ``1 / min_j Delta_i(j)``.
+      UCB, but with the suboptimality gap min_j Delta_i(j)", and the naive bound with
+      ``(min_j Delta_i(j))^2`` called a factor ``max_j Delta_i(j) / min_j Delta_i(j)`` worse):
+      ``1 / min_j Delta_i(j)``.
     - ties in the argmax: no rule given; the agent's tie rule, a random arm order per copy and episode by
       default, the smallest index with ``tie_break="index"``. Unpulled arms (index +inf) are therefore each
       pulled once first, in that order.

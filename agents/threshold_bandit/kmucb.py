@@ -29,6 +29,9 @@ class KMUCB(Agent):
 
     Readings where the paper is silent or its text was garbled in extraction:
 
+    - the data of the test: the paper's ``F_hat^{t_k}`` would, by eq. 8's sums over ``tau < t``, leave out round
+      ``t_k``, the epoch's last; we include it, so that every arm has the ``(m - j + 1) k`` pulls at levels
+      ``>= j`` that the radius assumes.
     - the comparison sign of the test was lost; we use ``>=`` (``>`` is as plausible; it matters only on exact
       equality).
     - ``log(T k)`` is read as the natural log of the product T times k (the epoch number).
@@ -45,6 +48,8 @@ class KMUCB(Agent):
     - the min in Theorem 5 is read over the suboptimal pairs ``(i, j)`` (``Delta_i(j) > 0``), and the place of
       ``log m`` in the bound is read off garbled text.
     - the observation after the last round (``c = 0``) is read as level 1.
+    - on an uncensored env the observation's counts are those of eq. 5 (every pull counts at every level), so
+      the test runs on the empirical survival function instead of eq. 8; the paper runs KMUCB only censored.
 
     Examples:
         One seeded episode (threshold bandit) and the record of ``RecordEpisodeRegret``

@@ -11,19 +11,21 @@ from bandit_gym.agents.thresholding._index import IndexAgent
 class APT(IndexAgent):
     """Anytime Parameter-free Thresholding with precision epsilon.
 
-    Paper: Locatelli, Gutzeit, Carpentier, ICML 2016; baseline of tao2019 §5.
+    Paper: Locatelli, Gutzeit, Carpentier, ICML 2016; baseline of tao2019 §5, its rule restated in tao2019 §1.
 
-    Rule: pull each arm once, then:
+    Rule: pull each arm once (Locatelli et al.'s initialisation; tao2019 does not state it), then:
 
         B_i(t) = sqrt(T_i(t-1)) * ( |theta_hat_i(t-1) - theta| + epsilon ),     i_t = argmin_i B_i(t)
 
-    Anytime. Answer (tao2019's "natural adaptation" of APT's output set): ``d_i = 1{theta_hat_i >= theta}``.
+    tao2019 §1 writes ``sqrt(T_i(t)) * Delta_hat_i(t)`` with ``T_i(t)`` the pulls "until time t", the statistics
+    before the t-th pull, and ``Delta_hat_i(t) = |theta_hat_i(t) - theta| + epsilon``. Anytime. Answer (tao2019
+    §5's "natural adaptation" of APT's output set ``{i : theta_hat_i >= theta}``): ``d_i = 1{theta_hat_i >= theta}``.
 
     Parameter ``epsilon >= 0``; tao2019 uses 0, 0.025, 0.05 and 0.1. Deviations: none.
 
     Readings where the papers are silent:
 
-    - default ``epsilon = 0``: ours (neither paper gives a default; 0 is APT(0) of tao2019).
+    - default ``epsilon = 0``: ours (tao2019 gives no default; 0 is its APT(0)).
     - ties in the argmin: no rule in either paper; the agent's tie rule, a random arm order per copy and episode
       by default, or the smallest index with ``tie_break="index"`` (what the public banditpylib code's
       ``np.argmin`` does).

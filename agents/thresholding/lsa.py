@@ -13,7 +13,7 @@ from bandit_gym.agents.thresholding._index import IndexAgent
 class LSA(IndexAgent):
     """Logarithmic-Sample Algorithm for the thresholding bandit with aggregate regret.
 
-    Paper: tao2019, Algorithm 1.
+    Paper: tao2019 §3, Algorithm 1.
 
     Rule: pull each arm once (rounds 1..K), then:
 
@@ -21,7 +21,8 @@ class LSA(IndexAgent):
 
     with ``Delta_hat_i = |theta_hat_i - theta|``. Anytime (does not use T). Answer: ``d_i = 1{theta_hat_i >= theta}``.
 
-    Default ``alpha = 1.35`` (all of the paper's experiments); Theorem 1 needs ``0 < alpha <= 8``. Deviations: none.
+    Default ``alpha = 1.35``, fixed in all of tao2019 §5's experiments (Appendix F.4 varies it). Theorem 1 needs
+    ``0 < alpha <= 8`` and ``T >= max(40 / alpha + 1, 40) K``; Remark 2 takes ``alpha = 1/20``. Deviations: none.
 
     Readings where the paper is silent:
 
@@ -68,5 +69,5 @@ class LSA(IndexAgent):
         return alpha * count * (gap * gap) + 0.5 * log_count
 
 
-#: ``math.log(n)`` for n = 1..4096, LSA's ``ln T_i`` (numba compiles a global array as a constant)
 LOG_COUNTS = np.array([math.log(n) for n in range(1, 4097)])
+"""``math.log(n)`` for n = 1..4096, LSA's ``ln T_i`` (numba compiles a global array as a constant)."""

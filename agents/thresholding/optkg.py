@@ -111,7 +111,9 @@ def compiled() -> Any:
 class OptKG(IndexAgent):
     """Optimistic knowledge gradient for Bernoulli arms with Beta priors.
 
-    Paper: X. Chen, Q. Lin, D. Zhou, JMLR 16 (2015); baseline of tao2019 §5.
+    Paper: X. Chen, Q. Lin, D. Zhou, JMLR 16 (2015); baseline of tao2019 §5, which states only the model (a
+    Bayesian Markov decision process with a known Beta prior on each theta_i) and the priors: the rule, ``I``,
+    ``h`` and the answer below rest on Chen et al.
 
     State: posterior ``Beta(a_i, b_i)`` with ``a_i = a0 + #ones``, ``b_i = b0 + #zeros``. Rule:
 
@@ -123,17 +125,22 @@ class OptKG(IndexAgent):
     ``I`` and ``log c`` of each arm are kept (``self.p``, ``self.logc``) and updated by exact O(1) recurrences
     (see ``compiled``).
 
-    Parameters: prior ``(a0, b0)``; tao2019 uses (1, 1) and (0.5, 0.5); default (1, 1), the uniform prior.
+    Parameters: prior ``(a0, b0)``; tao2019 uses Beta(1, 1) (uniform) and Beta(0.5, 0.5) (Jeffreys); the
+    default (1, 1) is ours.
     Anytime. Bernoulli arms only (the observation's sums must count ones). Deviations: none.
 
     Readings where the papers are silent:
 
+    - threshold: Chen et al.'s crowd labelling has theta = 1/2 (as have all of tao2019's experiments); for
+      another theta we take ``I(a, b) = P(vartheta >= theta)`` (ours).
     - initialisation: Chen et al.'s policy starts from the prior with no forced pulls; tao2019 does not say
       whether it added "pull each arm once" (some later public implementations do). We add none: at t = 1 every
       arm ties.
     - ties in the argmax: tao2019 gives no rule, and with the uniform prior exact ties are frequent early on; the
       agent's tie rule (random arm order per copy and episode by default; ``tie_break="index"`` keeps the first
-      maximiser, as a public third-party implementation does).
+      maximiser, as a public third-party implementation does). Ties are those of the computed ``log R+``: at
+      theta = 1/2 mirrored posteriors ``(a, b)`` and ``(b, a)`` tie exactly in theory, but the O(1) recurrences
+      can leave their values a few units in the last place apart, so such a tie need not go to the smaller index.
     - answer: tao2019 does not say how Opt-KG's output was formed; we use the Bayes decision of the posterior
       (Chen et al.'s final classification), with ``I = 1/2`` exactly answered 1, so an arm never pulled under a
       symmetric prior and theta = 1/2 is answered 1 (the empirical rule of the other agents would answer 0).

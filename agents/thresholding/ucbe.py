@@ -15,7 +15,8 @@ from bandit_gym.agents.thresholding._index import IndexAgent
 class UCBE(IndexAgent):
     """UCB-E for thresholding, with an oracle exploration parameter.
 
-    Paper: Audibert, Bubeck, Munos, COLT 2010, as adapted in Locatelli et al. 2016; baseline of tao2019 §5.
+    Paper: Audibert, Bubeck, Munos, COLT 2010; baseline of tao2019 §5, which states the thresholding adaptation
+    and ``a`` below (tao2019 §1: Locatelli et al. 2016 first adapted UCBE to the thresholding bandit).
 
     Rule: pull each arm once, then:
 
@@ -23,17 +24,20 @@ class UCBE(IndexAgent):
 
     with ``Delta_hat_i = |theta_hat_i - theta|``. Answer: ``d_i = 1{theta_hat_i >= theta}``.
 
-    Parameters: ``b`` (tao2019 uses -1, 0, 4; default 0) and ``H = sum_i 1 / Delta_i^2``, the complexity of the
-    instance computed from the TRUE gaps: an **oracle** parameter the caller must pass (the experiment engine
-    fills it from the instance and labels the agent as oracle). T is read from the observation at the start of
-    each episode, so UCBE is horizon-aware and must be re-run for every budget. Deviations: none.
+    Parameters: ``b`` (tao2019 uses -1, 0, 4; the default 0 is ours; tao2019 notes UCB-E is proved optimal for
+    ``a = (25/36) (T - K) / H``) and ``H = sum_i 1 / Delta_i^2``, the complexity of the instance computed from
+    the TRUE gaps: an **oracle** parameter the caller must pass (the experiment engine fills it from the
+    instance and labels the agent as oracle). T is read from the observation at the start of each episode, so
+    UCBE is horizon-aware and must be re-run for every budget. Deviations: none.
 
     Readings where the papers are silent:
 
     - initialisation: tao2019 does not say how UCBE starts; its index divides by T_i(t-1), and the original
-      UCB-E gives an unpulled arm the index +inf, so we pull each arm once first, in index order 1..K.
-    - no epsilon: tao2019's formula has ``Delta_hat_i = |theta_hat_i - theta|`` with no precision term (unlike
-      APT); we follow it.
+      UCB-E gives an unpulled arm the index +inf (a fact of Audibert et al., not of tao2019), so we pull each arm
+      once first, in index order 1..K.
+    - no epsilon: tao2019 §5 writes ``Delta_hat_i`` with no time argument and no precision term; its §2 defines
+      the empirical gap as ``|theta_hat_i - theta|`` (the ``+ epsilon`` form appears only in §1's account of
+      APT). We use ``|theta_hat_i(t-1) - theta|``.
     - T <= K: ``a`` would be negative or zero; we use ``max(T - K, 0)``, so a = 0 (no pull is left after the
       initial ones then).
     - ties in the argmin: no rule given; the agent's tie rule (random arm order per copy and episode by default,

@@ -1,6 +1,7 @@
 """CLUCB-PAC's whole-episode kernel ``clucb_rollout`` (numba, compiled once and cached on disk: it takes
 about 7 s to compile), and the decision it shares with CLUCB-PAC's rule (in
-``bandit_gym.agents.top_k.clucb_pac``). Imported on first use."""
+``bandit_gym.agents.top_k.clucb_pac``). Imported on first use. Here k (K) is the number of arms, n in chen2017,
+and m the set size, K in chen2017."""
 
 from __future__ import annotations
 

@@ -21,7 +21,7 @@ class RoundAgent(Agent):
     Pull by pull, ``act`` pulls the arm owed the most (ties: the smallest index), which is round robin over
     the arms of a round; ``batch_pulls`` returns all the pulls owed at once (cut, in the same order, by the
     budget left). The decisions read only counts and sums, so both paths make the same pulls. A finished copy
-    stops (action K); the answer is ``answer``."""
+    stops (action K, K the number of arms here, n in chen2017); the answer is ``answer``."""
 
     families: ClassVar[tuple[str, ...]] = ("top_k",)
     batched = True

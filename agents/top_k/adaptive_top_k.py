@@ -18,8 +18,8 @@ SCHEDULES = ("printed", "log-free")
 def round_size(r: np.ndarray, n: int, delta: np.ndarray, scale: float = 1.0,
                schedule: str = "printed") -> np.ndarray:
     """The pulls of each surviving arm in round r (r = 1, 2, ...), per copy: ``m_r = ceil(scale 4^r ln(2 n r^2 /
-    delta))`` on the ``"printed"`` schedule (Claim 1 at ``scale = 1``), ``m_r = ceil(scale 4^(r-1))`` on the
-    ``"log-free"`` one."""
+    delta))`` on the ``"printed"`` schedule (Algorithm 1 line 5 and Claim 1 at ``scale = 1``), ``m_r = ceil(scale
+    4^(r-1))`` on the ``"log-free"`` one."""
     r = np.asarray(r, dtype=np.float64)
     base = 4.0 ** (r - 1.0) if schedule == "log-free" else 4.0**r * np.log(2.0 * n * r * r / np.asarray(delta))
     return np.ceil(scale * base).astype(np.int64)
@@ -79,53 +79,59 @@ class AdaptiveTopK(RoundAgent):
 
     Paper: chen2017, Algorithm 1 (fixed confidence) and §3 (the fixed-budget conversion of the experiments).
 
-    Round r = 1, 2, ...: every arm of S gets ``m_r`` more pulls, and ``theta~_i`` is its empirical mean (fresh:
-    over the round's ``m_r`` samples; pooled: over all its samples so far); then, while an arm is clear, with
-    ``k' = K - |A|``, ``theta~_a`` / ``theta~_b`` the (k'+1)-th / k'-th largest theta~ over S and
-    ``Delta~_i = max(theta~_i - theta~_a, theta~_b - theta~_i)``: if ``max_S Delta~ <= 2 2^-r`` the round ends;
+    Round r = 1, 2, ... (the paper's rounds; r = 0 only before the first): every arm of S gets ``m_r`` more pulls
+    (line 5), and ``theta~_i`` is its empirical mean (fresh: over the round's ``m_r`` samples; pooled: over all
+    its samples so far); then, while an arm is clear, with ``k' = K - |A|``, ``theta~_a`` / ``theta~_b`` the
+    (k'+1)-th / k'-th largest theta~ over S (line 6) and ``Delta~_i = max(theta~_i - theta~_a, theta~_b -
+    theta~_i)`` (eq. 7): if ``max_S Delta~ <= 2 2^-r`` the round ends (line 7 goes on while it is ``> 2 2^-r``);
     else the arm x of largest Delta~ (ties: smallest index) leaves S, accepted if ``theta~_x > theta~_a``, else
-    rejected (theta~_a, theta~_b recomputed after every removal). Guards: ``k' = 0`` ends (answer A);
+    rejected (lines 8-13; theta~_a, theta~_b recomputed after every removal). Guards: ``k' = 0`` ends (answer A);
     ``|S| <= k'`` accepts all of S and ends.
 
     Round sizes (``schedule``, ``scale``):
 
-    - ``"printed"`` (default), ``m_r = ceil(scale 4^r ln(2 n r^2 / delta))``. At ``scale = 1`` these are the
-      constants of the proof: Hoeffding gives ``P(|theta~_i - theta_i| >= 2^-r) <= 2 exp(-2 m_r 4^-r) <=
-      delta / (2 n r^2)`` per arm and round (Claim 1), and the union bound over arms and rounds gives the event
-      of Definition 2 with probability at least ``1 - delta``. Below 1 that guarantee is lost.
+    - ``"printed"`` (default), ``m_r = ceil(scale 4^r ln(2 n r^2 / delta))`` (line 5 prints ``2^(2r) ln(2 n r^2 /
+      delta)``). At ``scale = 1`` these are the constants of the proof: Hoeffding gives ``P(|theta~_i - theta_i|
+      >= 2^-r) <= 2 exp(-2 m_r 4^-r) <= delta / (2 n r^2)`` per arm and round (Claim 1), and the union bound over
+      arms and rounds gives the event of Definition 2 with probability at least ``1 - delta``. Below 1 that
+      guarantee is lost.
     - ``"log-free"`` (ours, experimental), ``m_r = ceil(scale 4^(r-1))``: the ``4^r`` growth that matches the
       halving accuracy, without the ``ln(2 n r^2 / delta)`` factor and with a free constant; no guarantee.
 
     Why a shortened version exists: at the paper's scale (n = 1000, delta = 0.01) the printed rounds cost
-    ``m_1 = 49`` and ``m_2 = 218`` pulls per arm, and round 1 cannot decide anything (no empirical gap exceeds its
-    threshold ``2 2^-1 = 1``), so up to 267 n pulls the agent allocates like Uniform, and the inner loop first
-    removes arms in round 3 (threshold 1/4), after about 1.2 million pulls; the paper's figures (failure falling
-    between 10^4 and 10^5 pulls) and its text ("only a few pulls to classify the arms", the inner loop accepting or
-    rejecting many arms in one round) imply much shorter rounds, whose constant the paper does not give.
+    ``m_1 = 49``, ``m_2 = 218`` and ``m_3 = 922`` pulls per arm. Round 1 cannot decide anything (with rewards in
+    [0, 1] no empirical gap exceeds its threshold ``2 2^-1 = 1``), so up to 267 n pulls the agent allocates like
+    Uniform. Round 2 (threshold 1/2) removes only arms whose empirical gap exceeds 1/2 (practically none on
+    TwoGroup, whose gap is 0.4); there the inner loop first removes arms in round 3 (threshold 1/4), after about
+    1.2 million pulls. The paper's text ("only a few pulls to classify the arms", the inner loop accepting or
+    rejecting many arms in one round, §3) and its figures (failure falling between 10^4 and 10^5 pulls) imply
+    much shorter rounds, whose constant the paper does not give.
 
     Fresh or pooled means (``pooled``; the paper is silent): ``None`` (default) pools whenever the rounds are
     shortened (``scale < 1`` or the log-free schedule) and uses each round's fresh samples at the printed
     constants; True / False force it. Pooling is as faithful to the analysis: an arm still in S at round r has
     exactly ``m_1 + ... + m_r`` samples, a number fixed in advance, and Claim 1's Hoeffding bound holds for any
     fixed prefix of an arm's samples, with at least ``m_r`` of them (the bound only tightens); the query bound
-    counts pulls, not which samples enter a mean. With short rounds, fresh means of a few samples make wrong
-    removals (which are final) far more likely than the pooled means do.
+    (eq. 18) counts pulls, not which samples enter a mean. With short rounds, fresh means of a few samples make
+    wrong removals (which are final) far more likely than the pooled means do.
 
-    ``form="fixed_budget"`` (default; the paper's experiments, "remove the outer while loop ... stop pulling the
-    arms once the budget is exhausted"): no epsilon test, rounds go on until the budget runs out (a round cut
+    ``form="fixed_budget"`` (default; the paper's experiments, §3: "remove the outer while loop ... stop pulling
+    the arms once the budget is exhausted"): no epsilon test, rounds go on until the budget runs out (a round cut
     short by the budget decides nothing); the answer is A plus the ``K - |A|`` arms of S of largest mean over all
-    their samples (arms never pulled rank last); budget left unused when the guards end it early (the agent
-    stops). ``form="pac"``: rounds go on while ``2 2^-r (K - |A|) > epsilon K`` (epsilon from the observation);
-    then A plus the ``K - |A|`` arms of S of largest last-round theta~; the budget is only a cap.
+    their samples (arms never pulled rank last; ties: the smaller index); budget left unused when the guards end
+    it early (the agent stops). ``form="pac"`` (Algorithm 1): rounds go on while ``2 2^-r (K - |A|) > epsilon
+    K`` (line 3, tested after each round: at r = 0 it holds for every epsilon < 2; epsilon from the observation);
+    then A plus the ``K - |A|`` arms of S of largest last-round theta~ (line 16); the budget is only a cap (if it
+    ends the episode first, the answer is the fixed-budget one).
 
-    Parameters: ``delta`` (None: the observation's delta), ``pooled=None``, ``form``, ``schedule="printed"``,
-    ``scale=1``.
+    Parameters: ``delta`` (None: the observation's delta; the paper's experiments use 0.01), ``pooled=None``,
+    ``form``, ``schedule="printed"``, ``scale=1``.
 
-    Readings where the paper is silent (ours): ``m_r`` rounded up; the round counter starts at 1 (``ln(2 n r^2 /
-    delta)`` at r = 1); theta~_a and theta~_b recomputed after every removal (the proofs of Lemmas 3-5 use the
-    current A and S); the guards; the fixed-budget answer (all samples, the interrupted round included). The
-    inner loop runs over S sorted once per round: the arm of largest Delta~ is always the largest or the smallest
-    theta~ of S.
+    Readings where the paper is silent (ours): ``m_r`` rounded up; theta~_a and theta~_b recomputed after every
+    removal (line 6 stands before the inner loop, but the proofs of Lemmas 3-5 use the current A and S); ties
+    for the largest Delta~ and in the answer (the smallest index); the guards; the fixed-budget answer (all
+    samples, the interrupted round included). The inner loop runs over S sorted once per round: the arm of
+    largest Delta~ is always the largest or the smallest theta~ of S.
 
     Examples:
         One seeded episode (top 10 of 100 arms) and the record of ``RecordEpisodeRegret``

@@ -14,8 +14,8 @@ from bandit_gym.agents.base import Obs
 from bandit_gym.agents.best_arm._base import BestArmAgent
 from bandit_gym.families import Family
 
-#: readings of CLUCB-PAC's stopping level: ``K epsilon`` or ``epsilon``
 EPSILON_SUMS = ("k_epsilon", "epsilon")
+"""Readings of CLUCB-PAC's stopping level: ``K epsilon`` or ``epsilon``."""
 
 #: per-copy constants: the confidence delta, the sub-Gaussian constant R
 DELTA, R = range(2)
@@ -33,11 +33,11 @@ def clucb_rule() -> Any:
     def clucb_pac(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, epsilon: float,
                   constants: np.ndarray, state: np.ndarray, work: np.ndarray, answer: np.ndarray,
                   final: bool) -> int:
-        """After one pull of each arm, at t pulls: M = the empirical top m (the answer); ``rad_e = R sqrt(2
-        log(4 K t^3 / delta) / T_e)``; ``w~ = mu - rad`` inside M, ``mu + rad`` outside; M~ = the top m of w~;
-        stop when ``w~(M~) - w~(M) <= m epsilon``, else pull the arm of largest rad in the symmetric difference
-        of M and M~ (ties: the smallest index). During the initial round the answer ranks an arm never pulled
-        last."""
+        """After one pull of each arm, at t pulls (here K is the number of arms, n in chen2017, and m the set
+        size): M = the empirical top m (the answer); ``rad_e = R sqrt(2 log(4 K t^3 / delta) / T_e)``; ``w~ = mu -
+        rad`` inside M, ``mu + rad`` outside; M~ = the top m of w~; stop when ``w~(M~) - w~(M) <= m epsilon``,
+        else pull the arm of largest rad in the symmetric difference of M and M~ (ties: the smallest index).
+        During the initial round the answer ranks an arm never pulled last."""
         k = counts.shape[0]
         mean, tilde, other, inv = work[MEANS], work[TILDE], work[OTHER], work[INVERSE]
         if made < k:
@@ -64,18 +64,23 @@ class CLUCBPAC(BestArmAgent):
     """Combinatorial LUCB, PAC variant, with the top-K oracle.
 
     Paper: S. Chen, T. Lin, I. King, M. R. Lyu, W. Chen, Combinatorial Pure Exploration of Multi-Armed Bandits,
-    NIPS 2014 (PAC variant of their appendix); a baseline of chen2017.
+    NIPS 2014 (the PAC variant of their appendix, Section B.2 of which chen2017 §1.2 cites); a baseline of
+    chen2017. What chen2017 itself says: for epsilon-top-K, CLUCB-PAC needs ``O((log(1 / delta) + log
+    H^(0, epsilon)) H^(0, epsilon))`` pulls (§1, §1.2); its experiments set ``delta = 0.01`` (§3) and nothing else.
+    The rule below and the constants R and epsilon_sum rest on Chen et al. 2014.
 
     Pull each arm once; then at t pulls, with ``M_t`` the K arms of largest empirical mean (the answer),
     ``rad_e = R sqrt(2 ln(4 n t^3 / delta) / T_e)``, ``w~_e = mu_e - rad_e`` for e in M_t and ``mu_e + rad_e``
     otherwise, and ``M~_t`` the K arms of largest w~: stop when ``w~(M~_t) - w~(M_t) <= epsilon_sum``, else pull
-    the arm of largest rad in the symmetric difference of M_t and M~_t (ties: the smallest index).
+    the arm of largest rad in the symmetric difference of M_t and M~_t (ties: the smallest index). t counts every
+    pull, the n initial ones included (t = n at the first decision).
 
     ``epsilon_sum="k_epsilon"`` (default): ``epsilon_sum = K epsilon`` (epsilon from the observation), since
     ``R_T <= epsilon`` is ``sum theta over the top K - sum over T <= K epsilon``; ``"epsilon"``: ``epsilon_sum =
     epsilon`` (chen2017 does not say which it used). Parameters: ``delta`` (None: the observation's delta),
-    ``R = 1/2`` (sub-Gaussian constant of rewards in [0, 1]; 1 is also common), ``epsilon_sum``. Fixed budget: it
-    runs until the stop fires or the budget is spent; the answer is M_t. Anytime (it never reads the budget): the
+    ``R = 1/2`` (sub-Gaussian constant of rewards in [0, 1]; 1 is also common), ``epsilon_sum``. Fixed budget
+    (chen2017 does not describe the conversion; ours): it runs until the stop fires or the budget is spent; the
+    answer is M_t. Anytime (it never reads the budget): the
     experiment engine scores one episode at every budget. A compiled rule (O(n) per pull, two top-K selections by
     partition) for ``act``; whole episodes run a kernel with the same numbers and fewer passes (M kept by swaps,
     M~ by a split key found in a window). ``epsilon_sum="epsilon"`` hands both the epsilon of the observation

@@ -77,20 +77,24 @@ class OptMAI(RoundAgent):
     Paper: Y. Zhou, X. Chen, J. Li, Optimal PAC Multiple Arm Identification with Applications to Crowdsourcing,
     ICML 2014; a baseline of chen2017. **Low confidence**: Zhou et al.'s text was not at hand, so this is a
     reconstruction of its structure (quantile elimination, then accept-reject on at most 4K arms) with every
-    constant exposed; chen2017 gives none of them.
+    constant exposed. chen2017 gives none of them: it only calls OptMAI non-adaptive, with sample complexity
+    ``Theta((n / epsilon^2) (1 + ln(1 / delta) / K))`` (§1), and sets no parameter of it in §3 (delta only for
+    AdaptiveTopK and CLUCB-PAC).
 
     Quantile elimination, round r = 0, 1, ... while ``|S| > 4K``: every arm of S gets
     ``floor((1 - beta) beta^r Q / |S|)`` fresh pulls; the ``max(ceil(keep |S|), 4K)`` arms of largest fresh mean
-    stay (``keep = 3/4``). Accept-reject: Successive Accepts and Rejects (``SAR``'s
-    rule) on S with the budget left, ``n_k = ceil((Q' - n') / (logbar(n') (n' + 1 - k)))``, ranking by the means of
-    its own samples. Answer: the accepted arms, filled with the best active arms.
+    stay (``keep = 3/4``). With K >= n / 4 (K = 250 and 500 at chen2017's n = 1000) there is no such round.
+    Accept-reject: Successive Accepts and Rejects (``SAR``'s rule) on the n' arms of S with the budget left Q',
+    ``n_k = ceil((Q' - n') / (logbar(n') (n' + 1 - k)))``, ranking by the means of its own samples. Answer: the
+    accepted arms, filled with the best active arms.
 
     Parameters: ``beta = 0.9`` (in (3/4, 1)), ``keep = 0.75``; Q is the episode's budget (fixed budget only).
-    Readings where the papers are silent: the fraction kept per round (3/4) and the floor of 4K arms; the budget
-    split ``(1 - beta) beta^r Q`` with beta in (3/4, 1); SAR (not a uniform "sample and take the top K") as the
-    accept-reject stage, which stops once no arm or every active arm is still to accept, leaving the rest
-    of the budget unused (with K = n / 2 it ends after n / 2 rejections). Choices: ties go to the smaller index;
-    a round whose per-arm share is 0 eliminates on zero samples (all means 0: the smallest indices stay); the
+    Readings (chen2017 is silent, Zhou et al. not checked): the fraction kept per round (3/4) and the floor of 4K
+    arms; the budget split ``(1 - beta) beta^r Q`` with beta in (3/4, 1); SAR (not a uniform "sample and take the
+    top K") as the accept-reject stage, which stops once no arm or every active arm is still to accept (K arms
+    accepted or ``n' - K`` rejected), leaving the rest of the budget unused. Choices: ties go to the smaller
+    index (in accept-reject, equal gaps of the empirical best and worst arm go to the best: SAR's first rank); a
+    round whose per-arm share is 0 eliminates on zero samples (all means 0: the smallest indices stay); the
     answer before the end: the accepted arms plus the best active ones by all their samples. In every answer an
     arm never pulled ranks below every pulled arm (an accepted arm too: with a small budget the phases may
     accept on no samples), among such arms the smaller index first.

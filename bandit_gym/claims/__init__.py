@@ -28,14 +28,14 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-#: the verdict vocabulary
 VERDICTS = ("supported", "not supported", "consistent", "untested", "inconclusive")
-#: paper -> the folder (under ``docs/``) of its committed full reproduction
+"""The verdict vocabulary."""
 ARTEFACTS = {"tao2019": "tao2019-5000runs", "gabillon2012": "gabillon2012-1000runs",
              "abernethy2016": "abernethy2016-200runs", "chen2017": "chen2017-200runs",
              "hoffman2014": "hoffman2014-840runs"}
-#: the columns of ``claims.csv``, in order
+"""Paper -> the folder (under ``docs/``) of its committed full reproduction."""
 COLUMNS = ("id", "paper", "source", "claim", "setting", "observed", "test", "correction", "p_value", "verdict", "why")
+"""The columns of ``claims.csv``, in order."""
 
 
 @dataclass(frozen=True)
@@ -256,6 +256,8 @@ def upper_bound_verdict(p_holm: Any, held: str) -> tuple[str, float, str]:
 
 
 def read_csv(folder: Path, name: str) -> Any:
+    """The results file ``folder / name`` as a DataFrame; a missing file is a FileNotFoundError that says to
+    re-run the paper's reproduction."""
     import pandas as pd
 
     path = folder / name

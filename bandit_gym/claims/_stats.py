@@ -6,8 +6,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-#: the level at which corrected p-values decide
 ALPHA = 0.05
+"""The level at which corrected p-values decide."""
 
 
 def holm(p_values: Sequence[float]) -> np.ndarray:

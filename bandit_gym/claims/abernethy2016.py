@@ -16,6 +16,8 @@ PAPER = "abernethy2016"
 
 
 def claims(folder: Path) -> tuple[list[Claim], list[Loss]]:
+    """The ledger's rows for abernethy2016 (the claims this module's docstring lists), tested on the files of
+    ``folder``, and the tests in which the paper's algorithm did significantly worse than another."""
     results = read_csv(folder, "results.csv")
     regret = results[results["metric"] == "regret"]
     runs = int(regret["runs"].iloc[0])
@@ -68,6 +70,7 @@ def kmucb_bound(f: np.ndarray, horizon: int) -> float:
 
 
 def kl_bernoulli(p: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """The Kullback-Leibler divergence ``KL(Bernoulli(p), Bernoulli(q))``, elementwise (0 log 0 = 0)."""
     from scipy.special import xlogy
 
     return xlogy(p, p / q) + xlogy(1.0 - p, (1.0 - p) / (1.0 - q))

@@ -20,6 +20,8 @@ DATASETS = ("TwoGroup", "Synthetic0.5", "Uniform", "Synthetic6")
 
 
 def claims(folder: Path) -> tuple[list[Claim], list[Loss]]:
+    """The ledger's rows for chen2017 (the claims this module's docstring lists), tested on the files of
+    ``folder``, and the tests in which the paper's algorithm did significantly worse than another."""
     results = read_csv(folder, "results.csv")
     errors = results[(results["metric"] == "error")].copy()
     if "failures" not in errors:

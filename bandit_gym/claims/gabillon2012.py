@@ -13,13 +13,15 @@ from bandit_gym.claims._stats import ALPHA, exceeds, fisher, holm
 from bandit_gym.reproduce.gabillon2012 import theorem1_bound
 
 PAPER = "gabillon2012"
-#: UGapEb as the paper parameterises it (a = (n - K) / (4 H_epsilon), Theorem 1's best a)
 UGAPEB = "UGapEb(a=(n-K)/4H)"
+"""UGapEb as the paper parameterises it (a = (n - K) / (4 H_epsilon), Theorem 1's best a)."""
 SETTING = ("BestArmIdentification-Audibert2010Problem<p>-v0 (Bernoulli arms), {runs} runs per point, errors "
            "as proportions")
 
 
 def claims(folder: Path) -> tuple[list[Claim], list[Loss]]:
+    """The ledger's rows for gabillon2012 (the claims this module's docstring lists), tested on the files of
+    ``folder``, and the tests in which the paper's algorithm did significantly worse than another."""
     results = read_csv(folder, "results.csv")
     errors = results[results["metric"] == "error"].copy()
     errors["failures"] = (errors["mean"] * errors["runs"]).round().astype(int)

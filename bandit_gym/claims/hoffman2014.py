@@ -24,6 +24,8 @@ BUDGET = 400
 
 
 def claims(folder: Path) -> tuple[list[Claim], list[Loss]]:
+    """The ledger's rows for hoffman2014 (the claims this module's docstring lists), tested on the files of
+    ``folder``, and the tests in which the paper's algorithm did significantly worse than another."""
     results = read_csv(folder, "results.csv")
     errors = results[(results["metric"] == "error") & (results["study"] == HEADLINE)].copy()
     errors["failures"] = (errors["mean"] * errors["runs"]).round().astype(int)

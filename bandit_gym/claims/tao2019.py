@@ -14,17 +14,19 @@ from bandit_gym.claims._stats import ALPHA, holm, runs_needed
 from bandit_gym.instances import TAO2019_SETUPS
 
 PAPER = "tao2019"
-#: the ten algorithms the paper compares LSA with
 OTHERS = ("Uniform", "APT(0)", "APT(.025)", "APT(.05)", "APT(.1)", "UCBE(-1)", "UCBE(0)", "UCBE(4)", "Opt-KG(1,1)",
           "Opt-KG(.5,.5)")
+"""The ten algorithms the paper compares LSA with."""
 APTS = ("APT(0)", "APT(.025)", "APT(.05)", "APT(.1)")
 ALPHAS = ("LSA(alpha=0.5)", "LSA(alpha=1)", "LSA(alpha=2)", "LSA(alpha=4)", "LSA(alpha=8)")
 REGRET, ERROR = "aggregate_regret", "error"
-#: the paper's runs per point: at fewer runs an unmet significance claim is inconclusive, not refuted
 PAPER_RUNS = 5000
+"""The paper's runs per point: at fewer runs an unmet significance claim is inconclusive, not refuted."""
 
 
 def claims(folder: Path) -> tuple[list[Claim], list[Loss]]:
+    """The ledger's rows for tao2019 (the claims this module's docstring lists), tested on the files of
+    ``folder``, and the tests in which the paper's algorithm did significantly worse than another."""
     results, tests = read_csv(folder, "results.csv"), read_csv(folder, "ttests.csv")
     runs = int(results["runs"].iloc[0])
     data = _Data(results, tests, runs)

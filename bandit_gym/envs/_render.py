@@ -29,8 +29,8 @@ def _fmt(value: object) -> str:
     return str(value)
 
 
-#: above this many arms the chart draws points and a band instead of bars with error bars
 MANY_ARMS = 60
+"""Above this many arms the chart draws points and a band instead of bars with error bars."""
 #: colours of the chart: the arms in the agent's answer, the others, the true means, the threshold
 ANSWER_COLOR, OTHER_COLOR, TRUTH_COLOR, LINE_COLOR = "tab:orange", "tab:blue", "tab:green", "tab:red"
 

@@ -179,7 +179,8 @@ class BestArmIdentificationEnv(BanditEnv):
 
     ## Rewards
     ``-sample_cost`` per pull; minus the loss of the final answer on the answer step: the set simple regret
-    ``r = mu_(m) - min_{k in answer} mu_k`` (default) or the error indicator ``1{r > epsilon}``.
+    ``r = mu_(m) - min_{k in answer} mu_k`` (default; gabillon2012 eq. 2) or the error indicator
+    ``1{r > epsilon}`` (§2 prints ``r >= epsilon``; see ``bandit_gym.metrics.set_error``).
 
     ## Episode End
     Terminates on the stop action or, fixed budget, on the answer step after ``budget`` pulls; in the fixed

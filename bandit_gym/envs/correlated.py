@@ -118,7 +118,7 @@ class CorrelatedBestArmEnv(BestArmIdentificationEnv):
 
     | argument | default | meaning |
     |---|---|---|
-    | ``kernel`` | squared exponential | K x K positive semi-definite matrix, or a name of ``kernels.KERNELS`` |
+    | ``kernel`` | squared exponential | K x K positive semi-definite matrix, or a name of ``covariances.KERNELS`` |
     | ``locations`` | 50 points on [0, 1] | arm locations ``(K,)`` or ``(K, d)`` for the squared-exponential kernel |
     | ``length_scale`` | 0.1 | its length: ``G_ij = exp(-||x_i - x_j||^2 / length_scale^2)`` |
     | ``eta`` | 1.0 | prior scale: ``mu ~ N(0, eta^2 G)`` |

@@ -124,10 +124,10 @@ class ModelSelectionEnv(BestArmIdentificationEnv):
 
     ## Information
     ``reset`` returns ``info["model"] = {"kernel", "eta", "sigma", "prior_mean"}``: the paper's kernel (squared
-    exponential of unit length within a family over normalised grid coordinates, zero across families) with a
-    Gaussian model fitted to the table (prior mean and eta: the mean and spread of the 160 mean rewards; sigma:
-    the root mean within-arm variance; the paper gives none). It is an ORACLE prior: fitted to the true means
-    the runs are scored against. ``BayesGap(**info["model"])`` uses it.
+    exponential of unit length within a family, zero across families; its inputs, normalised grid coordinates,
+    are our reading) with a Gaussian model fitted to the table (prior mean and eta: the mean and spread of the
+    160 mean rewards; sigma: the root mean within-arm variance; the paper gives none). It is an ORACLE prior:
+    fitted to the true means the runs are scored against. ``BayesGap(**info["model"])`` uses it.
     ``env.unwrapped.labels`` names the models.
 
     ## Arguments

@@ -21,10 +21,10 @@ from bandit_gym.streams import stream_seeds, stream_uniforms
 
 MeansSampler = Callable[[np.random.Generator, int], np.ndarray]
 DISTRIBUTIONS = ("bernoulli", "gaussian")
-#: arms of an instance drawn per episode when neither ``means`` nor ``num_arms`` is given
 DEFAULT_NUM_ARMS = 10
-#: counts are kept in float32 observation buffers, exact for integers up to 2^24
+"""Arms of an instance drawn per episode when neither ``means`` nor ``num_arms`` is given."""
 MAX_BUDGET = 2**24
+"""Counts are kept in float32 observation buffers, exact for integers up to 2^24."""
 
 
 def kl_bernoulli(p: ArrayLike, q: ArrayLike) -> np.ndarray:

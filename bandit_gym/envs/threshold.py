@@ -20,14 +20,15 @@ from bandit_gym.instances import Preset, threshold_assumption_failures
 THRESHOLD_REGIMES = ("iid", "cyclic", "increasing", "decreasing")
 FEEDBACKS = ("uncensored", "censored")
 
-#: Default instance (K = 3, values in {0..5}): a "safe" arm concentrated on {2, 3}, a "middle" arm and a
-#: "risky" arm on {0, 5}. The best arm changes with the threshold: safe for c in {1, 2}, middle for c in {3, 4},
-#: risky for c = 5; survival F = [[1, 1, .5, 0, 0], [.9, .8, .7, .6, .3], [.45] * 5].
 DEFAULT_DISTRIBUTIONS = (
     (0.0, 0.0, 0.5, 0.5, 0.0, 0.0),
     (0.1, 0.1, 0.1, 0.1, 0.3, 0.3),
     (0.55, 0.0, 0.0, 0.0, 0.0, 0.45),
 )
+"""Default instance (K = 3, values in {0..5}): a "safe" arm concentrated on {2, 3}, a "middle" arm and a "risky"
+arm on {0, 5}. The best arm changes with the threshold: safe for c in {1, 2}, middle for c in {3, 4}, risky for
+c = 5; survival F = [[1, 1, .5, 0, 0], [.9, .8, .7, .6, .3], [.45] * 5].
+"""
 
 
 def check_distributions(name: str, value: Any) -> np.ndarray:
@@ -294,11 +295,14 @@ class ThresholdBanditEnv(BanditEnv):
     threshold ``c_t in {1..m}``; the agent pulls an arm I_t, whose value X (in ``{0..m}``) is drawn from the
     arm's unknown distribution, and receives the reward ``1{X >= c_t}``. With uncensored feedback X is observed;
     with censored feedback X is observed only if ``X < c_t``, otherwise the agent learns only that X was
-    censored (which also means the reward was 1). The thresholds follow one of the paper's regimes: i.i.d.
-    uniform (``"iid"``), one random permutation of ``1..m`` repeated so every block of m rounds holds each level
-    once (``"cyclic"``), the adversarial non-decreasing stages ``1..1, 2..2, ..., m..m`` of ``floor(T/m)``
-    rounds with the remainder at level m (``"increasing"``), the optimistic non-increasing stages
-    (``"decreasing"``), or an explicit sequence of T levels.
+    censored (which also means the reward was 1). The thresholds follow the paper's orders of §5: the
+    adversarial non-decreasing stages ``1..1, 2..2, ..., m..m`` of ``floor(T/m)`` rounds (``"increasing"``,
+    §5.1), the optimistic non-increasing stages ``m..m, ..., 1..1`` (``"decreasing"``, §5.1), or a cyclic
+    permutation, every block of m rounds holding each level once (``"cyclic"``, §5.2); or i.i.d. uniform
+    thresholds (``"iid"``, ours: the paper analyses no i.i.d. order), or an explicit sequence of T levels.
+    Readings where the paper is silent: its m stages of ``floor(T/m)`` rounds leave ``T mod m`` rounds, which
+    stay in the last stage (level m, or level 1 when decreasing); "cyclic" repeats one random permutation of
+    ``1..m``, drawn at each reset (the paper's block property allows any permutation per block).
 
     ## Action Space
     ``Discrete(K)``: the arm to pull.
@@ -321,9 +325,9 @@ class ThresholdBanditEnv(BanditEnv):
     | ``level_trials`` | (K * m,) | ``[i * m + j - 1]``: pulls of arm i whose outcome at level j is counted |
 
     Uncensored: ``level_exceed`` counts ``X >= j`` and ``level_trials`` is N_i for every level, so their ratio is
-    the DKW estimator of §4. Censored: ``level_exceed`` is ``D_i(j) = #{min(X, c) >= j}`` and ``level_trials``
-    is ``N_i(j) = #{c >= j}``, the counts of the modified Kaplan-Meier estimator (eq. 8). In both cases
-    ``F_hat_i(j) = level_exceed / level_trials``.
+    the empirical survival function of §4 (eq. 5). Censored: ``level_exceed`` is ``D_i(j) = #{min(X, c) >= j}``
+    and ``level_trials`` is ``N_i(j) = #{c >= j}``, the counts of the modified Kaplan-Meier estimator (eq. 8).
+    In both cases ``F_hat_i(j) = level_exceed / level_trials``.
 
     ## Rewards
     ``1{X >= c_t}``.

@@ -36,8 +36,8 @@ MeansSampler = Callable[[np.random.Generator, int], np.ndarray]
 ARM_DISTRIBUTIONS = ("bernoulli", "gaussian", "custom")
 DEFAULT_MEANS = (0.2, 0.25, 0.3, 0.35, 0.45, 0.55, 0.65, 0.7, 0.75, 0.8)
 LOSSES = ("aggregate", "simple")
-#: counts are kept in float32 observation buffers, exact for integers up to 2^24
 MAX_BUDGET = 2**24
+"""Counts are kept in float32 observation buffers, exact for integers up to 2^24."""
 
 
 def empirical_answer(obs: dict[str, np.ndarray]) -> np.ndarray:
@@ -192,7 +192,7 @@ class ThresholdingEngine(Engine):
         return self.budget + 1
 
     def answer_metrics(self, answer: np.ndarray, means: np.ndarray) -> dict[str, np.ndarray]:
-        """``regret`` (the aggregate regret, tao2019 eq. 1) and ``error`` (``1{some arm misclassified}``) of
+        """``regret`` (the aggregate regret, tao2019 eq. 3) and ``error`` (``1{some arm misclassified}``) of
         answers from the env's threshold and epsilon."""
         return {"regret": metrics.aggregate_regret(answer, means, self.threshold, self.epsilon).astype(np.float64),
                 "error": metrics.error_indicator(answer, means, self.threshold, self.epsilon).astype(np.float64)}
@@ -457,11 +457,12 @@ class ThresholdingBanditEnv(BanditEnv):
     """Thresholding bandit (tao2019): classify K arms against a threshold within a budget of pulls.
 
     ## Description
-    The thresholding bandit problem (TBP) of Tao et al. (2019): K arms with unknown means theta_i, a known
-    threshold theta and a budget of T pulls. After the budget is spent the agent's answer ``d in {0,1}^K``
-    says which arms it believes satisfy ``theta_i >= theta``. The loss is the number of misclassified arms
-    (aggregate regret), or optionally the indicator that any arm is misclassified. Arms inside the indifference
-    zone ``|theta_i - theta| < epsilon`` count for nothing.
+    The thresholding bandit problem (TBP) of Tao et al. (2019, §2): K arms with unknown means theta_i, a known
+    threshold theta and a budget of T pulls (the paper assumes T >= K and arms on [0, 1]). After the budget is
+    spent the agent's answer ``d in {0,1}^K`` says which arms it believes satisfy ``theta_i >= theta``. The loss
+    is the number of misclassified arms (aggregate regret, eq. 3, before the expectation), or optionally the
+    indicator that any arm is misclassified (its expectation is the simple regret, tao2019 §1). Arms inside the
+    indifference zone ``|theta_i - theta| < epsilon`` (ours) count for nothing.
 
     ## Action Space
     ``MultiDiscrete([K + 1] + [2] * K)``. ``action[0]`` is the arm to pull (``0..K-1``) or ``K`` to stop;

@@ -93,9 +93,11 @@ class TopKIdentificationEnv(BestArmIdentificationEnv):
     ## Description
     epsilon-top-K identification with aggregate regret (Chen, Chen, Zhang, Zhou 2017): n arms with unknown
     means; the agent returns K arms, and its aggregate regret is ``R = (1/K) (sum of the K best means - sum of
-    the answer's means)``; it fails when ``R > epsilon``. Arm indices are shuffled at every reset, so an index
-    carries no information. Fixed budget (``budget`` pulls) or fixed confidence (stop action; ``budget`` is a
-    cap, reaching which truncates the episode). The same core as ``BestArmIdentification-v0`` with this loss.
+    the answer's means)`` (eq. 1); it fails when ``R > epsilon`` (the failure of the experiments, §3). Arm
+    indices are shuffled at every reset, so an index carries no information. Fixed budget (``budget`` pulls; the
+    experiments' setting, §3) or fixed confidence (the PAC setting of the theory, §1: stop action; ``budget`` is a
+    cap, reaching which truncates the episode). The paper's rewards lie in [0, 1] and its experiments do not name
+    their law: Bernoulli by default. The same core as ``BestArmIdentification-v0`` with this loss.
 
     ## Action Space
     ``MultiDiscrete([n + 1] + [2] * n)``: ``action[0]`` the arm to pull or ``n`` to stop; ``action[1:]`` the

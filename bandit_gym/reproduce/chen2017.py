@@ -40,22 +40,24 @@ from bandit_gym.reproduce._common import Report, exact_error_intervals, markdown
 PRINTED = AgentSpec("AdaptiveTopK", {}, "AdaptiveTopK (as printed)")
 BASELINES = (AgentSpec("OptMAI", {}, "OptMAI"), AgentSpec("CLUCBPAC", {}, "CLUCB-PAC"),
              AgentSpec("Uniform", {}, "Uniform"))
-#: CLUCB-PAC's readings, run on the Ks of CLUCB_VARIANT_KS only, up to CLUCB_VARIANT_MAX_BUDGET pulls
 CLUCB_VARIANTS = (AgentSpec("CLUCBPAC", {"R": 1.0}, "CLUCB-PAC (R = 1)"),
                   AgentSpec("CLUCBPAC", {"epsilon_sum": "epsilon"}, "CLUCB-PAC (epsilon_sum = epsilon)"))
+"""CLUCB-PAC's readings, run on the Ks of CLUCB_VARIANT_KS only, up to CLUCB_VARIANT_MAX_BUDGET pulls."""
 CLUCB_VARIANT_KS, CLUCB_VARIANT_MAX_BUDGET = (100,), 50_000
-#: the experimental AdaptiveTopK's candidates (schedule, scale), from the longest rounds to the shortest within
-#: each schedule; the tuning breaks ties by this order
 CANDIDATES: tuple[tuple[str, float], ...] = (
     ("printed", 1 / 16), ("printed", 1 / 32), ("printed", 1 / 64), ("printed", 1 / 128),
     ("log-free", 1.0), ("log-free", 1 / 2), ("log-free", 1 / 4), ("log-free", 1 / 8),
 )
-#: the sensitivity study: the candidates and the printed constants as the reference
+"""The experimental AdaptiveTopK's candidates (schedule, scale), from the longest rounds to the shortest within
+each schedule; the tuning breaks ties by this order.
+"""
 SENSITIVITY = (("printed", 1.0), *CANDIDATES)
-#: The paper gives no grid (only its figures do). Measured: at 20 n pulls (n = 1000) CLUCB-PAC still fails
-#: 0.45-0.93 of the time on SYNTHETIC-6 and UNIFORM and 0-0.03 on SYNTHETIC-.5; every agent is at 0 by 100 n. So
-#: the grid spans 5 n .. 100 n, densest between 15 n and 50 n, where the failures fall from 1 to 0.
+"""The sensitivity study: the candidates and the printed constants as the reference."""
 CHEN2017_BUDGETS = (5_000, 10_000, 15_000, 20_000, 25_000, 30_000, 40_000, 50_000, 70_000, 100_000)
+"""The paper gives no grid (only its figures do). Measured: at 20 n pulls (n = 1000) CLUCB-PAC still fails
+0.45-0.93 of the time on SYNTHETIC-6 and UNIFORM and 0-0.03 on SYNTHETIC-.5; every agent is at 0 by 100 n. So the
+grid spans 5 n .. 100 n, densest between 15 n and 50 n, where the failures fall from 1 to 0.
+"""
 CHEN2017_KS = (100, 250, 500)
 SENSITIVITY_BUDGETS = (15_000, 25_000, 40_000, 100_000)
 TUNING_BUDGETS, TUNING_RUNS, TUNING_SEED = (20_000, 40_000), 100, 7102

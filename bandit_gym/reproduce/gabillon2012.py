@@ -29,11 +29,12 @@ from bandit_gym.experiments import AgentSpec, ExperimentSpec
 from bandit_gym.instances import AUDIBERT2010_PROBLEMS, best_arm_complexity, gap_complexity
 from bandit_gym.reproduce._common import Report, exact_error_intervals, markdown_table, run_specs
 
-#: (a) budgets as multiples of H_1
 BUDGET_FACTORS = (0.5, 1.0, 2.0, 4.0)
-#: UGapEb's exploration multiplier next to the theoretical a = (n - K) / (4 H_eps); 16 was read off problem 1
-#: (see the UGapEb docstring), so it is a tuned setting, labelled as such
+"""(a) budgets as multiples of H_1."""
 UGAPEB_TUNED_ETA = 16.0
+"""UGapEb's exploration multiplier next to the theoretical a = (n - K) / (4 H_eps); 16 was read off problem 1 (see
+the UGapEb docstring), so it is a tuned setting, labelled as such.
+"""
 
 
 def fixed_budget_agents(m: int, last: bool = False) -> tuple[AgentSpec, ...]:
@@ -100,6 +101,7 @@ def theorem1_budget(problem: int, level: float = THEOREM1_LEVEL) -> int:
 
 
 def fixed_confidence_agents(deltas: tuple[float, ...]) -> tuple[AgentSpec, ...]:
+    """UGapEc and LUCB at each confidence ``delta`` of ``deltas``, labelled with it."""
     return tuple(AgentSpec(name, {"delta": d}, f"{name}(delta={d:g})") for name in ("UGapEc", "LUCB") for d in deltas)
 
 

@@ -36,31 +36,32 @@ from bandit_gym.registration import TRAFFIC_ETA, TRAFFIC_SIGMA, TRAFFIC_SPEEDS_S
 from bandit_gym.reproduce._common import Report, exact_error_intervals, markdown_table
 
 TRAFFIC_ENV = "CorrelatedBestArm-TrafficSynthetic-v1"
-#: the agents' model of the headline study: the paper's, from the historical profiles
 TRAFFIC_MODEL: dict[str, Any] = {"kernel": "traffic-speeds", "eta": TRAFFIC_ETA, "sigma": TRAFFIC_SPEEDS_SIGMA}
+"""The agents' model of the headline study: the paper's, from the historical profiles."""
 TRAFFIC_ARMS = 357
-#: the paper's number of held-out signals: one run each
 TRAFFIC_RUNS = 840
-#: the paper's figure is at T = 400 only; the grid adds T < K (where only the Bayesian agents apply) and 2 T
+"""The paper's number of held-out signals: one run each."""
 TRAFFIC_BUDGETS = (100, 200, 400, 800)
-#: runs per block: a block is one vector env (a 357 x 357 covariance, 1 MB, per copy) dealt consecutive runs
+"""The paper's figure is at T = 400 only; the grid adds T < K (where only the Bayesian agents apply) and 2 T."""
 BLOCK = 210
+"""Runs per block: a block is one vector env (a 357 x 357 covariance, 1 MB, per copy) dealt consecutive runs."""
 BAYESIAN = (("BayesGap", "BayesGap"), ("ThompsonSampling", "Thompson"), ("BayesUCB", "BayesUCB"),
             ("GPUCB", "GP-UCB"), ("EI", "EI"), ("PI", "PI"))
-#: BayesGap's beta scales tried by the tuning step (1 is eq. 9's beta), at the paper's budget, on runs whose
-#: means are historical profiles (uniform draws), with their own seed
 BETA_SCALES = (1.0, 2.0, 4.0, 8.0)
+"""BayesGap's beta scales tried by the tuning step (1 is eq. 9's beta), at the paper's budget, on runs whose means
+are historical profiles (uniform draws), with their own seed.
+"""
 TUNING_BUDGET, TUNING_RUNS, TUNING_SEED = 400, 210, 1680
-#: the second study: CorrelatedBestArm-TrafficSynthetic-v0, means drawn from the agents' own prior
 WELL_SPECIFIED_ENV = "CorrelatedBestArm-TrafficSynthetic-v0"
+"""The second study: CorrelatedBestArm-TrafficSynthetic-v0, means drawn from the agents' own prior."""
 WELL_SPECIFIED_MODEL: dict[str, Any] = {"kernel": "traffic-synthetic", "eta": TRAFFIC_ETA, "sigma": TRAFFIC_SIGMA}
 WELL_SPECIFIED_BUDGETS, WELL_SPECIFIED_RUNS, WELL_SPECIFIED_SEED = (100, 400), 210, 4102
-#: the budget at which BayesGap's final beta is recorded (Theorem 1's bound 1 - K T exp(-beta^2 / 2))
 BETA_BUDGET = 400
+"""The budget at which BayesGap's final beta is recorded (Theorem 1's bound 1 - K T exp(-beta^2 / 2))."""
 MODEL_SELECTION_ENV = "ModelSelection-v0"
 MODEL_SELECTION_BUDGETS = (10, 40)
-#: the agents whose pulls Figure 4 shows
 ALLOCATION_AGENTS = ("BayesGap", "EI")
+"""The agents whose pulls Figure 4 shows."""
 @dataclasses.dataclass(frozen=True)
 class Quick:
     """The sizes of ``--quick``: the traffic study's budgets and runs, the model-selection runs, the runs of the
@@ -464,6 +465,8 @@ def model_selection_runs(runs: int, seed: int = 2014) -> tuple[Any, Any]:
 
 
 def model_selection_markdown(records: Any) -> str:
+    """``model_selection.md``: the true RMSE of each agent's recommended model per budget (mean, standard error,
+    median, how often it is the best model), from the per-run records of the model-selection study."""
     from bandit_gym.model_selection import MODELS, load_table
 
     rmse = -load_table().mean(axis=1)
@@ -483,8 +486,6 @@ def model_selection_markdown(records: Any) -> str:
         lines.append(f"| {budget} | {agent} | {row['mean']:.2f} ({row['se']:.2f}) | {row['median']:.2f} | "
                      f"{row['best']:.2f} | {int(row['runs'])} |")
     return "\n".join([*lines, ""])
-
-
 
 
 def _plot_order(summary: Any) -> Any:

@@ -14,7 +14,6 @@ from bandit_gym.experiments import AgentSpec, ExperimentResult, ExperimentSpec, 
 from bandit_gym.plotting import plot_log_regret
 from bandit_gym.reproduce._common import Report
 
-#: tao2019 §5: the eleven algorithms, with the paper's labels.
 TAO2019_AGENTS = (
     AgentSpec("LSA", {"alpha": 1.35}, "LSA"),
     AgentSpec("Uniform", {}, "Uniform"),
@@ -28,16 +27,18 @@ TAO2019_AGENTS = (
     AgentSpec("OptKG", {"a0": 1.0, "b0": 1.0}, "Opt-KG(1,1)"),
     AgentSpec("OptKG", {"a0": 0.5, "b0": 0.5}, "Opt-KG(.5,.5)"),
 )
+"""tao2019 §5: the eleven algorithms, with the paper's labels."""
 
-#: LSA's alpha sweep (the paper fixes alpha = 1.35 and says the choice is robust, Appendix F.4, not shown)
 TAO2019_ALPHAS = (0.5, 1.0, 2.0, 4.0, 8.0)
+"""LSA's alpha sweep (the paper fixes alpha = 1.35 and says the choice is robust, Appendix F.4, not shown)."""
 ALPHA_AGENTS = tuple(AgentSpec("LSA", {"alpha": a}, f"LSA(alpha={a:g})") for a in TAO2019_ALPHAS)
-#: Budget grids read off the axes of tao2019 Figure 1 (the paper gives no grid: Setup 1's axis spans 100..1000,
-#: Setup 2's 0..40000, Setup 3's 0..100000): the low-budget ends of Setups 2 and 3 are sampled too.
 TAO2019_GRIDS = {1: tuple(range(100, 1001, 100)), 2: (200, 500, 1000, *range(2000, 40001, 2000)),
                  3: (500, 1000, 2000, *range(5000, 100001, 5000))}
-#: --quick: the start of each grid, on fewer runs, so the whole command takes well under a minute.
+"""Budget grids read off the axes of tao2019 Figure 1 (the paper gives no grid: Setup 1's axis spans 100..1000,
+Setup 2's 0..40000, Setup 3's 0..100000): the low-budget ends of Setups 2 and 3 are sampled too.
+"""
 TAO2019_QUICK_GRIDS = {1: (200, 500, 1000), 2: (2000, 4000), 3: (5000, 10000)}
+"""--quick: the start of each grid, on fewer runs, so the whole command takes well under a minute."""
 
 
 def tao2019_specs(runs: int = 5000, quick: bool = False, seed: int = 2019) -> list[ExperimentSpec]:
@@ -114,10 +115,11 @@ def reproduce_tao2019(
                           "largest_budget": {r.spec.name: int(np.max(r.spec.budgets)) for r in results}})
 
 
-#: the APT pairs whose paired tests say which epsilon is best where (tao2019 §5: "the best parameter is different
-#: for small and big T and across setups")
 APT_PAIRS = (("APT(.05)", "APT(.025)"), ("APT(.05)", "APT(.1)"), ("APT(.05)", "APT(0)"), ("APT(.025)", "APT(.1)"),
              ("APT(.025)", "APT(0)"), ("APT(.1)", "APT(0)"))
+"""The APT pairs whose paired tests say which epsilon is best where (tao2019 §5: "the best parameter is different
+for small and big T and across setups").
+"""
 
 
 def paired_tests(result: ExperimentResult) -> Any:
