@@ -179,11 +179,16 @@ def test_bayesgap_bounds_and_pulled_arm_by_hand() -> None:
 
 
 def test_bayesgap_guards() -> None:
-    # epsilon = 0 and an arm that dominates (Delta <= 0): |Delta| / 2, floored; T < K: beta from kappa alone
+    # epsilon = 0 and an arm that dominates (Delta <= 0): |Delta| / 2, floored; T < K with eq. 9's numerator
+    # still positive, (2 - 3) / 1 + 3 / 1 = 2: eq. 9 as printed
     mean, std = np.array([[10.0, 0.0, 0.0]]), np.array([[0.1, 0.1, 0.1]])
     beta = exploration(mean, std, np.zeros((1, 1)), np.array([2]), kappa=3.0, sigma=1.0, eta=1.0)
     delta = np.array([0.3 - 9.7, 10.3 + 0.3, 10.3 + 0.3])
-    assert beta[0] == pytest.approx(np.sqrt(3.0 / (4 * np.sum((np.abs(delta) / 2) ** -2.0))))
+    hardness = np.sum((np.abs(delta) / 2) ** -2.0)
+    assert beta[0] == pytest.approx(np.sqrt(2.0 / (4 * hardness)))
+    # T far below K, (1 - 3) / 0.5^2 + 3 < 0: eq. 9 gives no beta; the guard keeps kappa / eta^2 (its T = K value)
+    low = exploration(mean, std, np.zeros((1, 1)), np.array([1]), kappa=3.0, sigma=0.5, eta=1.0)
+    assert low[0] == pytest.approx(np.sqrt(3.0 / (4 * hardness)))
     ties = exploration(np.zeros((1, 2)), np.zeros((1, 2)), np.zeros((1, 1)), np.array([5]), 2.0, 1.0, 1.0)
     assert ties[0] == pytest.approx(np.sqrt((3 + 2) / (4 * 2 * 1e24)))  # Delta = 0: the floor 1e-12
 
@@ -285,3 +290,23 @@ def test_incumbent_recommendation_keeps_to_pulled_arms() -> None:
     after = best_arm_obs(3, 9, 0, -1.0, [1, 0, 0], [-1.0, 0, 0])
     assert latent.act(after)[1:].tolist() == [0, 0, 1]
     assert incumbent.act(after)[1:].tolist() == [1, 0, 0]
+
+
+def test_bayesgap_uses_eq9_as_printed_on_model_selection() -> None:
+    # hoffman2014 §6.2 runs eq. 9 at T = 10 with K = 160, where ((T - K) / sigma^2 + kappa / eta^2) / (4 H) is
+    # positive with the env's model: BayesGap's first beta is that value, H from the prior's mu +- 3 s (it once
+    # dropped T - K whenever T < K, a beta about 2.7 times the paper's)
+    env = gym.make("ModelSelection-v0")
+    obs, info = env.reset(seed=0)
+    model = info["model"]
+    agent = BayesGap(**model)
+    agent.reset(seed=0)
+    agent.act(obs)
+    diag = np.diag(np.asarray(model["kernel"]))
+    numerator = (10 - 160) / model["sigma"] ** 2 + np.sum(1.0 / diag) / model["eta"] ** 2
+    mean, std = agent.posterior.mean[0], agent.posterior.std()[0]
+    upper, lower = mean + 3 * std, mean - 3 * std
+    others = np.array([np.max(np.delete(upper, k)) for k in range(160)])
+    hardness = np.sum(((others - lower) / 2) ** -2.0)  # epsilon = 0, every estimated gap positive at the prior
+    assert numerator > 0 and np.all(others - lower > 0)
+    assert agent.beta[0] == pytest.approx(np.sqrt(numerator / (4 * hardness)), rel=1e-9)

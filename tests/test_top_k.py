@@ -117,6 +117,13 @@ def test_adaptive_top_k_accepts_and_rejects_by_hand() -> None:
     status = np.array([[1, 0, 0, 0, 0]], dtype=np.int8)
     accept_reject(theta, status, np.array([0]), 2, np.array([0.25]))
     assert status[0].tolist() == [1, 1, 0, 2, 2]
+    # ties at the bottom go to the smallest index, removal after removal: arms 0, 1, 6 at .1 and arm 5 at .9,
+    # K = 1, threshold .5 (theta_b = .9, theta_a = .1): the top gap .8 ties the bottom gap .8, arm 0 < arm 5:
+    # reject 0; then again 1 < 5: reject 1; then 5 < 6: accept 5 and k' = 0 ends it (arm 6 left in S)
+    theta = np.array([[0.1, 0.1, 0.5, 0.5, 0.5, 0.9, 0.1]])
+    status = np.array([[0, 0, 2, 2, 2, 0, 0]], dtype=np.int8)
+    accept_reject(theta, status, np.array([0]), 1, np.array([0.5]))
+    assert status[0].tolist() == [2, 2, 2, 2, 2, 1, 0]
 
 
 def test_adaptive_top_k_rounds_and_guards() -> None:

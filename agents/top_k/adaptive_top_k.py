@@ -36,7 +36,8 @@ def accept_reject_rule() -> Any:
         """AdaptiveTopK's inner loop (chen2017 Algorithm 1, lines 6-14) for the copies ``rows``; ``theta[j]`` are
         copy ``rows[j]``'s round means. With S sorted by decreasing theta (ties: smaller index first), the arm of
         largest ``Delta~_i = max(theta_i - theta_a, theta_b - theta_i)`` is the first or the last of S, so each
-        removal is O(1) (ties between equal values: the smallest index)."""
+        removal costs O(1) plus the number of arms tied with it (ties between equal values: the smallest index;
+        the arms tied at the bottom stay in index order after a removal)."""
         n_arms = status.shape[1]
         for j in range(rows.shape[0]):
             row = rows[j]
@@ -66,8 +67,12 @@ def accept_reject_rule() -> Any:
                     hi += 1
                     kp -= 1
                 else:
-                    order[bottom_first], order[lo] = order[lo], order[bottom_first]  # equal values: swap freely
-                    status[row, order[lo]] = REJECTED  # theta_x <= theta_b, and the bottom is not above theta_a
+                    # the tied block keeps its index order: its smallest index moves to the end and leaves
+                    removed = order[bottom_first]
+                    for q in range(bottom_first, lo):
+                        order[q] = order[q + 1]
+                    order[lo] = removed
+                    status[row, removed] = REJECTED  # theta_x <= theta_b, and the bottom is not above theta_a
                     lo -= 1
 
     return accept_reject
