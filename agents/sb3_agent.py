@@ -119,6 +119,7 @@ class SB3Agent(Agent):
         state = super().__getstate__()
         if isinstance(self.policy, (str, Path)):
             state["_model"] = state["_stats"] = None  # re-read from the path in the worker
+            state.pop("_policies", None)
         return state
 
     # ----------------------------------------------------------------------------------------------- loading
@@ -178,6 +179,9 @@ class SB3Agent(Agent):
         if not isinstance(action, (spaces.Discrete, spaces.MultiDiscrete)):
             raise ValueError(f"the model acts in {action}, not in a bandit_gym env's Discrete or MultiDiscrete space")
         self._choose_only = isinstance(action, spaces.Discrete)
+        self._armwise = type(self._model.policy).__name__ == "ArmwisePolicy" and getattr(
+            self._stats, "norm_obs", False) is False
+        self._policies: dict[tuple, Any] = {}
         if isinstance(action, spaces.Discrete):
             self._choices, self._width = int(action.n), 1
         else:
@@ -187,12 +191,16 @@ class SB3Agent(Agent):
     def _act_batch(self, obs: Obs, last: np.ndarray, family: Family) -> np.ndarray:
         self._load()
         k = obs["counts"].shape[1]
-        self._check_obs(obs, k, family)
-        batch = {key: np.asarray(obs[key], dtype=np.float32) for key in self._shapes}
-        if self._stats is not None:
-            batch = self._stats.normalize_obs(batch)
         sample = family.pure_exploration if self.deterministic is None else not self.deterministic
-        actions, _ = self._model.predict(batch, deterministic=not sample)
+        if self._armwise:  # one set of weights for any K and budget: the policy rebuilt for these shapes
+            batch = {key: np.asarray(obs[key], dtype=np.float32) for key in self._shapes}
+            actions, _ = self._armwise_policy(batch, family).predict(batch, deterministic=not sample)
+        else:
+            self._check_obs(obs, k, family)
+            batch = {key: np.asarray(obs[key], dtype=np.float32) for key in self._shapes}
+            if self._stats is not None:
+                batch = self._stats.normalize_obs(batch)
+            actions, _ = self._model.predict(batch, deterministic=not sample)
         actions = np.asarray(actions, dtype=np.int64)
         if not family.pure_exploration or not self._choose_only:
             return actions
@@ -219,6 +227,24 @@ class SB3Agent(Agent):
                              f"observation space), but plays episodes of budget {budgets.tolist()}: the budget left "
                              f"is part of what it reads; play it at budget={self._budget}, train it on this budget, "
                              "or pass any_budget=True to play it anyway")
+
+    def _armwise_policy(self, batch: dict[str, np.ndarray], family: Family) -> Any:
+        """The arm-wise policy for the batch's shapes (the trained one when they are its own)."""
+        from gymnasium import spaces
+
+        missing = sorted(set(self._shapes) - set(batch))
+        if missing:
+            raise ValueError(f"the model reads the observation entries {missing}, which this {family} env does not "
+                             "give: train it on this env family")
+        shapes = tuple((key, value.shape[1:]) for key, value in sorted(batch.items()))
+        if shapes not in self._policies:
+            k = batch["counts"].shape[1]
+            space = spaces.Dict({key: spaces.Box(-np.inf, np.inf, shape=shape, dtype=np.float32)
+                                 for key, shape in shapes})
+            own = all(self._shapes[key] == shape for key, shape in shapes)
+            self._policies[shapes] = self._model.policy if own else self._model.policy.for_spaces(
+                space, spaces.Discrete(k))
+        return self._policies[shapes]
 
     @staticmethod
     def _answer(obs: Obs, family: Family) -> np.ndarray:

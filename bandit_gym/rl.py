@@ -62,7 +62,7 @@ from bandit_gym import _validation as check
 from bandit_gym.agents.sb3_agent import ALGORITHMS
 from bandit_gym.envs._base import engine_of
 from bandit_gym.families import Family
-from bandit_gym.wrappers import EmpiricalAnswerVector, RecordEpisodeRegretVector
+from bandit_gym.wrappers import EmpiricalAnswerVector, RecordEpisodeRegretVector, ShapedLossVector
 
 
 class SB3VecEnv(VecEnv):
@@ -183,16 +183,20 @@ def recipe_for(env_id: str, algo: str = "PPO", **overrides: Any) -> Recipe:
 
 
 def make_vec_env(env_id: str, num_envs: int = 16, discrete: bool = False, normalize: dict[str, Any] | None = None,
-                 **env_kwargs: Any) -> Any:
+                 shaped: bool = False, **env_kwargs: Any) -> Any:
     """An SB3 ``VecEnv`` of ``num_envs`` copies of ``env_id`` (the native vector env, ``SAME_STEP``, its buffers
     handed out without a copy: the adapter copies), with ``RecordEpisodeRegretVector`` (the ``info["bandit"]``
     that ``BanditMetricsCallback`` logs), ``EmpiricalAnswerVector`` when ``discrete`` (pure-exploration
-    envs), ``VecMonitor``, and ``VecNormalize`` with the keyword arguments ``normalize`` (None: no
-    normalisation)."""
+    envs), ``ShapedLossVector`` when ``shaped`` (pure-exploration envs: the dense, potential-based reward),
+    ``VecMonitor``, and ``VecNormalize`` with the keyword arguments ``normalize`` (None: no normalisation)."""
+    if not isinstance(shaped, bool):
+        raise TypeError(f"shaped must be True or False, got {shaped!r}")
     env: Any = gym.make_vec(env_id, num_envs=check.integer("num_envs", num_envs, minimum=1),
                             vectorization_mode="vector_entry_point", autoreset_mode="SameStep",
                             **{"copy": False, **env_kwargs})
     env = RecordEpisodeRegretVector(env)
+    if shaped:
+        env = ShapedLossVector(env)
     if discrete:
         env = EmpiricalAnswerVector(env)
     venv = VecMonitor(SB3VecEnv(env))

@@ -176,3 +176,23 @@ def test_the_built_api_reference_documents_every_public_module_class_function_an
                 missing.append(f"{module}.{name}")
     assert len(rendered) > 900
     assert not missing, f"not in the built API reference (add a ::: entry or a docstring): {missing}"
+
+
+def test_no_docstring_line_starts_with_a_markdown_quote_marker() -> None:
+    # the site renders docstrings as Markdown: a wrapped line that begins with ">" (">= 2^-r)") becomes a block
+    # quote in the middle of a formula; doctest prompts (">>>") are fine
+    import ast
+
+    found = []
+    for folder in ("bandit_gym", "agents", "wrappers"):
+        for path in (ROOT / folder).rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text())):
+                body = getattr(node, "body", None)
+                if not (isinstance(body, list) and body and isinstance(body[0], ast.Expr)
+                        and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str)):
+                    continue
+                for line in body[0].value.value.splitlines():
+                    text = line.strip()
+                    if text.startswith(">") and not text.startswith(">>>"):
+                        found.append(f"{path.relative_to(ROOT)}: {text}")
+    assert not found, found

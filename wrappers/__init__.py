@@ -3,6 +3,7 @@
 from bandit_gym.wrappers.anytime import RecordAnytimeRegret, RecordAnytimeRegretVector
 from bandit_gym.wrappers.empirical_answer import EmpiricalAnswer, EmpiricalAnswerVector
 from bandit_gym.wrappers.record import RecordEpisodeRegret, RecordEpisodeRegretVector
+from bandit_gym.wrappers.shaping import ShapedLoss, ShapedLossVector
 
 __all__ = [
     "EmpiricalAnswer",
@@ -11,4 +12,6 @@ __all__ = [
     "RecordAnytimeRegretVector",
     "RecordEpisodeRegret",
     "RecordEpisodeRegretVector",
+    "ShapedLoss",
+    "ShapedLossVector",
 ]

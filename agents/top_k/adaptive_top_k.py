@@ -96,10 +96,10 @@ class AdaptiveTopK(RoundAgent):
     Round sizes (``schedule``, ``scale``):
 
     - ``"printed"`` (default), ``m_r = ceil(scale 4^r ln(2 n r^2 / delta))`` (line 5 prints ``2^(2r) ln(2 n r^2 /
-      delta)``). At ``scale = 1`` these are the constants of the proof: Hoeffding gives ``P(|theta~_i - theta_i|
-      >= 2^-r) <= 2 exp(-2 m_r 4^-r) <= delta / (2 n r^2)`` per arm and round (Claim 1), and the union bound over
-      arms and rounds gives the event of Definition 2 with probability at least ``1 - delta``. Below 1 that
-      guarantee is lost.
+      delta)``). At ``scale = 1`` these are the constants of the proof: Hoeffding gives
+      ``P(|theta~_i - theta_i| >= 2^-r) <= 2 exp(-2 m_r 4^-r) <= delta / (2 n r^2)`` per arm and round (Claim 1),
+      and the union bound over arms and rounds gives the event of Definition 2 with probability at least
+      ``1 - delta``. Below 1 that guarantee is lost.
     - ``"log-free"`` (ours, experimental), ``m_r = ceil(scale 4^(r-1))``: the ``4^r`` growth that matches the
       halving accuracy, without the ``ln(2 n r^2 / delta)`` factor and with a free constant; no guarantee.
 

@@ -1,0 +1,229 @@
+"""An arm-wise policy for stable-baselines3: one shared network applied to every arm's statistics, so that one
+set of weights runs on any number of arms K and any budget T, and treats the arms alike.
+
+```python
+from stable_baselines3 import PPO
+from bandit_gym.armwise import ArmwisePolicy
+model = PPO(ArmwisePolicy, venv)        # venv: an SB3 VecEnv of a bandit_gym env with a Discrete(K) action
+```
+
+The features (``arm_features``) are raw statistics, scaled to be comparable across K and T, with no index of a
+designed algorithm among them. For arm i, with ``n_i`` its pulls, ``t = sum_i n_i`` the pulls so far and
+``T = t + budget_left`` the episode's budget (horizon):
+
+- every family: ``n_i / T``, ``ln(1 + n_i) / ln(1 + T)``, ``1{n_i = 0}``, the empirical mean ``mu_i`` (0 before
+  the first pull), the signed distance ``mu_i - c`` to the family's threshold c, and the episode's globals
+  repeated on every arm: ``budget_left / T``, ``ln(1 + T) / ln(1 + 10^5)``, ``ln K / ln 10^3``;
+- thresholding: c = theta, globals theta and epsilon;
+- best arm, top K, correlated arms: c = the midpoint of the m-th and (m+1)-th largest empirical means of the
+  pulled arms (the empirical boundary of the answer set), globals m / K and epsilon;
+- threshold bandit: c = the empirical mean over all arms, and per arm the level statistics at the round's
+  threshold c_t: ``F_i(c_t)`` estimated as ``exceed / trials`` (0 without trials), ``trials / T`` and
+  ``ln(1 + trials) / ln(1 + T)``; global ``c_t / m``;
+- multi-armed bandit: c = the largest empirical mean.
+
+The network (``ArmwiseNetwork``): ``h_i = phi(x_i)`` (a shared MLP), ``g = mean_i h_i``; the logit of arm i is
+``rho([h_i, g])`` (one per arm: the policy is a categorical over the arms) and the value is ``v([mean_i h_i,
+max_i h_i])`` (pooled over the arms). Permuting the arms permutes the logits and leaves the value unchanged.
+The answer of a pure-exploration env is the empirical rule (``EmpiricalAnswerVector``); the policy only
+chooses arms. Observations are not normalised by ``VecNormalize`` (its statistics are per entry, tied to one
+K): the features are scaled here.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from typing import Any
+
+import numpy as np
+
+try:
+    import torch as th
+    from gymnasium import spaces
+    from stable_baselines3.common.policies import ActorCriticPolicy
+    from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
+    from torch import nn
+except ImportError as error:  # pragma: no cover - the rl extra is missing
+    raise ImportError('bandit_gym.armwise needs stable-baselines3: pip install -e ".[rl]"') from error
+
+from bandit_gym.families import Family
+
+NUM_FEATURES = {Family.THRESHOLDING: 10, Family.BEST_ARM: 10, Family.TOP_K: 10, Family.THRESHOLD: 12,
+                Family.MULTI_ARMED: 8}
+"""Features per arm, by family (``arm_features``)."""
+
+
+def observation_family(keys: Any) -> Family:
+    """The family of a bandit_gym observation, from its keys."""
+    keys = set(keys)
+    if "level_exceed" in keys:
+        return Family.THRESHOLD
+    if "m" in keys:
+        return Family.TOP_K if "delta" in keys else Family.BEST_ARM
+    if "threshold" in keys and "epsilon" in keys:
+        return Family.THRESHOLDING
+    if {"counts", "means", "budget_left"} <= keys:
+        return Family.MULTI_ARMED
+    raise ValueError(f"not a bandit_gym observation: keys {sorted(keys)}")
+
+
+def _boundary(means: th.Tensor, pulled: th.Tensor, m: th.Tensor) -> th.Tensor:
+    """The midpoint of the m-th and (m+1)-th largest empirical means among the pulled arms, ``(B, 1)`` (the
+    largest pulled mean when fewer than m + 1 arms are pulled; 0 when none is)."""
+    ranked = th.where(pulled, means, th.full_like(means, -math.inf)).sort(dim=1, descending=True).values
+    k = means.shape[1]
+    index = m.long().clamp(1, k - 1)
+    upper = ranked.gather(1, index - 1)
+    lower = ranked.gather(1, index)
+    lower = th.where(th.isfinite(lower), lower, upper)
+    mid = (upper + lower) / 2
+    return th.where(th.isfinite(mid), mid, th.zeros_like(mid))
+
+
+def arm_features(obs: dict[str, th.Tensor]) -> th.Tensor:
+    """The per-arm features of a batch of observations, ``(B, K, F)`` (see the module's docstring)."""
+    family = observation_family(obs)
+    counts = obs["counts"].float()
+    b, k = counts.shape
+    pulls = counts.sum(dim=1, keepdim=True)
+    total = (pulls + obs["budget_left"].float()).clamp(min=1.0)
+    log_total = th.log1p(total)
+    pulled = counts > 0
+    means = th.where(pulled, obs["means"].float(), th.zeros_like(counts))
+    glob = [obs["budget_left"].float() / total, log_total / math.log1p(1e5),
+            th.full((b, 1), math.log(k) / math.log(1e3), device=counts.device)]
+    extra: list[th.Tensor] = []
+    if family is Family.THRESHOLDING:
+        centre = obs["threshold"].float()
+        glob += [obs["threshold"].float(), obs["epsilon"].float().clamp(max=1.0)]
+    elif family in (Family.BEST_ARM, Family.TOP_K):
+        centre = _boundary(means, pulled, obs["m"].float())
+        glob += [obs["m"].float() / k, obs["epsilon"].float().clamp(max=1.0)]
+    elif family is Family.THRESHOLD:
+        levels = obs["level_exceed"].shape[1] // k
+        level = obs["threshold"].long().clamp(1, levels) - 1  # c_t in 1..m
+        exceed = obs["level_exceed"].float().view(b, k, levels)
+        trials = obs["level_trials"].float().view(b, k, levels)
+        at = level.view(b, 1, 1).expand(b, k, 1)
+        exceed_c, trials_c = exceed.gather(2, at).squeeze(2), trials.gather(2, at).squeeze(2)
+        survival = th.where(trials_c > 0, exceed_c / trials_c.clamp(min=1.0), th.zeros_like(trials_c))
+        extra = [survival, trials_c / total, th.log1p(trials_c) / log_total]
+        centre = (means * counts).sum(dim=1, keepdim=True) / pulls.clamp(min=1.0)
+        glob += [obs["threshold"].float() / levels]
+    else:
+        centre = th.where(pulled, means, th.full_like(means, -math.inf)).max(dim=1, keepdim=True).values
+        centre = th.where(th.isfinite(centre), centre, th.zeros_like(centre))
+    per_arm = [counts / total, th.log1p(counts) / log_total, (~pulled).float(), means, means - centre, *extra]
+    columns = per_arm + [g.expand(b, k) for g in glob]
+    return th.stack(columns, dim=2)
+
+
+class ArmFeatures(BaseFeaturesExtractor):
+    """``arm_features`` flattened to ``(B, K F)`` (SB3 passes features as one vector per observation); no
+    parameters, so the same extractor serves any K."""
+
+    def __init__(self, observation_space: spaces.Dict) -> None:
+        family = observation_family(observation_space.spaces)
+        k = int(np.prod(observation_space["counts"].shape or (0,)))
+        self.num_features = NUM_FEATURES[family]
+        super().__init__(observation_space, features_dim=k * self.num_features)
+
+    def forward(self, observations: dict[str, th.Tensor]) -> th.Tensor:
+        return arm_features(observations).flatten(1)
+
+
+def _mlp(sizes: list[int]) -> nn.Sequential:
+    layers: list[nn.Module] = []
+    for a, b in itertools.pairwise(sizes):
+        layers += [nn.Linear(a, b), nn.Tanh()]
+    return nn.Sequential(*layers[:-1])  # no activation after the last layer
+
+
+class ArmwiseNetwork(nn.Module):
+    """The shared per-arm network: ``forward_actor`` gives one logit per arm ``(B, K)``, ``forward_critic`` a
+    pooled latent ``(B, hidden)`` for SB3's value head. ``latent_dim_pi`` is K (the logits are the action's
+    distribution parameters: the policy's ``action_net`` is the identity)."""
+
+    def __init__(self, num_features: int, num_arms: int, hidden: int = 64) -> None:
+        super().__init__()
+        self.num_features = num_features
+        self.phi = nn.Sequential(_mlp([num_features, hidden, hidden]), nn.Tanh())
+        self.rho = _mlp([2 * hidden, hidden, 1])
+        self.critic = nn.Sequential(_mlp([2 * hidden, hidden]), nn.Tanh())
+        self.latent_dim_pi = num_arms
+        self.latent_dim_vf = hidden
+
+    def embed(self, features: th.Tensor) -> th.Tensor:
+        """``h_i = phi(x_i)``, ``(B, K, hidden)``."""
+        return self.phi(features.view(features.shape[0], -1, self.num_features))
+
+    def forward_actor(self, features: th.Tensor) -> th.Tensor:
+        h = self.embed(features)
+        g = h.mean(dim=1, keepdim=True).expand_as(h)
+        return self.rho(th.cat([h, g], dim=2)).squeeze(2)
+
+    def forward_critic(self, features: th.Tensor) -> th.Tensor:
+        h = self.embed(features)
+        return self.critic(th.cat([h.mean(dim=1), h.max(dim=1).values], dim=1))
+
+    def forward(self, features: th.Tensor) -> tuple[th.Tensor, th.Tensor]:
+        return self.forward_actor(features), self.forward_critic(features)
+
+
+class ArmwisePolicy(ActorCriticPolicy):
+    """SB3's actor-critic policy with ``ArmFeatures`` and ``ArmwiseNetwork`` (``hidden`` units, default 64):
+    one logit per arm from one shared network, a value pooled over the arms. For a ``Discrete(K)`` action (the
+    threshold and multi-armed bandits, or a pure-exploration env through ``EmpiricalAnswerVector``). Its
+    weights do not depend on K: ``for_spaces`` builds the same policy for another K (or budget)."""
+
+    def __init__(self, observation_space: spaces.Dict, action_space: spaces.Space, lr_schedule: Any,
+                 hidden: int = 64, **kwargs: Any) -> None:
+        if not isinstance(action_space, spaces.Discrete):
+            raise ValueError(f"ArmwisePolicy chooses an arm: it needs a Discrete(K) action, got {action_space}; "
+                             "wrap a pure-exploration env in EmpiricalAnswerVector")
+        k = int(np.prod(observation_space["counts"].shape or (0,)))
+        if int(action_space.n) != k:
+            raise ValueError(f"ArmwisePolicy has one logit per arm: the action {action_space} must have K = {k} "
+                             "choices (no stop action)")
+        self.hidden = int(hidden)
+        kwargs.setdefault("features_extractor_class", ArmFeatures)
+        super().__init__(observation_space, action_space, lr_schedule, **kwargs)
+
+    def _build_mlp_extractor(self) -> None:
+        extractor: Any = self.features_extractor
+        network: Any = ArmwiseNetwork(extractor.num_features, int(self.action_space.n),  # type: ignore[attr-defined]
+                                      self.hidden)
+        self.mlp_extractor = network
+
+    def _build(self, lr_schedule: Any) -> None:
+        super()._build(lr_schedule)
+        self.action_net = nn.Identity()  # the network's output is the logits
+        network: Any = self.mlp_extractor
+        last = network.rho[-1]
+        nn.init.orthogonal_(last.weight, gain=0.01)  # small initial logits, as SB3's action_net
+        nn.init.zeros_(last.bias)
+        self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1),  # type: ignore[call-arg]
+                                              **self.optimizer_kwargs)
+
+    def _get_constructor_parameters(self) -> dict[str, Any]:
+        return {**super()._get_constructor_parameters(), "hidden": self.hidden}
+
+    def for_spaces(self, observation_space: spaces.Dict, action_space: spaces.Space) -> ArmwisePolicy:
+        """The same policy (same weights) for another env's spaces: another K, another budget."""
+        params = self._get_constructor_parameters()
+        params.update(observation_space=observation_space, action_space=action_space,
+                      lr_schedule=lambda _: 0.0)
+        policy = type(self)(**params)
+        policy.load_state_dict(self.state_dict())
+        return policy.to(self.device)
+
+
+def logits_and_value(policy: ArmwisePolicy, obs: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """The logits ``(B, K)`` and values ``(B,)`` of a batch of observations (numpy in, numpy out)."""
+    tensors, _ = policy.obs_to_tensor(obs)
+    with th.no_grad():
+        features = policy.extract_features(tensors)
+        logits, latent = policy.mlp_extractor(features)
+        value = policy.value_net(latent)
+    return logits.cpu().numpy(), value.squeeze(1).cpu().numpy()

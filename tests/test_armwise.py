@@ -1,0 +1,110 @@
+"""The arm-wise policy: permutation equivariance, one set of weights for any K and budget, its features."""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from stable_baselines3 import PPO
+
+import bandit_gym
+from bandit_gym.agents import SB3Agent
+from bandit_gym.armwise import ArmwisePolicy, arm_features, logits_and_value
+from bandit_gym.rl import TrainedPolicy, make_vec_env
+from bandit_gym.rollout import play_vector
+
+FAMILIES = [
+    ("ThresholdingBandit-v0", {}, True),
+    ("BestArmIdentification-v0", {"budget": 100}, True),
+    ("TopKIdentification-v0", {"budget": 500}, True),
+    ("CorrelatedBestArm-v0", {}, True),
+    ("ThresholdBandit-v0", {}, False),
+    ("ThresholdBanditCensored-v0", {}, False),
+    ("MultiArmedBandit-v0", {}, False),
+]
+
+
+def model_and_batch(env_id: str, kwargs: dict, pure: bool, steps: int = 30) -> tuple[PPO, dict[str, np.ndarray]]:
+    """An untrained arm-wise PPO on 8 copies, and their observations after ``steps`` random pulls."""
+    venv = make_vec_env(env_id, 8, discrete=pure, normalize=None, **kwargs)
+    model = PPO(ArmwisePolicy, venv, n_steps=16, batch_size=64, seed=0, device="cpu")
+    venv.seed(1)
+    obs = venv.reset()
+    rng = np.random.default_rng(2)
+    for _ in range(steps):
+        obs, *_ = venv.step(rng.integers(0, venv.action_space.n, size=8))
+    return model, obs
+
+
+def permuted(obs: dict[str, np.ndarray], perm: np.ndarray) -> dict[str, np.ndarray]:
+    out = dict(obs)
+    k = obs["counts"].shape[1]
+    for key in ("counts", "sums", "means"):
+        out[key] = obs[key][:, perm]
+    for key in ("level_exceed", "level_trials"):
+        if key in obs:
+            b, width = obs[key].shape
+            out[key] = obs[key].reshape(b, k, width // k)[:, perm].reshape(b, width)
+    return out
+
+
+@pytest.mark.parametrize(("env_id", "kwargs", "pure"), FAMILIES)
+def test_permuting_the_arms_permutes_the_logits_and_keeps_the_value(env_id: str, kwargs: dict, pure: bool) -> None:
+    model, obs = model_and_batch(env_id, kwargs, pure)
+    logits, value = logits_and_value(model.policy, obs)
+    assert np.all(logits.std(axis=1) > 0)  # the arms' statistics differ: the check is not vacuous
+    perm = np.random.default_rng(0).permutation(obs["counts"].shape[1])
+    moved_logits, moved_value = logits_and_value(model.policy, permuted(obs, perm))
+    np.testing.assert_allclose(moved_logits, logits[:, perm], rtol=1e-5, atol=1e-6 * np.abs(logits).max())
+    np.testing.assert_allclose(moved_value, value, rtol=1e-5, atol=1e-6)
+
+
+def test_the_weights_do_not_depend_on_k_or_the_budget() -> None:
+    small = make_vec_env("ThresholdingBandit-v0", 4, discrete=True, normalize=None)
+    large = make_vec_env("ThresholdingBandit-v0", 4, discrete=True, normalize=None, budget=5000,
+                         means=bandit_gym.instances.UniformMeans(num_arms=20))
+    one = PPO(ArmwisePolicy, small, seed=0, device="cpu").policy
+    two = PPO(ArmwisePolicy, large, seed=0, device="cpu").policy
+    assert {k: v.shape for k, v in one.state_dict().items()} == {k: v.shape for k, v in two.state_dict().items()}
+    moved = one.for_spaces(large.observation_space, large.action_space)
+    assert all((moved.state_dict()[key] == value).all() for key, value in one.state_dict().items())
+    two.load_state_dict(one.state_dict())  # the K = 20 policy takes the K = 10 weights as they are
+    obs = large.reset()
+    for _ in range(5):
+        obs, *_ = large.step(np.arange(4) * 3)
+    for got, want in zip(logits_and_value(moved, obs), logits_and_value(two, obs), strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+def test_a_policy_trained_with_k_10_plays_k_20_at_another_budget(tmp_path) -> None:
+    venv = make_vec_env("ThresholdingBandit-v0", 8, discrete=True, normalize={"norm_obs": False, "norm_reward": True},
+                        budget=100)
+    model = PPO(ArmwisePolicy, venv, n_steps=32, batch_size=128, seed=0, device="cpu")
+    model.learn(256)
+    folder = TrainedPolicy(model, None).save(tmp_path / "armwise")
+    agent = SB3Agent(folder)
+    env = gym.make_vec("ThresholdingBandit-v0", num_envs=16, vectorization_mode="vector_entry_point", budget=300,
+                       means=bandit_gym.instances.UniformMeans(num_arms=20))
+    result = play_vector(env, agent, seed=0)
+    assert result["pulls"].tolist() == [300] * 16
+    assert np.all((result["regret"] >= 0) & (result["regret"] <= 20))
+
+
+def test_the_features_are_scaled_by_the_budget() -> None:
+    import torch as th
+
+    obs = {"counts": th.tensor([[0.0, 10.0, 30.0]]), "means": th.tensor([[0.0, 0.2, 0.9]]),
+           "budget_left": th.tensor([[60.0]]), "threshold": th.tensor([[0.5]]), "epsilon": th.tensor([[0.0]]),
+           "sums": th.tensor([[0.0, 2.0, 27.0]]), "last_arm": th.tensor([[2.0]]), "last_value": th.tensor([[1.0]])}
+    x = arm_features(obs)[0].numpy()  # T = 40 pulls made + 60 left = 100
+    np.testing.assert_allclose(x[:, 0], [0.0, 0.1, 0.3])
+    np.testing.assert_allclose(x[:, 1], np.log1p([0.0, 10.0, 30.0]) / np.log1p(100.0), rtol=1e-6)
+    np.testing.assert_allclose(x[:, 2], [1, 0, 0])
+    np.testing.assert_allclose(x[:, 4], [-0.5, -0.3, 0.4], rtol=1e-6)  # signed distance to theta
+    np.testing.assert_allclose(x[:, 5], 0.6)  # budget left / T, on every arm
+
+
+def test_the_policy_needs_a_discrete_arm_choice() -> None:
+    venv = make_vec_env("ThresholdingBandit-v0", 2, discrete=False, normalize=None)
+    with pytest.raises(ValueError, match="Discrete"):
+        PPO(ArmwisePolicy, venv, device="cpu")
