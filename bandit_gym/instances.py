@@ -7,6 +7,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
+from bandit_gym import _validation as check
+
 TAO2019_SETUPS: dict[int, tuple[float, ...]] = {
     1: (0.2, 0.25, 0.3, 0.35, 0.45, 0.55, 0.65, 0.7, 0.75, 0.8),
     2: tuple(round(0.405 + i / 100, 3) for i in range(20)),
@@ -36,6 +38,33 @@ class UniformMeans:
 
     def __call__(self, rng: np.random.Generator, n: int) -> np.ndarray:
         return rng.uniform(self.low, self.high, size=(n, self.num_arms))
+
+
+@dataclass(frozen=True)
+class BudgetRange:
+    """Sampler of a budget T per episode in ``low..high`` (both included): uniform on the integers, or
+    log-uniform (``log=True``: ``round(exp(U(ln low, ln high)))``, as many episodes per factor of 2 of T).
+
+    Pass it as ``budget=`` to a pure-exploration env (thresholding, best arm, top K, correlated arms): every
+    episode draws its T with the env's ``np_random``; the observation's ``budget_left`` starts at it and its
+    space is bounded by ``high``. For training across budgets (the arm-wise RL policy); the experiment engine,
+    the anytime wrappers and the compiled rollouts need a fixed budget."""
+
+    low: int
+    high: int
+    log: bool = False
+
+    def __post_init__(self) -> None:
+        check.integer("BudgetRange low", self.low, minimum=1)
+        check.integer("BudgetRange high", self.high, minimum=self.low)
+        if not isinstance(self.log, (bool, np.bool_)):
+            raise TypeError(f"BudgetRange log must be True or False, got {self.log!r}")
+
+    def __call__(self, rng: np.random.Generator, n: int) -> np.ndarray:
+        if self.log:
+            drawn = np.exp(rng.uniform(np.log(self.low), np.log(self.high), size=n))
+            return np.clip(np.rint(drawn), self.low, self.high).astype(np.int64)
+        return rng.integers(self.low, self.high, size=n, endpoint=True, dtype=np.int64)
 
 
 @dataclass(frozen=True, eq=False)
@@ -94,6 +123,47 @@ def threshold_gaps(survival: np.ndarray) -> np.ndarray:
     """``F_{i*(j)}(j) - max_{i != i*(j)} F_i(j)`` at each level j: the smallest gap at each threshold."""
     ranked = np.sort(np.asarray(survival, dtype=np.float64), axis=0)
     return ranked[-1] - ranked[-2]
+
+
+@dataclass(frozen=True)
+class RandomSurvival:
+    """Sampler of a threshold-bandit instance per episode: ``num_arms`` arms on the values ``0..num_levels``,
+    each arm's distribution drawn from the flat Dirichlet, kept only if every level j has a unique best arm
+    ``argmax_i F_i(j)`` ahead of the others by at least ``min_gap`` (abernethy2016's assumption, with a margin),
+    and, with ``crossing=True`` (default), if the best arm is not the same at every level (otherwise one arm
+    wins at every threshold and the side information is useless). Draws are redone until they pass (vectorised
+    rejection; the acceptance rate is printed in the error if it is too low to finish).
+
+    Pass it as ``survival=`` to a threshold-bandit env: every episode draws its instance with the env's
+    ``np_random``. For training across instances (the arm-wise RL policy)."""
+
+    num_arms: int = 3
+    num_levels: int = 5
+    min_gap: float = 0.05
+    crossing: bool = True
+
+    def __post_init__(self) -> None:
+        check.integer("RandomSurvival num_arms", self.num_arms, minimum=2)
+        check.integer("RandomSurvival num_levels", self.num_levels, minimum=2 if self.crossing else 1)
+        check.real("RandomSurvival min_gap", self.min_gap, low=0.0, high=1.0, high_open=True)
+
+    def __call__(self, rng: np.random.Generator, n: int) -> np.ndarray:
+        out = np.empty((n, self.num_arms, self.num_levels))
+        missing = np.arange(n)
+        for _ in range(1000):
+            p = rng.dirichlet(np.ones(self.num_levels + 1), size=(missing.size, self.num_arms))
+            survival = np.clip(1.0 - np.cumsum(p, axis=2)[:, :, :-1], 0.0, 1.0)  # F(j) = P(X >= j), j = 1..m
+            ranked = np.sort(survival, axis=1)
+            ok = np.all(ranked[:, -1] - ranked[:, -2] >= max(self.min_gap, 1e-9), axis=1)
+            if self.crossing:
+                best = survival.argmax(axis=1)
+                ok &= np.any(best != best[:, :1], axis=1)
+            out[missing[ok]] = survival[ok]
+            missing = missing[~ok]
+            if missing.size == 0:
+                return out
+        raise ValueError(f"RandomSurvival({self.num_arms}, {self.num_levels}, min_gap={self.min_gap}) accepts too "
+                         "few draws to finish: lower min_gap or the number of levels")
 
 
 def staircase_distributions(num_arms: int, num_levels: int) -> np.ndarray:

@@ -120,7 +120,7 @@ def play_compiled(
     agent_seed: int | None = None,
 ) -> dict[str, np.ndarray] | None:
     """``play_vector`` in compiled code, for a Bernoulli thresholding, best-arm or top-K env and an agent that
-    has a compiled rollout (``compiled_rollout``); None otherwise. Returns the
+    has a compiled rollout (``compiled_rollout``) and a fixed budget; None otherwise. Returns the
     same metrics as ``play_vector`` (thresholding: ``regret``, ``error``, ``pulls``; best arm and top K:
     ``regret``, ``error``, ``invalid``, ``pulls``; with ``budgets``, ``anytime_regret`` and ``anytime_error``).
 
@@ -133,6 +133,8 @@ def play_compiled(
     if not engine.pure_exploration or not engine.bernoulli:
         return None
     if not engine.common_random_numbers and not engine.family.answers_a_set:  # thresholding
+        return None
+    if engine.budget_range is not None:  # a budget per episode: the kernels play one budget
         return None
     agent.reset(seed=seed if agent_seed is None else agent_seed)
     obs, _ = env.reset(seed=seed)

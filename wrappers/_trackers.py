@@ -103,7 +103,7 @@ class EpisodeTracker:
                 out.setdefault(key, np.zeros(self.num))[rows] = value
             out["answer"] = np.zeros((self.num, actions.shape[1] - 1), dtype=np.int8)
             out["answer"][rows] = actions[rows, 1:]
-            out["pulls"][rows] = self.env.budget - obs["budget_left"][rows, 0]
+            out["pulls"][rows] = obs["counts"][rows].sum(axis=1)
         else:
             out["regret"][rows] = self.regret[rows]
             out["pulls"][rows] = self.length[rows]
@@ -115,6 +115,9 @@ def checkpoint_budgets(env: Any, budgets: Any) -> np.ndarray:
     pure-exploration env, and a non-empty strictly increasing sequence of integers in ``0..env.budget``."""
     if not env.pure_exploration:
         raise ValueError(f"the anytime wrapper needs a pure-exploration env, got a {env.family.value!r} env")
+    if getattr(env, "budget_range", None) is not None:
+        raise ValueError(f"the anytime wrapper needs a fixed budget; this env draws one per episode "
+                         f"(budget={env.budget_range}): pass an integer budget")
     b = np.asarray(budgets)
     if b.ndim != 1 or b.size == 0 or not np.issubdtype(b.dtype, np.integer):
         raise ValueError(f"budgets must be a non-empty 1-D sequence of integers, got {budgets!r}")

@@ -131,8 +131,8 @@ class RecordEpisodeRegretVector(VectorWrapper):
     def _finish_reset(self, rows: np.ndarray, actions: np.ndarray, info: dict[str, Any]) -> dict[str, np.ndarray]:
         """``SAME_STEP``: score the episodes of ``rows``, already reset, on their final observations and the
         instance the env kept for them."""
-        left = np.zeros((self.num_envs, 1))
-        left[rows, 0] = [info["final_obs"][row]["budget_left"][0] for row in rows]
+        counts = np.zeros((self.num_envs, 1))
+        counts[rows, 0] = [info["final_obs"][row]["counts"].sum() for row in rows]
         kept = getattr(self.env.unwrapped, "final_means", None)
         means = None if not self._engine.pure_exploration or kept is None else kept[rows]
-        return self._tracker.finish(rows, actions, {"budget_left": left}, means)
+        return self._tracker.finish(rows, actions, {"counts": counts}, means)

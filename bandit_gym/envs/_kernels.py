@@ -100,9 +100,10 @@ def _threshold_pull(
     last_reward: np.ndarray, rewards: np.ndarray, expected: np.ndarray, best: np.ndarray,
 ) -> None:
     """One round of the threshold bandit in every copy of ``rows``: the value ``X = #{j: u < F_a(j)}`` of the
-    pulled arm from copy n's uniform, the reward ``1{X >= c}``, the level counts (DKW, or Kaplan-Meier with
-    ``A = min(X, c)`` when censored) of the pulled arm only (O(m)), and the observation's entries."""
-    m = survival.shape[1]
+    pulled arm from copy n's uniform and instance ``survival[n]`` (``(N, K, m)``; ``best_survival`` ``(N, m)``),
+    the reward ``1{X >= c}``, the level counts (DKW, or Kaplan-Meier with ``A = min(X, c)`` when censored) of the
+    pulled arm only (O(m)), and the observation's entries."""
+    m = survival.shape[2]
     for n in numba.prange(arms.shape[0]):
         rewards[n], expected[n], best[n] = 0.0, 0.0, 0.0
         if not rows[n]:
@@ -110,9 +111,9 @@ def _threshold_pull(
         a, level = arms[n], c[n]
         x = 0
         for j in range(m):
-            x += draws[n] < survival[a, j]
+            x += draws[n] < survival[n, a, j]
         won = x >= level
-        rewards[n], expected[n], best[n] = won, survival[a, level - 1], best_survival[level - 1]
+        rewards[n], expected[n], best[n] = won, survival[n, a, level - 1], best_survival[n, level - 1]
         known, counted = (min(x, level), level) if censored else (x, m)
         for j in range(m):
             exceed[n, a, j] += j < known

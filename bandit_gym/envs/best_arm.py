@@ -133,10 +133,10 @@ class BestArmEngine(ThresholdingEngine):
     def render_text(self, row: int) -> str:
         counts = self.counts[row]
         est = np.divide(self.sums[row], counts, out=np.zeros(self.num_arms), where=counts > 0)
-        used = self.budget - self.left[row]
+        used = self.total[row] - self.left[row]
         return _render.text_table(
             f"{self.title}: K={self.num_arms}, m={self.m}, epsilon={self.epsilon:g}, {used} of "
-            f"{self.budget} pulls used ({self.setting})",
+            f"{self.total[row]} pulls used ({self.setting})",
             {"arm": np.arange(self.num_arms), "pulls": counts.astype(np.int64), "mean": est,
              "+-95%": self._halfwidths(row),
              "top m": top_m_answer({"means": est, "counts": counts, "m": np.array([self.m])})},
@@ -147,7 +147,7 @@ class BestArmEngine(ThresholdingEngine):
         counts = self.counts[row]
         est = np.divide(self.sums[row], counts, out=np.zeros(self.num_arms), where=counts > 0)
         answer = _render.submitted_answer(self, self.num_arms)  # the last action's answer bits
-        title = f"{self.budget - self.left[row]} of {self.budget} pulls, m = {self.m}"
+        title = f"{self.total[row] - self.left[row]} of {self.total[row]} pulls, m = {self.m}"
         if answer is not None and self.show_truth:
             regret = float(self.answer_metrics(answer, self.means[row])["regret"])
             title += f"; answer's {'aggregate' if self.family is Family.TOP_K else 'simple'} regret {regret:.3g}"
@@ -199,7 +199,7 @@ class BestArmIdentificationEnv(BanditEnv):
     | ``means`` | Audibert et al. problem 1 | K means, or a sampler ``(rng, n) -> (n, K)`` |
     | ``m`` | 1 | arms to return, ``1 <= m < K`` |
     | ``epsilon`` | 0.0 | accuracy, >= 0 |
-    | ``budget`` | 2000 | n (fixed budget) or the cap (fixed confidence) |
+    | ``budget`` | 2000 | n (fixed budget) or the cap (fixed confidence); a ``BudgetRange`` draws it per episode |
     | ``setting`` | ``"fixed_budget"`` | or ``"fixed_confidence"`` |
     | ``arm_distribution`` | ``"bernoulli"`` | ``"gaussian"`` (``sigma``), ``"custom"`` (``distributions``) |
     | ``distributions`` | None | bounded arm laws (frozen ``scipy.stats``, e.g. ``beta(2, 5)``); set the means |

@@ -125,7 +125,7 @@ class CorrelatedBestArmEnv(BestArmIdentificationEnv):
     | ``sigma`` | 0.2 | reward noise standard deviation |
     | ``means`` | None | fixed means (K), a sampler ``(rng, n) -> (n, K)`` or a name (below); None: prior draws |
     | ``epsilon`` | 0.0 | tolerance of the error loss |
-    | ``budget`` | 30 | T >= 1, may be below K |
+    | ``budget`` | 30 | T >= 1, may be below K; a ``BudgetRange`` draws it per episode |
     | ``loss`` | ``"simple_regret"`` | or ``"error"`` |
     | ``sample_cost``, ``common_random_numbers`` | 0.0, False | as ``BestArmIdentification-v0`` |
 

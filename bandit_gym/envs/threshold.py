@@ -62,7 +62,7 @@ class ThresholdEngine(Engine):
     takes_common_random_numbers = False
     reset_options = ("distributions", "survival")
     exposed: ClassVar[frozenset[str]] = frozenset(
-        {"survival", "best_survival", "num_arms", "num_levels", "horizon", "feedback", "thresholds",
+        {"survival", "best_survival", "survivals", "num_arms", "num_levels", "horizon", "feedback", "thresholds",
          "assumption_failures"}
     )
 
@@ -77,12 +77,30 @@ class ThresholdEngine(Engine):
     ) -> None:
         super().__init__(check.integer("num_envs", num, minimum=1))
         distributions = Preset.resolve(distributions, replaced=survival is not None)
-        self.default_survival = self._instance(distributions, survival, "")
-        self.survival = self.default_survival
-        k, m = self.survival.shape
+        #: the sampler of a survival matrix per episode (``survival=RandomSurvival(...)``), or None
+        self.sampler = survival if callable(survival) else None
+        #: the levels where the instance has no unique best arm (abernethy2016's assumption; see
+        #: ``_check_assumptions``); empty for a sampler, which is responsible for its draws
+        self.assumption_failures: list[str] = []
+        if self.sampler is not None:
+            if distributions is not None:
+                raise ValueError("pass either distributions or survival, not both")
+            self.default_survival = self._draw(np.random.default_rng(0), 1)[0]  # its shape (K, m)
+        else:
+            self.default_survival = self._instance(distributions, survival, "")
+        k, m = self.default_survival.shape
         self.num_arms, self.num_levels = k, m
-        self.best_survival = self.survival.max(axis=0)
-        self._check_assumptions()
+        #: the instance of every episode, ``F_i(j)`` (K, m) (None when the sampler draws one per episode)
+        self.survival: np.ndarray | None = None if self.sampler is not None else self.default_survival
+        self.best_survival: np.ndarray | None = None
+        #: each copy's instance in its current episode, ``(N, K, m)``, and its best arm's survival ``(N, m)``
+        self.survivals = np.empty((self.num, k, m))
+        self.best_survivals = np.empty((self.num, m))
+        self.survivals[:] = self.default_survival
+        self.best_survivals[:] = self.default_survival.max(axis=0)
+        if self.survival is not None:
+            self.best_survival = self.survival.max(axis=0)
+            self._check_assumptions()
         self.horizon = check.integer("horizon", horizon, minimum=1)
         self.feedback = check.choice("feedback", feedback, FEEDBACKS)
         self.censored = self.feedback == "censored"
@@ -181,8 +199,18 @@ class ThresholdEngine(Engine):
         stage = np.minimum(rounds // (self.horizon // m), m - 1)
         return stage + 1 if regime == "increasing" else m - stage
 
+    def _draw(self, rng: np.random.Generator, n: int) -> np.ndarray:
+        """``n`` survival matrices from the sampler, ``(n, K, m)``, each checked."""
+        assert self.sampler is not None
+        drawn = np.asarray(self.sampler(rng, n), dtype=np.float64)
+        if drawn.ndim != 3 or drawn.shape[0] != n:
+            raise ValueError(f"the survival sampler must return an array of shape ({n}, K, m), got {drawn.shape}")
+        for F in drawn:
+            check_survival("survival (drawn by the sampler)", F)
+        return drawn
+
     def _pin(self, options: dict[str, Any]) -> None:
-        F = self.default_survival
+        F: np.ndarray | None = None if self.sampler is not None else self.default_survival
         if options:
             F = self._instance(options.get("distributions"), options.get("survival"), "options:")
             if F.shape != self.default_survival.shape:
@@ -191,13 +219,14 @@ class ThresholdEngine(Engine):
                 )
         changed = F is not self.survival
         self.survival = F
-        self.best_survival = F.max(axis=0)
-        if changed:  # warned about once per instance: the constructor checked the default one
+        self.best_survival = None if F is None else F.max(axis=0)
+        if changed and F is not None:  # warned about once per instance: the constructor checked the default one
             self._check_assumptions()
 
     def _check_assumptions(self) -> None:
         """Record (``assumption_failures``) and warn about the levels where the instance has no unique best arm,
         which abernethy2016 assumes; the regret stays defined, the paper's bounds do not apply."""
+        assert self.survival is not None
         self.assumption_failures = threshold_assumption_failures(self.survival)
         if self.assumption_failures:
             warnings.warn("this threshold-bandit instance breaks an assumption of abernethy2016: "
@@ -205,6 +234,11 @@ class ThresholdEngine(Engine):
 
     def reset_rows(self, rng: np.random.Generator, rows: np.ndarray) -> None:
         idx = np.flatnonzero(rows)
+        if self.survival is None:  # a sampler, and no pinned instance
+            self.survivals[idx] = self._draw(rng, idx.size)
+        else:
+            self.survivals[idx] = self.survival
+        self.best_survivals[idx] = self.survivals[idx].max(axis=1)
         for array in (self.counts, self.sums, self.exceed, self.trials, self.t):
             array[idx] = 0
         self.finished[idx] = False
@@ -234,7 +268,7 @@ class ThresholdEngine(Engine):
         rewards, expected, best = np.empty(n), np.empty(n), np.empty(n)
         obs = self.obs
         threshold_pull(
-            actions, rows, draws, self.c, self.survival, self.best_survival, self.censored, self.exceed,
+            actions, rows, draws, self.c, self.survivals, self.best_survivals, self.censored, self.exceed,
             self.trials, obs["level_exceed"], obs["level_trials"], self.counts, self.sums, obs["counts"],
             obs["sums"], obs["means"], obs["last_arm"], obs["last_value"], obs["last_censored"],
             obs["last_reward"], rewards, expected, best,
@@ -278,7 +312,7 @@ class ThresholdEngine(Engine):
         answer = None  # the empirical best arm at c_t among the arms tried there
         if tried.any():
             answer = np.arange(self.num_arms) == np.argmax(np.where(tried, est, -1.0))
-        truth = self.survival[:, c - 1]
+        truth = self.survivals[row, :, c - 1]
         title = f"round {self.t[row]}, threshold c_t = {c}"
         if self.show_truth:
             title += f"; best arm at c_t: {', '.join(map(str, np.flatnonzero(truth == truth.max())))}"
@@ -344,7 +378,7 @@ class ThresholdBanditEnv(BanditEnv):
     | argument | default | meaning |
     |---|---|---|
     | ``distributions`` | ``DEFAULT_DISTRIBUTIONS`` | (K, m + 1) probability vectors over the values 0..m |
-    | ``survival`` | None | or the (K, m) survival matrix ``F_i(j) = P(X_i >= j)`` instead |
+    | ``survival`` | None | or the (K, m) matrix ``F_i(j) = P(X_i >= j)``, or a sampler such as ``RandomSurvival`` |
     | ``thresholds`` | ``"iid"`` | ``"iid"``, ``"cyclic"``, ``"increasing"``, ``"decreasing"``, or T levels |
     | ``feedback`` | ``"uncensored"`` | or ``"censored"`` |
     | ``horizon`` | 1000 | T >= 1 |
@@ -356,7 +390,9 @@ class ThresholdBanditEnv(BanditEnv):
     The paper assumes a unique best arm at every level; an instance that breaks it is accepted with a
     warning, and ``env.unwrapped.assumption_failures`` lists the levels (empty otherwise).
     ``reset(options={"distributions": ...})`` (or ``"survival"``) pins another instance of the same shape
-    until the next explicit ``reset``.
+    until the next explicit ``reset``. A sampler ``survival=(rng, n) -> (n, K, m)`` draws each copy's instance at
+    every episode start (``bandit_gym.instances.RandomSurvival``: random levels with a unique best arm per level);
+    ``env.unwrapped.survivals`` holds each copy's current instance and ``survival`` is then None.
 
     ## References
     J. Abernethy, K. Amin, R. Zhu. Threshold Bandits, With and Without Censored Feedback. NIPS 2016.

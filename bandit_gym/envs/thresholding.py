@@ -17,7 +17,7 @@ from bandit_gym import metrics
 from bandit_gym.envs import _render
 from bandit_gym.envs._base import BanditEnv, BanditVectorEnv, Engine, Info, draw_means
 from bandit_gym.families import Family
-from bandit_gym.instances import Preset, oracle_values
+from bandit_gym.instances import BudgetRange, Preset, oracle_values
 from bandit_gym.streams import stream_seeds, stream_uniforms
 
 _KERNELS: list[ModuleType] = []
@@ -92,7 +92,7 @@ class ThresholdingEngine(Engine):
         means: Any = None,
         threshold: float | None = 0.5,
         epsilon: float = 0.0,
-        budget: int = 1000,
+        budget: int | BudgetRange = 1000,
         arm_distribution: str | None = None,
         sigma: float = 1.0,
         loss: str = "aggregate",
@@ -127,7 +127,14 @@ class ThresholdingEngine(Engine):
         else:
             self.threshold = check.real("threshold", threshold)
         self.epsilon = check.real("epsilon", epsilon, low=0.0)
-        self.budget = check.integer("budget", budget, minimum=1, maximum=MAX_BUDGET)
+        #: the sampler of each episode's budget (``budget=BudgetRange(...)``), or None for a fixed budget
+        self.budget_range = budget if isinstance(budget, BudgetRange) else None
+        if self.budget_range is None and (isinstance(budget, bool) or not isinstance(budget, (int, np.integer))):
+            raise TypeError(f"budget must be an integer or a bandit_gym.instances.BudgetRange, got {budget!r} of "
+                            f"type {type(budget).__name__}")
+        #: the budget, or the largest one of a ``BudgetRange`` (the bound of ``budget_left``)
+        self.budget = check.integer("budget", budget if self.budget_range is None else self.budget_range.high,
+                                    minimum=1, maximum=MAX_BUDGET)
         self.loss = check.choice("loss", loss, LOSSES)
         self.sample_cost = check.real("sample_cost", sample_cost, low=0.0)
         if not np.isfinite(self.sample_cost * self.budget):
@@ -152,6 +159,8 @@ class ThresholdingEngine(Engine):
         # observation buffers (budget <= 2^24), which then serve as the state itself.
         self._sums64 = None if self.bernoulli else np.zeros((n, k))
         self.left = np.zeros(n, dtype=np.int64)
+        #: each copy's budget T for its current episode (the fixed budget, or drawn from ``budget_range``)
+        self.total = np.full(n, self.budget, dtype=np.int64)
         self._row_offsets = np.arange(n) * k
         self._seeds = np.zeros((n, k), dtype=np.uint64)  # per-copy, per-arm stream seeds (common random numbers)
         self._no_noise, self._no_sums64 = np.zeros(n), np.zeros((1, 1))  # placeholders for the step kernel
@@ -239,10 +248,12 @@ class ThresholdingEngine(Engine):
         if self.common_random_numbers:
             keys = rng.integers(0, 2**64 - 1, size=int(rows.sum()), dtype=np.uint64, endpoint=True)
             self._seeds[rows] = stream_seeds(keys, self.num_arms)
-        self.left[rows] = self.budget
+        if self.budget_range is not None:
+            self.total[rows] = self.budget_range(rng, int(rows.sum()))
+        self.left[rows] = self.total[rows]
         self.finished[rows] = False
         obs = self.obs
-        obs["budget_left"][rows] = self.budget
+        obs["budget_left"][rows, 0] = self.total[rows]
         obs["last_arm"][rows] = -1.0
         for key in ("last_value", "counts", "sums", "means"):
             obs[key][rows] = 0.0
@@ -427,8 +438,8 @@ class ThresholdingEngine(Engine):
         est = np.divide(self.sums[row], counts, out=np.zeros(self.num_arms), where=counts > 0)
         half = self._halfwidths(row)
         side = np.where(counts == 0, "?", np.where(est >= self.threshold, "above", "below"))
-        used = self.budget - self.left[row]
-        title = f"ThresholdingBandit: K={self.num_arms}, budget {self.budget}, {used} pulls used"
+        used = self.total[row] - self.left[row]
+        title = f"ThresholdingBandit: K={self.num_arms}, budget {self.total[row]}, {used} pulls used"
         footer = f"threshold theta={self.threshold:g}, epsilon={self.epsilon:g}, budget left {self.left[row]}"
         return _render.text_table(
             title,
@@ -442,7 +453,7 @@ class ThresholdingEngine(Engine):
         est = np.divide(self.sums[row], counts, out=np.zeros(self.num_arms), where=counts > 0)
         ylim = self.support if np.isfinite(self.support).all() else None
         answer = _render.submitted_answer(self, self.num_arms)  # the last action's answer bits
-        title = f"{self.budget - self.left[row]} of {self.budget} pulls"
+        title = f"{self.total[row] - self.left[row]} of {self.total[row]} pulls"
         if answer is not None and self.show_truth:
             wrong = int(metrics.misclassified(answer, self.means[row], self.threshold, self.epsilon).sum())
             title += f"; answer: {wrong} misclassified"
@@ -511,7 +522,7 @@ class ThresholdingBanditEnv(BanditEnv):
     | ``means`` | tao2019 Setup 1 | K true means, or a callable ``sampler(rng, n) -> (n, K)`` called at each reset |
     | ``threshold`` | 0.5 | theta; in (0, 1) for Bernoulli arms |
     | ``epsilon`` | 0.0 | indifference zone half-width, >= 0 |
-    | ``budget`` | 1000 | T >= 1 |
+    | ``budget`` | 1000 | T >= 1, or a ``bandit_gym.instances.BudgetRange`` that draws T per episode |
     | ``arm_distribution`` | ``"bernoulli"`` | ``"gaussian"`` (``sigma``), ``"custom"`` (``distributions``) |
     | ``sigma`` | 1.0 | Gaussian standard deviation |
     | ``distributions`` | None | bounded arm laws (frozen ``scipy.stats``); set the means |

@@ -127,7 +127,7 @@ class TopKIdentificationEnv(BestArmIdentificationEnv):
     | ``k`` | 10 | K, arms to return, ``1 <= K < n`` |
     | ``epsilon`` | 0.01 | tolerance on R |
     | ``delta`` | 0.01 | confidence asked of PAC agents (in the observation) |
-    | ``budget`` | 20000 | total pulls Q (fixed budget) or the cap (fixed confidence) |
+    | ``budget`` | 20000 | total pulls Q (fixed budget) or the cap (fixed confidence); or a ``BudgetRange`` |
     | ``setting`` | ``"fixed_budget"`` | or ``"fixed_confidence"`` |
     | ``loss`` | ``"aggregate_regret"`` | or ``"error"`` |
     | ``shuffle`` | True | shuffle the arm order per episode |
