@@ -33,6 +33,10 @@ Recipes (``RECIPES``, one per env family and algorithm; every value can be overr
 
 ``docs/rl.md`` has the recipes' settings and how the trained policies do next to the papers' agents.
 
+``ARMWISE_RECIPES`` / ``train_armwise`` train the arm-wise policy (``bandit_gym.armwise``: one network for any
+K and budget) on envs that draw a new instance and budget every episode, with the dense reward of
+``ShapedLossVector`` on the pure-exploration envs.
+
 Training on a fixed instance teaches the policy that instance (a thresholding policy can answer without
 pulling); train on an id that draws its instance per episode (``ThresholdingBandit-v0``,
 ``CorrelatedBestArm-v0``) to learn a bandit algorithm, and evaluate elsewhere.
@@ -62,6 +66,7 @@ from bandit_gym import _validation as check
 from bandit_gym.agents.sb3_agent import ALGORITHMS
 from bandit_gym.envs._base import engine_of
 from bandit_gym.families import Family
+from bandit_gym.instances import BudgetRange, RandomSurvival, UniformMeans
 from bandit_gym.wrappers import EmpiricalAnswerVector, RecordEpisodeRegretVector, ShapedLossVector
 
 
@@ -324,3 +329,72 @@ def train(env_id: str, algo: str = "PPO", total_timesteps: int | None = None, se
     if normalize is not None:
         normalize.training, normalize.norm_reward = False, False
     return TrainedPolicy(model, normalize)
+
+
+@dataclass(frozen=True)
+class ArmwiseRecipe:
+    """How the arm-wise policy (``bandit_gym.armwise.ArmwisePolicy``) trains on one problem: on ``env_id`` with
+    ``env_kwargs`` that draw the instance (and on pure-exploration envs the budget) per episode, so that the
+    policy learns to explore rather than one instance; PPO with ``algo_kwargs`` on ``num_envs`` copies for
+    ``total_timesteps`` steps; the dense reward of ``ShapedLossVector`` when ``shaped`` (pure exploration); the
+    reward scaled by ``VecNormalize`` (the observation is scaled by the policy's features, not normalised)."""
+
+    env_id: str
+    env_kwargs: dict[str, Any]
+    algo_kwargs: dict[str, Any] = field(default_factory=dict)
+    num_envs: int = 64
+    total_timesteps: int = 3_000_000
+    shaped: bool = True
+
+
+def _armwise_recipes() -> dict[str, ArmwiseRecipe]:
+    pure = {"n_steps": 64, "batch_size": 1024, "n_epochs": 4, "gamma": 1.0, "gae_lambda": 0.95,
+            "learning_rate": 3e-4, "ent_coef": 0.0}
+    online = {**pure, "gamma": 0.9, "gae_lambda": 0.9}
+    return {
+        "thresholding": ArmwiseRecipe("ThresholdingBandit-v0", {"means": UniformMeans(num_arms=10),
+                                                                "budget": BudgetRange(50, 400, log=True)}, pure),
+        "best_arm": ArmwiseRecipe("BestArmIdentification-v0", {"means": UniformMeans(num_arms=10), "m": 1,
+                                                               "budget": BudgetRange(50, 400, log=True)}, pure),
+        "top_k": ArmwiseRecipe("TopKIdentification-v0", {"means": UniformMeans(num_arms=20), "k": 4,
+                                                         "budget": BudgetRange(200, 2000, log=True)}, pure),
+        "correlated": ArmwiseRecipe("CorrelatedBestArm-v0", {}, pure),
+        "threshold": ArmwiseRecipe("ThresholdBandit-v0", {"survival": RandomSurvival(4, 6), "horizon": 500},
+                                   online, total_timesteps=1_000_000, shaped=False),
+        "multi_armed": ArmwiseRecipe("MultiArmedBandit-v0", {"budget": 500}, online, shaped=False),
+    }
+
+
+ARMWISE_RECIPES: dict[str, ArmwiseRecipe] = _armwise_recipes()
+"""The arm-wise recipes, by problem: the training env draws a new instance (and budget) every episode."""
+
+
+def train_armwise(problem: str, seed: int | None = 0, total_timesteps: int | None = None, verbose: int = 0,
+                  **overrides: Any) -> TrainedPolicy:
+    """Train the arm-wise policy on ``problem`` (a key of ``ARMWISE_RECIPES``: ``"thresholding"``,
+    ``"best_arm"``, ``"top_k"``, ``"correlated"``, ``"threshold"``, ``"multi_armed"``) with PPO, for
+    ``total_timesteps`` steps (the recipe's if None); ``overrides`` replace recipe fields (``algo_kwargs`` and
+    ``env_kwargs`` are merged). The policy plays any K and budget of its family through ``SB3Agent``."""
+    from stable_baselines3 import PPO
+
+    from bandit_gym.armwise import ArmwisePolicy
+
+    recipe = ARMWISE_RECIPES[check.choice("problem", problem, tuple(ARMWISE_RECIPES))]
+    unknown = set(overrides) - set(ArmwiseRecipe.__dataclass_fields__)
+    if unknown:
+        raise ValueError(f"unknown recipe fields {sorted(unknown)}; allowed: "
+                         f"{sorted(ArmwiseRecipe.__dataclass_fields__)}")
+    for merged in ("algo_kwargs", "env_kwargs"):
+        if merged in overrides:
+            overrides[merged] = {**getattr(recipe, merged), **overrides[merged]}
+    recipe = replace(recipe, **overrides)
+    pure = engine_of(gym.make(recipe.env_id, **recipe.env_kwargs)).pure_exploration
+    gamma = recipe.algo_kwargs.get("gamma", 0.99)
+    venv = make_vec_env(recipe.env_id, recipe.num_envs, discrete=pure, shaped=recipe.shaped and pure,
+                        normalize={"norm_obs": False, "norm_reward": True, "gamma": gamma}, **recipe.env_kwargs)
+    venv.seed(seed)
+    model = PPO(ArmwisePolicy, venv, seed=seed, verbose=verbose, device="cpu", **recipe.algo_kwargs)
+    steps = recipe.total_timesteps if total_timesteps is None else check.integer("total_timesteps",
+                                                                                 total_timesteps, minimum=1)
+    model.learn(total_timesteps=steps)
+    return TrainedPolicy(model, None)

@@ -108,3 +108,35 @@ def test_the_policy_needs_a_discrete_arm_choice() -> None:
     venv = make_vec_env("ThresholdingBandit-v0", 2, discrete=False, normalize=None)
     with pytest.raises(ValueError, match="Discrete"):
         PPO(ArmwisePolicy, venv, device="cpu")
+
+
+@pytest.mark.slow
+def test_brief_training_across_instances_learns_on_a_held_out_instance() -> None:
+    # 300k steps of the threshold-bandit recipe (random levels, K = 4, m = 6, a new instance every episode), then
+    # the delivery instance, never seen in training, over 500 rounds: measured 18.6 against 43.2 for the same
+    # policy before training, 81.0 for Uniform and 7.0 for DKWUCB (200 runs each, standard errors about 1)
+    from bandit_gym.agents import Uniform
+    from bandit_gym.rl import train_armwise
+
+    env = gym.make_vec("ThresholdBandit-Delivery-v0", num_envs=200, vectorization_mode="vector_entry_point",
+                       horizon=500)
+    trained = play_vector(env, SB3Agent(train_armwise("threshold", total_timesteps=300_000, seed=0).model),
+                          seed=0)["regret"]
+    before = play_vector(env, SB3Agent(train_armwise("threshold", total_timesteps=1, seed=0).model),
+                         seed=0)["regret"]
+    uniform = play_vector(env, Uniform(), seed=0)["regret"]
+    se = np.sqrt(trained.var() / 200 + before.var() / 200)
+    assert trained.mean() < before.mean() - 4 * se
+    assert trained.mean() < 0.5 * uniform.mean()
+
+
+def test_train_armwise_names_its_problems_and_fields() -> None:
+    from bandit_gym.rl import ARMWISE_RECIPES, train_armwise
+
+    assert set(ARMWISE_RECIPES) == {"thresholding", "best_arm", "top_k", "correlated", "threshold", "multi_armed"}
+    with pytest.raises(ValueError, match="problem"):
+        train_armwise("thresholds", total_timesteps=1)
+    with pytest.raises(ValueError, match="unknown recipe fields"):
+        train_armwise("threshold", total_timesteps=1, horizon=10)
+    policy = train_armwise("thresholding", total_timesteps=1, num_envs=4, env_kwargs={"budget": 20})
+    assert type(policy.model.policy).__name__ == "ArmwisePolicy" and policy.normalize is None

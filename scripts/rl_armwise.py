@@ -1,0 +1,136 @@
+"""Train the arm-wise policy (``bandit_gym.rl.train_armwise``) with several seeds and score it on held-out
+settings next to the papers' agents and Uniform: the same runs for every agent (the same env seed, and common
+random numbers where the env has them: the same samples per arm; the threshold bandit draws its thresholds and
+the uniforms behind each round's value whatever the arm pulled, so its runs are paired by the seed alone),
+paired two-sided t-tests of every policy
+against the best paper agent of the setting and against Uniform. Writes ``OUT/PROBLEM.csv`` (one row per
+setting, agent and seed: mean, standard error), ``OUT/PROBLEM_tests.csv`` and ``OUT/PROBLEM.md``, and the
+policies under ``OUT/policies/PROBLEM-seedS``.
+
+    python scripts/rl_armwise.py threshold --seeds 0 1 2 --out docs/rl-armwise
+    python scripts/rl_armwise.py thresholding --seeds 0 --steps 100000 --runs 50 --out /tmp/armwise  # a smoke run
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from bandit_gym.agents import AGENTS, SB3Agent
+from bandit_gym.instances import staircase_distributions
+from bandit_gym.rl import ARMWISE_RECIPES, train_armwise
+from bandit_gym.rollout import play_vector
+
+
+@dataclass(frozen=True)
+class Setting:
+    """A held-out setting: an env id and its arguments, never the training distribution's own instances."""
+
+    label: str
+    env_id: str
+    kwargs: dict[str, Any] = field(default_factory=dict)
+    runs: int = 1000
+
+
+# problem -> (held-out settings, the paper agents compared: name -> constructor arguments)
+HELD_OUT: dict[str, tuple[tuple[Setting, ...], dict[str, dict[str, Any]]]] = {
+    "thresholding": (
+        (Setting("tao2019 Setup 1, T = 200", "ThresholdingBandit-Tao2019Setup1-v0", {"budget": 200}),
+         Setting("tao2019 Setup 1, T = 1000", "ThresholdingBandit-Tao2019Setup1-v0"),
+         Setting("tao2019 Setup 2, T = 40000", "ThresholdingBandit-Tao2019Setup2-v0", runs=200),
+         Setting("tao2019 Setup 3, T = 100000", "ThresholdingBandit-Tao2019Setup3-v0", runs=100)),
+        {"LSA": {}, "APT": {}, "OptKG": {}},
+    ),
+    "threshold": (
+        (Setting("delivery, T = 1000", "ThresholdBandit-Delivery-v0", {"horizon": 1000}, runs=500),
+         Setting("staircase K = 4, m = 6, T = 1000", "ThresholdBandit-v0",
+                 {"distributions": staircase_distributions(4, 6).tolist(), "horizon": 1000}, runs=500)),
+        {"UCB": {}, "DKWUCB": {}},
+    ),
+}
+
+
+def crn(env_id: str, kwargs: dict[str, Any]) -> dict[str, Any]:
+    """Common random numbers where the env takes them."""
+    takes = gym.make(env_id, **kwargs).unwrapped.engine.takes_common_random_numbers
+    return {**kwargs, "common_random_numbers": True} if takes else kwargs
+
+
+def score(setting: Setting, agents: dict[str, Any], seed: int) -> dict[str, np.ndarray]:
+    """Per-run regret of every agent on the same runs of ``setting``."""
+    out = {}
+    for label, agent in agents.items():
+        env = gym.make_vec(setting.env_id, num_envs=setting.runs, vectorization_mode="vector_entry_point",
+                           **crn(setting.env_id, setting.kwargs))
+        out[label] = play_vector(env, agent, seed=seed)["regret"]
+        env.close()
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("problem", choices=sorted(HELD_OUT))
+    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
+    parser.add_argument("--steps", type=int, default=None, help="training steps (default: the recipe's)")
+    parser.add_argument("--runs", type=int, default=None, help="runs per setting (default: each setting's)")
+    parser.add_argument("--out", type=Path, default=Path("results/rl-armwise"))
+    args = parser.parse_args(argv)
+    settings, paper = HELD_OUT[args.problem]
+    args.out.mkdir(parents=True, exist_ok=True)
+    policies, minutes = {}, {}
+    for seed in args.seeds:
+        start = time.perf_counter()
+        trained = train_armwise(args.problem, seed=seed, total_timesteps=args.steps)
+        minutes[seed] = (time.perf_counter() - start) / 60
+        trained.save(args.out / "policies" / f"{args.problem}-seed{seed}")
+        policies[f"armwise seed {seed}"] = SB3Agent(trained.model)
+        print(f"seed {seed}: trained in {minutes[seed]:.1f} min", flush=True)
+    rows, tests = [], []
+    for setting in settings:
+        if args.runs is not None:
+            setting = Setting(setting.label, setting.env_id, setting.kwargs, args.runs)
+        agents = {**{name: AGENTS[name](**kw) for name, kw in paper.items()}, "Uniform": AGENTS["Uniform"](),
+                  **policies}
+        regret = score(setting, agents, seed=2019)
+        for label, values in regret.items():
+            rows.append({"problem": args.problem, "setting": setting.label, "agent": label, "runs": values.size,
+                         "mean": values.mean(), "se": values.std(ddof=1) / np.sqrt(values.size)})
+        best = min(paper, key=lambda name: regret[name].mean())
+        for label in policies:
+            for other in (best, "Uniform"):
+                diff = regret[label] - regret[other]  # the same runs: paired
+                p = 1.0 if not diff.any() else float(stats.ttest_rel(regret[label], regret[other]).pvalue)
+                tests.append({"problem": args.problem, "setting": setting.label, "policy": label, "against": other,
+                              "difference": diff.mean(), "relative": diff.mean() / max(regret[other].mean(), 1e-12),
+                              "p_value": p})
+        print(f"{setting.label}: done", flush=True)
+    table, tested = pd.DataFrame(rows), pd.DataFrame(tests)
+    table.to_csv(args.out / f"{args.problem}.csv", index=False)
+    tested.to_csv(args.out / f"{args.problem}_tests.csv", index=False)
+    trained_in = ", ".join(f"seed {s}: {m:.1f} min" for s, m in minutes.items())
+    recipe = ARMWISE_RECIPES[args.problem]
+    lines = [f"# Arm-wise policy, {args.problem}", "",
+             f"Trained on `{recipe.env_id}` with {recipe.env_kwargs} ({args.steps or recipe.total_timesteps} "
+             f"steps; {trained_in}). Held-out settings; mean regret (standard error) over the runs:", "",
+             "| setting | agent | runs | mean (SE) |", "|---|---|---|---|"]
+    lines += [f"| {r.setting} | {r.agent} | {r.runs} | {r.mean:.4g} ({r.se:.2g}) |" for r in table.itertuples()]
+    lines += ["", "Paired two-sided t-tests (same runs), each policy against the best paper agent of the setting "
+              "and against Uniform (negative difference: the policy's regret is lower):", "",
+              "| setting | policy | against | difference | relative | p |", "|---|---|---|---|---|---|"]
+    lines += [f"| {t.setting} | {t.policy} | {t.against} | {t.difference:.4g} | {t.relative:+.1%} | "
+              f"{'< 1e-300' if t.p_value == 0 else format(t.p_value, '.2g')} |" for t in tested.itertuples()]
+    (args.out / f"{args.problem}.md").write_text("\n".join(lines) + "\n")
+    print(f"wrote {args.out / (args.problem + '.md')}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
