@@ -70,7 +70,7 @@ def observation_family(keys: Any) -> Family:
 
 def _boundary(means: th.Tensor, pulled: th.Tensor, m: th.Tensor) -> th.Tensor:
     """The midpoint of the m-th and (m+1)-th largest empirical means among the pulled arms, ``(B, 1)`` (the
-    largest pulled mean when fewer than m + 1 arms are pulled; 0 when none is)."""
+    m-th largest when exactly m arms are pulled; 0 when fewer are)."""
     ranked = th.where(pulled, means, th.full_like(means, -math.inf)).sort(dim=1, descending=True).values
     k = means.shape[1]
     index = m.long().clamp(1, k - 1)
