@@ -179,8 +179,10 @@ class SB3Agent(Agent):
         if not isinstance(action, (spaces.Discrete, spaces.MultiDiscrete)):
             raise ValueError(f"the model acts in {action}, not in a bandit_gym env's Discrete or MultiDiscrete space")
         self._choose_only = isinstance(action, spaces.Discrete)
-        self._armwise = type(self._model.policy).__name__ == "ArmwisePolicy" and getattr(
-            self._stats, "norm_obs", False) is False
+        from bandit_gym.armwise import ArmwisePolicy  # stable-baselines3 is loaded: the model is one
+
+        self._armwise = isinstance(self._model.policy, ArmwisePolicy) and getattr(self._stats, "norm_obs",
+                                                                                  False) is False
         self._policies: dict[tuple, Any] = {}
         if isinstance(action, spaces.Discrete):
             self._choices, self._width = int(action.n), 1
@@ -192,12 +194,11 @@ class SB3Agent(Agent):
         self._load()
         k = obs["counts"].shape[1]
         sample = family.pure_exploration if self.deterministic is None else not self.deterministic
+        batch = {key: np.asarray(obs[key], dtype=np.float32) for key in self._shapes if key in obs}
         if self._armwise:  # one set of weights for any K and budget: the policy rebuilt for these shapes
-            batch = {key: np.asarray(obs[key], dtype=np.float32) for key in self._shapes}
             actions, _ = self._armwise_policy(batch, family).predict(batch, deterministic=not sample)
         else:
             self._check_obs(obs, k, family)
-            batch = {key: np.asarray(obs[key], dtype=np.float32) for key in self._shapes}
             if self._stats is not None:
                 batch = self._stats.normalize_obs(batch)
             actions, _ = self._model.predict(batch, deterministic=not sample)

@@ -388,7 +388,7 @@ def train_armwise(problem: str, seed: int | None = 0, total_timesteps: int | Non
         if merged in overrides:
             overrides[merged] = {**getattr(recipe, merged), **overrides[merged]}
     recipe = replace(recipe, **overrides)
-    pure = engine_of(gym.make(recipe.env_id, **recipe.env_kwargs)).pure_exploration
+    pure = family_of_id(recipe.env_id, **recipe.env_kwargs).pure_exploration
     gamma = recipe.algo_kwargs.get("gamma", 0.99)
     venv = make_vec_env(recipe.env_id, recipe.num_envs, discrete=pure, shaped=recipe.shaped and pure,
                         normalize={"norm_obs": False, "norm_reward": True, "gamma": gamma}, **recipe.env_kwargs)

@@ -13,7 +13,7 @@ import numpy as np
 from gymnasium.vector import VectorWrapper
 from gymnasium.wrappers import TimeLimit
 
-from bandit_gym.envs._base import refuse_time_limit
+from bandit_gym.envs._base import engine_of, refuse_time_limit
 
 
 def below(env: Any) -> list[Any]:
@@ -31,6 +31,17 @@ def refuse_time_limits_below(env: Any, engine: Any, user: str) -> None:
     for wrapper in below(env):
         if isinstance(wrapper, TimeLimit):
             refuse_time_limit(engine, int(wrapper._max_episode_steps), f"{user} over a TimeLimit: ")
+
+
+def pure_exploration_engine(env: Any, user: str) -> Any:
+    """The engine of ``env``, or a ValueError naming ``user`` if the env is online (threshold or multi-armed
+    bandit: a ``Discrete(K)`` action and a reward at every round)."""
+    engine = engine_of(env)
+    if not engine.pure_exploration:
+        raise ValueError(f"{user} needs a pure-exploration env (thresholding, best arm, top K, correlated arms), got "
+                         f"{type(env.unwrapped).__name__}, whose action is already Discrete(K) and whose reward is "
+                         "paid at every round")
+    return engine
 
 
 def check_info_key(info_key: object) -> str:

@@ -58,7 +58,7 @@ class RecordAnytimeRegret(gym.Wrapper, gym.utils.RecordConstructorArgs):
         # the answer submitted with this step comes from the pulls made before it (self._pulls, not yet updated)
         actions = np.asarray(action if self._answering is None else self._answering.last_action)[None]
         self._tracker.observe(self._one, self._pulls, actions)
-        self._pulls[0] = int(obs["counts"].sum())
+        self._pulls[0] = self._engine.budget - int(obs["budget_left"][0])
         if terminated or truncated:
             refuse_unscored_ends(self._engine, self._one, "RecordAnytimeRegret")
             out = self._tracker.finish(self._one, actions)
@@ -99,7 +99,7 @@ class RecordAnytimeRegretVector(VectorWrapper):
         stepping = self._rows[~self._autoreset] if restarted.size else self._rows
         # the answers submitted with this step come from the pulls made before it (self._pulls, not yet updated)
         self._tracker.observe(stepping, self._pulls, actions)
-        self._pulls[:] = obs["counts"].sum(axis=1).astype(np.int64)
+        self._pulls[:] = self._engine.budget - obs["budget_left"][:, 0].astype(np.int64)
         done = terminated | truncated
         self._autoreset = done
         if done.any():

@@ -11,13 +11,11 @@ from gymnasium.vector import VectorEnv, VectorWrapper
 from gymnasium.vector.utils import batch_space
 
 from bandit_gym.envs._base import engine_of
-from bandit_gym.wrappers._trackers import refuse_time_limits_below
+from bandit_gym.wrappers._trackers import pure_exploration_engine, refuse_time_limits_below
 
 
 def _check_family(env: Any) -> Any:
-    if not engine_of(env).pure_exploration:
-        raise ValueError(f"EmpiricalAnswer needs a pure-exploration env (thresholding, best arm, top K), got "
-                         f"{type(env.unwrapped).__name__}, whose action is already Discrete(K)")
+    pure_exploration_engine(env, "EmpiricalAnswer")
     return env.unwrapped
 
 

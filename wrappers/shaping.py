@@ -9,19 +9,10 @@ import gymnasium as gym
 import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
 
-from bandit_gym.envs._base import engine_of
-from bandit_gym.wrappers._trackers import refuse_time_limits_below
+from bandit_gym.wrappers._trackers import pure_exploration_engine, refuse_time_limits_below
 
 UNSHAPED = "unshaped_reward"
 """The ``info`` key of the env's own reward of the step."""
-
-
-def _pure_exploration(env: Any, user: str) -> Any:
-    engine = engine_of(env)
-    if not engine.pure_exploration:
-        raise ValueError(f"{user} needs a pure-exploration env (thresholding, best arm, top K, correlated arms), got "
-                         f"{type(env.unwrapped).__name__}, whose reward is already paid at every round")
-    return engine
 
 
 class ShapedLoss(gym.Wrapper, gym.utils.RecordConstructorArgs):
@@ -47,7 +38,7 @@ class ShapedLoss(gym.Wrapper, gym.utils.RecordConstructorArgs):
     def __init__(self, env: gym.Env) -> None:
         gym.utils.RecordConstructorArgs.__init__(self)
         gym.Wrapper.__init__(self, env)
-        self._engine = _pure_exploration(env, "ShapedLoss")
+        self._engine = pure_exploration_engine(env, "ShapedLoss")
         refuse_time_limits_below(env, self._engine, "ShapedLoss")
         unwrapped: Any = env.unwrapped  # every pure-exploration env has the empirical rule
         self._rule = unwrapped.empirical_answer
@@ -87,7 +78,7 @@ class ShapedLossVector(VectorWrapper):
 
     def __init__(self, env: VectorEnv) -> None:
         super().__init__(env)
-        self._engine = _pure_exploration(env, "ShapedLossVector")
+        self._engine = pure_exploration_engine(env, "ShapedLossVector")
         unwrapped: Any = env.unwrapped  # every pure-exploration env has the empirical rule
         self._rule = unwrapped.empirical_answer
         self._same_step = env.metadata.get("autoreset_mode") == AutoresetMode.SAME_STEP
