@@ -5,6 +5,7 @@
 ``package.module:Class`` (see ``agent_class``).
 """
 
+from bandit_gym.agents.armwise_ppo import ArmwisePPO
 from bandit_gym.agents.base import Agent
 from bandit_gym.agents.bayesian import EI, GPUCB, PI, BayesGap, BayesUCB, ThompsonSampling
 from bandit_gym.agents.best_arm import LUCB, SAR, SuccessiveRejects, UCBEBestArm, UGapEb, UGapEc
@@ -20,7 +21,7 @@ AGENTS: dict[str, type[Agent]] = {
     cls.__name__: cls
     for cls in (Uniform, LSA, APT, UCBE, OptKG, UCB, DKWUCB, OPTIM, KMUCB, PerThresholdUCB, UGapEb, UGapEc,
                 UCBEBestArm, SuccessiveRejects, SAR, LUCB, AdaptiveTopK, CLUCBPAC, OptMAI, BayesGap, ThompsonSampling,
-                BayesUCB, GPUCB, EI, PI, EpsilonGreedy, UCB1, KLUCB, Thompson, SB3Agent)
+                BayesUCB, GPUCB, EI, PI, EpsilonGreedy, UCB1, KLUCB, Thompson, SB3Agent, ArmwisePPO)
 }
 
 __all__ = [
@@ -42,6 +43,7 @@ __all__ = [
     "UCBE",
     "AdaptiveTopK",
     "Agent",
+    "ArmwisePPO",
     "BayesGap",
     "BayesUCB",
     "EpsilonGreedy",

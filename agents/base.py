@@ -89,6 +89,12 @@ class Agent:
         ``cls.anytime`` unless overridden."""
         return cls.anytime
 
+    @classmethod
+    def families_of(cls, params: Mapping[str, Any]) -> tuple[Family, ...]:
+        """The families an agent built with ``params`` plays (a parameter may choose one, as ``ArmwisePPO``'s
+        ``problem``); ``cls.families`` unless overridden."""
+        return tuple(Family(name) for name in cls.families)
+
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """A subclass's ``families`` become ``Family`` members; a misspelt family is
         refused when the class is defined."""

@@ -28,7 +28,7 @@ class SB3Agent(Agent):
     - the path of an SB3 ``.zip`` (``model.save(...)``), loaded with the SB3 class ``algo`` (default ``"PPO"``);
       its normalisation statistics are ``normalize`` (a ``VecNormalize`` or the path of its ``.pkl``), or the
       ``vecnormalize.pkl`` beside it when there is one;
-    - a ``TrainedPolicy``, or an SB3 model (then ``normalize`` may give its
+    - a ``TrainedPolicy``, or an SB3 model or policy (then ``normalize`` may give its
       ``VecNormalize``).
 
     ``algo`` names the SB3 class of a saved model (a folder's ``metadata.json`` names it already). A path is read
@@ -80,15 +80,7 @@ class SB3Agent(Agent):
 
     def __init__(self, policy: Any, algo: str | None = None, normalize: Any = None,
                  deterministic: bool | None = None, any_budget: bool = False) -> None:
-        if isinstance(policy, (str, Path)):
-            path = Path(policy)
-            if not ((path / "model.zip").is_file() or (path.suffix == ".zip" and path.is_file())):
-                raise ValueError(f"policy={str(policy)!r} must be a folder holding model.zip (written by "
-                                 "bandit_gym.rl.TrainedPolicy.save), the path of a stable-baselines3 .zip, a "
-                                 "TrainedPolicy, or a stable-baselines3 model")
-        elif not hasattr(policy, "predict") and not hasattr(policy, "model"):
-            raise TypeError(f"policy must be a folder, a .zip path, a TrainedPolicy or a stable-baselines3 model, got "
-                            f"{type(policy).__name__}")
+        self._check_policy(policy)
         if deterministic is not None and not isinstance(deterministic, bool):
             raise TypeError(f"deterministic must be None (sample on pure-exploration envs), True or False, got "
                             f"{deterministic!r}")
@@ -103,6 +95,18 @@ class SB3Agent(Agent):
         self._stats: Any = None
         super().__init__(tie_break="index")
 
+    @staticmethod
+    def _check_policy(policy: Any) -> None:
+        if isinstance(policy, (str, Path)):
+            path = Path(policy)
+            if not ((path / "model.zip").is_file() or (path.suffix == ".zip" and path.is_file())):
+                raise ValueError(f"policy={str(policy)!r} must be a folder holding model.zip (written by "
+                                 "bandit_gym.rl.TrainedPolicy.save), the path of a stable-baselines3 .zip, a "
+                                 "TrainedPolicy, or a stable-baselines3 model or policy")
+        elif not hasattr(policy, "predict") and not hasattr(policy, "model"):
+            raise TypeError(f"policy must be a folder, a .zip path, a TrainedPolicy or a stable-baselines3 model or "
+                            f"policy, got {type(policy).__name__}")
+
     def params(self) -> dict[str, Any]:
         policy = str(self.policy) if isinstance(self.policy, (str, Path)) else f"<{type(self.policy).__name__}>"
         return {"policy": policy, "algo": self.algo, "deterministic": self.deterministic,
@@ -113,6 +117,7 @@ class SB3Agent(Agent):
         if seed is not None and self.deterministic is not True:
             import torch
 
+            self._load()  # before seeding: building a policy draws from torch's generator
             torch.manual_seed(seed)
 
     def __getstate__(self) -> dict[str, Any]:
@@ -181,8 +186,8 @@ class SB3Agent(Agent):
         self._choose_only = isinstance(action, spaces.Discrete)
         from bandit_gym.armwise import ArmwisePolicy  # stable-baselines3 is loaded: the model is one
 
-        self._armwise = isinstance(self._model.policy, ArmwisePolicy) and getattr(self._stats, "norm_obs",
-                                                                                  False) is False
+        self._net = getattr(self._model, "policy", self._model)  # an SB3 model's policy, or a policy as given
+        self._armwise = isinstance(self._net, ArmwisePolicy) and getattr(self._stats, "norm_obs", False) is False
         self._policies: dict[tuple, Any] = {}
         if isinstance(action, spaces.Discrete):
             self._choices, self._width = int(action.n), 1
@@ -243,8 +248,7 @@ class SB3Agent(Agent):
             space = spaces.Dict({key: spaces.Box(-np.inf, np.inf, shape=shape, dtype=np.float32)
                                  for key, shape in shapes})
             own = all(self._shapes[key] == shape for key, shape in shapes)
-            self._policies[shapes] = self._model.policy if own else self._model.policy.for_spaces(
-                space, spaces.Discrete(k))
+            self._policies[shapes] = self._net if own else self._net.for_spaces(space, spaces.Discrete(k))
         return self._policies[shapes]
 
     @staticmethod

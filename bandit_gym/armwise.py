@@ -22,6 +22,14 @@ designed algorithm among them. For arm i, with ``n_i`` its pulls, ``t = sum_i n_
   ``ln(1 + trials) / ln(1 + T)``; global ``c_t / m``;
 - multi-armed bandit: c = the largest empirical mean.
 
+Means on an unknown scale (Gaussian rewards: the correlated-arms envs' N(0, 1) draws, traffic speeds near 58
+mph) are read with ``standardize=True`` (``ArmFeatures``, ``ArmwisePolicy(features_extractor_kwargs=
+{"standardize": True})``): the columns ``mu_i`` and ``mu_i - c`` become ``(mu_i - mean_j mu_j) / s`` and
+``(mu_i - c) / s``, with ``mean_j mu_j`` and ``s`` the mean and standard deviation of the pulled arms' empirical
+means (``s = 1`` while fewer than two arms are pulled or they all agree), so that the features do not change
+when every reward is shifted or multiplied by a positive constant. Without it (the default) the means are read
+as they are, which suits rewards in [0, 1].
+
 The network (``ArmwiseNetwork``): ``h_i = phi(x_i)`` (a shared MLP), ``g = mean_i h_i``; the logit of arm i is
 ``rho([h_i, g])`` (one per arm: the policy is a categorical over the arms) and the value is ``v([mean_i h_i,
 max_i h_i])`` (pooled over the arms). Permuting the arms permutes the logits and leaves the value unchanged.
@@ -33,7 +41,9 @@ K): the features are scaled here.
 from __future__ import annotations
 
 import itertools
+import json
 import math
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -81,8 +91,21 @@ def _boundary(means: th.Tensor, pulled: th.Tensor, m: th.Tensor) -> th.Tensor:
     return th.where(th.isfinite(mid), mid, th.zeros_like(mid))
 
 
-def arm_features(obs: dict[str, th.Tensor]) -> th.Tensor:
-    """The per-arm features of a batch of observations, ``(B, K, F)`` (see the module's docstring)."""
+def _standardized(means: th.Tensor, pulled: th.Tensor, centre: th.Tensor) -> tuple[th.Tensor, th.Tensor]:
+    """``(mu_i - mean_j mu_j) / s`` and ``(mu_i - c) / s`` over the pulled arms (0 for the others), ``s`` their
+    standard deviation (1 while fewer than two arms are pulled or their means agree)."""
+    weight = pulled.float()
+    n = weight.sum(dim=1, keepdim=True)
+    mean = (means * weight).sum(dim=1, keepdim=True) / n.clamp(min=1.0)
+    var = (((means - mean) ** 2) * weight).sum(dim=1, keepdim=True) / n.clamp(min=1.0)
+    spread = th.where((n >= 2) & (var > 0), var.clamp(min=1e-30).sqrt(), th.ones_like(var))
+    zero = th.zeros_like(means)
+    return th.where(pulled, (means - mean) / spread, zero), th.where(pulled, (means - centre) / spread, zero)
+
+
+def arm_features(obs: dict[str, th.Tensor], standardize: bool = False) -> th.Tensor:
+    """The per-arm features of a batch of observations, ``(B, K, F)`` (see the module's docstring);
+    ``standardize`` reads the means relative to the spread of the pulled arms' means."""
     family = observation_family(obs)
     counts = obs["counts"].float()
     b, k = counts.shape
@@ -114,23 +137,27 @@ def arm_features(obs: dict[str, th.Tensor]) -> th.Tensor:
     else:
         centre = th.where(pulled, means, th.full_like(means, -math.inf)).max(dim=1, keepdim=True).values
         centre = th.where(th.isfinite(centre), centre, th.zeros_like(centre))
-    per_arm = [counts / total, th.log1p(counts) / log_total, (~pulled).float(), means, means - centre, *extra]
+    level, distance = _standardized(means, pulled, centre) if standardize else (means, means - centre)
+    per_arm = [counts / total, th.log1p(counts) / log_total, (~pulled).float(), level, distance, *extra]
     columns = per_arm + [g.expand(b, k) for g in glob]
     return th.stack(columns, dim=2)
 
 
 class ArmFeatures(BaseFeaturesExtractor):
     """``arm_features`` flattened to ``(B, K F)`` (SB3 passes features as one vector per observation); no
-    parameters, so the same extractor serves any K."""
+    parameters, so the same extractor serves any K. ``standardize``: see ``arm_features``."""
 
-    def __init__(self, observation_space: spaces.Dict) -> None:
+    def __init__(self, observation_space: spaces.Dict, standardize: bool = False) -> None:
+        if not isinstance(standardize, bool):
+            raise TypeError(f"standardize must be True or False, got {standardize!r}")
         family = observation_family(observation_space.spaces)
         k = int(np.prod(observation_space["counts"].shape or (0,)))
         self.num_features = NUM_FEATURES[family]
+        self.standardize = standardize
         super().__init__(observation_space, features_dim=k * self.num_features)
 
     def forward(self, observations: dict[str, th.Tensor]) -> th.Tensor:
-        return arm_features(observations).flatten(1)
+        return arm_features(observations, self.standardize).flatten(1)
 
 
 def _mlp(sizes: list[int]) -> nn.Sequential:
@@ -214,7 +241,8 @@ class ArmwisePolicy(ActorCriticPolicy):
         params = self._get_constructor_parameters()
         params.update(observation_space=observation_space, action_space=action_space,
                       lr_schedule=lambda _: 0.0)
-        policy = type(self)(**params)
+        with th.random.fork_rng(devices=[]):  # the fresh initialisation, overwritten, leaves torch's generator alone
+            policy = type(self)(**params)
         policy.load_state_dict(self.state_dict())
         return policy.to(self.device)
 
@@ -227,3 +255,42 @@ def logits_and_value(policy: ArmwisePolicy, obs: dict[str, np.ndarray]) -> tuple
         logits, latent = policy.mlp_extractor(features)
         value = policy.value_net(latent)
     return logits.cpu().numpy(), value.squeeze(1).cpu().numpy()
+
+
+SHIPPED_FORMAT = 1
+"""Version of the weights files written by ``save_weights``."""
+
+
+def save_weights(policy: ArmwisePolicy, path: str | Path, **meta: Any) -> Path:
+    """Write the policy's weights (float32 arrays, no optimiser state) and what rebuilds it (the hidden size,
+    ``standardize``, the observation entries' shapes it was trained on, and ``meta``) to one ``.npz``; read it
+    with ``load_weights``. About 90 kB for the default hidden size, without pickles."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    extractor: Any = policy.features_extractor
+    shapes = {key: list(box.shape) for key, box in policy.observation_space.spaces.items()}  # type: ignore[attr-defined]
+    header = {"format": SHIPPED_FORMAT, "hidden": policy.hidden, "standardize": extractor.standardize,
+              "shapes": shapes, **meta}
+    arrays = {f"w/{key}": value.detach().cpu().numpy().astype(np.float32) for key, value in
+              policy.state_dict().items()}
+    np.savez_compressed(path, header=np.array(json.dumps(header)), **arrays)  # type: ignore[arg-type]
+    return path
+
+
+def load_weights(path: str | Path) -> tuple[ArmwisePolicy, dict[str, Any]]:
+    """The policy written by ``save_weights`` (for the observation shapes it was trained on; ``SB3Agent``
+    rebuilds it for others) and its header."""
+    with np.load(Path(path), allow_pickle=False) as data:
+        header = json.loads(str(data["header"]))
+        if header.get("format") != SHIPPED_FORMAT:
+            raise ValueError(f"{path}: weights format {header.get('format')!r}, this version reads {SHIPPED_FORMAT}")
+        state = {key[2:]: th.from_numpy(data[key].copy()) for key in data.files if key.startswith("w/")}
+    space = spaces.Dict({key: spaces.Box(-np.inf, np.inf, shape=tuple(shape), dtype=np.float32)
+                         for key, shape in header["shapes"].items()})
+    k = int(np.prod(header["shapes"]["counts"]))
+    with th.random.fork_rng(devices=[]):  # as in ``for_spaces``
+        policy = ArmwisePolicy(space, spaces.Discrete(k), lambda _: 0.0, hidden=header["hidden"],
+                               features_extractor_kwargs={"standardize": header["standardize"]})
+    policy.load_state_dict(state)
+    policy.set_training_mode(False)
+    return policy, header

@@ -117,7 +117,7 @@ def _reproduce(args: argparse.Namespace) -> int:
         out = _writable_folder(Path(args.out or f"results/{args.paper}{'-quick' if args.quick else ''}"))
         args.saved_in = out
         report = PAPERS[args.paper](out, runs=args.runs, quick=args.quick, jobs=args.jobs, backend=args.backend,
-                                    progress=not args.quiet)
+                                    progress=not args.quiet, agents=args.agent)
     finally:
         if client is not None:
             client.close()  # type: ignore[attr-defined]
@@ -260,6 +260,28 @@ def _runs(text: str) -> int:
     return value
 
 
+def _agent(text: str) -> Any:
+    """argparse type of reproduce --agent: an agent name, or a TOML inline table as in a spec file's ``agents``
+    (``{name = "ArmwisePPO", params = {problem = "thresholding"}, label = "PPO arm-wise"}``)."""
+    from bandit_gym.experiments import _agent_from, tomllib
+
+    text = text.strip()
+    if not text.startswith("{"):
+        entry: Any = text
+    else:
+        try:
+            entry = tomllib.loads(f"agent = {text}")["agent"]
+        except tomllib.TOMLDecodeError as error:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a TOML inline table ({error}); write "
+                                             '{name = "NAME", params = {key = value}, label = "LABEL"}') from None
+    try:
+        agent = _agent_from(0, entry)
+        agent.cls  # noqa: B018 - resolve the name now: an unknown one is a command-line mistake
+    except (TypeError, ValueError) as error:
+        raise argparse.ArgumentTypeError(str(error).replace("agents[0] = ", "")) from None
+    return agent
+
+
 def _debug(args: argparse.Namespace) -> bool:
     return bool(getattr(args, "debug", False)) or os.environ.get("BANDIT_GYM_DEBUG", "") not in ("", "0")
 
@@ -343,6 +365,10 @@ def _parser() -> argparse.ArgumentParser:
                           "hoffman2014: 840 traffic runs, 30 with --quick)")
     rep.add_argument("--quick", action="store_true", help="a short version: fewer runs and budgets")
     rep.add_argument("--out", help="results folder (default results/PAPER[-quick])")
+    rep.add_argument("--agent", type=_agent, action="append", default=[], metavar="AGENT",
+                     help="an agent to add to every experiment of its family, as rows of the tables and figures "
+                          "(repeatable): a name, or a TOML table such as '{name = \"ArmwisePPO\", params = "
+                          "{problem = \"thresholding\"}, label = \"PPO arm-wise\"}'")
     _add_parallel(rep)
     stats = sub.add_parser("stats", help="summary and paired tests (Holm-corrected) of a finished experiment "
                                          "folder (the --out of run)")

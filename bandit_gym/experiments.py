@@ -142,7 +142,7 @@ class ExperimentSpec:
         self._check_env(budgets[0])
         for index, agent in enumerate(self.agents):
             try:
-                families = agent.cls.families
+                families = agent.cls.families_of(agent.params)
             except (ValueError, TypeError) as error:  # an unknown name or a bad import path
                 raise _in_context(error, f"agents[{index}]") from error
             if self.family not in families:

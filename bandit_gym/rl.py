@@ -214,9 +214,10 @@ METADATA = "metadata.json"
 
 def trained_budget(observation_space: Any) -> int | None:
     """The budget (or horizon) a policy was trained on: the upper bound of ``budget_left`` in its observation
-    space (None if the space has no such entry)."""
+    space (None if the space has no such entry or leaves it unbounded)."""
     box = getattr(observation_space, "spaces", {}).get("budget_left")
-    return None if box is None else round(float(np.max(box.high)))
+    high = None if box is None else float(np.max(box.high))
+    return None if high is None or not np.isfinite(high) else round(high)
 
 
 @dataclass
@@ -354,11 +355,15 @@ def _armwise_recipes() -> dict[str, ArmwiseRecipe]:
     return {
         "thresholding": ArmwiseRecipe("ThresholdingBandit-v0", {"means": UniformMeans(num_arms=10),
                                                                 "budget": BudgetRange(50, 400, log=True)}, pure),
-        "best_arm": ArmwiseRecipe("BestArmIdentification-v0", {"means": UniformMeans(num_arms=10), "m": 1,
-                                                               "budget": BudgetRange(50, 400, log=True)}, pure),
-        "top_k": ArmwiseRecipe("TopKIdentification-v0", {"means": UniformMeans(num_arms=20), "k": 4,
-                                                         "budget": BudgetRange(200, 2000, log=True)}, pure),
-        "correlated": ArmwiseRecipe("CorrelatedBestArm-v0", {}, pure),
+        "best_arm": ArmwiseRecipe("BestArmIdentification-v0", {"means": UniformMeans(num_arms=15, low=0.1, high=0.6),
+                                                               "m": 1, "budget": BudgetRange(100, 1000, log=True)},
+                                  pure, total_timesteps=4_000_000),
+        "top_k": ArmwiseRecipe("TopKIdentification-v0", {"means": UniformMeans(num_arms=30), "k": 3,
+                                                         "budget": BudgetRange(300, 3000, log=True)},
+                               pure, total_timesteps=1_500_000),
+        "correlated": ArmwiseRecipe("CorrelatedBestArm-v0", {"budget": BudgetRange(20, 120, log=True)},
+                                    {**pure, "policy_kwargs": {"features_extractor_kwargs": {"standardize": True}}},
+                                    total_timesteps=750_000),
         "threshold": ArmwiseRecipe("ThresholdBandit-v0", {"survival": RandomSurvival(4, 6), "horizon": 500},
                                    online, total_timesteps=1_000_000, shaped=False),
         "multi_armed": ArmwiseRecipe("MultiArmedBandit-v0", {"budget": 500}, online, shaped=False),

@@ -7,54 +7,104 @@ against the best paper agent of the setting and against Uniform. Writes ``OUT/PR
 setting, agent and seed: mean, standard error), ``OUT/PROBLEM_tests.csv`` and ``OUT/PROBLEM.md``, and the
 policies under ``OUT/policies/PROBLEM-seedS``.
 
+Each seed trains in its own process on one torch thread (``--jobs`` processes at once; the small network runs
+fastest on one thread, and two seeds then share two cores).
+
     python scripts/rl_armwise.py threshold --seeds 0 1 2 --out docs/rl-armwise
     python scripts/rl_armwise.py thresholding --seeds 0 --steps 100000 --runs 50 --out /tmp/armwise  # a smoke run
+    python scripts/rl_armwise.py best_arm --evaluate-only --out docs/rl-armwise  # score the saved policies again
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
 import numpy as np
 import pandas as pd
+import torch
+from joblib import Parallel, delayed
 from scipy import stats
 
 from bandit_gym.agents import AGENTS, SB3Agent
-from bandit_gym.instances import staircase_distributions
+from bandit_gym.experiments import AgentSpec
+from bandit_gym.instances import AUDIBERT2010_PROBLEMS, best_arm_complexity, gap_complexity, staircase_distributions
+from bandit_gym.reproduce.hoffman2014 import (
+    TRAFFIC_ENV,
+    TRAFFIC_MODEL,
+    TRAFFIC_SPEEDS_SIGMA,
+    historical_hardness,
+    traffic_agents,
+)
 from bandit_gym.rl import ARMWISE_RECIPES, train_armwise
 from bandit_gym.rollout import play_vector
 
 
 @dataclass(frozen=True)
 class Setting:
-    """A held-out setting: an env id and its arguments, never the training distribution's own instances."""
+    """A held-out setting: an env id and its arguments, never the training distribution's own instances;
+    ``agents`` replaces the problem's paper agents on this setting."""
 
     label: str
     env_id: str
     kwargs: dict[str, Any] = field(default_factory=dict)
     runs: int = 1000
+    agents: tuple[AgentSpec, ...] | None = None
 
 
-# problem -> (held-out settings, the paper agents compared: name -> constructor arguments)
-HELD_OUT: dict[str, tuple[tuple[Setting, ...], dict[str, dict[str, Any]]]] = {
+def paper(*names: str, **params: dict[str, Any]) -> tuple[AgentSpec, ...]:
+    """Agents by name (label = name), with ``params`` for some of them."""
+    return tuple(AgentSpec(name, params.get(name, {}), name) for name in names)
+
+
+def _audibert(problem: int) -> Setting:
+    """Audibert, Bubeck and Munos's problem at its budget (n = H_1 rounded as gabillon2012 does), against SR,
+    UCB-E with a = (n - K) / H_1 and UGapEb with a = (n - K) / (4 H_epsilon) (their oracle complexities, as
+    gabillon2012's reproduction gives them)."""
+    means = AUDIBERT2010_PROBLEMS[problem]
+    agents = (AgentSpec("SuccessiveRejects", {}, "SR"),
+              AgentSpec("UCBEBestArm", {"c": 1.0, "H1": best_arm_complexity(means)}, "UCB-E"),
+              AgentSpec("UGapEb", {"H": gap_complexity(means)}, "UGapEb"))
+    return Setting(f"Audibert et al. problem {problem}", f"BestArmIdentification-Audibert2010Problem{problem}-v0",
+                   runs=500, agents=agents)
+
+
+def _traffic(budget: int) -> Setting:
+    """The traffic preset on the 210 first held-out profiles (the paper's model for the Bayesian agents; the
+    correlation-blind UGap and UCB-E with the historical complexities where T >= K)."""
+    bayesian, blind = traffic_agents(TRAFFIC_MODEL, historical_hardness(), TRAFFIC_SPEEDS_SIGMA)
+    return Setting(f"traffic, held-out profiles, T = {budget}", TRAFFIC_ENV,
+                   {"means": "traffic-held-out@0", "budget": budget}, runs=210,
+                   agents=bayesian + (blind if budget >= 357 else ()))
+
+
+# problem -> (held-out settings, the paper agents compared)
+HELD_OUT: dict[str, tuple[tuple[Setting, ...], tuple[AgentSpec, ...]]] = {
     "thresholding": (
         (Setting("tao2019 Setup 1, T = 200", "ThresholdingBandit-Tao2019Setup1-v0", {"budget": 200}),
          Setting("tao2019 Setup 1, T = 1000", "ThresholdingBandit-Tao2019Setup1-v0"),
          Setting("tao2019 Setup 2, T = 40000", "ThresholdingBandit-Tao2019Setup2-v0", runs=200),
          Setting("tao2019 Setup 3, T = 100000", "ThresholdingBandit-Tao2019Setup3-v0", runs=100)),
-        {"LSA": {}, "APT": {}, "OptKG": {}},
+        paper("LSA", "APT", "OptKG"),
     ),
     "threshold": (
         (Setting("delivery, T = 1000", "ThresholdBandit-Delivery-v0", {"horizon": 1000}, runs=500),
          Setting("staircase K = 4, m = 6, T = 1000", "ThresholdBandit-v0",
                  {"distributions": staircase_distributions(4, 6).tolist(), "horizon": 1000}, runs=500)),
-        {"UCB": {}, "DKWUCB": {}},
+        paper("UCB", "DKWUCB"),
     ),
+    "best_arm": (tuple(_audibert(p) for p in range(1, 8)), ()),
+    "top_k": (
+        tuple(Setting(f"chen2017 {name}, n = 1000, K = 100, T = {budget}", f"TopKIdentification-Chen2017{name}K100-v0",
+                      {"budget": budget}, runs=20) for name in ("TwoGroup", "Uniform") for budget in (10_000,)),
+        paper("AdaptiveTopK", "OptMAI"),
+    ),
+    "correlated": ((_traffic(100), _traffic(400)), ()),
 }
 
 
@@ -75,35 +125,52 @@ def score(setting: Setting, agents: dict[str, Any], seed: int) -> dict[str, np.n
     return out
 
 
+def train_one(problem: str, seed: int, steps: int | None, folder: Path) -> float:
+    """Train one seed on one torch thread, save it to ``folder``; the minutes it took."""
+    torch.set_num_threads(1)
+    start = time.perf_counter()
+    trained = train_armwise(problem, seed=seed, total_timesteps=steps)
+    minutes = (time.perf_counter() - start) / 60
+    trained.save(folder)
+    (folder / "training.json").write_text(json.dumps({"minutes": minutes, "steps": trained.model.num_timesteps,
+                                                         "torch_threads": 1}))
+    return minutes
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("problem", choices=sorted(HELD_OUT))
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     parser.add_argument("--steps", type=int, default=None, help="training steps (default: the recipe's)")
     parser.add_argument("--runs", type=int, default=None, help="runs per setting (default: each setting's)")
+    parser.add_argument("--jobs", type=int, default=2, help="seeds trained at once, one process each")
+    parser.add_argument("--evaluate-only", action="store_true", help="score the policies saved under OUT/policies")
     parser.add_argument("--out", type=Path, default=Path("results/rl-armwise"))
     args = parser.parse_args(argv)
-    settings, paper = HELD_OUT[args.problem]
+    settings, agents_of_paper = HELD_OUT[args.problem]
     args.out.mkdir(parents=True, exist_ok=True)
-    policies, minutes = {}, {}
-    for seed in args.seeds:
-        start = time.perf_counter()
-        trained = train_armwise(args.problem, seed=seed, total_timesteps=args.steps)
-        minutes[seed] = (time.perf_counter() - start) / 60
-        trained.save(args.out / "policies" / f"{args.problem}-seed{seed}")
-        policies[f"armwise seed {seed}"] = SB3Agent(trained.model)
-        print(f"seed {seed}: trained in {minutes[seed]:.1f} min", flush=True)
+    folders = {seed: args.out / "policies" / f"{args.problem}-seed{seed}" for seed in args.seeds}
+    if not args.evaluate_only:
+        took = Parallel(n_jobs=args.jobs)(delayed(train_one)(args.problem, seed, args.steps, folders[seed])
+                                          for seed in args.seeds)
+        print(", ".join(f"seed {s}: trained in {m:.1f} min" for s, m in zip(args.seeds, took, strict=True)),
+              flush=True)
+    record = {seed: folder / "training.json" for seed, folder in folders.items()}
+    training = {seed: json.loads(path.read_text()) for seed, path in record.items() if path.is_file()}
+    torch.set_num_threads(1)
+    policies = {f"armwise seed {seed}": SB3Agent(folder) for seed, folder in folders.items()}
     rows, tests = [], []
     for setting in settings:
         if args.runs is not None:
-            setting = Setting(setting.label, setting.env_id, setting.kwargs, args.runs)
-        agents = {**{name: AGENTS[name](**kw) for name, kw in paper.items()}, "Uniform": AGENTS["Uniform"](),
-                  **policies}
+            setting = replace(setting, runs=args.runs)
+        compared = setting.agents if setting.agents is not None else agents_of_paper
+        agents = {**{spec.label or spec.name: AGENTS[spec.name](**spec.params) for spec in compared},
+                  "Uniform": AGENTS["Uniform"](), **policies}
         regret = score(setting, agents, seed=2019)
         for label, values in regret.items():
             rows.append({"problem": args.problem, "setting": setting.label, "agent": label, "runs": values.size,
                          "mean": values.mean(), "se": values.std(ddof=1) / np.sqrt(values.size)})
-        best = min(paper, key=lambda name: regret[name].mean())
+        best = min((spec.label or spec.name for spec in compared), key=lambda name: regret[name].mean())
         for label in policies:
             for other in (best, "Uniform"):
                 diff = regret[label] - regret[other]  # the same runs: paired
@@ -115,7 +182,8 @@ def main(argv: list[str] | None = None) -> int:
     table, tested = pd.DataFrame(rows), pd.DataFrame(tests)
     table.to_csv(args.out / f"{args.problem}.csv", index=False)
     tested.to_csv(args.out / f"{args.problem}_tests.csv", index=False)
-    trained_in = ", ".join(f"seed {s}: {m:.1f} min" for s, m in minutes.items())
+    trained_in = ", ".join(f"seed {s}: {t['minutes']:.1f} min, {t['torch_threads']} torch thread(s)"
+                           for s, t in training.items()) or "training times not recorded"
     recipe = ARMWISE_RECIPES[args.problem]
     lines = [f"# Arm-wise policy, {args.problem}", "",
              f"Trained on `{recipe.env_id}` with {recipe.env_kwargs} ({args.steps or recipe.total_timesteps} "

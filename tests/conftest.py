@@ -36,6 +36,8 @@ def make_agent(name: str, env_id: str, **params: object):
 
         params = {"policy": PPO("MultiInputPolicy", gym.make(env_id, **small_kwargs(env_id)), seed=0, device="cpu"),
                   **params}
+    if name == "ArmwisePPO" and "problem" not in params:  # the shipped policy of the env's family
+        params = {"problem": family_of_id(env_id), **params}
     if cls.oracle_parameters:
         env = gym.make(env_id)
         env.reset(seed=0)

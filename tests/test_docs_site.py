@@ -72,7 +72,8 @@ def test_the_algorithm_reference_has_a_section_for_every_agent_of_its_families()
     from bandit_gym.agents import AGENTS
 
     pages = "\n".join(path.read_text() for path in (ROOT / "docs" / "algorithms").glob("*.md"))
-    missing = [name for name in AGENTS if name != "SB3Agent" and f"\n## {name}\n" not in pages]
+    learned = ("SB3Agent", "ArmwisePPO")  # trained policies, not algorithms: docs/rl.md describes them
+    missing = [name for name in AGENTS if name not in learned and f"\n## {name}\n" not in pages]
     assert not missing, f"docs/algorithms/ has no section for {missing}"
 
 

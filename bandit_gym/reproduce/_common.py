@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bandit_gym.experiments import ExperimentSpec, run_experiments
+from bandit_gym.experiments import AgentSpec, ExperimentSpec, run_experiments
 
 
 @dataclass
@@ -22,6 +23,24 @@ class Report:
     figures: list[Path]
     seconds: float
     extras: dict[str, Any] = field(default_factory=dict)
+
+
+def with_agents(specs: Sequence[ExperimentSpec], agents: Sequence[AgentSpec]) -> list[ExperimentSpec]:
+    """The specs with ``agents`` (a user's, or a learned policy such as ``ArmwisePPO``) appended to every spec
+    whose env family they play (``Agent.families``): added rows of the reproduction's tables and figures, on the
+    same runs as the paper's agents. Refused (ValueError): an agent that plays none of the specs' families, and a
+    label that repeats one of a spec's."""
+    families = {spec.family for spec in specs}
+    for agent in agents:
+        plays = agent.cls.families_of(agent.params)
+        if not families & set(plays):
+            raise ValueError(f"agent {agent.display!r} plays {', '.join(map(str, plays))} envs; these experiments "
+                             f"are {', '.join(sorted(map(str, families)))} envs")
+    out = []
+    for spec in specs:
+        extra = tuple(agent for agent in agents if spec.family in agent.cls.families_of(agent.params))
+        out.append(dataclasses.replace(spec, agents=spec.agents + extra) if extra else spec)
+    return out
 
 
 def run_specs(specs: Sequence[ExperimentSpec], out: Path, describe: Callable[[Any, ExperimentSpec], Any], jobs: int,

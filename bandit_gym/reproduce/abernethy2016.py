@@ -10,12 +10,13 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from bandit_gym.experiments import AgentSpec, ExperimentSpec
-from bandit_gym.reproduce._common import Report, markdown_table, run_specs
+from bandit_gym.reproduce._common import Report, markdown_table, run_specs, with_agents
 
 
 @dataclass(frozen=True)
@@ -86,18 +87,21 @@ def abernethy2016_specs(runs: int = 200, quick: bool = False, seed: int = 2016) 
 
 def reproduce_abernethy2016(
     out: str | Path, runs: int | None = None, quick: bool = False, jobs: int = 2, backend: str | None = None,
-    progress: bool = True,
+    progress: bool = True, agents: Sequence[AgentSpec] = (),
 ) -> Report:
     """Run the abernethy2016 study and write ``results.csv`` (cumulative pseudo-regret per agent, T and m, with
     95% CIs), ``regret.md`` (the same as Markdown tables), ``uncensored.png`` (regret against T, one panel per
-    m) and ``censored.png`` (regret against m, one curve per threshold order and algorithm)."""
+    m) and ``censored.png`` (regret against m, one curve per threshold order and algorithm). ``agents`` are
+    added to every experiment, parts (a) and (b) (``with_agents``), as rows of every table and curves of both
+    figures."""
     from bandit_gym.plotting import plot_regret_against_horizon, plot_regret_against_levels
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     runs = runs if runs is not None else (50 if quick else 200)
     start = time.perf_counter()
-    summary = run_specs(abernethy2016_specs(runs=runs, quick=quick), out, _describe, jobs, backend, progress)
+    specs = with_agents(abernethy2016_specs(runs=runs, quick=quick), agents)
+    summary = run_specs(specs, out, _describe, jobs, backend, progress)
     summary.to_csv(out / "results.csv", index=False)
     (out / "regret.md").write_text(regret_markdown(summary, runs))
     figures = [plot_regret_against_horizon(summary[summary.feedback == "uncensored"], out / "uncensored.png",

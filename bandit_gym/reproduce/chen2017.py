@@ -35,7 +35,7 @@ from typing import Any
 
 from bandit_gym.experiments import AgentSpec, ExperimentSpec
 from bandit_gym.instances import CHEN2017_DATASETS
-from bandit_gym.reproduce._common import Report, exact_error_intervals, markdown_table, run_specs
+from bandit_gym.reproduce._common import Report, exact_error_intervals, markdown_table, run_specs, with_agents
 
 PRINTED = AgentSpec("AdaptiveTopK", {}, "AdaptiveTopK (as printed)")
 BASELINES = (AgentSpec("OptMAI", {}, "OptMAI"), AgentSpec("CLUCBPAC", {}, "CLUCB-PAC"),
@@ -250,23 +250,27 @@ def failure_markdown(summary: Any, runs: int, tuning: list[str] | None = None) -
 
 def reproduce_chen2017(
     out: str | Path, runs: int | None = None, quick: bool = False, jobs: int = 2, backend: str | None = None,
-    progress: bool = True,
+    progress: bool = True, agents: Sequence[AgentSpec] = (),
 ) -> Report:
     """Tune the experimental constant, run the experiments and write ``tuning.csv``, ``results.csv``,
     ``failure.md``, one figure per dataset ``figure_<dataset>.png`` (failure probability against the budget, one
-    panel per K), ``clucb_variants.png``, ``sensitivity.csv`` and ``sensitivity.png``."""
+    panel per K), ``clucb_variants.png``, ``sensitivity.csv`` and ``sensitivity.png``. ``agents`` are added to
+    the experiments of Figures 1-4 (``chen2017_specs``), as rows of ``failure.md`` and curves of the figures; not
+    to the tuning, the sensitivity study nor CLUCB-PAC's readings."""
     from bandit_gym.plotting import plot_failure_against_budget, plot_failure_against_scale
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     runs = runs if runs is not None else (20 if quick else 200)
     start = time.perf_counter()
+    with_agents(chen2017_specs(runs=runs, quick=quick), agents)  # a repeated label: refused before the tuning
     tuned = run_specs(tuning_specs(runs=runs if quick else TUNING_RUNS, quick=quick), out, _describe, jobs, backend,
                       progress)
     choice, tuning = choose_constant(tuned)
     tuning.to_csv(out / "tuning.csv", index=False)
 
-    main = chen2017_specs(runs=runs, quick=quick, experimental=choice) + clucb_variant_specs(runs, quick)
+    main = with_agents(chen2017_specs(runs=runs, quick=quick, experimental=choice), agents)
+    main += clucb_variant_specs(runs, quick)
     sensitivity = sensitivity_specs(runs, quick)
     both = run_specs([*main, *sensitivity], out, _describe, jobs, backend, progress)
     names = {spec.name for spec in main}

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,7 +28,7 @@ import numpy as np
 
 from bandit_gym.experiments import AgentSpec, ExperimentSpec
 from bandit_gym.instances import AUDIBERT2010_PROBLEMS, best_arm_complexity, gap_complexity
-from bandit_gym.reproduce._common import Report, exact_error_intervals, markdown_table, run_specs
+from bandit_gym.reproduce._common import Report, exact_error_intervals, markdown_table, run_specs, with_agents
 
 BUDGET_FACTORS = (0.5, 1.0, 2.0, 4.0)
 """(a) budgets as multiples of H_1."""
@@ -79,6 +80,8 @@ FIXED_CONFIDENCE = FixedConfidence(instances=((4, 1, 0.0), (3, 1, 0.05), (5, 2, 
                                    cap=10**7)
 #: (d) the problems on which Theorem 1 is checked (the smallest budgets where its bound is at most THEOREM1_LEVEL)
 THEOREM1_PROBLEMS, THEOREM1_LEVEL = (4, 1), 0.05
+FIXED_BUDGET_PARTS = ("a", "b")
+"""The fixed-budget parts, whose experiments ``reproduce_gabillon2012(agents=...)`` adds agents to."""
 QUICK = Quick(problems=(1, 4), factors=(1.0, 2.0), generality=((4, 2, 0.05),), instances=((4, 1, 0.05),),
               deltas=(0.1, 0.01), theorem1=(4,))
 
@@ -237,19 +240,23 @@ def theorem1_markdown(summary: Any, runs: int) -> str:
 
 def reproduce_gabillon2012(
     out: str | Path, runs: int | None = None, quick: bool = False, jobs: int = 2, backend: str | None = None,
-    progress: bool = True,
+    progress: bool = True, agents: Sequence[AgentSpec] = (),
 ) -> Report:
     """Run parts (a)-(d) and write ``results.csv`` (every agent x instance x budget x metric, errors with
     Clopper-Pearson CIs), ``fixed_budget.md``, ``fixed_confidence.md``, ``theorem1.md`` (part d),
     ``fixed_budget.png`` (error against n / H_1 per problem), ``generality.png`` (part b) and
-    ``fixed_confidence.png`` (pulls and error against delta)."""
+    ``fixed_confidence.png`` (pulls and error against delta). ``agents`` (fixed-budget agents that answer the
+    env's m arms) are added to the fixed-budget parts (a) and (b), as rows of ``fixed_budget.md`` and curves of
+    ``fixed_budget.png`` and ``generality.png``; not to (c), fixed confidence, nor (d), UGapEb's Theorem 1."""
     from bandit_gym.plotting import plot_error_against_budget, plot_fixed_confidence, plot_generality
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     runs = runs if runs is not None else (100 if quick else 1000)
     start = time.perf_counter()
-    summary = run_specs(gabillon2012_specs(runs=runs, quick=quick), out, _describe, jobs, backend, progress)
+    specs = [with_agents([spec], agents)[0] if spec.name[0] in FIXED_BUDGET_PARTS else spec
+             for spec in gabillon2012_specs(runs=runs, quick=quick)]
+    summary = run_specs(specs, out, _describe, jobs, backend, progress)
     summary.to_csv(out / "results.csv", index=False)
     (out / "fixed_budget.md").write_text(fixed_budget_markdown(summary, runs))
     (out / "fixed_confidence.md").write_text(fixed_confidence_markdown(summary, runs))

@@ -33,7 +33,7 @@ import numpy as np
 
 from bandit_gym.experiments import AgentSpec, ExperimentResult, ExperimentSpec, run_experiments
 from bandit_gym.registration import TRAFFIC_ETA, TRAFFIC_SIGMA, TRAFFIC_SPEEDS_SIGMA
-from bandit_gym.reproduce._common import Report, exact_error_intervals, markdown_table
+from bandit_gym.reproduce._common import Report, exact_error_intervals, markdown_table, with_agents
 
 TRAFFIC_ENV = "CorrelatedBestArm-TrafficSynthetic-v1"
 TRAFFIC_MODEL: dict[str, Any] = {"kernel": "traffic-speeds", "eta": TRAFFIC_ETA, "sigma": TRAFFIC_SPEEDS_SIGMA}
@@ -176,6 +176,12 @@ def well_specified_specs(runs: int = WELL_SPECIFIED_RUNS, seed: int = WELL_SPECI
         specs.append(ExperimentSpec(env=WELL_SPECIFIED_ENV, agents=blind, budgets=blind_budgets, runs=runs,
                                     seed=seed, chunk=chunk, name=f"{WELL_SPECIFIED} blind"))
     return specs
+
+
+def _with_bayesian(specs: Sequence[ExperimentSpec], agents: Sequence[AgentSpec]) -> list[ExperimentSpec]:
+    """``specs`` with ``agents`` added (``with_agents``) to the Bayesian ones, which run at every budget (the
+    correlation-blind ones run at T >= K only: added there too, the agents' rows would repeat)."""
+    return [with_agents([spec], agents)[0] if " Bayesian" in spec.name else spec for spec in specs]
 
 
 def _folder(out: Path | None, spec: ExperimentSpec) -> Path | None:
@@ -499,7 +505,7 @@ def _plot_order(summary: Any) -> Any:
 
 def reproduce_hoffman2014(
     out: str | Path, runs: int | None = None, quick: bool = False, jobs: int = 2, backend: str | None = None,
-    progress: bool = True,
+    progress: bool = True, agents: Sequence[AgentSpec] = (),
 ) -> Report:
     """Run both studies. (a): tune BayesGap's beta scale on historical profiles (``tuning.csv``), then the
     headline study on the held-out profiles and the WELL-SPECIFIED second study; write ``results.csv`` (both
@@ -508,7 +514,9 @@ def reproduce_hoffman2014(
     ``traffic.md`` and ``traffic.png``. (b): ``model_selection_runs.csv``, ``model_selection_allocations.csv``,
     ``model_selection.md``, ``model_selection_T10.png`` and ``allocations_T40.png``. ``runs`` sets the headline
     study's runs (840, each held-out profile once; 30 quick); the tuning has 210 runs and the second study 210
-    (30 each quick); (b) runs 100 (20 quick)."""
+    (30 each quick); (b) runs 100 (20 quick). ``agents`` are added to both traffic studies' Bayesian experiments
+    (every budget, same runs), as rows of ``results.csv``, ``traffic_runs.csv``, ``traffic.md`` and curves of
+    ``traffic.png``; not to the correlation-blind ones (T >= K), the beta tuning nor the model selection."""
     import pandas as pd
 
     from bandit_gym.plotting import plot_allocations, plot_failure_against_budget, plot_rmse_boxplot
@@ -518,12 +526,13 @@ def reproduce_hoffman2014(
     runs = runs if runs is not None else (QUICK.runs if quick else TRAFFIC_RUNS)
     model_runs = QUICK.model_runs if quick else 100
     start = time.perf_counter()
+    _with_bayesian(hoffman2014_specs(runs=runs, quick=quick), agents)  # a repeated label: refused before the tuning
     tuning, scale = tune_beta_scale(out, runs=QUICK.tuning_runs if quick else TUNING_RUNS, jobs=jobs,
                                     backend=backend, progress=progress)
     tuning.to_csv(out / "tuning.csv", index=False)
-    headline = hoffman2014_specs(runs=runs, quick=quick, beta_scale=scale)
-    second = (well_specified_specs(QUICK.well_specified_runs, budgets=QUICK.well_specified_budgets) if quick
-              else well_specified_specs())
+    headline = _with_bayesian(hoffman2014_specs(runs=runs, quick=quick, beta_scale=scale), agents)
+    second = _with_bayesian(well_specified_specs(QUICK.well_specified_runs, budgets=QUICK.well_specified_budgets)
+                            if quick else well_specified_specs(), agents)
     results = _run([*headline, *second], out, jobs, backend, progress)
     blocks = {kind: [r for r in results[:len(headline)] if f" {kind} block " in r.spec.name]
               for kind in ("Bayesian", "blind")}

@@ -5,6 +5,7 @@ regret (Appendix F.1), from the same paired runs."""
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +13,7 @@ import numpy as np
 
 from bandit_gym.experiments import AgentSpec, ExperimentResult, ExperimentSpec, run_experiment
 from bandit_gym.plotting import plot_log_regret
-from bandit_gym.reproduce._common import Report
+from bandit_gym.reproduce._common import Report, with_agents
 
 TAO2019_AGENTS = (
     AgentSpec("LSA", {"alpha": 1.35}, "LSA"),
@@ -76,10 +77,11 @@ def ttest_markdown(tests: Any) -> str:
 
 def reproduce_tao2019(
     out: str | Path, runs: int | None = None, quick: bool = False, jobs: int = 2, backend: str | None = None,
-    progress: bool = True,
+    progress: bool = True, agents: Sequence[AgentSpec] = (),
 ) -> Report:
     """Run tao2019's experiment and write ``results.csv``, ``figure.png``, ``ttests.csv`` and ``ttests.md`` to
-    ``out`` (each setup's cells under ``out/setupN``, so an interrupted run resumes)."""
+    ``out`` (each setup's cells under ``out/setupN``, so an interrupted run resumes). ``agents`` are added to
+    every setup (``with_agents``) and shown with the paper's algorithms in the t-tests and the figure."""
     import pandas as pd
 
     out = Path(out)
@@ -87,7 +89,7 @@ def reproduce_tao2019(
     runs = runs if runs is not None else (200 if quick else 5000)
     start = time.perf_counter()
     results: list[ExperimentResult] = []
-    for spec in tao2019_specs(runs=runs, quick=quick):
+    for spec in with_agents(tao2019_specs(runs=runs, quick=quick), agents):
         folder = out / spec.name.replace(" ", "").lower()
         results.append(run_experiment(spec, out=folder, jobs=jobs, backend=backend, progress=progress))
     summary = pd.concat([r.summary() for r in results], ignore_index=True)
@@ -95,7 +97,7 @@ def reproduce_tao2019(
     summary.to_csv(out / "results.csv", index=False)
     tests.to_csv(out / "ttests.csv", index=False)
     regret = tests[(tests["metric"] == "aggregate_regret") & (tests["reference"] == "LSA")]
-    paper = {agent.display for agent in TAO2019_AGENTS}
+    paper = {agent.display for agent in (*TAO2019_AGENTS, *agents)}
     (out / "ttests.md").write_text(
         "Two-tailed paired t-tests of aggregate regret, LSA against each algorithm, over "
         f"{runs} paired runs (common random numbers). p-values (not corrected for multiple comparisons; "
