@@ -67,6 +67,11 @@ class ArmwisePPO(SB3Agent):
         super().__init__(policy=str(shipped_path(self.problem, self.seed)), deterministic=deterministic,
                          any_budget=True)
 
+    @property  # type: ignore[override]
+    def level_keys(self) -> bool:
+        """The threshold-bandit policy reads the per-level counts: checked as DKWUCB's are."""
+        return self.problem == "threshold"
+
     @staticmethod
     def _check_policy(policy: Any) -> None:
         pass  # a package-data path, read by ``_load``

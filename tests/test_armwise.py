@@ -260,3 +260,20 @@ def test_every_shipped_policy_is_in_the_package_and_small() -> None:
             _, header = load_weights(str(path))
             assert (header["problem"], header["seed"]) == (problem, seed)
             assert header["standardize"] is (problem == "correlated")
+
+
+@pytest.mark.parametrize("bad", [np.zeros(7), np.float32(3.0), None])
+def test_a_shipped_threshold_policy_refuses_malformed_level_counts(bad) -> None:
+    from bandit_gym.agents import ArmwisePPO
+
+    env = gym.make("ThresholdBandit-v0")
+    obs, _ = env.reset(seed=0)
+    agent = ArmwisePPO("threshold")
+    agent.reset(seed=0)
+    obs = dict(obs)
+    if bad is None:
+        del obs["level_exceed"]
+    else:
+        obs["level_exceed"] = bad
+    with pytest.raises((ValueError, TypeError), match="level_exceed"):
+        agent.act(obs)

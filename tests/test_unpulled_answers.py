@@ -23,7 +23,7 @@ from bandit_gym.rollout import play_compiled, play_vector
 #: recommend from their posterior, their own rule)
 RANKING_AGENTS = sorted(
     name for name, cls in AGENTS.items()
-    if {"best_arm", "top_k"} & set(cls.families) and name != "SB3Agent"
+    if {"best_arm", "top_k"} & set(cls.families) and not issubclass(cls, AGENTS["SB3Agent"])
     and not cls.__module__.startswith("bandit_gym.agents.bayesian")
 )
 K = 9
