@@ -79,12 +79,6 @@ class ArmwisePPO(SB3Agent):
     def params(self) -> dict[str, Any]:
         return {"problem": self.problem, "seed": self.seed, "deterministic": self.deterministic}
 
-    def __getstate__(self) -> dict[str, Any]:
-        state = super().__getstate__()
-        state["_model"] = state["_stats"] = None  # re-read from the package in the worker
-        state.pop("_policies", None)
-        return state
-
     def _load(self) -> None:
         if self._model is not None:
             return
