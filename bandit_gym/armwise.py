@@ -30,6 +30,14 @@ means (``s = 1`` while fewer than two arms are pulled or they all agree), so tha
 when every reward is shifted or multiplied by a positive constant. Without it (the default) the means are read
 as they are, which suits rewards in [0, 1].
 
+A policy trained on one K meets the columns ``n_i / T``, ``ln(1 + n_i) / ln(1 + T)`` and ``ln K`` at other values
+on another K (at the even share ``n_i = T / K``, ``n_i / T = 1 / K``), values it never saw in training. With
+``k_invariant=True`` (``features_extractor_kwargs={"k_invariant": True}``) the counts are read relative to the
+even share ``s = T / K``: ``n_i / (n_i + s)`` (1/2 at the share) and ``ln(1 + n_i) / ln(1 + s)``, the same for
+the threshold bandit's trials; the global ``ln(1 + T)`` becomes ``ln(1 + s) / ln(1 + 10^5)``, and ``ln K`` is
+dropped. Two instances with the same budget per arm and the same law of the means then give features with the
+same law, whatever K.
+
 The network (``ArmwiseNetwork``): ``h_i = phi(x_i)`` (a shared MLP), ``g = mean_i h_i``; the logit of arm i is
 ``rho([h_i, g])`` (one per arm: the policy is a categorical over the arms) and the value is ``v([mean_i h_i,
 max_i h_i])`` (pooled over the arms). Permuting the arms permutes the logits and leaves the value unchanged.
@@ -103,19 +111,32 @@ def _standardized(means: th.Tensor, pulled: th.Tensor, centre: th.Tensor) -> tup
     return th.where(pulled, (means - mean) / spread, zero), th.where(pulled, (means - centre) / spread, zero)
 
 
-def arm_features(obs: dict[str, th.Tensor], standardize: bool = False) -> th.Tensor:
+def _pull_scales(counts: th.Tensor, total: th.Tensor, k_invariant: bool) -> list[th.Tensor]:
+    """The two columns of a count ``n`` (pulls of an arm, or its trials at a level): ``n / T`` and
+    ``ln(1 + n) / ln(1 + T)``, or with ``k_invariant`` ``n / (n + T / K)`` and ``ln(1 + n) / ln(1 + T / K)``
+    (relative to the even share ``T / K``)."""
+    if not k_invariant:
+        return [counts / total, th.log1p(counts) / th.log1p(total)]
+    share = total / counts.shape[1]
+    return [counts / (counts + share), th.log1p(counts) / th.log1p(share)]
+
+
+def arm_features(obs: dict[str, th.Tensor], standardize: bool = False, k_invariant: bool = False) -> th.Tensor:
     """The per-arm features of a batch of observations, ``(B, K, F)`` (see the module's docstring);
-    ``standardize`` reads the means relative to the spread of the pulled arms' means."""
+    ``standardize`` reads the means relative to the spread of the pulled arms' means; ``k_invariant`` reads the
+    counts relative to the even share ``T / K`` and drops the global ``ln K`` (one column fewer)."""
     family = observation_family(obs)
     counts = obs["counts"].float()
     b, k = counts.shape
     pulls = counts.sum(dim=1, keepdim=True)
     total = (pulls + obs["budget_left"].float()).clamp(min=1.0)
-    log_total = th.log1p(total)
     pulled = counts > 0
     means = th.where(pulled, obs["means"].float(), th.zeros_like(counts))
-    glob = [obs["budget_left"].float() / total, log_total / math.log1p(1e5),
-            th.full((b, 1), math.log(k) / math.log(1e3), device=counts.device)]
+    glob = [obs["budget_left"].float() / total]
+    if k_invariant:
+        glob += [th.log1p(total / k) / math.log1p(1e5)]
+    else:
+        glob += [th.log1p(total) / math.log1p(1e5), th.full((b, 1), math.log(k) / math.log(1e3), device=counts.device)]
     extra: list[th.Tensor] = []
     if family is Family.THRESHOLDING:
         centre = obs["threshold"].float()
@@ -131,33 +152,35 @@ def arm_features(obs: dict[str, th.Tensor], standardize: bool = False) -> th.Ten
         at = level.view(b, 1, 1).expand(b, k, 1)
         exceed_c, trials_c = exceed.gather(2, at).squeeze(2), trials.gather(2, at).squeeze(2)
         survival = th.where(trials_c > 0, exceed_c / trials_c.clamp(min=1.0), th.zeros_like(trials_c))
-        extra = [survival, trials_c / total, th.log1p(trials_c) / log_total]
+        extra = [survival, *_pull_scales(trials_c, total, k_invariant)]
         centre = (means * counts).sum(dim=1, keepdim=True) / pulls.clamp(min=1.0)
         glob += [obs["threshold"].float() / levels]
     else:
         centre = th.where(pulled, means, th.full_like(means, -math.inf)).max(dim=1, keepdim=True).values
         centre = th.where(th.isfinite(centre), centre, th.zeros_like(centre))
     level, distance = _standardized(means, pulled, centre) if standardize else (means, means - centre)
-    per_arm = [counts / total, th.log1p(counts) / log_total, (~pulled).float(), level, distance, *extra]
+    per_arm = [*_pull_scales(counts, total, k_invariant), (~pulled).float(), level, distance, *extra]
     columns = per_arm + [g.expand(b, k) for g in glob]
     return th.stack(columns, dim=2)
 
 
 class ArmFeatures(BaseFeaturesExtractor):
     """``arm_features`` flattened to ``(B, K F)`` (SB3 passes features as one vector per observation); no
-    parameters, so the same extractor serves any K. ``standardize``: see ``arm_features``."""
+    parameters, so the same extractor serves any K. ``standardize``, ``k_invariant``: see ``arm_features``."""
 
-    def __init__(self, observation_space: spaces.Dict, standardize: bool = False) -> None:
-        if not isinstance(standardize, bool):
-            raise TypeError(f"standardize must be True or False, got {standardize!r}")
+    def __init__(self, observation_space: spaces.Dict, standardize: bool = False, k_invariant: bool = False) -> None:
+        for name, value in (("standardize", standardize), ("k_invariant", k_invariant)):
+            if not isinstance(value, bool):
+                raise TypeError(f"{name} must be True or False, got {value!r}")
         family = observation_family(observation_space.spaces)
         k = int(np.prod(observation_space["counts"].shape or (0,)))
-        self.num_features = NUM_FEATURES[family]
+        self.num_features = NUM_FEATURES[family] - int(k_invariant)
         self.standardize = standardize
+        self.k_invariant = k_invariant
         super().__init__(observation_space, features_dim=k * self.num_features)
 
     def forward(self, observations: dict[str, th.Tensor]) -> th.Tensor:
-        return arm_features(observations, self.standardize).flatten(1)
+        return arm_features(observations, self.standardize, self.k_invariant).flatten(1)
 
 
 def _mlp(sizes: list[int]) -> nn.Sequential:
@@ -263,14 +286,14 @@ SHIPPED_FORMAT = 1
 
 def save_weights(policy: ArmwisePolicy, path: str | Path, **meta: Any) -> Path:
     """Write the policy's weights (float32 arrays, no optimiser state) and what rebuilds it (the hidden size,
-    ``standardize``, the observation entries' shapes it was trained on, and ``meta``) to one ``.npz``; read it
-    with ``load_weights``. About 90 kB for the default hidden size, without pickles."""
+    ``standardize``, ``k_invariant``, the observation entries' shapes it was trained on, and ``meta``) to one
+    ``.npz``; read it with ``load_weights``. About 90 kB for the default hidden size, without pickles."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     extractor: Any = policy.features_extractor
     shapes = {key: list(box.shape) for key, box in policy.observation_space.spaces.items()}  # type: ignore[attr-defined]
     header = {"format": SHIPPED_FORMAT, "hidden": policy.hidden, "standardize": extractor.standardize,
-              "shapes": shapes, **meta}
+              "k_invariant": extractor.k_invariant, "shapes": shapes, **meta}
     arrays = {f"w/{key}": value.detach().cpu().numpy().astype(np.float32) for key, value in
               policy.state_dict().items()}
     np.savez_compressed(path, header=np.array(json.dumps(header)), **arrays)  # type: ignore[arg-type]
@@ -290,7 +313,8 @@ def load_weights(path: str | Path) -> tuple[ArmwisePolicy, dict[str, Any]]:
     k = int(np.prod(header["shapes"]["counts"]))
     with th.random.fork_rng(devices=[]):  # as in ``for_spaces``
         policy = ArmwisePolicy(space, spaces.Discrete(k), lambda _: 0.0, hidden=header["hidden"],
-                               features_extractor_kwargs={"standardize": header["standardize"]})
+                               features_extractor_kwargs={"standardize": header["standardize"],
+                                                          "k_invariant": header.get("k_invariant", False)})
     policy.load_state_dict(state)
     policy.set_training_mode(False)
     return policy, header

@@ -114,15 +114,21 @@ def crn(env_id: str, kwargs: dict[str, Any]) -> dict[str, Any]:
     return {**kwargs, "common_random_numbers": True} if takes else kwargs
 
 
-def score(setting: Setting, agents: dict[str, Any], seed: int) -> dict[str, np.ndarray]:
-    """Per-run regret of every agent on the same runs of ``setting``."""
-    out = {}
-    for label, agent in agents.items():
-        env = gym.make_vec(setting.env_id, num_envs=setting.runs, vectorization_mode="vector_entry_point",
-                           **crn(setting.env_id, setting.kwargs))
-        out[label] = play_vector(env, agent, seed=seed)["regret"]
+def play(setting: Setting, agent: Any, seed: int) -> np.ndarray:
+    """Per-run regret of ``agent`` on the runs of ``setting`` drawn from ``seed`` (on one torch thread)."""
+    torch.set_num_threads(1)
+    env = gym.make_vec(setting.env_id, num_envs=setting.runs, vectorization_mode="vector_entry_point",
+                       **crn(setting.env_id, setting.kwargs))
+    try:
+        return play_vector(env, agent, seed=seed)["regret"]
+    finally:
         env.close()
-    return out
+
+
+def score(setting: Setting, agents: dict[str, Any], seed: int, jobs: int = 1) -> dict[str, np.ndarray]:
+    """Per-run regret of every agent on the same runs of ``setting`` (``jobs`` agents at once)."""
+    regrets = Parallel(n_jobs=jobs)(delayed(play)(setting, agent, seed) for agent in agents.values())
+    return dict(zip(agents, regrets, strict=True))
 
 
 def train_one(problem: str, seed: int, steps: int | None, folder: Path) -> float:
@@ -143,7 +149,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     parser.add_argument("--steps", type=int, default=None, help="training steps (default: the recipe's)")
     parser.add_argument("--runs", type=int, default=None, help="runs per setting (default: each setting's)")
-    parser.add_argument("--jobs", type=int, default=2, help="seeds trained at once, one process each")
+    parser.add_argument("--jobs", type=int, default=2, help="seeds trained (agents scored) at once, one process each")
     parser.add_argument("--evaluate-only", action="store_true", help="score the policies saved under OUT/policies")
     parser.add_argument("--out", type=Path, default=Path("results/rl-armwise"))
     args = parser.parse_args(argv)
@@ -166,7 +172,7 @@ def main(argv: list[str] | None = None) -> int:
         compared = setting.agents if setting.agents is not None else agents_of_paper
         agents = {**{spec.label or spec.name: AGENTS[spec.name](**spec.params) for spec in compared},
                   "Uniform": AGENTS["Uniform"](), **policies}
-        regret = score(setting, agents, seed=2019)
+        regret = score(setting, agents, seed=2019, jobs=args.jobs)
         for label, values in regret.items():
             rows.append({"problem": args.problem, "setting": setting.label, "agent": label, "runs": values.size,
                          "mean": values.mean(), "se": values.std(ddof=1) / np.sqrt(values.size)})
@@ -179,15 +185,23 @@ def main(argv: list[str] | None = None) -> int:
                               "difference": diff.mean(), "relative": diff.mean() / max(regret[other].mean(), 1e-12),
                               "p_value": p})
         print(f"{setting.label}: done", flush=True)
-    table, tested = pd.DataFrame(rows), pd.DataFrame(tests)
-    table.to_csv(args.out / f"{args.problem}.csv", index=False)
-    tested.to_csv(args.out / f"{args.problem}_tests.csv", index=False)
+    report(args.out, args.problem, pd.DataFrame(rows), pd.DataFrame(tests), training, args.steps)
+    return 0
+
+
+def report(out: Path, problem: str, table: pd.DataFrame, tested: pd.DataFrame, training: dict[int, Any],
+           steps: int | None) -> None:
+    """Write ``OUT/PROBLEM.csv``, ``OUT/PROBLEM_tests.csv`` and ``OUT/PROBLEM.md``."""
+    table.to_csv(out / f"{problem}.csv", index=False)
+    tested.to_csv(out / f"{problem}_tests.csv", index=False)
     trained_in = ", ".join(f"seed {s}: {t['minutes']:.1f} min, {t['torch_threads']} torch thread(s)"
                            for s, t in training.items()) or "training times not recorded"
-    recipe = ARMWISE_RECIPES[args.problem]
-    lines = [f"# Arm-wise policy, {args.problem}", "",
-             f"Trained on `{recipe.env_id}` with {recipe.env_kwargs} ({args.steps or recipe.total_timesteps} "
-             f"steps; {trained_in}). Held-out settings; mean regret (standard error) over the runs:", "",
+    recipe = ARMWISE_RECIPES[problem]
+    features = recipe.algo_kwargs.get("policy_kwargs", {}).get("features_extractor_kwargs") or "the default"
+    lines = [f"# Arm-wise policy, {problem}", "",
+             f"Trained on `{recipe.env_id}` with {recipe.env_kwargs}, features {features} "
+             f"({steps or recipe.total_timesteps} steps; {trained_in}). Held-out settings; mean regret (standard "
+             "error) over the runs:", "",
              "| setting | agent | runs | mean (SE) |", "|---|---|---|---|"]
     lines += [f"| {r.setting} | {r.agent} | {r.runs} | {r.mean:.4g} ({r.se:.2g}) |" for r in table.itertuples()]
     lines += ["", "Paired two-sided t-tests (same runs), each policy against the best paper agent of the setting "
@@ -195,9 +209,8 @@ def main(argv: list[str] | None = None) -> int:
               "| setting | policy | against | difference | relative | p |", "|---|---|---|---|---|---|"]
     lines += [f"| {t.setting} | {t.policy} | {t.against} | {t.difference:.4g} | {t.relative:+.1%} | "
               f"{'< 1e-300' if t.p_value == 0 else format(t.p_value, '.2g')} |" for t in tested.itertuples()]
-    (args.out / f"{args.problem}.md").write_text("\n".join(lines) + "\n")
-    print(f"wrote {args.out / (args.problem + '.md')}")
-    return 0
+    (out / f"{problem}.md").write_text("\n".join(lines) + "\n")
+    print(f"wrote {out / (problem + '.md')}")
 
 
 if __name__ == "__main__":

@@ -136,6 +136,44 @@ def test_a_standardized_policy_stays_standardized_for_other_spaces() -> None:
         PPO(ArmwisePolicy, venv, device="cpu", policy_kwargs={"features_extractor_kwargs": {"standardize": 1}})
 
 
+def test_k_invariant_features_are_the_same_for_any_k_at_the_same_budget_per_arm() -> None:
+    import torch as th
+
+    def obs(k: int, per_arm: float) -> dict:
+        counts = th.tensor([0.0, 1.0, 5.0, 20.0]).repeat(k // 4)[None] * per_arm / 10  # T / K = per_arm
+        means = th.linspace(0.1, 0.9, 4).repeat(k // 4)[None]
+        return {"counts": counts, "means": means, "budget_left": per_arm * k - counts.sum(1, keepdim=True),
+                "m": th.tensor([[k / 4]]), "epsilon": th.tensor([[0.0]]), "delta": th.tensor([[0.1]]),
+                "sums": means * counts}
+
+    small, large = (arm_features(obs(k, 40.0), k_invariant=True)[0].numpy() for k in (12, 400))
+    assert small.shape == (12, 9) and large.shape == (400, 9)  # one column fewer: no ln K
+    np.testing.assert_allclose(large[:12], small, rtol=1e-5, atol=1e-7)
+    share = 40.0  # T / K; the four arms have 0, 4, 20 and 80 pulls
+    np.testing.assert_allclose(small[:4, 0], [0, 4 / 44, 20 / 60, 80 / 120], rtol=1e-6)
+    np.testing.assert_allclose(small[:4, 1], np.log1p([0, 4, 20, 80]) / np.log1p(share), rtol=1e-6)
+    np.testing.assert_allclose(small[:, 6], np.log1p(share) / np.log1p(1e5), rtol=1e-6)
+    plain = [arm_features(obs(k, 40.0))[0].numpy() for k in (12, 400)]
+    assert not np.allclose(plain[1][:12], plain[0])  # the default columns do change with K
+
+
+def test_a_k_invariant_policy_keeps_its_features_when_saved_and_moved(tmp_path) -> None:
+    from bandit_gym.armwise import load_weights, save_weights
+
+    venv = make_vec_env("TopKIdentification-v0", 4, discrete=True, normalize=None, budget=200)
+    model = PPO(ArmwisePolicy, venv, seed=0, device="cpu", n_steps=8, batch_size=32,
+                policy_kwargs={"features_extractor_kwargs": {"k_invariant": True}})
+    other = make_vec_env("TopKIdentification-v0", 4, discrete=True, normalize=None, budget=200,
+                         means=np.linspace(0.1, 0.9, 25), k=5)
+    assert model.policy.for_spaces(other.observation_space, other.action_space).features_extractor.k_invariant
+    policy, header = load_weights(save_weights(model.policy, tmp_path / "w.npz"))
+    assert header["k_invariant"] is True and policy.features_extractor.num_features == 9
+    obs = venv.reset()
+    np.testing.assert_array_equal(logits_and_value(policy, obs)[0], logits_and_value(model.policy, obs)[0])
+    with pytest.raises(TypeError, match="k_invariant"):
+        PPO(ArmwisePolicy, venv, device="cpu", policy_kwargs={"features_extractor_kwargs": {"k_invariant": "yes"}})
+
+
 def test_the_policy_needs_a_discrete_arm_choice() -> None:
     venv = make_vec_env("ThresholdingBandit-v0", 2, discrete=False, normalize=None)
     with pytest.raises(ValueError, match="Discrete"):
@@ -252,14 +290,18 @@ def test_a2c_trains_the_arm_wise_policy_too() -> None:
 def test_every_shipped_policy_is_in_the_package_and_small() -> None:
     from bandit_gym.agents.armwise_ppo import SHIPPED_PROBLEMS, SHIPPED_SEEDS, shipped_path
     from bandit_gym.armwise import load_weights
+    from bandit_gym.rl import ARMWISE_RECIPES
 
     for problem in SHIPPED_PROBLEMS:
+        recipe = ARMWISE_RECIPES[problem].algo_kwargs.get("policy_kwargs", {}).get("features_extractor_kwargs", {})
         for seed in SHIPPED_SEEDS:
             path = shipped_path(problem, seed)
             assert path.is_file() and len(path.read_bytes()) < 150_000, path
             _, header = load_weights(str(path))
             assert (header["problem"], header["seed"]) == (problem, seed)
-            assert header["standardize"] is (problem == "correlated")
+            # the shipped weights read the features their recipe trains with
+            assert header["standardize"] is recipe.get("standardize", False), path
+            assert header.get("k_invariant", False) is recipe.get("k_invariant", False), path
 
 
 @pytest.mark.parametrize("bad", [np.zeros(7), np.float32(3.0), None])
