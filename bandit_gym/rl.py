@@ -347,6 +347,11 @@ class ArmwiseRecipe:
     total_timesteps: int = 3_000_000
     shaped: bool = True
 
+    @property
+    def features(self) -> dict[str, Any]:
+        """The policy's feature options (``ArmFeatures``' keyword arguments: ``standardize``, ``k_invariant``)."""
+        return dict(self.algo_kwargs.get("policy_kwargs", {}).get("features_extractor_kwargs", {}))
+
 
 def _armwise_recipes() -> dict[str, ArmwiseRecipe]:
     pure = {"n_steps": 64, "batch_size": 1024, "n_epochs": 4, "gamma": 1.0, "gae_lambda": 0.95,

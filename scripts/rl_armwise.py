@@ -197,7 +197,7 @@ def report(out: Path, problem: str, table: pd.DataFrame, tested: pd.DataFrame, t
     trained_in = ", ".join(f"seed {s}: {t['minutes']:.1f} min, {t['torch_threads']} torch thread(s)"
                            for s, t in training.items()) or "training times not recorded"
     recipe = ARMWISE_RECIPES[problem]
-    features = recipe.algo_kwargs.get("policy_kwargs", {}).get("features_extractor_kwargs") or "the default"
+    features = recipe.features or "the default"
     lines = [f"# Arm-wise policy, {problem}", "",
              f"Trained on `{recipe.env_id}` with {recipe.env_kwargs}, features {features} "
              f"({steps or recipe.total_timesteps} steps; {trained_in}). Held-out settings; mean regret (standard "

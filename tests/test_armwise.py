@@ -293,7 +293,7 @@ def test_every_shipped_policy_is_in_the_package_and_small() -> None:
     from bandit_gym.rl import ARMWISE_RECIPES
 
     for problem in SHIPPED_PROBLEMS:
-        recipe = ARMWISE_RECIPES[problem].algo_kwargs.get("policy_kwargs", {}).get("features_extractor_kwargs", {})
+        recipe = ARMWISE_RECIPES[problem].features
         for seed in SHIPPED_SEEDS:
             path = shipped_path(problem, seed)
             assert path.is_file() and len(path.read_bytes()) < 150_000, path
