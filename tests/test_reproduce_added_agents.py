@@ -105,9 +105,16 @@ REPEATS = [("tao2019", "Uniform"), ("abernethy2016", "DKWUCB"), ("gabillon2012",
 
 @pytest.mark.parametrize(("paper", "label"), REPEATS, ids=[paper for paper, _ in REPEATS])
 def test_a_repeated_label_is_refused_before_anything_runs(tmp_path: Path, paper: str, label: str) -> None:
-    with pytest.raises(ValueError, match=f"labels must be distinct.*'{label}'.*'{label}'"):
+    with pytest.raises(ValueError, match=f'--agent. label "{label}" is taken.*label = "Uniform \\(mine\\)"'):
         PAPERS[paper](tmp_path, runs=4, quick=True, jobs=1, progress=False, agents=(AgentSpec("Uniform", {}, label),))
     assert [path.name for path in tmp_path.iterdir()] == []  # refused before the first cell (or the tuning)
+
+
+def test_two_added_agents_with_one_label_are_refused(tmp_path: Path) -> None:
+    agents = (AgentSpec("Uniform", {}, "mine"), AgentSpec("LSA", {}, "mine"))
+    with pytest.raises(ValueError, match=r'label "mine" is taken.*earlier --agent.*name = "LSA"'):
+        PAPERS["tao2019"](tmp_path, runs=4, quick=True, jobs=1, progress=False, agents=agents)
+    assert [path.name for path in tmp_path.iterdir()] == []
 
 
 def test_cli_adds_an_agent(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

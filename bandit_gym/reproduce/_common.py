@@ -31,11 +31,16 @@ def with_agents(specs: Sequence[ExperimentSpec], agents: Sequence[AgentSpec]) ->
     same runs as the paper's agents. Refused (ValueError): an agent that plays none of the specs' families, and a
     label that repeats one of a spec's."""
     families = {spec.family for spec in specs}
-    for agent in agents:
+    taken = {a.display for spec in specs for a in spec.agents}
+    for index, agent in enumerate(agents):
         plays = agent.cls.families_of(agent.params)
         if not families & set(plays):
             raise ValueError(f"agent {agent.display!r} plays {', '.join(map(str, plays))} envs; these experiments "
                              f"are {', '.join(sorted(map(str, families)))} envs")
+        if agent.display in taken or agent.display in [a.display for a in agents[:index]]:
+            raise ValueError(f'added agent (--agent) label "{agent.display}" is taken (by the reproduction\'s agents '
+                             f'or an earlier --agent); give it another: {{name = "{agent.name}", label = '
+                             f'"{agent.name} (mine)"}}')
     out = []
     for spec in specs:
         extra = tuple(agent for agent in agents if spec.family in agent.cls.families_of(agent.params))
