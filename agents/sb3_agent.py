@@ -127,6 +127,13 @@ class SB3Agent(Agent):
             state.pop("_policies", None)
         return state
 
+    @property  # type: ignore[override]
+    def level_keys(self) -> bool:
+        """A policy that reads the threshold bandit's per-level counts (``level_exceed``, ``level_trials`` in its
+        observation space) has them checked as DKWUCB's are (read at the first ``act``)."""
+        self._load()
+        return "level_exceed" in self._shapes
+
     # ----------------------------------------------------------------------------------------------- loading
     def _load(self) -> None:
         if self._model is not None:

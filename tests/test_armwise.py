@@ -302,15 +302,26 @@ def test_every_shipped_policy_is_in_the_package_and_small() -> None:
             # the shipped weights read the features their recipe trains with
             assert header["standardize"] is recipe.get("standardize", False), path
             assert header.get("k_invariant", False) is recipe.get("k_invariant", False), path
+            # a recipe that chooses among candidates ships the one it chose, with every candidate's validation
+            candidates = candidate_seeds(seed, ARMWISE_RECIPES[problem].candidates)
+            if len(candidates) > 1:
+                assert header["candidate_seed"] in candidates, path
+                regret = header["validation_regret"]
+                assert sorted(regret) == sorted(map(str, candidates)), path
+                assert min(regret, key=regret.get) == str(header["candidate_seed"]), path
 
 
+@pytest.mark.parametrize("plain", [False, True], ids=["ArmwisePPO", "SB3Agent"])
 @pytest.mark.parametrize("bad", [np.zeros(7), np.float32(3.0), None])
-def test_a_shipped_threshold_policy_refuses_malformed_level_counts(bad) -> None:
+def test_a_threshold_policy_refuses_malformed_level_counts(bad, plain) -> None:
     from bandit_gym.agents import ArmwisePPO
+    from bandit_gym.agents.armwise_ppo import shipped_path
+    from bandit_gym.armwise import load_weights
 
     env = gym.make("ThresholdBandit-v0")
     obs, _ = env.reset(seed=0)
-    agent = ArmwisePPO("threshold")
+    # the shipped weights, or the same policy handed to a plain SB3Agent
+    agent = SB3Agent(load_weights(str(shipped_path("threshold", 0)))[0]) if plain else ArmwisePPO("threshold")
     agent.reset(seed=0)
     obs = dict(obs)
     if bad is None:
