@@ -35,7 +35,9 @@ class ArmwisePPO(SB3Agent):
     ``"best_arm"``, ``"top_k"``, ``"correlated"``) and ``seed`` one of ``SHIPPED_SEEDS``; ``deterministic`` as
     ``SB3Agent`` (None: sample on pure-exploration envs, the most likely arm on the threshold bandit). The
     held-out scores of every shipped policy against the papers' agents, and how they were trained, are in
-    ``docs/rl.md#learned-exploration-the-arm-wise-policy``.
+    ``docs/rl.md#learned-exploration-the-arm-wise-policy``. Where the problem's recipe chooses among candidates
+    (``bandit_gym.rl.ArmwiseRecipe.candidates``: ``best_arm`` and ``top_k``), seed s ships the candidate it
+    chose on the training distribution; the weights' header names it (``candidate_seed``).
 
     In a spec: ``{name = "ArmwisePPO", params = {problem = "thresholding", seed = 0}}``. Refusals
     (ValueError): an unknown problem or seed; at the first ``act``, an env of another family than the
@@ -66,11 +68,6 @@ class ArmwisePPO(SB3Agent):
             raise ValueError(f"seed={seed!r} is not shipped; use one of {', '.join(map(str, SHIPPED_SEEDS))}")
         super().__init__(policy=str(shipped_path(self.problem, self.seed)), deterministic=deterministic,
                          any_budget=True)
-
-    @property  # type: ignore[override]
-    def level_keys(self) -> bool:
-        """The threshold-bandit policy reads the per-level counts: checked as DKWUCB's are."""
-        return self.problem == "threshold"
 
     @staticmethod
     def _check_policy(policy: Any) -> None:

@@ -208,17 +208,24 @@ class ArmwiseNetwork(nn.Module):
         """``h_i = phi(x_i)``, ``(B, K, hidden)``."""
         return self.phi(features.view(features.shape[0], -1, self.num_features))
 
-    def forward_actor(self, features: th.Tensor) -> th.Tensor:
-        h = self.embed(features)
+    def logits(self, h: th.Tensor) -> th.Tensor:
+        """``rho([h_i, mean_j h_j])`` for every arm, ``(B, K)``."""
         g = h.mean(dim=1, keepdim=True).expand_as(h)
         return self.rho(th.cat([h, g], dim=2)).squeeze(2)
 
-    def forward_critic(self, features: th.Tensor) -> th.Tensor:
-        h = self.embed(features)
+    def pooled(self, h: th.Tensor) -> th.Tensor:
+        """The value head's latent ``v([mean_i h_i, max_i h_i])``, ``(B, hidden)``."""
         return self.critic(th.cat([h.mean(dim=1), h.max(dim=1).values], dim=1))
 
+    def forward_actor(self, features: th.Tensor) -> th.Tensor:
+        return self.logits(self.embed(features))
+
+    def forward_critic(self, features: th.Tensor) -> th.Tensor:
+        return self.pooled(self.embed(features))
+
     def forward(self, features: th.Tensor) -> tuple[th.Tensor, th.Tensor]:
-        return self.forward_actor(features), self.forward_critic(features)
+        h = self.embed(features)  # once for both heads (SB3 calls this in every rollout step and update)
+        return self.logits(h), self.pooled(h)
 
 
 class ArmwisePolicy(ActorCriticPolicy):

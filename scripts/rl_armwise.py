@@ -7,6 +7,12 @@ against the best paper agent of the setting and against Uniform. Writes ``OUT/PR
 setting, agent and seed: mean, standard error), ``OUT/PROBLEM_tests.csv`` and ``OUT/PROBLEM.md``, and the
 policies under ``OUT/policies/PROBLEM-seedS``.
 
+A recipe with ``candidates`` > 1 (``bandit_gym.rl.ArmwiseRecipe``) trains, for seed s, the candidates s, s + 1000,
+...; each seed's held-out row is the candidate that ``bandit_gym.rl.select_candidate`` keeps on the training
+distribution (``OUT/PROBLEM_validation.csv``: every candidate's validation regret). A candidate already trained
+(its ``training.json`` present) is not trained again, and a candidate with no folder whose seed the package ships
+is read from the shipped weights (``ArmwisePPO``).
+
 Each seed trains in its own process on one torch thread (``--jobs`` processes at once; the small network runs
 fastest on one thread, and two seeds then share two cores).
 
@@ -31,7 +37,8 @@ import torch
 from joblib import Parallel, delayed
 from scipy import stats
 
-from bandit_gym.agents import AGENTS, SB3Agent
+from bandit_gym.agents import AGENTS, ArmwisePPO, SB3Agent
+from bandit_gym.agents.armwise_ppo import SHIPPED_PROBLEMS, SHIPPED_SEEDS
 from bandit_gym.experiments import AgentSpec
 from bandit_gym.instances import AUDIBERT2010_PROBLEMS, best_arm_complexity, gap_complexity, staircase_distributions
 from bandit_gym.reproduce.hoffman2014 import (
@@ -41,7 +48,7 @@ from bandit_gym.reproduce.hoffman2014 import (
     historical_hardness,
     traffic_agents,
 )
-from bandit_gym.rl import ARMWISE_RECIPES, train_armwise
+from bandit_gym.rl import ARMWISE_RECIPES, candidate_seeds, select_candidate, train_armwise
 from bandit_gym.rollout import play_vector
 
 
@@ -135,12 +142,43 @@ def train_one(problem: str, seed: int, steps: int | None, folder: Path) -> float
     """Train one seed on one torch thread, save it to ``folder``; the minutes it took."""
     torch.set_num_threads(1)
     start = time.perf_counter()
-    trained = train_armwise(problem, seed=seed, total_timesteps=steps)
+    trained = train_armwise(problem, seed=seed, total_timesteps=steps, candidates=1)
     minutes = (time.perf_counter() - start) / 60
     trained.save(folder)
     (folder / "training.json").write_text(json.dumps({"minutes": minutes, "steps": trained.model.num_timesteps,
                                                          "torch_threads": 1}))
     return minutes
+
+
+def policy_of(out: Path, problem: str, seed: int) -> Any:
+    """The policy trained with ``seed``: its folder under ``OUT/policies`` or, when there is none, the weights
+    the package ships for that seed (``ArmwisePPO``: the seeds 0, 1, 2 of the shipped problems)."""
+    folder = out / "policies" / f"{problem}-seed{seed}"
+    if (folder / "model.zip").is_file():
+        return SB3Agent(folder)
+    if problem in SHIPPED_PROBLEMS and seed in SHIPPED_SEEDS:
+        return ArmwisePPO(problem, seed)
+    raise FileNotFoundError(f"no policy trained with seed {seed}: {folder} holds no model.zip")
+
+
+def select(out: Path, problem: str, seeds: list[int]) -> dict[int, int]:
+    """Each seed's chosen candidate (``bandit_gym.rl.select_candidate``, on the training distribution); the
+    validation of every candidate written to ``OUT/PROBLEM_validation.csv`` when the recipe has several."""
+    recipe = ARMWISE_RECIPES[problem]
+    if recipe.candidates == 1:
+        return {seed: seed for seed in seeds}
+    chosen, rows = {}, []
+    for seed in seeds:
+        candidates = candidate_seeds(seed, recipe.candidates)
+        best, regrets = select_candidate(problem, [policy_of(out, problem, c) for c in candidates])
+        chosen[seed] = candidates[best]
+        rows += [{"problem": problem, "seed": seed, "candidate_seed": c, "runs": r.size, "mean": r.mean(),
+                  "se": r.std(ddof=1) / np.sqrt(r.size), "chosen": c == chosen[seed]}
+                 for c, r in zip(candidates, regrets, strict=True)]
+        print(f"seed {seed}: candidate {chosen[seed]} chosen ({', '.join(f'{r.mean():.4g}' for r in regrets)})",
+              flush=True)
+    pd.DataFrame(rows).to_csv(out / f"{problem}_validation.csv", index=False)
+    return chosen
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -155,16 +193,18 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     settings, agents_of_paper = HELD_OUT[args.problem]
     args.out.mkdir(parents=True, exist_ok=True)
-    folders = {seed: args.out / "policies" / f"{args.problem}-seed{seed}" for seed in args.seeds}
+    recipe = ARMWISE_RECIPES[args.problem]
+    trained = [c for seed in args.seeds for c in candidate_seeds(seed, recipe.candidates)]
+    folders = {c: args.out / "policies" / f"{args.problem}-seed{c}" for c in trained}
     if not args.evaluate_only:
-        took = Parallel(n_jobs=args.jobs)(delayed(train_one)(args.problem, seed, args.steps, folders[seed])
-                                          for seed in args.seeds)
-        print(", ".join(f"seed {s}: trained in {m:.1f} min" for s, m in zip(args.seeds, took, strict=True)),
-              flush=True)
-    record = {seed: folder / "training.json" for seed, folder in folders.items()}
-    training = {seed: json.loads(path.read_text()) for seed, path in record.items() if path.is_file()}
+        todo = [c for c in trained if not (folders[c] / "training.json").is_file()]  # a rerun resumes
+        took = Parallel(n_jobs=args.jobs)(delayed(train_one)(args.problem, c, args.steps, folders[c]) for c in todo)
+        print(", ".join(f"seed {s}: trained in {m:.1f} min" for s, m in zip(todo, took, strict=True)), flush=True)
+    record = {c: folder / "training.json" for c, folder in folders.items()}
+    training = {c: json.loads(path.read_text()) for c, path in record.items() if path.is_file()}
     torch.set_num_threads(1)
-    policies = {f"armwise seed {seed}": SB3Agent(folder) for seed, folder in folders.items()}
+    chosen = select(args.out, args.problem, args.seeds)
+    policies = {f"armwise seed {seed}": policy_of(args.out, args.problem, chosen[seed]) for seed in args.seeds}
     rows, tests = [], []
     for setting in settings:
         if args.runs is not None:
@@ -185,13 +225,14 @@ def main(argv: list[str] | None = None) -> int:
                               "difference": diff.mean(), "relative": diff.mean() / max(regret[other].mean(), 1e-12),
                               "p_value": p})
         print(f"{setting.label}: done", flush=True)
-    report(args.out, args.problem, pd.DataFrame(rows), pd.DataFrame(tests), training, args.steps)
+    report(args.out, args.problem, pd.DataFrame(rows), pd.DataFrame(tests), training, args.steps, chosen)
     return 0
 
 
 def report(out: Path, problem: str, table: pd.DataFrame, tested: pd.DataFrame, training: dict[int, Any],
-           steps: int | None) -> None:
-    """Write ``OUT/PROBLEM.csv``, ``OUT/PROBLEM_tests.csv`` and ``OUT/PROBLEM.md``."""
+           steps: int | None, chosen: dict[int, int] | None = None) -> None:
+    """Write ``OUT/PROBLEM.csv``, ``OUT/PROBLEM_tests.csv`` and ``OUT/PROBLEM.md`` (``chosen``: each seed's
+    candidate, when the recipe chose among several)."""
     table.to_csv(out / f"{problem}.csv", index=False)
     tested.to_csv(out / f"{problem}_tests.csv", index=False)
     trained_in = ", ".join(f"seed {s}: {t['minutes']:.1f} min, {t['torch_threads']} torch thread(s)"
@@ -203,6 +244,11 @@ def report(out: Path, problem: str, table: pd.DataFrame, tested: pd.DataFrame, t
              f"({steps or recipe.total_timesteps} steps; {trained_in}). Held-out settings; mean regret (standard "
              "error) over the runs:", "",
              "| setting | agent | runs | mean (SE) |", "|---|---|---|---|"]
+    if recipe.candidates > 1 and chosen:
+        picked = ", ".join(f"seed {seed}: candidate {c}" for seed, c in chosen.items())
+        lines[2:2] = [f"Each seed trained {recipe.candidates} candidates (seeds s, s + 1000, ...) and kept the one "
+                      f"with the lowest mean regret on {recipe.validation_runs} episodes of the training distribution "
+                      f"([validation]({problem}_validation.csv)): {picked}.", ""]
     lines += [f"| {r.setting} | {r.agent} | {r.runs} | {r.mean:.4g} ({r.se:.2g}) |" for r in table.itertuples()]
     lines += ["", "Paired two-sided t-tests (same runs), each policy against the best paper agent of the setting "
               "and against Uniform (negative difference: the policy's regret is lower):", "",

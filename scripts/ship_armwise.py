@@ -2,16 +2,37 @@
 with the optimiser's state) to the package data the ``ArmwisePPO`` agent reads: weights only, one ``.npz`` each.
 
     python scripts/ship_armwise.py --policies docs/rl-armwise/policies threshold thresholding
+
+Where the recipe chose among candidates (``OUT/PROBLEM_validation.csv`` beside the policies folder), seed s ships
+the chosen candidate, and its header records the candidate's training seed and the validation of every
+candidate; a chosen candidate with no folder is the policy the package ships now for that seed (kept, its header
+brought up to date).
 """
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import Any
 
-from bandit_gym.agents.armwise_ppo import SHIPPED_PROBLEMS, SHIPPED_SEEDS
-from bandit_gym.armwise import save_weights
+import pandas as pd
+
+from bandit_gym.agents.armwise_ppo import SHIPPED_PROBLEMS, SHIPPED_SEEDS, shipped_path
+from bandit_gym.armwise import load_weights, save_weights
 from bandit_gym.rl import ARMWISE_RECIPES, load
+
+
+def selection(policies: Path, problem: str) -> dict[int, dict[str, Any]]:
+    """Seed -> the chosen candidate's seed and every candidate's validation regret, from
+    ``PROBLEM_validation.csv`` beside the policies folder (empty when the recipe did not choose)."""
+    path = policies.parent / f"{problem}_validation.csv"
+    if not path.is_file():
+        return {}
+    table = pd.read_csv(path)
+    return {int(seed): {"candidate_seed": int(rows.loc[rows.chosen, "candidate_seed"].iloc[0]),
+                        "validation_regret": dict(zip(rows.candidate_seed.astype(int).astype(str),
+                                                      rows["mean"].astype(float), strict=True))}
+            for seed, rows in table.groupby("seed")}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -22,12 +43,21 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     for problem in args.problems:
         recipe = ARMWISE_RECIPES[problem]
+        chosen = selection(args.policies, problem)
         for seed in SHIPPED_SEEDS:
-            model = load(args.policies / f"{problem}-seed{seed}").model
-            path = save_weights(model.policy, args.out / f"{problem}-seed{seed}.npz", problem=problem, seed=seed,
-                                env_id=recipe.env_id, env_kwargs=repr(recipe.env_kwargs),
-                                total_timesteps=int(model.num_timesteps))
-            print(f"wrote {path} ({path.stat().st_size / 1000:.0f} kB)")
+            picked = chosen.get(seed, {})
+            candidate = picked.get("candidate_seed", seed)
+            folder = args.policies / f"{problem}-seed{candidate}"
+            if (folder / "model.zip").is_file():
+                model = load(folder).model
+                policy, steps = model.policy, int(model.num_timesteps)
+            else:  # the candidate shipped now for this seed
+                policy, header = load_weights(shipped_path(problem, candidate))
+                steps = int(header["total_timesteps"])
+            path = save_weights(policy, args.out / f"{problem}-seed{seed}.npz", problem=problem, seed=seed,
+                                env_id=recipe.env_id, env_kwargs=repr(recipe.env_kwargs), total_timesteps=steps,
+                                **picked)
+            print(f"wrote {path} ({path.stat().st_size / 1000:.0f} kB), candidate {candidate}")
     return 0
 
 
