@@ -352,7 +352,7 @@ class ArmwiseRecipe:
     ``candidates`` > 1: a seed trains that many policies (``candidate_seeds``) and keeps the one with the lowest
     mean regret on ``validation_runs`` episodes of the training distribution itself (``select_candidate``):
     a rule fixed before any held-out instance is played, which guards against a run that settles on a poor
-    policy. The candidates train in parallel, one core each."""
+    policy. The candidates train in parallel (``train_armwise``'s ``jobs``)."""
 
     env_id: str
     env_kwargs: dict[str, Any]
@@ -378,7 +378,7 @@ def _armwise_recipes() -> dict[str, ArmwiseRecipe]:
                                                                 "budget": BudgetRange(50, 400, log=True)}, pure),
         "best_arm": ArmwiseRecipe("BestArmIdentification-v0", {"means": UniformMeans(num_arms=15, low=0.1, high=0.6),
                                                                "m": 1, "budget": BudgetRange(100, 1000, log=True)},
-                                  pure, total_timesteps=4_000_000, candidates=2),
+                                  pure, total_timesteps=4_000_000, candidates=3),
         "top_k": ArmwiseRecipe("TopKIdentification-v0", {"means": UniformMeans(num_arms=30), "k": 3,
                                                          "budget": BudgetRange(300, 3000, log=True)},
                                {**pure, "policy_kwargs": {"features_extractor_kwargs": {"k_invariant": True}}},
@@ -489,9 +489,10 @@ def train_armwise(problem: str, seed: int | None = 0, total_timesteps: int | Non
     ``total_timesteps`` steps (the recipe's if None); ``overrides`` replace recipe fields (``algo_kwargs`` and
     ``env_kwargs`` are merged). The policy plays any K and budget of its family through ``SB3Agent``.
 
-    A recipe with ``candidates`` > 1 trains one policy per seed of ``candidate_seeds(seed, candidates)``
-    (``jobs`` at once, each in its own process on one torch thread) and returns the one ``select_candidate``
-    keeps, with the validation in its ``selection``."""
+    A recipe with ``candidates`` > 1 trains one policy per seed of ``candidate_seeds(seed, candidates)`` (with
+    ``jobs`` > 1, that many at once, each in its own process on one torch thread; with ``jobs=1``, one after the
+    other in this process) and returns the one ``select_candidate`` keeps, with the validation in its
+    ``selection``."""
     recipe = armwise_recipe(problem, **overrides)
     steps = recipe.total_timesteps if total_timesteps is None else check.integer("total_timesteps",
                                                                                  total_timesteps, minimum=1)

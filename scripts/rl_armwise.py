@@ -10,8 +10,8 @@ policies under ``OUT/policies/PROBLEM-seedS``.
 A recipe with ``candidates`` > 1 (``bandit_gym.rl.ArmwiseRecipe``) trains, for seed s, the candidates s, s + 1000,
 ...; each seed's held-out row is the candidate that ``bandit_gym.rl.select_candidate`` keeps on the training
 distribution (``OUT/PROBLEM_validation.csv``: every candidate's validation regret). A candidate already trained
-(its ``training.json`` present) is not trained again, and a candidate with no folder whose seed the package ships
-is read from the shipped weights (``ArmwisePPO``).
+(its ``training.json`` present) is not trained again; a candidate with no folder is read from its weights
+(``OUT/policies/PROBLEM-seedS.npz``) or from the package's, when it ships that candidate (``ArmwisePPO``).
 
 Each seed trains in its own process on one torch thread (``--jobs`` processes at once; the small network runs
 fastest on one thread, and two seeds then share two cores).
@@ -38,7 +38,8 @@ from joblib import Parallel, delayed
 from scipy import stats
 
 from bandit_gym.agents import AGENTS, ArmwisePPO, SB3Agent
-from bandit_gym.agents.armwise_ppo import SHIPPED_PROBLEMS, SHIPPED_SEEDS
+from bandit_gym.agents.armwise_ppo import SHIPPED_PROBLEMS, SHIPPED_SEEDS, shipped_path
+from bandit_gym.armwise import load_weights
 from bandit_gym.experiments import AgentSpec
 from bandit_gym.instances import AUDIBERT2010_PROBLEMS, best_arm_complexity, gap_complexity, staircase_distributions
 from bandit_gym.reproduce.hoffman2014 import (
@@ -151,14 +152,20 @@ def train_one(problem: str, seed: int, steps: int | None, folder: Path) -> float
 
 
 def policy_of(out: Path, problem: str, seed: int) -> Any:
-    """The policy trained with ``seed``: its folder under ``OUT/policies`` or, when there is none, the weights
-    the package ships for that seed (``ArmwisePPO``: the seeds 0, 1, 2 of the shipped problems)."""
+    """The policy trained with ``seed``: its folder under ``OUT/policies``, or its weights there
+    (``PROBLEM-seedS.npz``, as ``bandit_gym.armwise.save_weights`` writes them), or the weights the package
+    ships, when the shipped file of that seed is that candidate (its header's ``candidate_seed``, else its seed)."""
     folder = out / "policies" / f"{problem}-seed{seed}"
     if (folder / "model.zip").is_file():
         return SB3Agent(folder)
+    if folder.with_suffix(".npz").is_file():
+        return SB3Agent(load_weights(folder.with_suffix(".npz"))[0])
     if problem in SHIPPED_PROBLEMS and seed in SHIPPED_SEEDS:
-        return ArmwisePPO(problem, seed)
-    raise FileNotFoundError(f"no policy trained with seed {seed}: {folder} holds no model.zip")
+        header = load_weights(str(shipped_path(problem, seed)))[1]
+        if header.get("candidate_seed", seed) == seed:
+            return ArmwisePPO(problem, seed)
+    raise FileNotFoundError(f"no policy trained with seed {seed}: {folder} holds no model.zip, there is no "
+                            f"{folder.with_suffix('.npz')}, and the package ships another candidate for that seed")
 
 
 def select(out: Path, problem: str, seeds: list[int]) -> dict[int, int]:

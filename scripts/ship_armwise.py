@@ -5,8 +5,8 @@ with the optimiser's state) to the package data the ``ArmwisePPO`` agent reads: 
 
 Where the recipe chose among candidates (``OUT/PROBLEM_validation.csv`` beside the policies folder), seed s ships
 the chosen candidate, and its header records the candidate's training seed and the validation of every
-candidate; a chosen candidate with no folder is the policy the package ships now for that seed (kept, its header
-brought up to date).
+candidate; a chosen candidate with no folder is read from its weights beside them (``PROBLEM-seedS.npz``) or is
+the policy the package ships now for that seed (kept, its header brought up to date).
 """
 
 from __future__ import annotations
@@ -51,8 +51,12 @@ def main(argv: list[str] | None = None) -> int:
             if (folder / "model.zip").is_file():
                 model = load(folder).model
                 policy, steps = model.policy, int(model.num_timesteps)
-            else:  # the candidate shipped now for this seed
-                policy, header = load_weights(shipped_path(problem, candidate))
+            else:  # its weights beside the folders, or the candidate shipped now for this seed
+                weights = folder.with_suffix(".npz")
+                policy, header = load_weights(weights if weights.is_file() else shipped_path(problem, candidate))
+                if header.get("candidate_seed", header["seed"]) != candidate:
+                    raise SystemExit(f"{problem} seed {seed}: candidate {candidate} has no folder or weights under "
+                                     f"{args.policies}, and the package ships candidate {header['candidate_seed']}")
                 steps = int(header["total_timesteps"])
             path = save_weights(policy, args.out / f"{problem}-seed{seed}.npz", problem=problem, seed=seed,
                                 env_id=recipe.env_id, env_kwargs=repr(recipe.env_kwargs), total_timesteps=steps,
