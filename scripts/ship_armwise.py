@@ -53,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
                 policy, steps = model.policy, int(model.num_timesteps)
             else:  # its weights beside the folders, or the candidate shipped now for this seed
                 weights = folder.with_suffix(".npz")
-                policy, header = load_weights(weights if weights.is_file() else shipped_path(problem, candidate))
+                policy, header = load_weights(weights if weights.is_file() else shipped_path(problem, seed))
                 if header.get("candidate_seed", header["seed"]) != candidate:
                     raise SystemExit(f"{problem} seed {seed}: candidate {candidate} has no folder or weights under "
                                      f"{args.policies}, and the package ships candidate {header['candidate_seed']}")
