@@ -271,7 +271,7 @@ def test_select_candidate_keeps_the_lowest_validation_regret_whatever_the_order(
 
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_train_armwise_with_candidates_returns_the_one_validation_keeps(jobs, tmp_path) -> None:
-    from bandit_gym.rl import load, train_armwise, validate_armwise
+    from bandit_gym.rl import armwise_recipe, load, train_armwise, validate_armwise
 
     small = {"num_envs": 4, "env_kwargs": {"budget": 20}, "algo_kwargs": {"n_steps": 16, "batch_size": 64},
              "candidates": 2, "validation_runs": 50}
@@ -280,10 +280,7 @@ def test_train_armwise_with_candidates_returns_the_one_validation_keeps(jobs, tm
     assert selection["candidate_seeds"] == [3, 1003] and selection["seed"] == 3
     means = selection["validation_regret"]
     assert selection["chosen"] == selection["candidate_seeds"][int(np.argmin(means))]
-    recipe_kwargs = {"env_kwargs": {"budget": 20}, "validation_runs": 50}
-    from bandit_gym.rl import armwise_recipe
-
-    recipe = armwise_recipe("thresholding", **recipe_kwargs)
+    recipe = armwise_recipe("thresholding", **small)  # the recipe it trained with: its validation episodes
     assert validate_armwise(recipe, trained).mean() == pytest.approx(min(means))
     assert load(trained.save(tmp_path / "policy")).selection == selection
 
