@@ -41,6 +41,35 @@ class UniformMeans:
 
 
 @dataclass(frozen=True)
+class SpreadMeans:
+    """Sampler of Bernoulli means below a random top level with a random spread, per episode: ``top ~ U(top_low,
+    top_high)``, ``spread`` log-uniform in ``[spread_low, spread_high]``, then ``num_arms`` means i.i.d. uniform on
+    ``[top - spread, top]``.
+
+    A law of instances from easy to hard for best-arm identification: with a small spread every arm is close to
+    the best (the many near-optimal arms of Audibert et al.'s problems), with a large one most arms are clearly
+    worse (what ``UniformMeans`` draws). Pass it as ``means=``; it draws with the env's ``np_random``."""
+
+    num_arms: int = 15
+    top_low: float = 0.5
+    top_high: float = 0.7
+    spread_low: float = 0.04
+    spread_high: float = 0.5
+
+    def __post_init__(self) -> None:
+        check.integer("SpreadMeans num_arms", self.num_arms, minimum=2)
+        check.real("SpreadMeans top_low", self.top_low, low=0.0, high=1.0)
+        check.real("SpreadMeans top_high", self.top_high, low=self.top_low, high=1.0)
+        check.real("SpreadMeans spread_low", self.spread_low, low=0.0, high=1.0, low_open=True)
+        check.real("SpreadMeans spread_high", self.spread_high, low=self.spread_low, high=self.top_low)
+
+    def __call__(self, rng: np.random.Generator, n: int) -> np.ndarray:
+        top = rng.uniform(self.top_low, self.top_high, size=(n, 1))
+        spread = np.exp(rng.uniform(np.log(self.spread_low), np.log(self.spread_high), size=(n, 1)))
+        return top - spread * rng.uniform(size=(n, self.num_arms))
+
+
+@dataclass(frozen=True)
 class BudgetRange:
     """Sampler of a budget T per episode in ``low..high`` (both included): uniform on the integers, or
     log-uniform (``log=True``: ``round(exp(U(ln low, ln high)))``, as many episodes per factor of 2 of T).

@@ -19,6 +19,11 @@ fastest on one thread, and two seeds then share two cores).
     python scripts/rl_armwise.py threshold --seeds 0 1 2 --out docs/rl-armwise
     python scripts/rl_armwise.py thresholding --seeds 0 --steps 100000 --runs 50 --out /tmp/armwise  # a smoke run
     python scripts/rl_armwise.py best_arm --evaluate-only --out docs/rl-armwise  # score the saved policies again
+
+``--variant NAME`` trains and scores a variant of the problem's recipe (``VARIANTS``: its fields replaced) and
+chooses its candidates on the variant's own training distribution:
+
+    python scripts/rl_armwise.py best_arm --variant spread_means --out results/best_arm_spread_means
 """
 
 from __future__ import annotations
@@ -41,7 +46,14 @@ from bandit_gym.agents import AGENTS, ArmwisePPO, SB3Agent
 from bandit_gym.agents.armwise_ppo import SHIPPED_PROBLEMS, SHIPPED_SEEDS, shipped_path
 from bandit_gym.armwise import load_weights
 from bandit_gym.experiments import AgentSpec
-from bandit_gym.instances import AUDIBERT2010_PROBLEMS, best_arm_complexity, gap_complexity, staircase_distributions
+from bandit_gym.instances import (
+    AUDIBERT2010_PROBLEMS,
+    BudgetRange,
+    SpreadMeans,
+    best_arm_complexity,
+    gap_complexity,
+    staircase_distributions,
+)
 from bandit_gym.reproduce.hoffman2014 import (
     TRAFFIC_ENV,
     TRAFFIC_MODEL,
@@ -49,7 +61,14 @@ from bandit_gym.reproduce.hoffman2014 import (
     historical_hardness,
     traffic_agents,
 )
-from bandit_gym.rl import ARMWISE_RECIPES, candidate_seeds, select_candidate, train_armwise
+from bandit_gym.rl import (
+    ARMWISE_RECIPES,
+    ArmwiseRecipe,
+    armwise_recipe,
+    candidate_seeds,
+    select_candidate,
+    train_armwise,
+)
 from bandit_gym.rollout import play_vector
 
 
@@ -139,11 +158,28 @@ def score(setting: Setting, agents: dict[str, Any], seed: int, jobs: int = 1) ->
     return dict(zip(agents, regrets, strict=True))
 
 
-def train_one(problem: str, seed: int, steps: int | None, folder: Path) -> float:
+VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
+    "spread_means": ("best_arm", {"env_kwargs": {"means": SpreadMeans(num_arms=15)}}),
+    "long_budgets": ("best_arm", {"env_kwargs": {"budget": BudgetRange(100, 6000, log=True)}}),
+}
+"""Recipe variants measured and not shipped: name -> (problem, the recipe fields replaced)."""
+
+
+def recipe_of(problem: str, variant: str | None) -> ArmwiseRecipe:
+    """The problem's recipe, or its variant ``variant`` (a key of ``VARIANTS`` for that problem)."""
+    if variant is None:
+        return ARMWISE_RECIPES[problem]
+    of, overrides = VARIANTS[variant]
+    if of != problem:
+        raise SystemExit(f"error: --variant {variant} is a variant of {of}, not of {problem}")
+    return armwise_recipe(problem, **overrides)
+
+
+def train_one(recipe: ArmwiseRecipe, seed: int, steps: int | None, folder: Path) -> float:
     """Train one seed on one torch thread, save it to ``folder``; the minutes it took."""
     torch.set_num_threads(1)
     start = time.perf_counter()
-    trained = train_armwise(problem, seed=seed, total_timesteps=steps, candidates=1)
+    trained = train_armwise(recipe, seed=seed, total_timesteps=steps, candidates=1)
     minutes = (time.perf_counter() - start) / 60
     trained.save(folder)
     (folder / "training.json").write_text(json.dumps({"minutes": minutes, "steps": trained.model.num_timesteps,
@@ -168,16 +204,15 @@ def policy_of(out: Path, problem: str, seed: int) -> Any:
                             f"{folder.with_suffix('.npz')}, and the package ships another candidate for that seed")
 
 
-def select(out: Path, problem: str, seeds: list[int]) -> dict[int, int]:
-    """Each seed's chosen candidate (``bandit_gym.rl.select_candidate``, on the training distribution); the
-    validation of every candidate written to ``OUT/PROBLEM_validation.csv`` when the recipe has several."""
-    recipe = ARMWISE_RECIPES[problem]
+def select(out: Path, problem: str, seeds: list[int], recipe: ArmwiseRecipe) -> dict[int, int]:
+    """Each seed's chosen candidate (``bandit_gym.rl.select_candidate``, on ``recipe``'s training distribution);
+    the validation of every candidate written to ``OUT/PROBLEM_validation.csv`` when the recipe has several."""
     if recipe.candidates == 1:
         return {seed: seed for seed in seeds}
     chosen, rows = {}, []
     for seed in seeds:
         candidates = candidate_seeds(seed, recipe.candidates)
-        best, regrets = select_candidate(problem, [policy_of(out, problem, c) for c in candidates])
+        best, regrets = select_candidate(recipe, [policy_of(out, problem, c) for c in candidates])
         chosen[seed] = candidates[best]
         rows += [{"problem": problem, "seed": seed, "candidate_seed": c, "runs": r.size, "mean": r.mean(),
                   "se": r.std(ddof=1) / np.sqrt(r.size), "chosen": c == chosen[seed]}
@@ -197,20 +232,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=2, help="seeds trained (agents scored) at once, one process each")
     parser.add_argument("--evaluate-only", action="store_true", help="score the policies saved under OUT/policies")
     parser.add_argument("--out", type=Path, default=Path("results/rl-armwise"))
+    parser.add_argument("--variant", choices=sorted(VARIANTS), help="a variant of the problem's recipe")
     args = parser.parse_args(argv)
     settings, agents_of_paper = HELD_OUT[args.problem]
     args.out.mkdir(parents=True, exist_ok=True)
-    recipe = ARMWISE_RECIPES[args.problem]
+    recipe = recipe_of(args.problem, args.variant)
     trained = [c for seed in args.seeds for c in candidate_seeds(seed, recipe.candidates)]
     folders = {c: args.out / "policies" / f"{args.problem}-seed{c}" for c in trained}
     if not args.evaluate_only:
         todo = [c for c in trained if not (folders[c] / "training.json").is_file()]  # a rerun resumes
-        took = Parallel(n_jobs=args.jobs)(delayed(train_one)(args.problem, c, args.steps, folders[c]) for c in todo)
+        took = Parallel(n_jobs=args.jobs)(delayed(train_one)(recipe, c, args.steps, folders[c]) for c in todo)
         print(", ".join(f"seed {s}: trained in {m:.1f} min" for s, m in zip(todo, took, strict=True)), flush=True)
     record = {c: folder / "training.json" for c, folder in folders.items()}
     training = {c: json.loads(path.read_text()) for c, path in record.items() if path.is_file()}
     torch.set_num_threads(1)
-    chosen = select(args.out, args.problem, args.seeds)
+    chosen = select(args.out, args.problem, args.seeds, recipe)
     policies = {f"armwise seed {seed}": policy_of(args.out, args.problem, chosen[seed]) for seed in args.seeds}
     rows, tests = [], []
     for setting in settings:
@@ -232,19 +268,19 @@ def main(argv: list[str] | None = None) -> int:
                               "difference": diff.mean(), "relative": diff.mean() / max(regret[other].mean(), 1e-12),
                               "p_value": p})
         print(f"{setting.label}: done", flush=True)
-    report(args.out, args.problem, pd.DataFrame(rows), pd.DataFrame(tests), training, args.steps, chosen)
+    report(args.out, args.problem, pd.DataFrame(rows), pd.DataFrame(tests), training, args.steps, chosen, recipe)
     return 0
 
 
 def report(out: Path, problem: str, table: pd.DataFrame, tested: pd.DataFrame, training: dict[int, Any],
-           steps: int | None, chosen: dict[int, int] | None = None) -> None:
+           steps: int | None, chosen: dict[int, int] | None = None, recipe: ArmwiseRecipe | None = None) -> None:
     """Write ``OUT/PROBLEM.csv``, ``OUT/PROBLEM_tests.csv`` and ``OUT/PROBLEM.md`` (``chosen``: each seed's
     candidate, when the recipe chose among several)."""
     table.to_csv(out / f"{problem}.csv", index=False)
     tested.to_csv(out / f"{problem}_tests.csv", index=False)
     trained_in = ", ".join(f"seed {s}: {t['minutes']:.1f} min, {t['torch_threads']} torch thread(s)"
                            for s, t in training.items()) or "training times not recorded"
-    recipe = ARMWISE_RECIPES[problem]
+    recipe = recipe or ARMWISE_RECIPES[problem]
     features = recipe.features or "the default"
     lines = [f"# Arm-wise policy, {problem}", "",
              f"Trained on `{recipe.env_id}` with {recipe.env_kwargs}, features {features} "

@@ -396,3 +396,19 @@ def test_a_threshold_policy_refuses_malformed_level_counts(bad, plain) -> None:
         obs["level_exceed"] = bad
     with pytest.raises((ValueError, TypeError), match="level_exceed"):
         agent.act(obs)
+
+
+@pytest.mark.slow
+def test_the_development_settings_script_scores_the_shipped_policies(tmp_path) -> None:
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import pandas as pd
+
+    script = Path(__file__).resolve().parents[1] / "scripts" / "rl_armwise_dev.py"
+    subprocess.run([sys.executable, str(script), "--shipped", "--runs", "20", "--out", str(tmp_path)], check=True,
+                   capture_output=True)
+    table = pd.read_csv(tmp_path / "best_arm_dev.csv")
+    assert len(table) == 3 * 5 and set(table.agent) == {"Uniform", "SR", *(f"shipped seed {s}" for s in (0, 1, 2))}
+    assert (table.runs == 20).all() and table["mean"].between(0.0, 0.15).all()

@@ -9,7 +9,7 @@ from scipy import stats
 
 import bandit_gym  # noqa: F401
 from bandit_gym.agents import Uniform
-from bandit_gym.instances import BudgetRange, RandomSurvival, UniformMeans
+from bandit_gym.instances import BudgetRange, RandomSurvival, SpreadMeans, UniformMeans
 from bandit_gym.rollout import play_compiled, play_episode, play_vector
 from bandit_gym.wrappers import RecordAnytimeRegret
 
@@ -78,6 +78,30 @@ def test_bad_budget_ranges_are_refused() -> None:
         BudgetRange(10, 5)
     with pytest.raises(TypeError, match="BudgetRange"):
         gym.make("ThresholdingBandit-v0", budget="100")
+
+
+def test_spread_means_follow_their_law() -> None:
+    # with 2000 arms the largest mean is the top level and the smallest is top - spread, to 1/1000 of the spread
+    sampler = SpreadMeans(num_arms=2000, top_low=0.5, top_high=0.7, spread_low=0.04, spread_high=0.5)
+    means = sampler(np.random.default_rng(0), 5000)
+    assert means.shape == (5000, 2000) and means.min() >= 0.0 and means.max() <= 0.7
+    top, spread = means.max(axis=1), means.max(axis=1) - means.min(axis=1)
+    assert stats.kstest((top - 0.5) / 0.2, "uniform").statistic < 0.02
+    assert stats.kstest((np.log(spread) - np.log(0.04)) / np.log(0.5 / 0.04), "uniform").statistic < 0.02
+    # an env draws its instances with it, seeded
+    venv = gym.make_vec("BestArmIdentification-v0", num_envs=64, vectorization_mode="vector_entry_point",
+                        means=SpreadMeans(num_arms=15), budget=100)
+    first = [play_vector(venv, Uniform(), seed=seed)["regret"] for seed in (7, 7, 8)]
+    assert np.array_equal(first[0], first[1]) and not np.array_equal(first[0], first[2])
+
+
+def test_bad_spread_means_are_refused() -> None:
+    with pytest.raises(ValueError, match="spread_high"):
+        SpreadMeans(top_low=0.3, spread_high=0.5)  # means below 0
+    with pytest.raises(ValueError, match="top_high"):
+        SpreadMeans(top_low=0.6, top_high=0.5)
+    with pytest.raises(ValueError, match="spread_low"):
+        SpreadMeans(spread_low=0.0)
 
 
 def test_random_survival_draws_valid_instances_with_a_unique_crossing_best_arm() -> None:

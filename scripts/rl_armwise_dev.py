@@ -1,0 +1,82 @@
+"""Score best-arm policies on two development settings: random instances in the regime of the held-out problems
+(every arm close to the best, a budget of about 100 pulls per arm), never a held-out instance. Next to Uniform and
+SR on the same runs. Writes ``OUT/best_arm_dev.csv`` (one row per setting and agent: mean, standard error).
+
+The settings: K = 20 arms with means i.i.d. U(0.35, 0.5) and T = 2000 (1000 runs, env seed 987); K = 10, the same
+means law, T = 1000 (1000 runs, env seed 988); K = 15, T = 1000 (env seed 989), the K of the best-arm recipe's
+training and a budget inside its range, so that only the law of the means differs from training. Each run draws
+its own instance; every agent plays the same runs.
+
+    python scripts/rl_armwise_dev.py --policies docs/rl-armwise/policies --candidates 0 1001 2 --out docs/rl-armwise
+    python scripts/rl_armwise_dev.py --shipped --out docs/rl-armwise    # the policies the package ships
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+import pandas as pd
+import torch
+from rl_armwise import policy_of
+
+from bandit_gym.agents import ArmwisePPO, SuccessiveRejects, Uniform
+from bandit_gym.agents.armwise_ppo import SHIPPED_SEEDS
+from bandit_gym.instances import UniformMeans
+from bandit_gym.rollout import play_vector
+
+DEV_SETTINGS = {"K = 20, means U(0.35, 0.5), T = 2000": (20, 2000, 987),
+                "K = 10, means U(0.35, 0.5), T = 1000": (10, 1000, 988),
+                "K = 15, means U(0.35, 0.5), T = 1000": (15, 1000, 989)}
+"""Label: (K, T, env seed)."""
+
+
+def play(agent: Any, arms: int, budget: int, seed: int, runs: int) -> np.ndarray:
+    env = gym.make_vec("BestArmIdentification-v0", num_envs=runs, vectorization_mode="vector_entry_point",
+                       means=UniformMeans(arms, 0.35, 0.5), m=1, budget=budget)
+    try:
+        return play_vector(env, agent, seed=seed)["regret"]
+    finally:
+        env.close()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--policies", type=Path, help="a rl_armwise.py OUT folder (its policies/ are read)")
+    parser.add_argument("--candidates", type=int, nargs="*", default=[], help="candidate seeds to score")
+    parser.add_argument("--shipped", action="store_true", help="score the shipped best_arm seeds")
+    parser.add_argument("--runs", type=int, default=1000)
+    parser.add_argument("--label", default="", help="a prefix for the policies' rows (e.g. the recipe's version)")
+    args = parser.parse_args(argv)
+    torch.set_num_threads(1)
+    agents: dict[str, Any] = {"Uniform": Uniform(), "SR": SuccessiveRejects()}
+    if args.shipped:
+        agents |= {f"{args.label}shipped seed {s}": ArmwisePPO("best_arm", s) for s in SHIPPED_SEEDS}
+    for c in args.candidates:
+        if args.policies is None:
+            parser.error("--candidates needs --policies")
+        agents[f"{args.label}candidate {c}"] = policy_of(args.policies, "best_arm", c)
+    rows = []
+    for label, (arms, budget, seed) in DEV_SETTINGS.items():
+        for name, agent in agents.items():
+            regret = play(agent, arms, budget, seed, args.runs)
+            rows.append({"setting": label, "agent": name, "runs": regret.size, "mean": regret.mean(),
+                         "se": regret.std(ddof=1) / np.sqrt(regret.size)})
+            print(f"{label} | {name}: {regret.mean():.4f} ({rows[-1]['se']:.4f})", flush=True)
+    args.out.mkdir(parents=True, exist_ok=True)
+    path = args.out / "best_arm_dev.csv"
+    table = pd.DataFrame(rows)
+    if path.is_file():  # keep the rows of other policies; replace this run's
+        old = pd.read_csv(path)
+        table = pd.concat([old[~old.set_index(["setting", "agent"]).index.isin(
+            table.set_index(["setting", "agent"]).index)], table], ignore_index=True)
+    table.to_csv(path, index=False)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
