@@ -16,7 +16,7 @@ import gymnasium as gym
 
 def _list() -> str:
     import bandit_gym
-    from bandit_gym.agents import AGENTS
+    from bandit_gym.agents import AGENTS, registry
 
     lines = ["Environments (gym.make(id); gym.make_vec(id, num_envs=N, vectorization_mode='vector_entry_point')):"]
     width = max(map(len, bandit_gym.ENV_SPECS))
@@ -30,6 +30,13 @@ def _list() -> str:
         summary = (cls.__doc__ or "").strip().splitlines()[0]
         lines.append(f"  {name.ljust(width)}  [{', '.join(cls.families)}] {summary}")
     lines.append("")
+    plugged = sorted((point.name, point.value) for point in registry._entry_points() if point.name not in AGENTS)
+    if plugged:
+        lines.append(f"Agents of installed packages (entry points {registry.ENTRY_POINT_GROUP!r}, loaded when a spec "
+                     "names them):")
+        width = max(len(name) for name, _ in plugged)
+        lines += [f"  {name.ljust(width)}  {value}" for name, value in plugged]
+        lines.append("")
     lines.append("Reproductions (bandit-gym reproduce PAPER): tao2019, abernethy2016, gabillon2012, chen2017, "
                  "hoffman2014")
     return "\n".join(lines)

@@ -245,6 +245,21 @@ def test_entry_point_is_loaded_lazily(monkeypatch: pytest.MonkeyPatch) -> None:
         agent_class("NotAnAgent")
 
 
+def test_cli_list_names_the_agents_of_installed_packages_without_loading_them(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    from bandit_gym.cli import main
+
+    points = [EntryPoint("Plugged", "no_such_module_x:Rule", registry.ENTRY_POINT_GROUP),
+              EntryPoint("LSA", "elsewhere:LSA", registry.ENTRY_POINT_GROUP)]  # a built-in name wins; not listed
+    monkeypatch.setattr(registry, "_entry_points", lambda: points)
+    assert main(["list"]) == 0
+    out = capsys.readouterr().out
+    assert "Agents of installed packages" in out and "Plugged  no_such_module_x:Rule" in out
+    assert "elsewhere:LSA" not in out  # and nothing was imported: the module does not exist
+    monkeypatch.setattr(registry, "_entry_points", lambda: [])
+    assert main(["list"]) == 0 and "Agents of installed packages" not in capsys.readouterr().out
+
+
 def test_builtin_cell_keys_unchanged() -> None:
     spec = spec_of({"name": "APT", "params": {"epsilon": 0.05}, "label": "APT(.05)"}, "LSA",
                    {"name": "UCBE", "params": {"b": 0.0}})
