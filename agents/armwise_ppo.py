@@ -88,7 +88,7 @@ class ArmwisePPO(SB3Agent):
         self._check_spaces()
 
     def _act_batch(self, obs: Obs, last: np.ndarray, family: Family) -> np.ndarray:
-        trained = SHIPPED_PROBLEMS[self.problem]
+        (trained,) = self.families_of(self.params())
         if family is not trained:
             allowed = sorted(name for name, f in SHIPPED_PROBLEMS.items() if f is family)
             raise ValueError(f"ArmwisePPO(problem={self.problem!r}) plays {trained} envs, not this {family} env; "

@@ -352,7 +352,9 @@ class ArmwiseRecipe:
     ``candidates`` > 1: a seed trains that many policies (``candidate_seeds``) and keeps the one with the lowest
     mean regret on ``validation_runs`` episodes of the training distribution itself (``select_candidate``):
     a rule fixed before any held-out instance is played, which guards against a run that settles on a poor
-    policy. The candidates train in parallel (``train_armwise``'s ``jobs``)."""
+    policy. The candidates train in parallel (``train_armwise``'s ``jobs``). ``validation_env_kwargs`` replace
+    env arguments for those episodes only (e.g. another law of the means): the candidates are then chosen on
+    that distribution instead (none by default)."""
 
     env_id: str
     env_kwargs: dict[str, Any]
@@ -362,6 +364,7 @@ class ArmwiseRecipe:
     shaped: bool = True
     candidates: int = 1
     validation_runs: int = 1000
+    validation_env_kwargs: dict[str, Any] = field(default_factory=dict)
 
     @property
     def features(self) -> dict[str, Any]:
@@ -405,14 +408,14 @@ instances, shared by every candidate, and no training seed's."""
 
 def armwise_recipe(problem: str | ArmwiseRecipe, **overrides: Any) -> ArmwiseRecipe:
     """The recipe of ``problem`` (a key of ``ARMWISE_RECIPES``, or a recipe) with ``overrides`` replacing its
-    fields (``algo_kwargs`` and ``env_kwargs`` are merged)."""
+    fields (``algo_kwargs``, ``env_kwargs`` and ``validation_env_kwargs`` are merged)."""
     recipe = problem if isinstance(problem, ArmwiseRecipe) else ARMWISE_RECIPES[
         check.choice("problem", problem, tuple(ARMWISE_RECIPES))]
     unknown = set(overrides) - set(ArmwiseRecipe.__dataclass_fields__)
     if unknown:
         raise ValueError(f"unknown recipe fields {sorted(unknown)}; allowed: "
                          f"{sorted(ArmwiseRecipe.__dataclass_fields__)}")
-    for merged in ("algo_kwargs", "env_kwargs"):
+    for merged in ("algo_kwargs", "env_kwargs", "validation_env_kwargs"):
         if merged in overrides:
             overrides[merged] = {**getattr(recipe, merged), **overrides[merged]}
     if "candidates" in overrides:
@@ -432,9 +435,9 @@ def candidate_seeds(seed: int | None, candidates: int) -> tuple[int | None, ...]
 def validate_armwise(problem: str | ArmwiseRecipe, policy: Any, runs: int | None = None,
                      seed: int = VALIDATION_SEED) -> np.ndarray:
     """Per-episode regret of ``policy`` on ``runs`` episodes (the recipe's ``validation_runs`` if None) of the
-    recipe's own training distribution (its env and ``env_kwargs``: new instances and budgets, never a held-out
-    instance), the env seeded with ``seed``. ``policy`` is an agent, or anything ``SB3Agent`` plays (played at
-    any budget; sampled, as in training)."""
+    recipe's own training distribution (its env and ``env_kwargs``, with its ``validation_env_kwargs`` replacing
+    some: new instances and budgets, never a held-out instance), the env seeded with ``seed``. ``policy`` is an
+    agent, or anything ``SB3Agent`` plays (played at any budget; sampled, as in training)."""
     from bandit_gym.agents.base import Agent
     from bandit_gym.agents.sb3_agent import SB3Agent
     from bandit_gym.rollout import play_vector
@@ -442,7 +445,8 @@ def validate_armwise(problem: str | ArmwiseRecipe, policy: Any, runs: int | None
     recipe = armwise_recipe(problem)
     runs = recipe.validation_runs if runs is None else check.integer("runs", runs, minimum=2)
     agent = policy if isinstance(policy, Agent) else SB3Agent(policy, any_budget=True)
-    env = gym.make_vec(recipe.env_id, num_envs=runs, vectorization_mode="vector_entry_point", **recipe.env_kwargs)
+    env = gym.make_vec(recipe.env_id, num_envs=runs, vectorization_mode="vector_entry_point",
+                       **{**recipe.env_kwargs, **recipe.validation_env_kwargs})
     try:
         return play_vector(env, agent, seed=seed)["regret"]
     finally:
@@ -519,5 +523,6 @@ def train_armwise(problem: str | ArmwiseRecipe, seed: int | None = 0, total_time
     assert isinstance(chosen, TrainedPolicy)
     chosen.selection = {"seed": seed, "candidate_seeds": list(seeds), "chosen": seeds[best],
                         "validation_regret": regrets.mean(axis=1).tolist(), "validation_runs": recipe.validation_runs,
-                        "validation_seed": VALIDATION_SEED}
+                        "validation_seed": VALIDATION_SEED,
+                        "validation_env_kwargs": {k: repr(v) for k, v in recipe.validation_env_kwargs.items()}}
     return chosen

@@ -21,7 +21,8 @@ fastest on one thread, and two seeds then share two cores).
     python scripts/rl_armwise.py best_arm --evaluate-only --out docs/rl-armwise  # score the saved policies again
 
 ``--variant NAME`` trains and scores a variant of the problem's recipe (``VARIANTS``: its fields replaced) and
-chooses its candidates on the variant's own training distribution:
+chooses its candidates on the variant's own validation episodes (its training distribution, unless the variant
+sets ``validation_env_kwargs``):
 
     python scripts/rl_armwise.py best_arm --variant spread_means --out results/best_arm_spread_means
 """
@@ -50,6 +51,7 @@ from bandit_gym.instances import (
     AUDIBERT2010_PROBLEMS,
     BudgetRange,
     SpreadMeans,
+    UniformMeans,
     best_arm_complexity,
     gap_complexity,
     staircase_distributions,
@@ -161,6 +163,8 @@ def score(setting: Setting, agents: dict[str, Any], seed: int, jobs: int = 1) ->
 VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
     "spread_means": ("best_arm", {"env_kwargs": {"means": SpreadMeans(num_arms=15)}}),
     "long_budgets": ("best_arm", {"env_kwargs": {"budget": BudgetRange(100, 6000, log=True)}}),
+    "dev_select": ("best_arm", {"total_timesteps": 2_000_000, "candidates": 6, "validation_env_kwargs": {
+        "means": UniformMeans(num_arms=15, low=0.35, high=0.5), "budget": BudgetRange(600, 2000, log=True)}}),
 }
 """Recipe variants measured and not shipped: name -> (problem, the recipe fields replaced)."""
 
@@ -288,9 +292,11 @@ def report(out: Path, problem: str, table: pd.DataFrame, tested: pd.DataFrame, t
              "error) over the runs:", "",
              "| setting | agent | runs | mean (SE) |", "|---|---|---|---|"]
     if recipe.candidates > 1 and chosen:
+        validated_on = (f"the training env with {recipe.validation_env_kwargs} instead"
+                        if recipe.validation_env_kwargs else "the training distribution")
         picked = ", ".join(f"seed {seed}: candidate {c}" for seed, c in chosen.items())
         lines[2:2] = [f"Each seed trained {recipe.candidates} candidates (seeds s, s + 1000, ...) and kept the one "
-                      f"with the lowest mean regret on {recipe.validation_runs} episodes of the training distribution "
+                      f"with the lowest mean regret on {recipe.validation_runs} episodes of {validated_on} "
                       f"([validation]({problem}_validation.csv)): {picked}.", ""]
     lines += [f"| {r.setting} | {r.agent} | {r.runs} | {r.mean:.4g} ({r.se:.2g}) |" for r in table.itertuples()]
     lines += ["", "Paired two-sided t-tests (same runs), each policy against the best paper agent of the setting "

@@ -269,6 +269,24 @@ def test_select_candidate_keeps_the_lowest_validation_regret_whatever_the_order(
         select_candidate("thresholding", [])
 
 
+def test_validation_env_kwargs_replace_the_training_distribution_for_validation_only() -> None:
+    from bandit_gym.agents import Uniform
+    from bandit_gym.instances import BudgetRange, UniformMeans
+    from bandit_gym.rl import VALIDATION_SEED, armwise_recipe, validate_armwise
+
+    near = {"means": UniformMeans(num_arms=6, low=0.35, high=0.5), "budget": BudgetRange(60, 120)}
+    recipe = armwise_recipe("best_arm", validation_env_kwargs=near)
+    assert recipe.env_kwargs == armwise_recipe("best_arm").env_kwargs  # training is unchanged
+    assert recipe.validation_env_kwargs == near
+    env = gym.make_vec("BestArmIdentification-v0", num_envs=300, vectorization_mode="vector_entry_point", m=1,
+                       **near)
+    expected = play_vector(env, Uniform(), seed=VALIDATION_SEED)["regret"]
+    validated = validate_armwise(recipe, Uniform(), runs=300)
+    np.testing.assert_array_equal(validated, expected)
+    assert validated.max() <= 0.15 + 1e-12  # every mean within 0.15 of the best, as drawn: not training's law
+    assert not np.array_equal(validate_armwise("best_arm", Uniform(), runs=300), validated)
+
+
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_train_armwise_with_candidates_returns_the_one_validation_keeps(jobs, tmp_path) -> None:
     from bandit_gym.rl import armwise_recipe, load, train_armwise, validate_armwise

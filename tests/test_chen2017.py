@@ -121,3 +121,23 @@ def test_reproduce_quick_writes_every_artefact(tmp_path: Path, monkeypatch: pyte
     text = (tmp_path / "failure.md").read_text()
     assert "### TwoGroup, K = 100" in text and "## How the experimental constant was chosen" in text
     assert f"Chosen: **{label}**" in text
+
+
+def test_an_added_clucb_row_stays_out_of_the_clucb_readings_figure(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    import bandit_gym.plotting as plotting
+
+    monkeypatch.setattr(reproduce, "QUICK", reproduce.Quick(datasets=("TwoGroup",), ks=(100,), budgets=(2000,)))
+    drawn: dict[str, set[str]] = {}
+
+    def record(frame: pd.DataFrame, path: Path, **kwargs: object) -> Path:
+        drawn[path.name] = set(frame["agent"])
+        path.write_bytes(b"figure")
+        return path
+
+    monkeypatch.setattr(plotting, "plot_failure_against_budget", record)
+    added = '{name = "CLUCBPAC", params = {R = 0.5}, label = "my CLUCB"}'
+    assert main(["reproduce", "chen2017", "--quick", "--runs", "2", "--out", str(tmp_path), "--quiet",
+                 "--agent", added]) == 0
+    assert drawn["clucb_variants.png"] == {"CLUCB-PAC", "CLUCB-PAC (R = 1)", "CLUCB-PAC (epsilon_sum = epsilon)"}
+    assert "my CLUCB" in drawn["figure_TwoGroup.png"]

@@ -37,6 +37,18 @@ def test_numba_loads_at_the_first_step_not_at_import_or_make() -> None:
     assert out.stdout.split() == ["False", "True"]
 
 
+def test_every_registered_env_class_is_exported_from_bandit_gym_envs() -> None:
+    import bandit_gym.envs
+
+    exported = {getattr(bandit_gym.envs, name) for name in bandit_gym.envs.__all__}
+    for env_id in bandit_gym.ENV_SPECS:
+        env = gym.make(env_id)
+        assert type(env.unwrapped) in exported, env_id
+        vector = gym.make_vec(env_id, num_envs=2, vectorization_mode="vector_entry_point")
+        assert type(vector.unwrapped) in exported, env_id
+        env.close(), vector.close()
+
+
 def test_registration_is_idempotent() -> None:
     before = {k for k in gym.registry if k in bandit_gym.ENV_SPECS}
     bandit_gym.register_envs()

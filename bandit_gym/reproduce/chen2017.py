@@ -286,7 +286,8 @@ def reproduce_chen2017(
     figures = [plot_failure_against_budget(shown[shown["dataset"] == dataset], out / f"figure_{dataset}.png",
                                            title=f"chen2017: {dataset}, n = 1000, {runs} runs per point")
                for dataset in dict.fromkeys(shown["dataset"])]
-    clucb = summary[summary["name"] == "CLUCBPAC"]
+    readings = {agent.display for agent in (*BASELINES, *CLUCB_VARIANTS) if agent.name == "CLUCBPAC"}
+    clucb = summary[summary["agent"].isin(readings)]  # the paper's readings, not a user's added CLUCBPAC row
     clucb = clucb[clucb["k"].isin(CLUCB_VARIANT_KS)]
     if not clucb.empty:
         figures.append(plot_failure_against_budget(
