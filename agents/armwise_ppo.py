@@ -14,8 +14,8 @@ from bandit_gym.agents.sb3_agent import SB3Agent
 from bandit_gym.families import Family
 
 SHIPPED_PROBLEMS: dict[str, Family] = {"thresholding": Family.THRESHOLDING, "threshold": Family.THRESHOLD,
-                                       "best_arm": Family.BEST_ARM, "top_k": Family.TOP_K,
-                                       "correlated": Family.BEST_ARM}
+                                       "best_arm": Family.BEST_ARM, "best_arm_dev_select": Family.BEST_ARM,
+                                       "top_k": Family.TOP_K, "correlated": Family.BEST_ARM}
 """The problems (keys of ``bandit_gym.rl.ARMWISE_RECIPES``) with shipped policies, and the family each plays."""
 SHIPPED_SEEDS = (0, 1, 2)
 """The training seeds shipped for every problem."""
@@ -32,12 +32,13 @@ class ArmwisePPO(SB3Agent):
     package data (weights only, about 90 kB each), played through ``SB3Agent`` on any K and budget of its family.
 
     Not from the papers. ``problem`` is one of ``SHIPPED_PROBLEMS`` (``"thresholding"``, ``"threshold"``,
-    ``"best_arm"``, ``"top_k"``, ``"correlated"``) and ``seed`` one of ``SHIPPED_SEEDS``; ``deterministic`` as
-    ``SB3Agent`` (None: sample on pure-exploration envs, the most likely arm on the threshold bandit). The
+    ``"best_arm"``, ``"best_arm_dev_select"``, ``"top_k"``, ``"correlated"``) and ``seed`` one of
+    ``SHIPPED_SEEDS``; ``deterministic`` as ``SB3Agent`` (None: sample on pure-exploration envs, the most likely
+    arm on the threshold bandit). The
     held-out scores of every shipped policy against the papers' agents, and how they were trained, are in
     ``docs/rl.md#learned-exploration-the-arm-wise-policy``. Where the problem's recipe chooses among candidates
-    (``bandit_gym.rl.ArmwiseRecipe.candidates``: ``best_arm`` and ``top_k``), seed s ships the candidate it
-    chose on the training distribution; the weights' header names it (``candidate_seed``).
+    (``bandit_gym.rl.ArmwiseRecipe.candidates``: ``best_arm``, ``best_arm_dev_select`` and ``top_k``), seed s
+    ships the candidate it chose on its validation episodes; the weights' header names it (``candidate_seed``).
 
     In a spec: ``{name = "ArmwisePPO", params = {problem = "thresholding", seed = 0}}``. Refusals
     (ValueError): an unknown problem or seed; at the first ``act``, an env of another family than the

@@ -376,12 +376,16 @@ def _armwise_recipes() -> dict[str, ArmwiseRecipe]:
     pure = {"n_steps": 64, "batch_size": 1024, "n_epochs": 4, "gamma": 1.0, "gae_lambda": 0.95,
             "learning_rate": 3e-4, "ent_coef": 0.0}
     online = {**pure, "gamma": 0.9, "gae_lambda": 0.9}
+    best_arm = ArmwiseRecipe("BestArmIdentification-v0", {"means": UniformMeans(num_arms=15, low=0.1, high=0.6),
+                                                          "m": 1, "budget": BudgetRange(100, 1000, log=True)},
+                             pure, total_timesteps=4_000_000, candidates=3)
+    near_ties = {"means": UniformMeans(num_arms=15, low=0.35, high=0.5), "budget": BudgetRange(600, 2000, log=True)}
     return {
         "thresholding": ArmwiseRecipe("ThresholdingBandit-v0", {"means": UniformMeans(num_arms=10),
                                                                 "budget": BudgetRange(50, 400, log=True)}, pure),
-        "best_arm": ArmwiseRecipe("BestArmIdentification-v0", {"means": UniformMeans(num_arms=15, low=0.1, high=0.6),
-                                                               "m": 1, "budget": BudgetRange(100, 1000, log=True)},
-                                  pure, total_timesteps=4_000_000, candidates=3),
+        "best_arm": best_arm,
+        "best_arm_dev_select": replace(best_arm, total_timesteps=2_000_000, candidates=6,
+                                       validation_env_kwargs=near_ties),
         "top_k": ArmwiseRecipe("TopKIdentification-v0", {"means": UniformMeans(num_arms=30), "k": 3,
                                                          "budget": BudgetRange(300, 3000, log=True)},
                                {**pure, "policy_kwargs": {"features_extractor_kwargs": {"k_invariant": True}}},
@@ -396,7 +400,10 @@ def _armwise_recipes() -> dict[str, ArmwiseRecipe]:
 
 
 ARMWISE_RECIPES: dict[str, ArmwiseRecipe] = _armwise_recipes()
-"""The arm-wise recipes, by problem: the training env draws a new instance (and budget) every episode."""
+"""The arm-wise recipes, by problem: the training env draws a new instance (and budget) every episode.
+``best_arm_dev_select`` trains as ``best_arm`` does (2M steps per candidate) and chooses among 6 candidates on
+instances whose arms are all close to the best (means U(0.35, 0.5), budgets 600..2000), not on its training
+distribution."""
 
 CANDIDATE_STRIDE = 1000
 """Candidate j of seed s trains with seed ``s + 1000 j`` (``candidate_seeds``); candidate 0 is seed s itself."""

@@ -51,7 +51,6 @@ from bandit_gym.instances import (
     AUDIBERT2010_PROBLEMS,
     BudgetRange,
     SpreadMeans,
-    UniformMeans,
     best_arm_complexity,
     gap_complexity,
     staircase_distributions,
@@ -65,6 +64,7 @@ from bandit_gym.reproduce.hoffman2014 import (
 )
 from bandit_gym.rl import (
     ARMWISE_RECIPES,
+    CANDIDATE_STRIDE,
     ArmwiseRecipe,
     armwise_recipe,
     candidate_seeds,
@@ -135,6 +135,7 @@ HELD_OUT: dict[str, tuple[tuple[Setting, ...], tuple[AgentSpec, ...]]] = {
     ),
     "correlated": ((_traffic(100), _traffic(400)), ()),
 }
+HELD_OUT["best_arm_dev_select"] = HELD_OUT["best_arm"]
 
 
 def crn(env_id: str, kwargs: dict[str, Any]) -> dict[str, Any]:
@@ -163,8 +164,6 @@ def score(setting: Setting, agents: dict[str, Any], seed: int, jobs: int = 1) ->
 VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
     "spread_means": ("best_arm", {"env_kwargs": {"means": SpreadMeans(num_arms=15)}}),
     "long_budgets": ("best_arm", {"env_kwargs": {"budget": BudgetRange(100, 6000, log=True)}}),
-    "dev_select": ("best_arm", {"total_timesteps": 2_000_000, "candidates": 6, "validation_env_kwargs": {
-        "means": UniformMeans(num_arms=15, low=0.35, high=0.5), "budget": BudgetRange(600, 2000, log=True)}}),
 }
 """Recipe variants measured and not shipped: name -> (problem, the recipe fields replaced)."""
 
@@ -194,25 +193,35 @@ def train_one(recipe: ArmwiseRecipe, seed: int, steps: int | None, folder: Path)
 def policy_of(out: Path, problem: str, seed: int) -> Any:
     """The policy trained with ``seed``: its folder under ``OUT/policies``, or its weights there
     (``PROBLEM-seedS.npz``, as ``bandit_gym.armwise.save_weights`` writes them), or the weights the package
-    ships, when the shipped file of that seed is that candidate (its header's ``candidate_seed``, else its seed)."""
+    ships, when the file shipped for the candidate's seed (``seed % CANDIDATE_STRIDE``: candidate 1001 is seed 1's)
+    is that candidate (its header's ``candidate_seed``, else its seed)."""
     folder = out / "policies" / f"{problem}-seed{seed}"
     if (folder / "model.zip").is_file():
         return SB3Agent(folder)
     if folder.with_suffix(".npz").is_file():
         return SB3Agent(load_weights(folder.with_suffix(".npz"))[0])
-    if problem in SHIPPED_PROBLEMS and seed in SHIPPED_SEEDS:
-        header = load_weights(str(shipped_path(problem, seed)))[1]
-        if header.get("candidate_seed", seed) == seed:
-            return ArmwisePPO(problem, seed)
+    shipped_seed = seed % CANDIDATE_STRIDE
+    if problem in SHIPPED_PROBLEMS and shipped_seed in SHIPPED_SEEDS:
+        header = load_weights(str(shipped_path(problem, shipped_seed)))[1]
+        if header.get("candidate_seed", shipped_seed) == seed:
+            return ArmwisePPO(problem, shipped_seed)
     raise FileNotFoundError(f"no policy trained with seed {seed}: {folder} holds no model.zip, there is no "
                             f"{folder.with_suffix('.npz')}, and the package ships another candidate for that seed")
 
 
-def select(out: Path, problem: str, seeds: list[int], recipe: ArmwiseRecipe) -> dict[int, int]:
-    """Each seed's chosen candidate (``bandit_gym.rl.select_candidate``, on ``recipe``'s training distribution);
-    the validation of every candidate written to ``OUT/PROBLEM_validation.csv`` when the recipe has several."""
+def select(out: Path, problem: str, seeds: list[int], recipe: ArmwiseRecipe, reuse: bool = False) -> dict[int, int]:
+    """Each seed's chosen candidate (``bandit_gym.rl.select_candidate``, on ``recipe``'s validation episodes);
+    the validation of every candidate written to ``OUT/PROBLEM_validation.csv`` when the recipe has several.
+    ``reuse``: read the choice from that file instead (it must hold every candidate of every seed)."""
     if recipe.candidates == 1:
         return {seed: seed for seed in seeds}
+    if reuse:
+        done = pd.read_csv(out / f"{problem}_validation.csv")
+        for seed in seeds:
+            held = sorted(done.loc[done["seed"] == seed, "candidate_seed"])
+            if held != list(candidate_seeds(seed, recipe.candidates)):
+                raise SystemExit(f"error: {out / (problem + '_validation.csv')} does not hold seed {seed}'s candidates")
+        return {int(r.seed): int(r.candidate_seed) for r in done[done["chosen"]].itertuples() if r.seed in seeds}
     chosen, rows = {}, []
     for seed in seeds:
         candidates = candidate_seeds(seed, recipe.candidates)
@@ -237,8 +246,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--evaluate-only", action="store_true", help="score the policies saved under OUT/policies")
     parser.add_argument("--out", type=Path, default=Path("results/rl-armwise"))
     parser.add_argument("--variant", choices=sorted(VARIANTS), help="a variant of the problem's recipe")
+    parser.add_argument("--env-seed", type=int, default=2019, help="the env seed of the scored runs (default 2019)")
+    parser.add_argument("--setting", action="append", help="score only this held-out setting (its label; repeatable)")
+    parser.add_argument("--with-shipped", metavar="PROBLEM", choices=sorted(SHIPPED_PROBLEMS),
+                        help="also score the policies the package ships for PROBLEM (rows 'shipped seed S')")
+    parser.add_argument("--reuse-validation", action="store_true",
+                        help="take each seed's candidate from OUT/PROBLEM_validation.csv instead of validating again")
     args = parser.parse_args(argv)
     settings, agents_of_paper = HELD_OUT[args.problem]
+    if args.setting:
+        labels = [setting.label for setting in settings]
+        unknown = sorted(set(args.setting) - set(labels))
+        if unknown:
+            parser.error(f"--setting {unknown[0]!r} is not a held-out setting of {args.problem}; choose from {labels}")
+        settings = tuple(setting for setting in settings if setting.label in args.setting)
     args.out.mkdir(parents=True, exist_ok=True)
     recipe = recipe_of(args.problem, args.variant)
     trained = [c for seed in args.seeds for c in candidate_seeds(seed, recipe.candidates)]
@@ -250,8 +271,10 @@ def main(argv: list[str] | None = None) -> int:
     record = {c: folder / "training.json" for c, folder in folders.items()}
     training = {c: json.loads(path.read_text()) for c, path in record.items() if path.is_file()}
     torch.set_num_threads(1)
-    chosen = select(args.out, args.problem, args.seeds, recipe)
+    chosen = select(args.out, args.problem, args.seeds, recipe, reuse=args.reuse_validation)
     policies = {f"armwise seed {seed}": policy_of(args.out, args.problem, chosen[seed]) for seed in args.seeds}
+    if args.with_shipped:
+        policies |= {f"shipped seed {seed}": ArmwisePPO(args.with_shipped, seed) for seed in SHIPPED_SEEDS}
     rows, tests = [], []
     for setting in settings:
         if args.runs is not None:
@@ -259,7 +282,7 @@ def main(argv: list[str] | None = None) -> int:
         compared = setting.agents if setting.agents is not None else agents_of_paper
         agents = {**{spec.label or spec.name: AGENTS[spec.name](**spec.params) for spec in compared},
                   "Uniform": AGENTS["Uniform"](), **policies}
-        regret = score(setting, agents, seed=2019, jobs=args.jobs)
+        regret = score(setting, agents, seed=args.env_seed, jobs=args.jobs)
         for label, values in regret.items():
             rows.append({"problem": args.problem, "setting": setting.label, "agent": label, "runs": values.size,
                          "mean": values.mean(), "se": values.std(ddof=1) / np.sqrt(values.size)})
@@ -272,21 +295,23 @@ def main(argv: list[str] | None = None) -> int:
                               "difference": diff.mean(), "relative": diff.mean() / max(regret[other].mean(), 1e-12),
                               "p_value": p})
         print(f"{setting.label}: done", flush=True)
-    report(args.out, args.problem, pd.DataFrame(rows), pd.DataFrame(tests), training, args.steps, chosen, recipe)
+    report(args.out, args.problem, pd.DataFrame(rows), pd.DataFrame(tests), training, args.steps, chosen, recipe,
+           args.variant)
     return 0
 
 
 def report(out: Path, problem: str, table: pd.DataFrame, tested: pd.DataFrame, training: dict[int, Any],
-           steps: int | None, chosen: dict[int, int] | None = None, recipe: ArmwiseRecipe | None = None) -> None:
+           steps: int | None, chosen: dict[int, int] | None = None, recipe: ArmwiseRecipe | None = None,
+           variant: str | None = None) -> None:
     """Write ``OUT/PROBLEM.csv``, ``OUT/PROBLEM_tests.csv`` and ``OUT/PROBLEM.md`` (``chosen``: each seed's
-    candidate, when the recipe chose among several)."""
+    candidate, when the recipe chose among several; ``variant``: named in the title)."""
     table.to_csv(out / f"{problem}.csv", index=False)
     tested.to_csv(out / f"{problem}_tests.csv", index=False)
     trained_in = ", ".join(f"seed {s}: {t['minutes']:.1f} min, {t['torch_threads']} torch thread(s)"
                            for s, t in training.items()) or "training times not recorded"
     recipe = recipe or ARMWISE_RECIPES[problem]
     features = recipe.features or "the default"
-    lines = [f"# Arm-wise policy, {problem}", "",
+    lines = [f"# Arm-wise policy, {problem}" + (f": variant `{variant}`" if variant else ""), "",
              f"Trained on `{recipe.env_id}` with {recipe.env_kwargs}, features {features} "
              f"({steps or recipe.total_timesteps} steps; {trained_in}). Held-out settings; mean regret (standard "
              "error) over the runs:", "",

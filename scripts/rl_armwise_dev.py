@@ -51,15 +51,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--shipped", action="store_true", help="score the shipped best_arm seeds")
     parser.add_argument("--runs", type=int, default=1000)
     parser.add_argument("--label", default="", help="a prefix for the policies' rows (e.g. the recipe's version)")
+    parser.add_argument("--problem", default="best_arm", choices=["best_arm", "best_arm_dev_select"],
+                        help="the recipe whose policies are read (folders OUT/policies/PROBLEM-seedS)")
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
     agents: dict[str, Any] = {"Uniform": Uniform(), "SR": SuccessiveRejects()}
     if args.shipped:
-        agents |= {f"{args.label}shipped seed {s}": ArmwisePPO("best_arm", s) for s in SHIPPED_SEEDS}
+        agents |= {f"{args.label}shipped seed {s}": ArmwisePPO(args.problem, s) for s in SHIPPED_SEEDS}
     for c in args.candidates:
         if args.policies is None:
             parser.error("--candidates needs --policies")
-        agents[f"{args.label}candidate {c}"] = policy_of(args.policies, "best_arm", c)
+        agents[f"{args.label}candidate {c}"] = policy_of(args.policies, args.problem, c)
     rows = []
     for label, (arms, budget, seed) in DEV_SETTINGS.items():
         for name, agent in agents.items():

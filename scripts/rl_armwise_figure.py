@@ -21,7 +21,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import pandas as pd
 
-ORDER = ("thresholding", "threshold", "best_arm", "top_k", "correlated")
+ORDER = ("thresholding", "threshold", "best_arm", "best_arm_dev_select", "top_k", "correlated")
 
 
 def settings(docs: Path) -> Iterator[tuple[str, str, str, pd.DataFrame, pd.DataFrame]]:

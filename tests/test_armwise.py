@@ -210,7 +210,8 @@ def test_brief_training_across_instances_learns_on_a_held_out_instance() -> None
 def test_train_armwise_names_its_problems_and_fields() -> None:
     from bandit_gym.rl import ARMWISE_RECIPES, train_armwise
 
-    assert set(ARMWISE_RECIPES) == {"thresholding", "best_arm", "top_k", "correlated", "threshold", "multi_armed"}
+    assert set(ARMWISE_RECIPES) == {"thresholding", "best_arm", "best_arm_dev_select", "top_k", "correlated",
+                                    "threshold", "multi_armed"}
     with pytest.raises(ValueError, match="problem"):
         train_armwise("thresholds", total_timesteps=1)
     with pytest.raises(ValueError, match="unknown recipe fields"):
@@ -430,3 +431,51 @@ def test_the_development_settings_script_scores_the_shipped_policies(tmp_path) -
     table = pd.read_csv(tmp_path / "best_arm_dev.csv")
     assert len(table) == 3 * 5 and set(table.agent) == {"Uniform", "SR", *(f"shipped seed {s}" for s in (0, 1, 2))}
     assert (table.runs == 20).all() and table["mean"].between(0.0, 0.15).all()
+
+
+def _armwise_script() -> list[str]:
+    import sys
+    from pathlib import Path
+
+    return [sys.executable, str(Path(__file__).resolve().parents[1] / "scripts" / "rl_armwise.py")]
+
+
+def test_the_held_out_script_names_the_settings_it_has(tmp_path) -> None:
+    import subprocess
+
+    done = subprocess.run([*_armwise_script(), "best_arm", "--evaluate-only", "--setting", "problem 9",
+                           "--out", str(tmp_path)], capture_output=True, text=True)
+    assert done.returncode == 2
+    assert "--setting 'problem 9' is not a held-out setting of best_arm" in done.stderr
+    assert "Audibert et al. problem 1" in done.stderr and "Traceback" not in done.stderr
+
+
+@pytest.mark.slow
+def test_the_held_out_script_scores_fresh_runs_of_one_setting_with_a_recorded_choice(tmp_path) -> None:
+    import subprocess
+
+    import pandas as pd
+
+    from bandit_gym.agents.armwise_ppo import shipped_path
+    from bandit_gym.armwise import load_weights
+    from bandit_gym.rl import candidate_seeds
+
+    rows = []
+    for seed in (0, 1, 2):
+        shipped = load_weights(str(shipped_path("best_arm", seed)))[1]
+        chosen = shipped.get("candidate_seed", seed)
+        rows += [{"problem": "best_arm", "seed": seed, "candidate_seed": c, "chosen": c == chosen}
+                 for c in candidate_seeds(seed, 3)]
+    pd.DataFrame(rows).to_csv(tmp_path / "best_arm_validation.csv", index=False)
+    setting = "Audibert et al. problem 4"  # K = 6 arms, the smallest budget
+    command = [*_armwise_script(), "best_arm", "--evaluate-only", "--reuse-validation", "--with-shipped", "best_arm",
+               "--setting", setting, "--runs", "20", "--jobs", "1", "--out", str(tmp_path)]
+    subprocess.run([*command, "--env-seed", "5"], check=True, capture_output=True)
+    table = pd.read_csv(tmp_path / "best_arm.csv")
+    assert set(table.setting) == {setting} and (table.runs == 20).all()
+    mine = table.set_index("agent")["mean"]
+    for seed in (0, 1, 2):  # the recorded choice is the shipped candidate: the same policy, the same runs
+        assert mine[f"armwise seed {seed}"] == mine[f"shipped seed {seed}"]
+    subprocess.run([*command, "--env-seed", "6"], check=True, capture_output=True)
+    other = pd.read_csv(tmp_path / "best_arm.csv").set_index("agent")["mean"]
+    assert not np.allclose(other.to_numpy(), mine.reindex(other.index).to_numpy())  # fresh runs
