@@ -496,10 +496,10 @@ def _train_candidate(recipe: ArmwiseRecipe, seed: int | None, steps: int, verbos
 def train_armwise(problem: str | ArmwiseRecipe, seed: int | None = 0, total_timesteps: int | None = None,
                   verbose: int = 0, jobs: int = 1, **overrides: Any) -> TrainedPolicy:
     """Train the arm-wise policy on ``problem`` (a key of ``ARMWISE_RECIPES``: ``"thresholding"``,
-    ``"best_arm"``, ``"top_k"``, ``"correlated"``, ``"threshold"``, ``"multi_armed"``; or a recipe, e.g. of
-    ``armwise_recipe``) with PPO, for ``total_timesteps`` steps (the recipe's if None); ``overrides`` replace
-    recipe fields (``algo_kwargs`` and ``env_kwargs`` are merged). The policy plays any K and budget of its
-    family through ``SB3Agent``.
+    ``"best_arm"``, ``"best_arm_dev_select"``, ``"top_k"``, ``"correlated"``, ``"threshold"``, ``"multi_armed"``;
+    or a recipe, e.g. of ``armwise_recipe``) with PPO, for ``total_timesteps`` steps (the recipe's if None);
+    ``overrides`` replace recipe fields (``algo_kwargs``, ``env_kwargs`` and ``validation_env_kwargs`` are
+    merged). The policy plays any K and budget of its family through ``SB3Agent``.
 
     A recipe with ``candidates`` > 1 trains one policy per seed of ``candidate_seeds(seed, candidates)`` (with
     ``jobs`` > 1, that many at once, each in its own process on one torch thread; with ``jobs=1``, one after the

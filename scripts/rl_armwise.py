@@ -216,6 +216,8 @@ def select(out: Path, problem: str, seeds: list[int], recipe: ArmwiseRecipe, reu
     if recipe.candidates == 1:
         return {seed: seed for seed in seeds}
     if reuse:
+        if not (out / f"{problem}_validation.csv").is_file():
+            raise SystemExit(f"error: --reuse-validation needs {out / (problem + '_validation.csv')}, which is missing")
         done = pd.read_csv(out / f"{problem}_validation.csv")
         for seed in seeds:
             held = sorted(done.loc[done["seed"] == seed, "candidate_seed"])
