@@ -384,7 +384,7 @@ def _armwise_recipes() -> dict[str, ArmwiseRecipe]:
         "thresholding": ArmwiseRecipe("ThresholdingBandit-v0", {"means": UniformMeans(num_arms=10),
                                                                 "budget": BudgetRange(50, 400, log=True)}, pure),
         "best_arm": best_arm,
-        "best_arm_dev_select": replace(best_arm, total_timesteps=2_000_000, candidates=6,
+        "best_arm_dev_select": replace(best_arm, total_timesteps=2_000_000, candidates=4,
                                        validation_env_kwargs=near_ties),
         "top_k": ArmwiseRecipe("TopKIdentification-v0", {"means": UniformMeans(num_arms=30), "k": 3,
                                                          "budget": BudgetRange(300, 3000, log=True)},
@@ -401,7 +401,7 @@ def _armwise_recipes() -> dict[str, ArmwiseRecipe]:
 
 ARMWISE_RECIPES: dict[str, ArmwiseRecipe] = _armwise_recipes()
 """The arm-wise recipes, by problem: the training env draws a new instance (and budget) every episode.
-``best_arm_dev_select`` trains as ``best_arm`` does (2M steps per candidate) and chooses among 6 candidates on
+``best_arm_dev_select`` trains as ``best_arm`` does (2M steps per candidate) and chooses among 4 candidates on
 instances whose arms are all close to the best (means U(0.35, 0.5), budgets 600..2000), not on its training
 distribution."""
 
