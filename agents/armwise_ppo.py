@@ -77,6 +77,9 @@ class ArmwisePPO(SB3Agent):
     def params(self) -> dict[str, Any]:
         return {"problem": self.problem, "seed": self.seed, "deterministic": self.deterministic}
 
+    def _subject(self) -> str:
+        return f"ArmwisePPO(problem={self.problem!r}, seed={self.seed})"
+
     def _load(self) -> None:
         if self._model is not None:
             return

@@ -47,6 +47,13 @@ def family_names(families: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(str(family) for family in families)
 
 
+def plays_select(method: Callable[..., Any]) -> Callable[..., Any]:
+    """Mark a class's ``_act_batch`` that calls ``self.select`` for the arm: a subclass's ``select`` is played
+    through it (see ``Agent._play_overrides``)."""
+    method.plays_select = True  # type: ignore[attr-defined]
+    return method
+
+
 class Agent:
     """Base class of every agent.
 
@@ -65,6 +72,11 @@ class Agent:
 
             def select(self, obs):
                 return self.argmin(obs["counts"])  # the least pulled arm, ties at random
+
+    A subclass of a built-in agent that overrides ``select`` (or ``act``) is played through its override on
+    every path: the parent's compiled rollout, compiled step and batched pulls, which stand for the parent's own
+    rule, are switched off for it (``_play_overrides``). What ``select`` returns is checked: one whole arm index
+    per copy (K, stop, on pure-exploration envs), never rounded or padded.
 
     Anytime. The experiment engine plays an agent whose class sets ``anytime = True`` once per run to the
     largest budget and scores its answers at every smaller budget on the way (one episode serves every budget).
@@ -99,6 +111,7 @@ class Agent:
         """A subclass's ``families`` become ``Family`` members; a misspelt family is
         refused when the class is defined."""
         super().__init_subclass__(**kwargs)
+        cls._play_overrides()
         given = cls.__dict__.get("families")
         if given is None:
             return
@@ -106,6 +119,39 @@ class Agent:
         if isinstance(given, str) or not all(isinstance(name, str) and name in allowed for name in given):
             raise ValueError(f"{cls.__name__}.families = {given!r}: must be a tuple of families from {allowed}")
         cls.families = tuple(Family(name) for name in given)
+
+    @classmethod
+    def _play_overrides(cls) -> None:
+        """Make a subclass that overrides how an agent plays (``select``, ``act`` or ``_act_batch``) play through
+        its override on every path.
+
+        A compiled rollout (``compiled_rollout``), a batched allocation (``_batch_pulls``) or a compiled step
+        (``_act_batch``) stands for the ``select`` of the class that defines it: an ``LSA`` subclass whose
+        ``select`` returns another arm would otherwise be played by LSA's compiled index rule and score exactly
+        LSA's numbers. Each fast path defined in a class above the override is switched off for the subclass,
+        which then plays ``act`` step by step: the plain ``_act_batch`` calls its ``select`` and adds the
+        family's empirical answer. Hooks that the fast paths compile or call themselves (``index``, ``rule``,
+        ``arm_rule``, ``begin``, ``allocate``, ``choose``, ``recommend``, ``end_round``, ``answer``) are played
+        through as they are."""
+        def owner(name: str) -> type:
+            return next(klass for klass in cls.__mro__ if name in vars(klass))
+
+        def below(fast: str, plays: tuple[str, ...]) -> bool:
+            """Whether one of ``plays`` is defined in a strict subclass of the class that defines ``fast`` (and
+            that fast path does not call ``select`` itself: ``plays_select``)."""
+            above = owner(fast)
+            if above is Agent or getattr(vars(above)[fast], "plays_select", False):
+                return False
+            return any(owner(name) is not above and issubclass(owner(name), above) for name in plays)
+
+        if below("_act_batch", ("act", "select")):
+            cls._act_batch = Agent._act_batch  # type: ignore[method-assign]
+        if below("compiled_rollout", _PLAY_METHODS):
+            cls.compiled_rollout = Agent.compiled_rollout  # type: ignore[method-assign]
+        if below("_batch_pulls", _PLAY_METHODS) or below("batches_on", _PLAY_METHODS):
+            cls._batch_pulls = Agent._batch_pulls  # type: ignore[method-assign]
+            cls.batched = False
+            cls.batches_on = vars(Agent)["batches_on"]  # type: ignore[method-assign]
 
     def __init__(self, *, tie_break: str = "random") -> None:
         self.tie_break = check.choice("tie_break", tie_break, TIE_BREAKS)
@@ -239,6 +285,11 @@ class Agent:
         elif family in _STEP_CHECKS:  # within episodes, the values the agents index with
             _STEP_CHECKS[family](batch, single, k)
 
+    def check_env(self, env: Any) -> None:
+        """Raise a ValueError if this agent cannot play ``env`` (a single env of the spec, at its first budget),
+        saying why; the experiment engine calls it when it checks a spec, so that the mistake is one line
+        before any cell runs. The default checks nothing: the observation is checked at every ``act``."""
+
     def compiled_rollout(self, obs: Obs) -> tuple[Callable[..., Any], tuple[Any, ...]] | None:
         """Begin the episodes of every copy of ``obs`` (a first observation) as ``act`` would, and return
         the compiled whole-episode play of this agent with its arguments, or None if it has none.
@@ -268,11 +319,36 @@ class Agent:
         return batch
 
     def _act_batch(self, obs: Obs, last: np.ndarray, family: Family) -> np.ndarray:
-        """The actions of a batch whose new episodes have begun: ``select`` after ``_gather_last``, and
-        the answer. Agents with a compiled step override this."""
+        """The actions of a batch whose new episodes have begun: ``select`` after ``_gather_last``, and the
+        family's empirical answer (thresholding: ``1{theta_hat_i >= theta}``; best arm and top K: the m largest
+        empirical means, an arm never pulled last). Agents with a compiled step override this."""
         self._gather_last(obs, last)
-        arms = self.select(obs)
-        return self._answer_action(obs, arms) if family is Family.THRESHOLDING else arms
+        arms = self._checked_arms(self.select(obs), family)
+        if family is Family.THRESHOLDING:
+            return self._answer_action(obs, arms)
+        if family.answers_a_set:
+            from bandit_gym.agents.ranking import top_m_answers
+
+            top_m_answers(obs["m"], obs["counts"], obs["sums"], self._action)
+            self._action[:, 0] = arms
+            return self._action
+        return arms
+
+    def _checked_arms(self, arms: Any, family: Family) -> np.ndarray:
+        """What ``select`` returned, refused unless it is one whole arm index per copy (K, stop, on
+        pure-exploration envs): nothing is rounded, padded or cut."""
+        values = np.asarray(arms)
+        last = self.num_arms if family.pure_exploration else self.num_arms - 1
+        whole = values.dtype.kind in "iu" or (values.dtype.kind == "f" and bool(np.all(values == np.floor(values))))
+        if values.shape != (self.num,) or not whole:
+            raise ValueError(f"{type(self).__name__}.select must return one whole arm index per copy, an array of "
+                             f"shape (N,) = ({self.num},); got {values!r:.200}")
+        values = values.astype(np.int64, copy=False)
+        if values.size and (values.min() < 0 or values.max() > last):
+            bad = values[(values < 0) | (values > last)][0]
+            raise ValueError(f"{type(self).__name__}.select returned arm {bad}; allowed: 0..{last} (K = "
+                             f"{self.num_arms}{', K: stop' if family.pure_exploration else ''})")
+        return values
 
     def _gather_last(self, obs: Obs, last: np.ndarray) -> None:
         """Statistics of the arm each copy pulled at the previous step, the only arm whose statistics changed.
@@ -390,9 +466,12 @@ class Agent:
                                 f"{batch[key].dtype}")
             want = (n, k) if key in _ARM_KEYS else (n, 1)
             if key in _LEVEL_KEYS:  # (N, K * m): m threshold levels per arm, read from level_exceed
-                want = (n, k * max(batch["level_exceed"].shape[-1] // max(k, 1), 1))
+                width = batch["level_exceed"].shape[-1] if batch["level_exceed"].ndim else 0
+                want = (n, k * max(width // max(k, 1), 1))
             if batch[key].shape != want:
-                shape = want[1:] if single else want
+                shape: Any = want[1:] if single else want
+                if key in _LEVEL_KEYS:
+                    shape = f"{'(K * m,)' if single else '(N, K * m)'} with m >= 1 threshold levels per arm, K = {k}"
                 raise ValueError(f"obs[{key!r}] must have shape {shape} to match obs['counts'], got "
                                  f"{np.shape(obs[key])}")
         if n == 0 or k < 2:
@@ -405,6 +484,8 @@ class Agent:
 
 
 _LEVEL_KEYS = ("level_exceed", "level_trials")
+#: the methods through which an agent plays, which a fast path defined above them does not play
+_PLAY_METHODS = ("act", "_act_batch", "select")
 
 
 def _require(batch: Obs, key: str, single: bool, values: np.ndarray, ok: np.ndarray, allowed: str) -> None:

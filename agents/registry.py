@@ -107,6 +107,12 @@ def _from_import_path(name: str) -> type[Agent]:
     except ImportError as error:
         raise ValueError(f"agent name={name!r}: cannot import module {module_name!r} ({error}); is it on the "
                          "Python path (PYTHONPATH, or the working directory)?") from error
+    except SyntaxError as error:  # the user's module does not parse
+        raise ValueError(f"agent name={name!r}: module {module_name!r} has a syntax error ({error.msg}, "
+                         f"{error.filename} line {error.lineno})") from error
+    except Exception as error:  # the user's module raised while it was imported
+        raise ValueError(f"agent name={name!r}: importing module {module_name!r} raised {type(error).__name__}: "
+                         f"{error}") from error
     for part in attribute.split("."):
         if not hasattr(value, part):
             raise ValueError(f"agent name={name!r}: {value.__name__} has no attribute {part!r}")

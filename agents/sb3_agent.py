@@ -24,15 +24,25 @@ class SB3Agent(Agent):
     ``policy`` is one of
 
     - a folder written by ``bandit_gym.rl.TrainedPolicy.save`` (``model.zip``, ``metadata.json`` naming the
-      SB3 class, and ``vecnormalize.pkl`` if the model was trained on normalised observations);
+      SB3 class, and the observation statistics ``vecnormalize.npz`` if the model was trained on normalised
+      observations);
     - the path of an SB3 ``.zip`` (``model.save(...)``), loaded with the SB3 class ``algo`` (default ``"PPO"``);
-      its normalisation statistics are ``normalize`` (a ``VecNormalize`` or the path of its ``.pkl``), or the
-      ``vecnormalize.pkl`` beside it when there is one;
+      its normalisation statistics are ``normalize`` (a ``VecNormalize``, or the path of an ``.npz`` written by
+      ``bandit_gym.rl.save_normalize``), or the ``vecnormalize.npz`` beside it when there is one;
     - a ``TrainedPolicy``, or an SB3 model or policy (then ``normalize`` may give its
       ``VecNormalize``).
 
     ``algo`` names the SB3 class of a saved model (a folder's ``metadata.json`` names it already). A path is read
     at the first ``act``, in the process that plays (a spec holding a path pickles cheaply to workers).
+
+    Files are read without unpickling by default (``bandit_gym.rl.load_model``): SB3 stores the settings of a
+    model that are not plain JSON (its spaces, policy class, schedules) as pickles in the ``.zip``, and these are
+    rebuilt from the readable text SB3 writes beside them (a file holding another pickled setting is refused);
+    the weights are read with torch's ``weights_only=True``; the statistics come from ``vecnormalize.npz``.
+    ``trust_pickles=True`` reads the files as SB3 does, unpickling them, which runs any code they hold: pass it
+    only for files you trust, e.g. a folder saved before ``vecnormalize.npz`` existed (or a ``vecnormalize.pkl``
+    of ``VecNormalize.save``, given as ``normalize`` or lying beside a ``.zip``; without the opt-in such a file
+    is a ValueError, never read and never skipped silently).
 
     Each step: normalise the observation with the training statistics (SB3's ``VecNormalize.normalize_obs``, not
     updated), then ``model.predict(obs, deterministic)`` on the whole batch at once. A policy trained through
@@ -51,7 +61,8 @@ class SB3Agent(Agent):
     SB3's non-deterministic ``predict`` is epsilon-greedy at its final exploration rate (0.05 by default), so a
     DQN policy stays nearly greedy either way.
 
-    Refusals (ValueError, at the first ``act``): a policy trained on other observations (another env or K: the
+    Refusals (ValueError, at the first ``act``): a file that is not an SB3 ``.zip``, or that another SB3 class
+    than ``algo`` saved; a policy trained on other observations (another env or K: the
     shapes of its observation space) or another action space, and a policy trained on another budget (the upper
     bound of ``budget_left`` in its observation space, T for the env it was trained on) than the budget of the
     episodes it plays, since the budget left is part of what it reads and the normalisation statistics were
@@ -79,18 +90,26 @@ class SB3Agent(Agent):
     anytime: ClassVar[bool] = False
 
     def __init__(self, policy: Any, algo: str | None = None, normalize: Any = None,
-                 deterministic: bool | None = None, any_budget: bool = False) -> None:
+                 deterministic: bool | None = None, any_budget: bool = False, trust_pickles: bool = False) -> None:
         self._check_policy(policy)
         if deterministic is not None and not isinstance(deterministic, bool):
             raise TypeError(f"deterministic must be None (sample on pure-exploration envs), True or False, got "
                             f"{deterministic!r}")
         if not isinstance(any_budget, bool):
             raise TypeError(f"any_budget must be True or False, got {any_budget!r}")
+        if not isinstance(trust_pickles, bool):
+            raise TypeError(f"trust_pickles must be True or False (True unpickles the policy's files, running any "
+                            f"code they hold), got {trust_pickles!r}")
+        if not (normalize is None or isinstance(normalize, (str, Path)) or hasattr(normalize, "normalize_obs")):
+            raise TypeError(f"normalize must be None (the statistics saved with the policy), a VecNormalize, or the "
+                            f"path of its .npz (bandit_gym.rl.save_normalize; a .pkl with trust_pickles=True), got "
+                            f"{type(normalize).__name__}")
         self.policy = policy
         self.algo = None if algo is None else check.choice("algo", algo, ALGORITHMS)
         self.normalize = normalize
         self.deterministic = deterministic
         self.any_budget = any_budget
+        self.trust_pickles = trust_pickles
         self._model: Any = None
         self._stats: Any = None
         super().__init__(tie_break="index")
@@ -107,10 +126,16 @@ class SB3Agent(Agent):
             raise TypeError(f"policy must be a folder, a .zip path, a TrainedPolicy or a stable-baselines3 model or "
                             f"policy, got {type(policy).__name__}")
 
+    def _policy_label(self) -> str:
+        return str(self.policy) if isinstance(self.policy, (str, Path)) else f"<{type(self.policy).__name__}>"
+
+    def _subject(self) -> str:
+        """How an error names the policy: the argument as given."""
+        return f"policy={self._policy_label()!r}"
+
     def params(self) -> dict[str, Any]:
-        policy = str(self.policy) if isinstance(self.policy, (str, Path)) else f"<{type(self.policy).__name__}>"
-        return {"policy": policy, "algo": self.algo, "deterministic": self.deterministic,
-                "any_budget": self.any_budget}
+        return {"policy": self._policy_label(), "algo": self.algo, "deterministic": self.deterministic,
+                "any_budget": self.any_budget, "trust_pickles": self.trust_pickles}
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
@@ -119,6 +144,15 @@ class SB3Agent(Agent):
 
             self._load()  # before seeding: building a policy draws from torch's generator
             torch.manual_seed(seed)
+
+    def check_env(self, env: Any) -> None:
+        """Load the policy and act once on ``env``'s first observation, so that a file that does not load (not a
+        zip, another ``algo``, pickles without ``trust_pickles``) or a policy of another env, K or budget is the
+        experiment spec's one-line error rather than a failed cell."""
+        obs, _ = env.reset(seed=0)
+        self.reset()
+        self.act(obs)
+        self.reset()
 
     def __getstate__(self) -> dict[str, Any]:
         state = super().__getstate__()
@@ -147,34 +181,25 @@ class SB3Agent(Agent):
         self._check_spaces()
 
     def _read(self, path: Path) -> tuple[Any, Any]:
-        """The model and statistics of a folder or a ``.zip``."""
-        from bandit_gym.rl import load
+        """The model and statistics of a folder or a ``.zip`` (unpickled only with ``trust_pickles``)."""
+        from bandit_gym.rl import _load_model, _normalize_beside, saved_algo
 
-        if path.suffix != ".zip":
-            trained = load(path, self.algo)
-            return trained.model, trained.normalize if self.normalize is None else self._normalize_stats(
-                self.normalize)
-        import stable_baselines3
+        folder = (path / "model.zip").is_file()
+        model_zip = path / "model.zip" if folder else path
+        subject = self._subject()
+        algo = saved_algo(model_zip.parent, self.algo) if model_zip.name == "model.zip" else self.algo
+        model = _load_model(model_zip, algo, self.trust_pickles, subject)
+        if self.normalize is not None:
+            return model, self._normalize_stats(self.normalize)
+        return model, _normalize_beside(model_zip, self.trust_pickles, subject, named_alone=not folder)
 
-        from bandit_gym.rl import saved_algo
-
-        algo = saved_algo(path.parent, self.algo) if path.name == "model.zip" else (self.algo or "PPO")
-        try:
-            model = getattr(stable_baselines3, algo).load(path, device="cpu")
-        except Exception as error:
-            raise ValueError(f"policy={str(path)!r} could not be loaded as a {algo} ({error}); pass the SB3 class "
-                             f"that saved it: algo= one of {ALGORITHMS}") from error
-        beside = path.parent / "vecnormalize.pkl"
-        stats = self.normalize if self.normalize is not None else (beside if beside.is_file() else None)
-        return model, self._normalize_stats(stats)
-
-    @staticmethod
-    def _normalize_stats(normalize: Any) -> Any:
-        """A ``VecNormalize`` as given, or read (frozen) from the path of its ``.pkl``."""
+    def _normalize_stats(self, normalize: Any) -> Any:
+        """A ``VecNormalize`` as given, or read (frozen) from the path of its ``.npz`` (or, with
+        ``trust_pickles``, of its ``.pkl``)."""
         if isinstance(normalize, (str, Path)):
-            from bandit_gym.rl import load_normalize
+            from bandit_gym.rl import _load_normalize
 
-            return load_normalize(normalize)
+            return _load_normalize(Path(normalize), self.trust_pickles, f"normalize={str(normalize)!r}")
         return normalize
 
     def _check_spaces(self) -> None:
@@ -184,12 +209,14 @@ class SB3Agent(Agent):
 
         space = self._model.observation_space
         if not isinstance(space, spaces.Dict):
-            raise ValueError(f"the model was trained on {space}, not on a bandit_gym env's Dict observation")
+            raise ValueError(f"{self._subject()}: the model was trained on {space}, not on a bandit_gym env's Dict "
+                             "observation")
         self._shapes = {key: box.shape for key, box in space.spaces.items()}
         self._budget = trained_budget(space)
         action = self._model.action_space
         if not isinstance(action, (spaces.Discrete, spaces.MultiDiscrete)):
-            raise ValueError(f"the model acts in {action}, not in a bandit_gym env's Discrete or MultiDiscrete space")
+            raise ValueError(f"{self._subject()}: the model acts in {action}, not in a bandit_gym env's Discrete or "
+                             "MultiDiscrete space")
         self._choose_only = isinstance(action, spaces.Discrete)
         from bandit_gym.armwise import ArmwisePolicy  # stable-baselines3 is loaded: the model is one
 
@@ -223,23 +250,27 @@ class SB3Agent(Agent):
         """Refuse a batch of another env, K, action space or budget than the policy's (see the class doc)."""
         wanted = {key: obs[key].shape[1:] for key in self._shapes if key in obs}
         if wanted != self._shapes:
-            raise ValueError(f"the model was trained on observations {self._shapes}, but this env gives "
-                             f"{ {key: value.shape[1:] for key, value in obs.items()} }: train it on this env id "
-                             "and K")
+            raise ValueError(f"{self._subject()}: the model was trained on observations {self._shapes}, but this env "
+                             f"gives { {key: value.shape[1:] for key, value in obs.items()} }: train it on this env "
+                             "id and K")
         full = k + 1 if family.pure_exploration else 1
         if self._choose_only and family.pure_exploration and self._choices not in (k, k + 1):
-            raise ValueError(f"the model chooses among {self._choices} actions; this env has K = {k} arms")
+            raise ValueError(f"{self._subject()}: the model chooses among {self._choices} actions; this env has "
+                             f"K = {k} arms")
         if not self._choose_only and (self._width != full or self._choices not in (k, k + 1)):
-            raise ValueError(f"the model acts in MultiDiscrete of {self._width} entries ({self._choices} choices "
-                             f"first); this {family} env takes {full} entries over K = {k} arms")
+            raise ValueError(f"{self._subject()}: the model acts in MultiDiscrete of {self._width} entries "
+                             f"({self._choices} choices first); this {family} env takes {full} entries over K = {k} "
+                             "arms")
         if not family.pure_exploration and self._choices != k:
-            raise ValueError(f"the model chooses among {self._choices} actions; this env has K = {k} arms")
+            raise ValueError(f"{self._subject()}: the model chooses among {self._choices} actions; this env has "
+                             f"K = {k} arms")
         if self._budget is not None and not self.any_budget and (self.total_budget != self._budget).any():
             budgets = np.unique(self.total_budget)
-            raise ValueError(f"the policy was trained on budget {self._budget} (the bound of budget_left in its "
-                             f"observation space), but plays episodes of budget {budgets.tolist()}: the budget left "
-                             f"is part of what it reads; play it at budget={self._budget}, train it on this budget, "
-                             "or pass any_budget=True to play it anyway")
+            raise ValueError(f"{self._subject()}: the policy was trained on budget {self._budget} (the bound of "
+                             f"budget_left in its observation space), but plays episodes of budget "
+                             f"{budgets.tolist()}: the budget left is part of what it reads; play it at "
+                             f"budget={self._budget}, train it on this budget, or pass any_budget=True to play it "
+                             "anyway")
 
     def _armwise_policy(self, batch: dict[str, np.ndarray], family: Family) -> Any:
         """The arm-wise policy for the batch's shapes (the trained one when they are its own)."""
@@ -247,8 +278,8 @@ class SB3Agent(Agent):
 
         missing = sorted(set(self._shapes) - set(batch))
         if missing:
-            raise ValueError(f"the model reads the observation entries {missing}, which this {family} env does not "
-                             "give: train it on this env family")
+            raise ValueError(f"{self._subject()}: the model reads the observation entries {missing}, which this "
+                             f"{family} env does not give: train it on this env family")
         shapes = tuple((key, value.shape[1:]) for key, value in sorted(batch.items()))
         if shapes not in self._policies:
             k = batch["counts"].shape[1]

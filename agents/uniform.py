@@ -8,7 +8,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from bandit_gym.agents.base import Agent, Obs, family_of
+from bandit_gym.agents.base import Agent, Obs, family_of, plays_select
 from bandit_gym.families import Family
 
 
@@ -109,14 +109,15 @@ class Uniform(Agent):
         return policy_rollout(*index_rule(no_index)), (True, False, 0.0, 0.0, np.zeros(len(identity)), identity,
                                                        identity)
 
+    @plays_select
     def _act_batch(self, obs: Obs, last: np.ndarray, family: Family) -> np.ndarray:
         if family.answers_a_set:  # the m arms of largest empirical mean, never pulled: last
             from bandit_gym.agents.ranking import top_m_answers
 
             top_m_answers(obs["m"], obs["counts"], obs["sums"], self._action)
-            self._action[:, 0] = self.select(obs)
+            self._action[:, 0] = self._checked_arms(self.select(obs), family)
             return self._action
         if family is not Family.THRESHOLDING:  # online: the arm only
             return super()._act_batch(obs, last, family)
         # The round-robin arm needs only last_arm, and the empirical answer kernel reads the statistics itself.
-        return self._answer_action(obs, self.select(obs))
+        return self._answer_action(obs, self._checked_arms(self.select(obs), family))

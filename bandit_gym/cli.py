@@ -43,9 +43,11 @@ def _list() -> str:
 
 
 def _add_parallel(parser: argparse.ArgumentParser) -> None:
-    from bandit_gym.experiments import BACKENDS
+    from bandit_gym.experiments import BACKENDS, cores
 
-    parser.add_argument("--jobs", type=_positive, default=2, help="parallel workers (default 2)")
+    parser.add_argument("--jobs", type=_positive, default=min(2, cores()),
+                        help="parallel workers, at most the machine's cores unless --backend is dask or ray "
+                             "(default 2, or 1 on one core)")
     parser.add_argument("--backend", choices=BACKENDS, default=None,
                         help="joblib backend (default: local processes); dask starts a local cluster unless "
                              "--scheduler is given")
@@ -54,8 +56,15 @@ def _add_parallel(parser: argparse.ArgumentParser) -> None:
 
 
 def _check_scheduler(args: argparse.Namespace) -> None:
+    """The parallel options together: --scheduler needs Dask, --jobs at most the cores of a local backend."""
+    from bandit_gym.experiments import check_jobs
+
     if args.scheduler and args.backend != "dask":
         raise ValueError(f"--scheduler {args.scheduler} needs --backend dask (got --backend {args.backend})")
+    try:
+        check_jobs(args.jobs, args.backend)
+    except ValueError as error:
+        raise ValueError(f"--{error}".replace("--jobs=", "--jobs ", 1)) from None
 
 
 def _dask_client(args: argparse.Namespace) -> object | None:
@@ -94,7 +103,9 @@ def _run(args: argparse.Namespace) -> int:
     _import_from_here()
     specs = load_specs(args.spec)  # every experiment is checked before any work starts; errors name the file
     out = Path(args.out or Path(args.spec).with_suffix(""))
-    folders = [out / (spec.name or spec.env).replace(" ", "_") for spec in specs] if len(specs) > 1 else [out]
+    # names are plain folder names (ExperimentSpec checks them); an env id may hold a namespace's '/'
+    folders = [out / (spec.name or spec.env.replace("/", "-")).replace(" ", "_") for spec in specs] \
+        if len(specs) > 1 else [out]
     if len(set(folders)) < len(folders):
         shared = next(folder for folder in folders if folders.count(folder) > 1)
         raise ValueError(f"{args.spec}: two experiments would write to {shared}; give each [[experiment]] a "
@@ -138,8 +149,7 @@ def _stats(args: argparse.Namespace) -> int:
     from bandit_gym.claims._stats import holm
     from bandit_gym.experiments import ExperimentResult
 
-    _import_from_here()
-    folder = Path(args.folder)
+    folder = Path(args.folder)  # read as data: nothing in it is imported or written
     if not folder.is_dir():
         raise ValueError(f"{folder} is not a folder; pass the --out folder of `bandit-gym run`")
     try:

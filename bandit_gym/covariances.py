@@ -17,6 +17,13 @@ from typing import Any
 
 import numpy as np
 
+from bandit_gym import _validation as check
+
+KERNEL_COPIES = 4
+"""The K x K float64 arrays a kernel takes at its construction and checks (the matrix, its transpose's comparison,
+the eigendecomposition's vectors and workspace): the memory checked against ``bandit_gym._validation.memory_limit``
+before a kernel of K arms is built or factored."""
+
 #: arms (sensor locations) of the synthetic stand-ins for hoffman2014's traffic data, and their historical readings
 TRAFFIC_SENSORS, TRAFFIC_HISTORY = 357, 1680
 #: the synthetic speed data (v1): working days, readings per day (every 2.5 minutes from 6:00 to 11:00), and the
@@ -29,6 +36,11 @@ def check_kernel(kernel: object, name: str = "kernel") -> np.ndarray:
     g = np.asarray(kernel, dtype=np.float64)
     if g.ndim != 2 or g.shape[0] != g.shape[1] or g.shape[0] < 1:
         raise ValueError(f"{name} must be a square K x K matrix, got shape {g.shape}")
+    if g.shape[0] > check.MAX_ARMS:
+        check.arm_count(name, g.shape[0])
+    k = g.shape[0]
+    check.check_memory(name, f"<{k} x {k} matrix>", KERNEL_COPIES * 8 * k * k,
+                       "the checks and factorisation of a K x K kernel (a few K x K float64 arrays)")
     if not np.all(np.isfinite(g)):
         raise ValueError(f"{name} must be finite")
     if not np.allclose(g, g.T, rtol=1e-10, atol=1e-12):
@@ -47,6 +59,10 @@ def squared_exponential(locations: Any, length_scale: float = 1.0) -> np.ndarray
         x = x[:, None]
     if x.ndim != 2 or x.shape[0] < 2 or not np.all(np.isfinite(x)):
         raise ValueError(f"locations must be finite, of shape (K,) or (K, d) with K >= 2, got shape {x.shape}")
+    k, d = x.shape
+    check.arm_count("locations", k)
+    check.check_memory("locations", f"<{k} points in {d} dimension(s)>", 8 * k * k * (d + KERNEL_COPIES),
+                       "the K x K squared-exponential kernel (its K x K x d differences, then a few K x K arrays)")
     if not (np.isfinite(length_scale) and length_scale > 0):
         raise ValueError(f"length_scale={length_scale!r} must be a positive real number")
     sq = ((x[:, None, :] - x[None, :, :]) ** 2).sum(axis=2)

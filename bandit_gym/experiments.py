@@ -16,11 +16,22 @@ backend or the number of workers.
 Parallelism. Cells run through joblib: local processes by default (``backend="loky"``); the same spec runs on a
 Dask or Ray cluster through joblib's ``"dask"`` or ``"ray"`` backends. The parent process writes each finished
 cell atomically; a failing cell is reported with its spec and does not take the others with it.
+
+Files. A run writes only inside its folder: ``spec.json``, ``layout.json`` (how each agent's cells are stored),
+``cells/*.npz`` (one per cell, named injectively from the agent's label), ``results.csv`` and a lock file
+``.bandit-gym.lock`` that keeps a second run out of the folder while the first writes. It refuses a folder that
+holds a ``results.csv``, ``layout.json`` or cells without a ``spec.json`` (files it did not write). Reading a
+folder (``ExperimentResult.load``, ``bandit-gym stats``) never writes, moves or deletes anything in it and never
+imports code: the agents' names in ``spec.json`` are data, so a folder received from someone else runs nothing
+when it is read, and any number of readers can work beside a run.
 """
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import functools
+import hashlib
 import inspect
 import itertools
 import json
@@ -53,6 +64,15 @@ from bandit_gym.families import Family
 from bandit_gym.rollout import play_batched, play_compiled, play_vector
 
 BACKENDS = ("loky", "threading", "multiprocessing", "sequential", "dask", "ray")
+MAX_RUNS = 10**7
+"""The most runs a spec may ask for (tao2019's full reproduction uses 5000 per point)."""
+MAX_CELLS = 100_000
+"""The most cells a spec may expand to, counted as agents x budgets x chunks of runs (an anytime agent needs
+fewer): each cell is a file and a task, so a larger sweep is several specs or a larger ``chunk``."""
+MAX_CLUSTER_JOBS = 4096
+"""The most workers (``jobs``) on a Dask or Ray cluster; on this machine's backends, its cores."""
+LAYOUT_FILE = "layout.json"
+LOCK_FILE = ".bandit-gym.lock"
 
 
 class ExperimentError(RuntimeError):
@@ -93,9 +113,14 @@ class AgentSpec:
 
     @property
     def cls(self) -> type[Agent]:
-        """The agent's class, resolved from ``name`` at first use and kept (it is pickled with the spec)."""
+        """The agent's class, resolved from ``name`` at first use and kept (it is pickled with the spec). Never
+        for an agent read from a results folder (``ExperimentSpec.from_record``): its name is data there."""
         cls: type[Agent] | None = self.__dict__.get("_cls")
         if cls is None:
+            if self.__dict__.get("_record"):
+                raise ValueError(f"agent {self.display!r} was read from a results folder, where agent names are data "
+                                 "and never resolved (reading imports no code); build the spec with "
+                                 "ExperimentSpec.from_dict to run it")
             cls = agent_class(self.name)
             object.__setattr__(self, "_cls", cls)
         return cls
@@ -122,24 +147,10 @@ class ExperimentSpec:
     def __post_init__(self) -> None:
         """Check everything before any work starts: each mistake is one error naming the key, the value and what
         is allowed."""
-        if not isinstance(self.env, str) or self.env not in gym.registry:
-            raise ValueError(f"env={self.env!r} is not a registered id{_did_you_mean(self.env, gym.registry)}; "
-                             "`bandit-gym list` shows them")
-        budgets = _budgets(self.budgets)
-        check.integer("runs", self.runs, minimum=2)
-        check.integer("chunk", self.chunk, minimum=1)
-        check.integer("seed", self.seed, minimum=0)
-        for key, kind in (("name", str), ("common_random_numbers", bool), ("env_kwargs", Mapping)):
-            if not isinstance(getattr(self, key), kind):
-                raise TypeError(f"{key} must be a {'table' if kind is Mapping else kind.__name__}, got "
-                                f"{getattr(self, key)!r}")
-        if not isinstance(self.agents, Sequence) or isinstance(self.agents, str) or not all(
-                isinstance(agent, AgentSpec) for agent in self.agents):
-            raise TypeError(f"agents must be a tuple of AgentSpec (e.g. (AgentSpec('APT'),)), got {self.agents!r}; "
-                            "ExperimentSpec.from_dict also takes agent names and tables")
-        if not self.agents:
-            raise ValueError("agents is empty; name at least one agent (`bandit-gym list` shows them)")
+        budgets = self._check_data()
         self._check_env(budgets[0])
+        if len(budgets) > 1:  # the budgets increase: the largest is the one an env's maximum refuses
+            self._check_env(budgets[-1])
         for index, agent in enumerate(self.agents):
             try:
                 families = agent.cls.families_of(agent.params)
@@ -149,11 +160,92 @@ class ExperimentSpec:
                 raise ValueError(f"agents[{index}] = {agent.name!r} plays {family_names(families)} envs, not "
                                  f"{self.env} ({self.family}); agents for {self.family}: "
                                  f"{', '.join(_agents_of(self.family))}")
-            _check_params(index, agent)
+            built = _check_params(index, agent)
+            if built is not None and type(built).check_env is not Agent.check_env:
+                self._check_agent_env(index, agent, built, budgets[0])
+        self._check_oracles(budgets[0])
+
+    def _check_data(self) -> list[int]:
+        """The checks that need no agent class and no env: types, ranges and sizes of the keys, distinct labels
+        and cell names; returns the budgets."""
+        if not isinstance(self.env, str) or self.env not in gym.registry:
+            raise ValueError(f"env={self.env!r} is not a registered id{_did_you_mean(self.env, gym.registry)}; "
+                             "`bandit-gym list` shows them")
+        budgets = _budgets(self.budgets)
+        check.integer("runs", self.runs, minimum=2, maximum=MAX_RUNS)
+        check.integer("chunk", self.chunk, minimum=1)
+        check.integer("seed", self.seed, minimum=0)
+        for key, kind in (("name", str), ("common_random_numbers", bool), ("env_kwargs", Mapping)):
+            if not isinstance(getattr(self, key), kind):
+                raise TypeError(f"{key} must be a {'table' if kind is Mapping else kind.__name__}, got "
+                                f"{getattr(self, key)!r}")
+        _check_name(self.name)
+        if not isinstance(self.agents, Sequence) or isinstance(self.agents, str) or not all(
+                isinstance(agent, AgentSpec) for agent in self.agents):
+            raise TypeError(f"agents must be a tuple of AgentSpec (e.g. (AgentSpec('APT'),)), got {self.agents!r}; "
+                            "ExperimentSpec.from_dict also takes agent names and tables")
+        if not self.agents:
+            raise ValueError("agents is empty; name at least one agent (`bandit-gym list` shows them)")
+        cells = len(self.agents) * len(budgets) * -(-self.runs // self.chunk)
+        if cells > MAX_CELLS:
+            raise ValueError(f"the spec expands to up to {cells} cells ({len(self.agents)} agents x {len(budgets)} "
+                             f"budgets x {-(-self.runs // self.chunk)} chunks of runs = runs / chunk); at most "
+                             f"{MAX_CELLS} are allowed: raise chunk (now {self.chunk}) or split the spec")
         labels = [agent.display for agent in self.agents]
         if len(set(labels)) != len(labels):
             raise ValueError(f"agent labels must be distinct, got {labels}; give each agent a label")
-        self._check_oracles(budgets[0])
+        keys = [cell_name(label).casefold() for label in labels]
+        if len(set(keys)) != len(keys):  # distinct labels whose file names meet (or differ only in case)
+            first = next(label for label, key in zip(labels, keys, strict=True) if keys.count(key) > 1)
+            raise ValueError(f"agent label {first!r} shares its cell file name with another label of {labels} on a "
+                             "case-insensitive file system; give the agents labels that differ in more than case")
+        return budgets
+
+    @classmethod
+    def from_record(cls, data: Mapping[str, Any], layout: Sequence[AgentCells]) -> ExperimentSpec:
+        """The spec of a results folder, read back from its ``spec.json`` (``data``) and ``layout.json``
+        (``layout``) as data: its agents' names are never resolved to classes and nothing is imported (only
+        registered env ids are accepted, as everywhere), so reading a folder from elsewhere runs no code. The
+        spec cannot be run; ``ExperimentSpec.from_dict(data)`` gives one that can."""
+        fields = _spec_fields(cls, data)
+        spec = cls.__new__(cls)
+        for dataclass_field in dataclasses.fields(cls):
+            default = dataclass_field.default_factory() if dataclass_field.default_factory is not dataclasses.MISSING \
+                else dataclass_field.default
+            value = fields.get(dataclass_field.name, default)
+            if value is dataclasses.MISSING:
+                raise ValueError(f"the spec lacks the key {dataclass_field.name!r}")
+            object.__setattr__(spec, dataclass_field.name, value)
+        for agent in spec.agents:
+            object.__setattr__(agent, "_record", True)
+        spec._check_data()
+        if [entry.label for entry in layout] != [agent.display for agent in spec.agents]:
+            raise ValueError(f"{LAYOUT_FILE} names the agents {[entry.label for entry in layout]}, spec.json "
+                             f"{[agent.display for agent in spec.agents]}; the folder is not one run's")
+        object.__setattr__(spec, "_layout", tuple(layout))
+        return spec
+
+    @property
+    def layout(self) -> tuple[AgentCells, ...]:
+        """How each agent's cells are stored: decided from the agents' classes for a spec that runs, read from
+        ``layout.json`` for a spec read from a folder (``from_record``)."""
+        layout: tuple[AgentCells, ...] | None = self.__dict__.get("_layout")
+        if layout is None:
+            layout = tuple(AgentCells(agent.display, _prefix(self, agent), _oracle_filled(agent))
+                           for agent in self.agents)
+            object.__setattr__(self, "_layout", layout)
+        return layout
+
+    def _check_agent_env(self, index: int, agent: AgentSpec, built: Agent, budget: int) -> None:
+        """An agent that checks what it can play (``Agent.check_env``: a trained policy's observation space and
+        budget) is shown the env at the first budget, so that a mismatch is the spec's error, not a failed cell."""
+        env = gym.make(self.env, **{**self.env_kwargs, self.facts.horizon_argument: budget})
+        try:
+            built.check_env(env)
+        except (ValueError, TypeError) as error:
+            raise _in_context(error, f"agents[{index}] ({agent.display})") from error
+        finally:
+            env.close()
 
     def _check_oracles(self, budget: int) -> None:
         """Agents whose oracle parameters the engine fills (UCB-E's H) need an env with a fixed instance."""
@@ -182,14 +274,18 @@ class ExperimentSpec:
             try:
                 text = json.dumps(kwargs, sort_keys=True)
             except TypeError:  # values from Python (a means sampler, distributions): made without the cache
-                gym.make(self.env, **kwargs)
+                facts = _facts_of(gym.make(self.env, **kwargs))
             else:
-                _env_facts(self.env, text)
+                facts = _env_facts(self.env, text)
         except (ValueError, TypeError) as error:
             message = str(error).split(" was raised from the environment creator")[0]  # gym's note repeats kwargs
             if "unexpected keyword argument" in message:
                 message += f"; {self.env} takes {_env_arguments(self.env, horizon)}"
             raise _in_context(message, f"{self.env} with env_kwargs {dict(self.env_kwargs)}", error) from error
+        try:  # a cell is a vector env of `chunk` copies: its memory, checked here rather than in every cell
+            check.check_env_memory(min(self.chunk, self.runs), *facts.memory)
+        except ValueError as error:
+            raise ValueError(f"chunk={self.chunk}: a cell's {error}; give a smaller chunk") from None
 
     @property
     def facts(self) -> EnvFacts:
@@ -213,26 +309,7 @@ class ExperimentSpec:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> ExperimentSpec:
         """Build a spec from plain data (as read from TOML or JSON); unknown keys are an error."""
-        if not isinstance(data, Mapping):
-            raise TypeError(f"an experiment must be a table of keys (env, agents, budgets, ...), got {data!r}")
-        data = dict(data)
-        known = set(cls.__dataclass_fields__)
-        unknown = set(data) - known
-        if unknown:
-            first = sorted(unknown)[0]
-            raise ValueError(f"unknown spec keys {sorted(unknown)}{_did_you_mean(first, known)}; allowed: "
-                             f"{', '.join(sorted(known))}")
-        missing = [key for key in ("env", "agents", "budgets") if key not in data]
-        if missing:
-            raise ValueError(f"the spec lacks the keys {missing}; an experiment needs env, agents and budgets")
-        entries, budgets = data.pop("agents"), data.pop("budgets")
-        if not isinstance(entries, list):
-            raise TypeError(f"agents must be a list of agent names or tables, got {entries!r}")
-        if not isinstance(budgets, list):
-            raise TypeError(f"budgets must be a non-empty list of strictly increasing positive integers, got "
-                            f"{budgets!r}")
-        return cls(agents=tuple(_agent_from(i, entry) for i, entry in enumerate(entries)), budgets=tuple(budgets),
-                   **data)
+        return cls(**_spec_fields(cls, data))
 
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
@@ -240,6 +317,61 @@ class ExperimentSpec:
         out["budgets"] = list(self.budgets)
         out["env_kwargs"] = dict(self.env_kwargs)
         return out
+
+
+def _spec_fields(cls: type[ExperimentSpec], data: Mapping[str, Any]) -> dict[str, Any]:
+    """The keyword arguments of ``ExperimentSpec`` from plain data: unknown or missing keys are an error, the
+    agents become ``AgentSpec`` and the budgets a tuple."""
+    if not isinstance(data, Mapping):
+        raise TypeError(f"an experiment must be a table of keys (env, agents, budgets, ...), got {data!r}")
+    data = dict(data)
+    known = set(cls.__dataclass_fields__)
+    unknown = set(data) - known
+    if unknown:
+        first = sorted(unknown)[0]
+        raise ValueError(f"unknown spec keys {sorted(unknown)}{_did_you_mean(first, known)}; allowed: "
+                         f"{', '.join(sorted(known))}")
+    missing = [key for key in ("env", "agents", "budgets") if key not in data]
+    if missing:
+        raise ValueError(f"the spec lacks the keys {missing}; an experiment needs env, agents and budgets")
+    entries, budgets = data.pop("agents"), data.pop("budgets")
+    if not isinstance(entries, list):
+        raise TypeError(f"agents must be a list of agent names or tables, got {entries!r}")
+    if not isinstance(budgets, list):
+        raise TypeError(f"budgets must be a non-empty list of strictly increasing positive integers, got "
+                        f"{budgets!r}")
+    return {"agents": tuple(_agent_from(i, entry) for i, entry in enumerate(entries)), "budgets": tuple(budgets),
+            **data}
+
+
+def _check_name(name: str) -> None:
+    """An experiment's ``name`` names its folder inside the output folder: one plain folder name."""
+    if name in (".", "..") or "/" in name or "\\" in name or any(ord(c) < 32 for c in name) or (
+            len(name) > 1 and name[1] == ":"):
+        raise ValueError(f"name={name!r} must be a plain folder name: no '/' or '\\', not '.' or '..', no drive "
+                         "letter or control characters (an experiment's folder stays inside the output folder)")
+
+
+@dataclass(frozen=True)
+class AgentCells:
+    """How the cells of one agent are stored, as the run that wrote them decided from the agent's class."""
+
+    label: str
+    #: one cell per chunk of runs, scored at every budget (else one per budget and chunk)
+    anytime: bool
+    #: the oracle parameters the engine filled from the true instance (UCB-E's H)
+    oracle: tuple[str, ...]
+
+
+def cell_name(label: str) -> str:
+    """The file-name part of an agent's label, one-to-one: a label of letters, digits, ``.``, ``+`` and ``-``
+    (not starting with ``.``) is its own name; any other is its characters outside that set replaced by ``_``
+    and ten hex digits of its SHA-256 appended after ``_``. Plain labels never contain ``_``, so the two forms
+    never meet; two other labels meet only if their digests do, which ``ExperimentSpec`` refuses."""
+    if re.fullmatch(r"[A-Za-z0-9+-][A-Za-z0-9.+-]*", label):
+        return label
+    readable = re.sub(r"[^A-Za-z0-9.+-]+", "_", label).strip("_")[:60]
+    return f"{readable}_{hashlib.sha256(label.encode()).hexdigest()[:10]}"
 
 
 def _agent_from(index: int, entry: Any) -> AgentSpec:
@@ -301,9 +433,9 @@ def _agents_of(family: Family) -> list[str]:
     return [name for name, cls in AGENTS.items() if family in cls.families]
 
 
-def _check_params(index: int, agent: AgentSpec) -> None:
-    """Build the agent once with its parameters (its own checks name them); an agent whose oracle parameters
-    come from the env's instance (UCB-E's H) has only its parameter names checked."""
+def _check_params(index: int, agent: AgentSpec) -> Agent | None:
+    """Build the agent once with its parameters (its own checks name them) and return it; an agent whose oracle
+    parameters come from the env's instance (UCB-E's H) has only its parameter names checked (None)."""
     cls = agent.cls
     where = f"agents[{index}] ({agent.display})"
     parameters = inspect.signature(cls).parameters
@@ -316,10 +448,15 @@ def _check_params(index: int, agent: AgentSpec) -> None:
     try:
         if set(cls.oracle_parameters) - set(agent.params):
             inspect.signature(cls).bind(**agent.params)
-        else:
-            cls(**agent.params)
+            return None
+        return cls(**agent.params)
     except (ValueError, TypeError) as error:
         raise _in_context(error, where) from error
+    except Exception as error:  # a user's agent whose constructor fails: their mistake, named; ours propagate
+        if cls.__module__.startswith("bandit_gym."):
+            raise
+        raise ValueError(f"{where}: {cls.__module__}.{cls.__qualname__}(**{dict(agent.params)}) raised "
+                         f"{type(error).__name__}: {error}") from error
 
 
 def load_specs(path: str | Path) -> list[ExperimentSpec]:
@@ -370,9 +507,10 @@ class Cell:
     chunk: int
 
     def key(self, spec: ExperimentSpec) -> str:
-        label = re.sub(r"[^A-Za-z0-9.+-]+", "_", spec.agents[self.agent].display).strip("_")
+        """The cell's file name (without ``.npz``): ``cell_name(label)__T{budget}__chunk{c}`` (``anytime`` for
+        the budget of an anytime cell), distinct for distinct cells of a spec."""
         when = "anytime" if self.budget is None else f"T{self.budget}"
-        return f"{label}__{when}__chunk{self.chunk}"
+        return f"{cell_name(spec.agents[self.agent].display)}__{when}__chunk{self.chunk}"
 
     def runs(self, spec: ExperimentSpec) -> range:
         start = self.chunk * spec.chunk
@@ -383,8 +521,8 @@ def expand(spec: ExperimentSpec) -> list[Cell]:
     """Every cell of a spec."""
     chunks = range(-(-spec.runs // spec.chunk))
     cells: list[Cell] = []
-    for index, agent in enumerate(spec.agents):
-        budgets: Iterable[int | None] = [None] if _prefix(spec, agent) else spec.budgets
+    for index, layout in enumerate(spec.layout):
+        budgets: Iterable[int | None] = [None] if layout.anytime else spec.budgets
         cells.extend(Cell(index, budget, chunk) for budget in budgets for chunk in chunks)
     return cells
 
@@ -486,8 +624,12 @@ class CellStore:
     Every stored cell is verified when it is first looked at (``damage``): a file that does not load, lacks
     a metric or holds arrays of the wrong shape, type or values is damaged. With ``heal=True`` (a run) a damaged
     cell is moved aside into ``cells/damaged/`` (never deleted, never over an earlier one), reported in
-    ``damaged`` and counts as missing, so that the run recomputes it; with ``heal=False`` (loading a finished
-    folder) it is a ValueError that names the file."""
+    ``damaged`` and counts as missing, so that the run recomputes it; with ``heal=False`` (reading a folder) it is
+    a ValueError that names the file.
+
+    A store that heals is a run's: it takes the folder's lock (a second run on the folder is refused while it
+    holds it), refuses a folder of files it did not write, and writes ``spec.json`` and ``layout.json``; call
+    ``close`` when done. A store that does not heal only reads: it creates, moves and deletes nothing."""
 
     def __init__(self, spec: ExperimentSpec, out: str | Path | None, heal: bool = True) -> None:
         self.spec = spec
@@ -496,16 +638,35 @@ class CellStore:
         #: the damaged cells moved aside by this store: "cells/NAME.npz (why) -> cells/damaged/NAME.npz"
         self.damaged: list[str] = []
         self._verified: set[str] = set()
+        self._lock: Any = None
         self.folder = None if out is None else Path(out)
-        if self.folder is not None:
-            (self.folder / "cells").mkdir(parents=True, exist_ok=True)
-            for stale in (self.folder / "cells").glob("*.npz.tmp"):  # half-written by a killed run
-                stale.unlink()
-            spec_file = self.folder / "spec.json"
-            written = json.dumps(spec.to_dict(), indent=2, sort_keys=True)
-            if spec_file.exists() and spec_file.read_text() != written:
-                raise ValueError(f"{self.folder} holds the results of a different spec; use another output folder")
-            spec_file.write_text(written)
+        if self.folder is not None and heal:
+            self._open_for_writing(self.folder)
+
+    def _open_for_writing(self, folder: Path) -> None:
+        spec_file = folder / "spec.json"
+        written = json.dumps(self.spec.to_dict(), indent=2, sort_keys=True)
+        if spec_file.exists() and spec_file.read_text() != written:
+            raise ValueError(f"{folder} holds the results of a different spec; use another output folder")
+        if not spec_file.exists():
+            foreign = [name for name in ("results.csv", LAYOUT_FILE) if (folder / name).exists()]
+            foreign += ["cells/*.npz"] if any((folder / "cells").glob("*.npz")) else []
+            if foreign:
+                raise ValueError(f"{folder} holds {', '.join(foreign)} but no spec.json: files that no run of a spec "
+                                 "wrote there, which a run would overwrite; give an empty or new output folder")
+        (folder / "cells").mkdir(parents=True, exist_ok=True)
+        self._lock = _lock(folder)
+        for stale in (folder / "cells").glob("*.npz.tmp"):  # half-written by a killed run (we hold the lock)
+            stale.unlink()
+        _write_atomic(spec_file, written)
+        layout = [dataclasses.asdict(entry) for entry in self.spec.layout]
+        _write_atomic(folder / LAYOUT_FILE, json.dumps({"agents": layout}, indent=2))
+
+    def close(self) -> None:
+        """Release the folder's lock (a run's store)."""
+        if self._lock is not None:
+            self._lock.close()
+            self._lock = None
 
     def _path(self, cell: Cell) -> Path:
         assert self.folder is not None
@@ -575,6 +736,37 @@ class CellStore:
             return {key: data[key] for key in data.files}
 
 
+def _write_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file beside it: a reader sees the old file or the new one."""
+    handle, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w") as stream:
+            stream.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def _lock(folder: Path) -> Any:
+    """Hold the run lock of ``folder`` (``LOCK_FILE``, an advisory ``flock``) and return its open file, or refuse
+    if another run holds it. Where ``fcntl`` does not exist (Windows) there is no lock."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows
+        return None
+    stream = open(folder / LOCK_FILE, "a")  # noqa: SIM115 - held open until the run ends
+    try:
+        fcntl.flock(stream.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        stream.close()
+        raise ValueError(f"{folder} is being written by another run (it holds {folder / LOCK_FILE}); wait for it "
+                         "to finish, or give another output folder") from None
+    return stream
+
+
+
 def _free_name(path: Path) -> Path:
     """``path``, or ``path`` with ``.1``, ``.2``, ... appended if taken: a moved-aside file never replaces another."""
     candidate, number = path, 0
@@ -603,7 +795,11 @@ class ExperimentResult:
         spec_file = folder / "spec.json"
         if not spec_file.exists():
             raise ValueError(f"{folder} holds no experiment (no spec.json); pass the out folder of run_experiment")
-        spec = ExperimentSpec.from_dict(json.loads(spec_file.read_text()))
+        data = _read_json(spec_file)
+        if not (folder / LAYOUT_FILE).exists():
+            raise ValueError(f"{folder} is unfinished or was written by an older bandit_gym (no {LAYOUT_FILE}); run "
+                             f"the same spec with out={str(folder)!r} to complete it")
+        spec = ExperimentSpec.from_record(data, _read_layout(folder / LAYOUT_FILE))
         store = CellStore(spec, folder, heal=False)
         missing = [cell.key(spec) for cell in expand(spec) if not store.has(cell)]
         if missing:
@@ -617,7 +813,7 @@ class ExperimentResult:
         from scipy import stats
 
         rows = []
-        for agent in self.spec.agents:
+        for agent, layout in zip(self.spec.agents, self.spec.layout, strict=True):
             for metric in self.spec.metrics:
                 values = self.runs[(agent.display, metric)]
                 n = values.shape[0]
@@ -628,7 +824,7 @@ class ExperimentResult:
                     rows.append({
                         "experiment": self.spec.title, "env": self.spec.env, "agent": agent.display,
                         "name": agent.name, "params": json.dumps(dict(agent.params), sort_keys=True),
-                        "oracle": bool(_oracle_filled(agent)), "budget": budget, "metric": metric,
+                        "oracle": bool(layout.oracle), "budget": budget, "metric": metric,
                         "mean": mean[j], "se": se[j], "ci_low": mean[j] - half[j], "ci_high": mean[j] + half[j],
                         "runs": n, "num_arms": _num_arms(self.spec),
                     })
@@ -660,6 +856,28 @@ class ExperimentResult:
         return pd.DataFrame(rows)
 
 
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text())
+    except ValueError as error:  # JSONDecodeError, UnicodeDecodeError
+        raise ValueError(f"{path} is not JSON ({error})") from None
+
+
+def _read_layout(path: Path) -> list[AgentCells]:
+    """The ``AgentCells`` of a folder's ``layout.json``, checked as data."""
+    data = _read_json(path)
+    entries = data.get("agents") if isinstance(data, dict) else None
+    layout = []
+    for entry in entries if isinstance(entries, list) else [None]:
+        if not (isinstance(entry, dict) and isinstance(entry.get("label"), str)
+                and isinstance(entry.get("anytime"), bool) and isinstance(entry.get("oracle"), list)
+                and all(isinstance(name, str) for name in entry["oracle"])):
+            raise ValueError(f"{path} is not a layout written by a run: 'agents' must list tables of label "
+                             f"(string), anytime (true or false) and oracle (list of strings), got {entry!r}")
+        layout.append(AgentCells(entry["label"], entry["anytime"], tuple(entry["oracle"])))
+    return layout
+
+
 def _num_arms(spec: ExperimentSpec) -> int:
     return _env_facts(spec.env, json.dumps(dict(spec.env_kwargs), sort_keys=True)).num_arms
 
@@ -676,15 +894,21 @@ class EnvFacts:
     horizon_argument: str
     #: the env takes ``common_random_numbers`` (set from the experiment's key of that name)
     takes_common_random_numbers: bool
+    #: the sizes its memory is checked with: arms, threshold levels, bytes shared by the copies
+    memory: tuple[int, int, int]
 
 
 @functools.lru_cache(maxsize=64)
 def _env_facts(env_id: str, kwargs_json: str) -> EnvFacts:
     """The ``EnvFacts`` of an env id with the given keyword arguments (JSON), from one construction
     (cached)."""
-    engine = engine_of(gym.make(env_id, **json.loads(kwargs_json)))
+    return _facts_of(gym.make(env_id, **json.loads(kwargs_json)))
+
+
+def _facts_of(env: Any) -> EnvFacts:
+    engine = engine_of(env)
     return EnvFacts(engine.family, int(engine.num_arms), engine.metric_names, engine.horizon_argument,
-                    engine.takes_common_random_numbers)
+                    engine.takes_common_random_numbers, engine.memory)
 
 
 def run_experiment(
@@ -717,10 +941,40 @@ def run_experiments(
     that a worker done with one spec's cells starts on the next spec's instead of waiting for the longest cell."""
     if backend is not None:
         check.choice("backend", backend, BACKENDS)
-    check.integer("jobs", jobs, minimum=1)
+    check_jobs(jobs, backend)
     if len(outs) != len(specs):
         raise ValueError(f"outs must hold one folder (or None) per spec: {len(specs)} specs, {len(outs)} outs")
-    stores = [CellStore(spec, out) for spec, out in zip(specs, outs, strict=True)]
+    stores: list[CellStore] = []
+    try:
+        for spec, out in zip(specs, outs, strict=True):
+            stores.append(CellStore(spec, out))
+        return _run_stores(specs, stores, jobs, backend, progress, on_cell)
+    finally:
+        for store in stores:
+            store.close()
+
+
+def check_jobs(jobs: Any, backend: str | None) -> int:
+    """``jobs`` as an int: at least 1, and at most this machine's cores for a local backend (more local workers
+    than cores only queue for them, and each holds its own copy of a cell's arrays); a Dask or Ray cluster
+    may have more, up to ``MAX_CLUSTER_JOBS``."""
+    local = backend not in ("dask", "ray")
+    limit = cores() if local else MAX_CLUSTER_JOBS
+    where = f"the {limit} cores of this machine" if local else "a cluster's workers"
+    value = check.integer("jobs", jobs, minimum=1)
+    if value > limit:
+        raise ValueError(f"jobs={value} is more than {where}; give at most {limit}"
+                         f"{'' if not local else ', or a Dask or Ray backend for a cluster'}")
+    return value
+
+
+def cores() -> int:
+    """The cores this process may run on."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
+def _run_stores(specs: Sequence[ExperimentSpec], stores: list[CellStore], jobs: int, backend: str | None,
+                progress: bool, on_cell: Callable[[Cell], None] | None) -> list[ExperimentResult]:
     pending = [(i, spec, cell) for i, (spec, store) in enumerate(zip(specs, stores, strict=True))
                for cell in expand(spec) if not store.has(cell)]
     # Longest cells first (pulls = runs x horizon), so that no worker is left with a long cell at the end.
@@ -742,7 +996,7 @@ def run_experiments(
         result.damaged = store.damaged
     for result, store in zip(results, stores, strict=True):
         if store.folder is not None:  # the tidy table beside the cells, as `bandit-gym run` writes it
-            result.summary().to_csv(store.folder / "results.csv", index=False)
+            _write_atomic(store.folder / "results.csv", result.summary().to_csv(index=False))
     return results
 
 
@@ -804,9 +1058,9 @@ def collect(spec: ExperimentSpec, store: CellStore) -> ExperimentResult:
     """Assemble the per-run arrays of every agent and metric from the stored cells."""
     runs: dict[tuple[str, str], np.ndarray] = {}
     chunks = range(-(-spec.runs // spec.chunk))
-    for index, agent in enumerate(spec.agents):
+    for index, (agent, layout) in enumerate(zip(spec.agents, spec.layout, strict=True)):
         for metric in spec.metrics:
-            if _prefix(spec, agent):
+            if layout.anytime:
                 parts = [store.get(Cell(index, None, c))[metric] for c in chunks]
                 runs[(agent.display, metric)] = np.concatenate(parts, axis=0)
             else:

@@ -30,11 +30,21 @@ def complexity(means: np.ndarray, threshold: float) -> float:
 class UniformMeans:
     """Sampler of Bernoulli means drawn i.i.d. uniform on ``[low, high]`` for ``num_arms`` arms, per episode.
 
-    Pass it as ``means=`` to a thresholding env; it draws with the env's ``np_random``."""
+    Pass it as ``means=`` to a thresholding env; it draws with the env's ``np_random``. ``num_arms`` is an
+    integer from 2 to ``MAX_ARMS`` (``bandit_gym._validation``, 65,536), ``low <= high`` finite reals (in [0, 1]
+    for an env of Bernoulli arms, which checks the means it draws)."""
 
     num_arms: int = 10
     low: float = 0.0
     high: float = 1.0
+
+    def __post_init__(self) -> None:
+        check.integer("UniformMeans num_arms", self.num_arms, minimum=2, maximum=check.MAX_ARMS)
+        check.real("UniformMeans low", self.low)
+        check.real("UniformMeans high", self.high, low=self.low)
+        if not np.isfinite(float(self.high) - float(self.low)):
+            raise ValueError(f"UniformMeans low={self.low!r} and high={self.high!r}: the width high - low must be a "
+                             "finite float")
 
     def __call__(self, rng: np.random.Generator, n: int) -> np.ndarray:
         return rng.uniform(self.low, self.high, size=(n, self.num_arms))
@@ -57,7 +67,7 @@ class SpreadMeans:
     spread_high: float = 0.5
 
     def __post_init__(self) -> None:
-        check.integer("SpreadMeans num_arms", self.num_arms, minimum=2)
+        check.integer("SpreadMeans num_arms", self.num_arms, minimum=2, maximum=check.MAX_ARMS)
         check.real("SpreadMeans top_low", self.top_low, low=0.0, high=1.0)
         check.real("SpreadMeans top_high", self.top_high, low=self.top_low, high=1.0)
         check.real("SpreadMeans spread_low", self.spread_low, low=0.0, high=1.0, low_open=True)
@@ -85,7 +95,7 @@ class BudgetRange:
 
     def __post_init__(self) -> None:
         check.integer("BudgetRange low", self.low, minimum=1)
-        check.integer("BudgetRange high", self.high, minimum=self.low)
+        check.integer("BudgetRange high", self.high, minimum=self.low, maximum=check.MAX_BUDGET)
         if not isinstance(self.log, (bool, np.bool_)):
             raise TypeError(f"BudgetRange log must be True or False, got {self.log!r}")
 
@@ -164,7 +174,10 @@ class RandomSurvival:
     rejection; the acceptance rate is printed in the error if it is too low to finish).
 
     Pass it as ``survival=`` to a threshold-bandit env: every episode draws its instance with the env's
-    ``np_random``. For training across instances (the arm-wise RL policy)."""
+    ``np_random``. For training across instances (the arm-wise RL policy). ``num_arms`` is at most ``MAX_ARMS``
+    (65,536) and ``num_levels`` at most ``MAX_LEVELS`` (4096), the limits of the env (``bandit_gym._validation``);
+    many arms or levels make a unique best arm per level, with its gap, rare, and the draws fail with an error
+    after 1000 rounds of rejection."""
 
     num_arms: int = 3
     num_levels: int = 5
@@ -172,8 +185,9 @@ class RandomSurvival:
     crossing: bool = True
 
     def __post_init__(self) -> None:
-        check.integer("RandomSurvival num_arms", self.num_arms, minimum=2)
-        check.integer("RandomSurvival num_levels", self.num_levels, minimum=2 if self.crossing else 1)
+        check.integer("RandomSurvival num_arms", self.num_arms, minimum=2, maximum=check.MAX_ARMS)
+        check.integer("RandomSurvival num_levels", self.num_levels, minimum=2 if self.crossing else 1,
+                      maximum=check.MAX_LEVELS)
         check.real("RandomSurvival min_gap", self.min_gap, low=0.0, high=1.0, high_open=True)
 
     def __call__(self, rng: np.random.Generator, n: int) -> np.ndarray:
@@ -209,6 +223,8 @@ def staircase_distributions(num_arms: int, num_levels: int) -> np.ndarray:
     m = int(num_levels)
     if k < 2 or m < 1:
         raise ValueError(f"staircase_distributions needs num_arms >= 2 and num_levels >= 1, got K={k}, m={m}")
+    check.arm_count("staircase_distributions num_arms", k)
+    check.level_count("staircase_distributions num_levels", m)
     i = np.arange(k)
     s = 0.9 - 0.4 * i / (k - 1)
     r = 0.2 * i / (k - 1)
@@ -235,6 +251,7 @@ def fixed_gap_distributions(num_levels: int) -> np.ndarray:
     m = int(num_levels)
     if m < 2 or m % 2:
         raise ValueError(f"fixed_gap_distributions needs an even num_levels >= 2, got {num_levels!r}")
+    check.level_count("fixed_gap_distributions num_levels", m)
     survival = np.asarray(FIXED_GAP_SURVIVAL)
     p = np.zeros((len(survival), m + 1))
     p[:, 0] = 1.0 - survival[:, 0]

@@ -26,8 +26,10 @@ the result with jupytext and writes two notebooks with nbformat:
 - the **solutions** notebook, ``STEM-solutions.ipynb``: every cell, the solutions as ordinary cells tagged
   ``"solution"``, no stubs.
 
-Local pictures (``![alt](path)`` relative to the doc) are embedded as cell attachments, so that a notebook is
-one self-contained file. Both notebooks use the ``python3`` kernel.
+Local pictures (``![alt](path)`` relative to the doc, in its folder or below it) are embedded as cell
+attachments, so that a notebook is one self-contained file; a local image path outside the doc's folder (``..``
+that leaves it, an absolute path, a link out of it) or to a file that is not a picture is refused, so that no
+other file of the machine ends up in a notebook. Both notebooks use the ``python3`` kernel.
 """
 
 from __future__ import annotations
@@ -143,9 +145,15 @@ def _embed_images(cell: nbformat.NotebookNode, folder: Path) -> None:
     def attach(image: re.Match[str]) -> str:
         alt, path, title = image.groups()
         file = folder / path
-        if path.startswith(("http://", "https://", "data:", "attachment:", "/")) or not file.is_file():
+        if path.startswith(("http://", "https://", "data:", "attachment:")) or not (
+                path.startswith("/") or file.is_file()):
             return image.group(0)
+        inside = not path.startswith("/") and file.resolve().is_relative_to(folder.resolve())
         mime = mimetypes.guess_type(file.name)[0] or "application/octet-stream"
+        if not inside or not mime.startswith("image/"):
+            why = "lies outside the doc's folder" if not inside else f"is not a picture ({mime})"
+            raise ValueError(f"image ![{alt}]({path}) of a doc in {folder} {why}; only pictures in the doc's folder "
+                             "or below it are embedded in the notebooks")
         name = path.replace("/", "_")
         attachments[name] = {mime: base64.b64encode(file.read_bytes()).decode("ascii")}
         return f"![{alt}](attachment:{name}{title})"

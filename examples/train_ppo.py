@@ -31,7 +31,7 @@ print(recipe_for("ThresholdBandit-v0", "PPO"))
 # %% [markdown]
 # Train at the horizon it will play (the budget left is part of what the policy reads: `SB3Agent` refuses
 # to play a policy at another budget), and save the policy (`model.zip` and the observation statistics
-# `vecnormalize.pkl`) so that an
+# `vecnormalize.npz`, plain arrays read without unpickling) so that an
 # experiment spec, or another process, can load it by its folder.
 
 # %%

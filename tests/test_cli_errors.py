@@ -182,7 +182,8 @@ def test_other_mistakes_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixtu
                                      argv: list[str], message: tuple[str, ...]) -> None:
     for folder in ("EMPTY", "UNFINISHED", "BADJSON"):
         (tmp_path / folder).mkdir()
-    (tmp_path / "UNFINISHED" / "spec.json").write_text((finished / "spec.json").read_text())
+    for name in ("spec.json", "layout.json"):  # a run that wrote its spec and layout, and no cell yet
+        (tmp_path / "UNFINISHED" / name).write_text((finished / name).read_text())
     (tmp_path / "BADJSON" / "spec.json").write_text("{")
     (tmp_path / "bad.csv").write_text("a,b\n1,2\n")
     (tmp_path / "empty.csv").write_text("")

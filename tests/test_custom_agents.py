@@ -260,12 +260,18 @@ def test_cli_list_names_the_agents_of_installed_packages_without_loading_them(
     assert main(["list"]) == 0 and "Agents of installed packages" not in capsys.readouterr().out
 
 
-def test_builtin_cell_keys_unchanged() -> None:
+def test_cell_keys_keep_plain_labels_and_digest_the_others() -> None:
+    """A plain label (letters, digits, '.', '+', '-') is its own file name; any other gets its SHA-256 digest, so
+    that two labels never share a cell file."""
+    import hashlib
+
     spec = spec_of({"name": "APT", "params": {"epsilon": 0.05}, "label": "APT(.05)"}, "LSA",
                    {"name": "UCBE", "params": {"b": 0.0}})
+    apt, ucbe = (f"{readable}_{hashlib.sha256(label.encode()).hexdigest()[:10]}"
+                 for readable, label in (("APT_.05", "APT(.05)"), ("UCBE_0", "UCBE(0)")))
     assert [cell.key(spec) for cell in expand(spec)][::2] == [
-        "APT_.05__anytime__chunk0", "LSA__anytime__chunk0", "UCBE_0__T40__chunk0", "UCBE_0__T100__chunk0"]
-    assert Cell(0, None, 1).key(spec) == "APT_.05__anytime__chunk1"
+        f"{apt}__anytime__chunk0", "LSA__anytime__chunk0", f"{ucbe}__T40__chunk0", f"{ucbe}__T100__chunk0"]
+    assert Cell(0, None, 1).key(spec) == f"{apt}__anytime__chunk1"
 
 
 # ---------------------------------------------------------------------------------------------------- CLI, Dask

@@ -9,7 +9,7 @@ import numpy as np
 
 from bandit_gym import _validation as check
 from bandit_gym.agents.base import Agent, Obs
-from bandit_gym.agents.bayesian._posterior import GaussianPosterior
+from bandit_gym.agents.bayesian._posterior import GaussianPosterior, check_prior_variance, check_scale
 from bandit_gym.covariances import resolve_kernel
 from bandit_gym.families import Family
 
@@ -27,7 +27,10 @@ class BayesianAgent(Agent):
     name of ``bandit_gym.covariances.KERNELS``, or None for independent arms, G = I), prior scale ``eta``, noise
     ``sigma`` and ``prior_mean``: the prior ``mu ~ N(prior_mean, eta^2 G)`` and rewards ``N(mu_a, sigma^2)``.
     It may differ from the env's generating model (``reset`` info ``"model"`` holds that one:
-    ``Agent(**info["model"])``).
+    ``Agent(**info["model"])``). ``eta`` and ``sigma`` lie in ``SCALE_RANGE`` = [1e-75, 1e75] and the prior
+    variances ``eta^2 G_kk`` below ``PRIOR_VARIANCE_MAX`` = 1e154 (``bandit_gym.agents.bayesian._posterior``):
+    beyond them the posterior's products and ratios of variances leave float64 (``eta = 1e-300`` made BayesGap
+    divide by zero); the constructor refuses them.
 
     Every step updates the posterior of each copy with the previous step's observation (``last_arm``,
     ``last_value``) by one rank-one step, or rebuilds it from ``counts`` and ``sums`` after a batched allocation;
@@ -57,8 +60,10 @@ class BayesianAgent(Agent):
         self.kernel = None if kernel is None else resolve_kernel(kernel)
         self.prior_mean = check.real("prior_mean", prior_mean)
         self.kernel_name = kernel if isinstance(kernel, str) else None
-        self.eta = check.real("eta", eta, low=0.0, low_open=True)
-        self.sigma = check.real("sigma", sigma, low=0.0, low_open=True)
+        self.eta = check_scale("eta", eta)
+        self.sigma = check_scale("sigma", sigma)
+        if self.kernel is not None:
+            check_prior_variance(self.kernel, self.eta)
         self.recommendation = check.choice("recommendation", recommendation, RECOMMENDATIONS)
         super().__init__(tie_break=tie_break)
 

@@ -18,9 +18,42 @@ from __future__ import annotations
 
 import numpy as np
 
+from bandit_gym import _validation as check
 from bandit_gym.covariances import check_kernel, prior_factor
 
 FORMS = ("covariance", "factor")
+SCALE_RANGE = (1e-75, 1e75)
+"""The allowed interval of the model's scales ``eta`` and ``sigma``. Their squares are the prior and noise
+variances; the posterior update multiplies two variances and divides by a third, and BayesGap divides by
+``eta^2`` and ``sigma^2``: within this interval every such product or ratio stays between 1e-300 and 1e300, a
+finite and nonzero float64 (outside it, ``eta = 1e-300`` made ``eta^2`` 0 and BayesGap divide by zero, and
+``eta = 1e100`` made the posterior NaN)."""
+PRIOR_VARIANCE_MAX = 1e154
+"""The largest prior variance ``eta^2 G_kk`` allowed: the update multiplies two prior covariances, whose product
+must stay below float64's largest number (1.8e308)."""
+
+
+def check_scale(name: str, value: object) -> float:
+    """``eta`` or ``sigma`` as a float in ``SCALE_RANGE``, or a TypeError/ValueError naming it and the range."""
+    low, high = SCALE_RANGE
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name} must be a real number in [{low:g}, {high:g}], got {value!r} of type "
+                        f"{type(value).__name__}")
+    value = float(value)
+    if not low <= value <= high:  # NaN fails it too
+        raise ValueError(f"{name}={value!r} is outside the allowed interval [{low:g}, {high:g}]: {name}^2 is a "
+                         "variance of the model, and the posterior multiplies and divides such variances, which "
+                         "must stay finite and nonzero float64 numbers")
+    return value
+
+
+def check_prior_variance(kernel: np.ndarray, eta: float) -> None:
+    """Refuse an ``eta`` whose prior variances ``eta^2 G_kk`` exceed ``PRIOR_VARIANCE_MAX``."""
+    top = float(np.max(np.diag(kernel))) if kernel.size else 0.0
+    if eta**2 * top > PRIOR_VARIANCE_MAX:
+        raise ValueError(f"eta={eta!r} is too large for this kernel: its prior variances eta^2 G_kk reach "
+                         f"{eta**2 * top:.3g}, above {PRIOR_VARIANCE_MAX:g} (the posterior update multiplies two of "
+                         f"them); use eta <= {np.sqrt(PRIOR_VARIANCE_MAX / top):.3g}")
 
 
 class GaussianPosterior:
@@ -31,12 +64,14 @@ class GaussianPosterior:
     def __init__(self, kernel: object, eta: float, sigma: float, num: int = 1, form: str = "covariance",
                  prior_mean: float = 0.0) -> None:
         self.kernel = check_kernel(kernel)
-        if not (np.isfinite(eta) and eta > 0):
-            raise ValueError(f"eta must be > 0, got {eta!r}")
-        if not (np.isfinite(sigma) and sigma > 0):
-            raise ValueError(f"sigma must be > 0, got {sigma!r}")
+        eta, sigma = check_scale("eta", eta), check_scale("sigma", sigma)
+        check_prior_variance(self.kernel, eta)
         if int(num) < 1:
             raise ValueError(f"num must be >= 1, got {num!r}")
+        k = self.kernel.shape[0]
+        # the posterior of num copies: (N, K, K) covariances (or (N, K, r) factors), checked before they are made
+        check.check_memory("num", num, 8 * int(num) * k * (k + 2),
+                           f"the Gaussian posterior of {num} copies over K={k} arms ((N, K, K) float64)")
         if form not in FORMS:
             raise ValueError(f"form={form!r} is not allowed; use one of {FORMS}")
         if not np.isfinite(prior_mean):

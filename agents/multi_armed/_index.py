@@ -7,7 +7,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from bandit_gym.agents.base import Agent, Obs
+from bandit_gym.agents.base import Agent, Obs, plays_select
 from bandit_gym.families import Family
 
 
@@ -40,6 +40,7 @@ class MultiArmedAgent(Agent):
         """The pulls made so far in every copy, float64 ``(N,)`` (0 at an episode's start)."""
         return self._pulls_at_left - obs["budget_left"][:, 0]
 
+    @plays_select
     def _act_batch(self, obs: Obs, last: np.ndarray, family: Family) -> np.ndarray:
         self._gather_last(obs, last)
         if self.last_arms.size:

@@ -92,7 +92,12 @@ def build_ledger(docs: str | Path) -> tuple[list[Claim], list[Loss]]:
         folder = docs / ARTEFACTS[paper]
         if not folder.is_dir():
             raise FileNotFoundError(f"{folder} is missing: run `bandit-gym reproduce {paper} --out {folder}` first")
-        rows, lost = build(folder)
+        try:
+            rows, lost = build(folder)
+        except (KeyError, IndexError, ValueError, TypeError, AttributeError) as error:  # a file of other columns
+            what = f"missing column {error}" if isinstance(error, KeyError) else f"{type(error).__name__}: {error}"
+            raise ValueError(f"{folder} does not hold the results of `bandit-gym reproduce {paper}` ({what}); "
+                             f"run `bandit-gym reproduce {paper} --out {folder}` again") from error
         claims += rows
         losses += lost
     return claims, losses
@@ -263,4 +268,7 @@ def read_csv(folder: Path, name: str) -> Any:
     path = folder / name
     if not path.exists():
         raise FileNotFoundError(f"{path} is missing: the claims need it; re-run the paper's reproduction")
-    return pd.read_csv(path)
+    try:
+        return pd.read_csv(path)
+    except ValueError as error:  # pandas' EmptyDataError and ParserError, a binary file's UnicodeDecodeError
+        raise ValueError(f"{path} is not a results table ({error}); re-run the paper's reproduction") from None

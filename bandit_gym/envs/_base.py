@@ -22,6 +22,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 from gymnasium.wrappers import TimeLimit
 
+from bandit_gym import _validation as check
 from bandit_gym.families import Family
 
 Info = dict[str, np.ndarray]
@@ -48,8 +49,15 @@ class Engine(ABC):
     #: the single env's last action, whose answer the ``rgb_array`` rendering draws (None after a reset)
     last_action: np.ndarray | None = None
 
-    def __init__(self, num: int) -> None:
-        self.num = num
+    def __init__(self, num: int, arms: int = 2, levels: int = 0, shared: int = 0) -> None:
+        """``num`` copies of a problem with ``arms`` arms (and ``levels`` threshold levels, ``shared`` bytes held
+        once for all copies): refused, before anything is allocated, if their arrays would take more memory than
+        ``bandit_gym._validation.memory_limit()`` (``check_env_memory``). Subclasses call it once they know K,
+        before they allocate their own per-copy arrays."""
+        self.num = check.integer("num_envs", num, minimum=1)
+        check.check_env_memory(self.num, arms, levels, shared)
+        #: the sizes the memory was checked with (arms, levels, shared bytes): an experiment checks its cells' too
+        self.memory = (arms, levels, shared)
         self.finished = np.zeros(num, dtype=bool)
         #: copies whose last step ended their episode by truncation (set by engines that truncate)
         self.truncated = np.zeros(num, dtype=bool)

@@ -70,7 +70,7 @@ class BestArmEngine(ThresholdingEngine):
                          arm_distribution=arm_distribution,
                          sigma=sigma, sample_cost=sample_cost, common_random_numbers=common_random_numbers,
                          distributions=distributions)
-        self.m = check.integer(self.set_size_name, m, minimum=1, maximum=self.num_arms - 1)
+        self.m = self._check_set_size(m)
         self.setting = check.choice("setting", setting, SETTINGS)
         self.loss = check.choice("loss", loss, BEST_ARM_LOSSES)
         self._warn_if_not_unique()
@@ -80,6 +80,24 @@ class BestArmEngine(ThresholdingEngine):
         obs = {"m": np.full((n, 1), self.m, dtype=np.float32)}
         obs.update({key: value for key, value in self.obs.items() if key != "threshold"})
         self.obs = obs
+
+    def _check_set_size(self, m: Any) -> int:
+        """m (k of top K) as an int in 1..K - 1, or an error that says which of m and the instance is at fault."""
+        name, k = self.set_size_name, self.num_arms
+        m = check.integer(name, m, minimum=1)
+        if m >= k:
+            if self.custom:
+                source = f"distributions= gives {k} arms"
+            elif self._sampler is not None:
+                source = f"the means sampler draws {k} means per episode"
+            else:
+                source = f"means= gives {k} means"
+            raise ValueError(
+                f"{name}={m} is too large; it must be <= {k - 1}: {source} (K={k}), and {name} arms to return need "
+                f"K > {name} arms. {name}={m} is the id's preset value unless you passed it: with this instance pass "
+                f"{name} from 1 to K - 1 = {k - 1}, or give more than {m} arms"
+            )
+        return m
 
     def _warn_if_not_unique(self) -> None:
         """Warn when epsilon = 0 and the set of the m best arms of the fixed instance is not unique."""
@@ -196,16 +214,19 @@ class BestArmIdentificationEnv(BanditEnv):
 
     | argument | default | meaning |
     |---|---|---|
-    | ``means`` | Audibert et al. problem 1 | K means, or a sampler ``(rng, n) -> (n, K)`` |
+    | ``means`` | Audibert et al. problem 1 | K means (2 <= K <= ``MAX_ARMS`` = 65,536), or a sampler |
     | ``m`` | 1 | arms to return, ``1 <= m < K`` |
     | ``epsilon`` | 0.0 | accuracy, >= 0 |
-    | ``budget`` | 2000 | n (fixed budget) or the cap (fixed confidence); a ``BudgetRange`` draws it per episode |
+    | ``budget`` | 2000 | n (fixed budget) or the cap (fixed confidence), <= ``MAX_BUDGET``; or a ``BudgetRange`` |
     | ``setting`` | ``"fixed_budget"`` | or ``"fixed_confidence"`` |
     | ``arm_distribution`` | ``"bernoulli"`` | ``"gaussian"`` (``sigma``), ``"custom"`` (``distributions``) |
     | ``distributions`` | None | bounded arm laws (frozen ``scipy.stats``, e.g. ``beta(2, 5)``); set the means |
     | ``loss`` | ``"simple_regret"`` | or ``"error"`` |
     | ``sample_cost`` | 0.0 | cost per pull |
     | ``common_random_numbers`` | False | per-arm sample streams (see ``ThresholdingBanditEnv``) |
+
+    The limits (``MAX_ARMS``, ``MAX_BUDGET``, and the memory of ``num_envs`` copies of K arms, at most
+    ``memory_limit()``) are those of ``bandit_gym._validation``, checked before anything is allocated.
 
     ```python
     import gymnasium as gym

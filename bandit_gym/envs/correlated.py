@@ -9,7 +9,13 @@ from typing import Any, ClassVar
 import numpy as np
 
 from bandit_gym import _validation as check
-from bandit_gym.covariances import GaussianProcessMeans, resolve_kernel, resolve_means, squared_exponential
+from bandit_gym.covariances import (
+    KERNEL_COPIES,
+    GaussianProcessMeans,
+    resolve_kernel,
+    resolve_means,
+    squared_exponential,
+)
 from bandit_gym.envs.best_arm import BestArmEngine, BestArmIdentificationEnv, BestArmIdentificationVectorEnv
 
 #: the default instance: 50 arms evenly spaced on [0, 1], squared-exponential kernel of length 0.1
@@ -45,7 +51,9 @@ class CorrelatedBestArmEngine(BestArmEngine):
             kernel = squared_exponential(where, check.real("length_scale", length_scale, low=0.0, low_open=True))
         self.kernel = resolve_kernel(kernel)
         self.eta = check.real("eta", eta, low=0.0, low_open=True)
-        check.arm_count("kernel", self.kernel.shape[0])
+        k = check.arm_count("kernel", self.kernel.shape[0])
+        # num copies of K arms and the K x K arrays of the prior (its factor is computed next), before allocating
+        check.check_env_memory(check.integer("num_envs", num, minimum=1), k, shared=KERNEL_COPIES * 8 * k * k)
         if isinstance(means, str):
             means = resolve_means(means)
         super().__init__(num, means=GaussianProcessMeans(self.kernel, self.eta) if means is None else means, m=1,
@@ -54,6 +62,7 @@ class CorrelatedBestArmEngine(BestArmEngine):
         if self.num_arms != self.kernel.shape[0]:
             raise ValueError(f"means has {self.num_arms} arms but the kernel is {self.kernel.shape[0]} x "
                              f"{self.kernel.shape[0]}")
+        self.memory = (k, 0, KERNEL_COPIES * 8 * k * k)
 
     def reset_info(self) -> dict[str, Any]:
         """The model ``(kernel, eta, sigma)``, from which a Bayesian agent can be built: ``Agent(**info["model"])``
@@ -125,9 +134,14 @@ class CorrelatedBestArmEnv(BestArmIdentificationEnv):
     | ``sigma`` | 0.2 | reward noise standard deviation |
     | ``means`` | None | fixed means (K), a sampler ``(rng, n) -> (n, K)`` or a name (below); None: prior draws |
     | ``epsilon`` | 0.0 | tolerance of the error loss |
-    | ``budget`` | 30 | T >= 1, may be below K; a ``BudgetRange`` draws it per episode |
+    | ``budget`` | 30 | 1 <= T <= ``MAX_BUDGET`` = 2^24, may be below K; a ``BudgetRange`` draws it per episode |
     | ``loss`` | ``"simple_regret"`` | or ``"error"`` |
     | ``sample_cost``, ``common_random_numbers`` | 0.0, False | as ``BestArmIdentification-v0`` |
+
+    Sizes (``bandit_gym._validation``): 2 <= K <= ``MAX_ARMS`` = 65,536 arms, and the memory of ``num_envs``
+    copies of K arms plus the K x K arrays of the kernel and its factor (``covariances.KERNEL_COPIES`` of them)
+    at most ``memory_limit()``, checked before the kernel is built or factored and before anything per copy is
+    allocated.
 
     Named means (``bandit_gym.covariances.resolve_means``; K = 357, with ``kernel="traffic-speeds"``):
     ``"traffic-held-out"`` draws one of the 840 held-out speed profiles uniformly per episode with the env's

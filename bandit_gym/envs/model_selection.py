@@ -134,7 +134,7 @@ class ModelSelectionEnv(BestArmIdentificationEnv):
 
     | argument | default | meaning |
     |---|---|---|
-    | ``budget`` | 10 | training runs T (the paper: 10 and 40) |
+    | ``budget`` | 10 | training runs T (the paper: 10 and 40), 1 <= T <= ``MAX_BUDGET`` = 2^24 |
     | ``live`` | False | train for real instead of sampling the table |
     | ``epsilon`` | 0.0 | tolerance of the error loss (RMSE units) |
     | ``loss`` | ``"simple_regret"`` | or ``"error"`` |

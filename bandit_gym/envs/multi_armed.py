@@ -13,6 +13,7 @@ from numpy.typing import ArrayLike
 from scipy import special
 
 from bandit_gym import _validation as check
+from bandit_gym._validation import MAX_BUDGET
 from bandit_gym.envs import _render
 from bandit_gym.envs._base import BanditEnv, BanditVectorEnv, Engine, Info, check_arm_actions, draw_means
 from bandit_gym.families import Family
@@ -23,8 +24,6 @@ MeansSampler = Callable[[np.random.Generator, int], np.ndarray]
 DISTRIBUTIONS = ("bernoulli", "gaussian")
 DEFAULT_NUM_ARMS = 10
 """Arms of an instance drawn per episode when neither ``means`` nor ``num_arms`` is given."""
-MAX_BUDGET = 2**24
-"""Counts are kept in float32 observation buffers, exact for integers up to 2^24."""
 
 
 def kl_bernoulli(p: ArrayLike, q: ArrayLike) -> np.ndarray:
@@ -79,7 +78,7 @@ class MultiArmedEngine(Engine):
         num_arms: int | None = None,
         common_random_numbers: bool = False,
     ) -> None:
-        super().__init__(check.integer("num_envs", num, minimum=1))
+        num = check.integer("num_envs", num, minimum=1)
         self.distribution = check.choice("distribution", distribution, DISTRIBUTIONS)
         self.bernoulli = self.distribution == "bernoulli"
         self.sigma = check.real("sigma", sigma, low=0.0, low_open=True)
@@ -104,6 +103,7 @@ class MultiArmedEngine(Engine):
             self._fixed = self._check_means("means", means)
             k = self._fixed.shape[0]
         self.num_arms = k
+        super().__init__(num, arms=k)  # the memory of num copies of K arms, checked before they are allocated
         n = self.num
         self.means = np.zeros((n, k))
         self.best_means = np.zeros(n)
@@ -338,12 +338,15 @@ class MultiArmedBanditEnv(BanditEnv):
 
     | argument | default | meaning |
     |---|---|---|
-    | ``means`` | None | K true means, or a callable ``sampler(rng, n) -> (n, K)`` called at each reset |
-    | ``budget`` | 1000 | the horizon T >= 1 |
+    | ``means`` | None | K true means (2 <= K <= ``MAX_ARMS`` = 65,536), or a sampler ``(rng, n) -> (n, K)`` |
+    | ``budget`` | 1000 | the horizon T, 1 <= T <= ``MAX_BUDGET`` = 2^24 = 16,777,216 |
     | ``distribution`` | ``"bernoulli"`` | or ``"gaussian"`` (``sigma``); Bernoulli means lie in [0, 1] |
     | ``sigma`` | 1.0 | standard deviation of Gaussian arms |
     | ``num_arms`` | None | with ``means=None``: K means drawn uniformly on [0, 1] per episode (default 10) |
     | ``common_random_numbers`` | False | the s-th pull of arm i returns draw s of the arm's own stream |
+
+    The limits (``MAX_ARMS``, ``MAX_BUDGET``, and the memory of ``num_envs`` copies of K arms, at most
+    ``memory_limit()``) are those of ``bandit_gym._validation``, checked before anything is allocated.
 
     With ``common_random_numbers=True`` each copy draws a stream key from ``np_random`` at reset, and the s-th
     pull of arm i returns the s-th draw of the stream of (key, i) (``bandit_gym.streams``), whatever the order

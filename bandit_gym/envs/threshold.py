@@ -12,10 +12,11 @@ from gymnasium.vector import AutoresetMode
 
 from bandit_gym import _validation as check
 from bandit_gym import metrics
+from bandit_gym._validation import MAX_BUDGET
 from bandit_gym.envs import _render
 from bandit_gym.envs._base import BanditEnv, BanditVectorEnv, Engine, Info, check_arm_actions
 from bandit_gym.families import Family
-from bandit_gym.instances import Preset, threshold_assumption_failures
+from bandit_gym.instances import Preset, RandomSurvival, threshold_assumption_failures
 
 THRESHOLD_REGIMES = ("iid", "cyclic", "increasing", "decreasing")
 FEEDBACKS = ("uncensored", "censored")
@@ -37,6 +38,7 @@ def check_distributions(name: str, value: Any) -> np.ndarray:
     check.arm_count(name, p.shape[0])
     if p.shape[1] < 2:
         raise ValueError(f"{name} must have m + 1 >= 2 columns (probabilities of the values 0..m), got {p.shape}")
+    check.level_count(name, p.shape[1] - 1)
     total = p.sum(axis=1)
     if np.any(np.abs(total - 1.0) > 1e-9):
         raise ValueError(f"each row of {name} must sum to 1 (a probability vector over 0..m); row sums are {total}")
@@ -49,6 +51,7 @@ def check_survival(name: str, value: Any) -> np.ndarray:
     check.arm_count(name, F.shape[0])
     if F.shape[1] < 1:
         raise ValueError(f"{name} must have m >= 1 columns (one per threshold level), got {F.shape}")
+    check.level_count(name, F.shape[1])
     if np.any(np.diff(F, axis=1) > 1e-12):
         raise ValueError(f"{name} must be non-increasing along each row (F_i(j) = P(X_i >= j)), got {F}")
     return F
@@ -75,7 +78,7 @@ class ThresholdEngine(Engine):
         feedback: str = "uncensored",
         horizon: int = 1000,
     ) -> None:
-        super().__init__(check.integer("num_envs", num, minimum=1))
+        num = check.integer("num_envs", num, minimum=1)
         distributions = Preset.resolve(distributions, replaced=survival is not None)
         #: the sampler of a survival matrix per episode (``survival=RandomSurvival(...)``), or None
         self.sampler = survival if callable(survival) else None
@@ -85,11 +88,16 @@ class ThresholdEngine(Engine):
         if self.sampler is not None:
             if distributions is not None:
                 raise ValueError("pass either distributions or survival, not both")
+            if isinstance(survival, RandomSurvival):  # its size is known: checked before its (rejection) draws
+                check.check_env_memory(num, survival.num_arms, survival.num_levels)
             self.default_survival = self._draw(np.random.default_rng(0), 1)[0]  # its shape (K, m)
         else:
             self.default_survival = self._instance(distributions, survival, "")
         k, m = self.default_survival.shape
         self.num_arms, self.num_levels = k, m
+        self.horizon = check.integer("horizon", horizon, minimum=1, maximum=MAX_BUDGET)
+        # the memory of num copies of K arms and m levels, checked before they are allocated
+        super().__init__(num, arms=k, levels=m)
         #: the instance of every episode, ``F_i(j)`` (K, m) (None when the sampler draws one per episode)
         self.survival: np.ndarray | None = None if self.sampler is not None else self.default_survival
         self.best_survival: np.ndarray | None = None
@@ -101,7 +109,6 @@ class ThresholdEngine(Engine):
         if self.survival is not None:
             self.best_survival = self.survival.max(axis=0)
             self._check_assumptions()
-        self.horizon = check.integer("horizon", horizon, minimum=1)
         self.feedback = check.choice("feedback", feedback, FEEDBACKS)
         self.censored = self.feedback == "censored"
         self.thresholds, self._sequence = self._check_thresholds(thresholds)
@@ -381,7 +388,11 @@ class ThresholdBanditEnv(BanditEnv):
     | ``survival`` | None | or the (K, m) matrix ``F_i(j) = P(X_i >= j)``, or a sampler such as ``RandomSurvival`` |
     | ``thresholds`` | ``"iid"`` | ``"iid"``, ``"cyclic"``, ``"increasing"``, ``"decreasing"``, or T levels |
     | ``feedback`` | ``"uncensored"`` | or ``"censored"`` |
-    | ``horizon`` | 1000 | T >= 1 |
+    | ``horizon`` | 1000 | 1 <= T <= ``MAX_BUDGET`` = 2^24 = 16,777,216 |
+
+    Sizes: 2 <= K <= ``MAX_ARMS`` = 65,536 arms, 1 <= m <= ``MAX_LEVELS`` = 4096 levels, and the memory of
+    ``num_envs`` copies of K arms and m levels at most ``memory_limit()`` (``bandit_gym._validation``), checked
+    before anything is allocated.
 
     ```python
     import gymnasium as gym

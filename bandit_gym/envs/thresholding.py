@@ -14,6 +14,7 @@ from scipy import special
 
 from bandit_gym import _validation as check
 from bandit_gym import metrics
+from bandit_gym._validation import MAX_BUDGET
 from bandit_gym.envs import _render
 from bandit_gym.envs._base import BanditEnv, BanditVectorEnv, Engine, Info, draw_means
 from bandit_gym.families import Family
@@ -36,8 +37,6 @@ MeansSampler = Callable[[np.random.Generator, int], np.ndarray]
 ARM_DISTRIBUTIONS = ("bernoulli", "gaussian", "custom")
 DEFAULT_MEANS = (0.2, 0.25, 0.3, 0.35, 0.45, 0.55, 0.65, 0.7, 0.75, 0.8)
 LOSSES = ("aggregate", "simple")
-MAX_BUDGET = 2**24
-"""Counts are kept in float32 observation buffers, exact for integers up to 2^24."""
 
 
 def empirical_answer(obs: dict[str, np.ndarray]) -> np.ndarray:
@@ -62,7 +61,12 @@ def _check_distributions(distributions: Any, means: Any, arm_distribution: str |
                          "means), not both")
     if arm_distribution not in (None, "custom"):
         raise ValueError(f"distributions= makes the arms custom, but arm_distribution={arm_distribution!r}")
-    arms = list(distributions)
+    try:
+        arms = list(distributions)
+    except TypeError:
+        raise TypeError(f"distributions must be a list of frozen scipy.stats distributions, one per arm (K >= 2), "
+                        f"e.g. [scipy.stats.beta(2, 5), scipy.stats.uniform(0, 1)]; got {distributions!r} of type "
+                        f"{type(distributions).__name__}") from None
     check.arm_count("distributions", len(arms))
     for i, arm in enumerate(arms):
         if not all(callable(getattr(arm, name, None)) for name in ("ppf", "mean", "support")):
@@ -100,7 +104,7 @@ class ThresholdingEngine(Engine):
         common_random_numbers: bool = False,
         distributions: Any = None,
     ) -> None:
-        super().__init__(check.integer("num_envs", num, minimum=1))
+        num = check.integer("num_envs", num, minimum=1)
         means = Preset.resolve(means, replaced=distributions is not None)
         self.distributions = _check_distributions(distributions, means, arm_distribution)
         self.arm_distribution = check.choice(
@@ -153,6 +157,7 @@ class ThresholdingEngine(Engine):
             self._fixed = self._check_means("means", means)
             k = self._fixed.shape[0]
         self.num_arms = k
+        super().__init__(num, arms=k)  # the memory of num copies of K arms, checked before they are allocated
         n = self.num
         self.means = np.zeros((n, k))
         # Gaussian sums accumulate in float64; Bernoulli sums and all counts are integers, exact in the float32
@@ -519,16 +524,19 @@ class ThresholdingBanditEnv(BanditEnv):
 
     | argument | default | meaning |
     |---|---|---|
-    | ``means`` | tao2019 Setup 1 | K true means, or a callable ``sampler(rng, n) -> (n, K)`` called at each reset |
+    | ``means`` | tao2019 Setup 1 | K means (2 <= K <= ``MAX_ARMS`` = 65,536), or a sampler ``(rng, n) -> (n, K)`` |
     | ``threshold`` | 0.5 | theta; in (0, 1) for Bernoulli arms |
     | ``epsilon`` | 0.0 | indifference zone half-width, >= 0 |
-    | ``budget`` | 1000 | T >= 1, or a ``bandit_gym.instances.BudgetRange`` that draws T per episode |
+    | ``budget`` | 1000 | 1 <= T <= ``MAX_BUDGET`` = 2^24, or a ``bandit_gym.instances.BudgetRange`` (T per episode) |
     | ``arm_distribution`` | ``"bernoulli"`` | ``"gaussian"`` (``sigma``), ``"custom"`` (``distributions``) |
     | ``sigma`` | 1.0 | Gaussian standard deviation |
     | ``distributions`` | None | bounded arm laws (frozen ``scipy.stats``); set the means |
     | ``loss`` | ``"aggregate"`` | or ``"simple"`` (1 if any counted arm is misclassified) |
     | ``sample_cost`` | 0.0 | cost charged per pull |
     | ``common_random_numbers`` | False | the s-th pull of arm i returns draw s of the arm's own stream (below) |
+
+    The limits (``MAX_ARMS``, ``MAX_BUDGET``, and the memory of ``num_envs`` copies of K arms, at most
+    ``memory_limit()``) are those of ``bandit_gym._validation``, checked before anything is allocated.
 
     With ``common_random_numbers=True`` each copy draws a stream key from ``np_random`` at reset, and the s-th
     pull of arm i returns the s-th draw of the stream of (key, i) (``bandit_gym.streams``), whatever the order

@@ -123,11 +123,11 @@ class TopKIdentificationEnv(BestArmIdentificationEnv):
 
     | argument | default | meaning |
     |---|---|---|
-    | ``means`` | UNIFORM, n = 100 | n means (sorted or not: they are shuffled), or a sampler ``(rng, N) -> (N, n)`` |
+    | ``means`` | UNIFORM, n = 100 | n <= ``MAX_ARMS`` = 65,536 means (shuffled), or a sampler ``(rng, N) -> (N, n)`` |
     | ``k`` | 10 | K, arms to return, ``1 <= K < n`` |
     | ``epsilon`` | 0.01 | tolerance on R |
     | ``delta`` | 0.01 | confidence asked of PAC agents (in the observation) |
-    | ``budget`` | 20000 | total pulls Q (fixed budget) or the cap (fixed confidence); or a ``BudgetRange`` |
+    | ``budget`` | 20000 | pulls Q (fixed budget) or cap (fixed confidence), <= ``MAX_BUDGET``; or a ``BudgetRange`` |
     | ``setting`` | ``"fixed_budget"`` | or ``"fixed_confidence"`` |
     | ``loss`` | ``"aggregate_regret"`` | or ``"error"`` |
     | ``shuffle`` | True | shuffle the arm order per episode |
