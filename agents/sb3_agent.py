@@ -182,7 +182,8 @@ class SB3Agent(Agent):
 
     def _read(self, path: Path) -> tuple[Any, Any]:
         """The model and statistics of a folder or a ``.zip`` (unpickled only with ``trust_pickles``)."""
-        from bandit_gym.rl import _load_model, _normalize_beside, saved_algo
+        from bandit_gym.rl import saved_algo
+        from bandit_gym.sb3_files import _load_model, _normalize_beside
 
         folder = (path / "model.zip").is_file()
         model_zip = path / "model.zip" if folder else path
@@ -197,7 +198,7 @@ class SB3Agent(Agent):
         """A ``VecNormalize`` as given, or read (frozen) from the path of its ``.npz`` (or, with
         ``trust_pickles``, of its ``.pkl``)."""
         if isinstance(normalize, (str, Path)):
-            from bandit_gym.rl import _load_normalize
+            from bandit_gym.sb3_files import _load_normalize
 
             return _load_normalize(Path(normalize), self.trust_pickles, f"normalize={str(normalize)!r}")
         return normalize
