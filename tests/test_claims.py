@@ -1,8 +1,10 @@
-"""The claims ledger: it is rebuilt from the committed results and must equal the committed files; its statistics
-and bounds on hand-computed cases; its verdicts move when the data do."""
+"""The claims ledger: it is rebuilt from the committed results and must equal the committed files; every row is
+decided by the one decision procedure with the test its runs call for; its statistics and bounds on hand-computed
+cases; its verdicts move when the data do. (The decision procedure itself: tests/test_verdicts.py.)"""
 
 from __future__ import annotations
 
+import functools
 import shutil
 from pathlib import Path
 
@@ -10,13 +12,20 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from bandit_gym.claims import ARTEFACTS, VERDICTS, Claim, build_ledger, check_ledger, format_p
+from bandit_gym.claims import ARTEFACTS, COLUMNS, VERDICTS, Claim, Loss, build_ledger, check_ledger, format_p
 from bandit_gym.claims import abernethy2016 as ab
+from bandit_gym.claims import hoffman2014 as hoffman
 from bandit_gym.claims import tao2019 as tao
-from bandit_gym.claims._stats import exceeds, holm, runs_needed
+from bandit_gym.claims._stats import exceeds, holm, mcnemar, runs_needed
 from bandit_gym.cli import main
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
+
+
+@functools.cache
+def _ledger() -> tuple[list[Claim], list[Loss]]:
+    """The ledger of the committed results, built once for the tests that only read it."""
+    return build_ledger(DOCS)
 
 
 def test_committed_ledger_is_what_the_committed_results_give() -> None:
@@ -24,16 +33,25 @@ def test_committed_ledger_is_what_the_committed_results_give() -> None:
 
 
 def test_every_paper_has_claims_and_every_claim_a_verdict_and_a_test_or_a_reason() -> None:
-    claims, _ = build_ledger(DOCS)
+    claims, _ = _ledger()
     assert {c.paper for c in claims} == set(ARTEFACTS)
     for c in claims:
         assert c.verdict in VERDICTS
-        assert c.test and c.correction and c.observed and c.why, c.id
-        if c.p_value is None:  # no test: the row says why (a vacuous bound, a comparison of values, not run)
-            assert c.test.startswith(("none", "comparison")), c.id
+        assert c.test and c.correction and c.observed and c.why and c.rule and c.statistic, c.id
+        if c.p_value is None:  # no test decides: out of reach, or a claim the data cannot confirm by construction
+            assert c.verdict in ("untested", "consistent") and c.correction == "none", c.id
         else:
-            assert 0.0 <= c.p_value <= 1.0 and c.correction.startswith("Holm"), c.id
+            assert 0.0 <= c.p_value <= 1.0 and c.correction.startswith("Holm") and c.statistic != "-", c.id
     assert len({c.id for c in claims}) == len(claims)
+
+
+def test_the_csv_has_the_documented_columns() -> None:
+    import csv
+
+    with (DOCS / "claims.csv").open() as f:
+        rows = list(csv.reader(f))
+    assert tuple(rows[0]) == COLUMNS
+    assert {"statistic", "rule"} <= set(COLUMNS) and len(rows) == len(_ledger()[0]) + 1
 
 
 def test_holm_by_hand() -> None:
@@ -53,9 +71,44 @@ def test_binomial_exceedance_and_power() -> None:
     assert format_p(1e-320) == "< 1e-300" and format_p(None) == "-" and format_p(0.0312) == "0.031"
 
 
-def test_a_claim_needs_a_known_verdict() -> None:
-    with pytest.raises(ValueError, match="verdict"):
-        Claim("x.1", "x", "", "", "", "", "", "", None, "partly", "")
+def test_a_claim_takes_its_verdict_only_from_a_decision() -> None:
+    with pytest.raises(TypeError, match="decide"):
+        Claim("x.1", "x", "", "", "", "", "supported")  # type: ignore[arg-type]
+
+
+def test_hoffman2014s_paired_runs_get_mcnemars_test_on_the_committed_per_run_errors() -> None:
+    """Every traffic row is tested with McNemar's exact test; its discordant counts are those of the per-run
+    errors in traffic_runs.csv, recounted here."""
+    claims, _ = _ledger()
+    runs = pd.read_csv(DOCS / ARTEFACTS["hoffman2014"] / "traffic_runs.csv")
+    runs = runs[(runs["study"] == hoffman.HEADLINE) & (runs["budget"] == hoffman.BUDGET)]
+    table = runs.pivot(index="run", columns="agent", values="error").astype(bool)
+    for number in ("1", "2", "2b", "3"):
+        row = next(c for c in claims if c.id == f"hoffman2014.{number}")
+        assert row.test.startswith("McNemar's exact test") and "(paired:" in row.test, row.id
+        label, rest = row.statistic.split(": McNemar: ")
+        a, b = label.removesuffix(f" at T = {hoffman.BUDGET}").split(" vs ")
+        only_a, only_b = int((table[a] & ~table[b]).sum()), int((table[b] & ~table[a]).sum())
+        assert rest.startswith(f"{only_a} runs where only {a} errs, {only_b} where only {b} errs"), row.id
+        assert row.p_value is not None and mcnemar(only_a, only_b) <= row.p_value + 1e-12  # Holm only raises it
+    for number in ("4", "5", "6"):
+        row = next(c for c in claims if c.id == f"hoffman2014.{number}")
+        assert row.test.startswith("Wilcoxon signed-rank test") and "(paired:" in row.test, row.id
+
+
+def test_the_rows_the_audit_named_are_decided_by_the_rules() -> None:
+    claims = {c.id: c for c in _ledger()[0]}
+    # a bound claim tested one-sided: 0 errors in 1000 runs at delta = 0.1 confirm it
+    assert claims["gabillon2012.3"].test.startswith("one-sided exact binomial")
+    errors = pd.read_csv(DOCS / ARTEFACTS["gabillon2012"] / "results.csv")
+    ugapec = errors[(errors["metric"] == "error") & errors["agent"].str.startswith("UGapEc")]
+    if (ugapec["mean"] == 0).all():
+        assert claims["gabillon2012.3"].verdict == "supported"
+    # T = 20,000 is too short for Theorem 5's regime at every m: untested; the log m half is its own row
+    assert claims["abernethy2016.7a"].verdict == "untested" and "abernethy2016.7" not in claims
+    assert claims["abernethy2016.7b"].test.startswith("one-sided")
+    # the range comparison now has a test and a p-value
+    assert claims["tao2019.7"].p_value is not None and claims["tao2019.7"].test.startswith("two-sided normal")
 
 
 def test_abernethy_bounds_by_hand() -> None:
@@ -120,7 +173,7 @@ def test_the_reproduction_pages_quote_the_ledger_rows_as_they_are() -> None:
     """Each reproduction's page quotes its paper's rows of the ledger (no verdicts of its own)."""
     from bandit_gym.claims import summary_table
 
-    claims, _ = build_ledger(DOCS)
+    claims, _ = _ledger()
     for paper in ARTEFACTS:
         page = (DOCS / "reproductions" / f"{paper}.md").read_text()
         table = "\n".join(summary_table(claims, paper, link="../claims.md"))
@@ -141,7 +194,7 @@ def test_refreshing_the_quotes_links_the_ledger_relative_to_each_page(tmp_path: 
 def test_update_readme_fills_empty_blocks_and_is_idempotent(tmp_path: Path) -> None:
     from bandit_gym.claims import update_readme
 
-    claims, _ = build_ledger(DOCS)
+    claims, _ = _ledger()
     readme = tmp_path / "README.md"
     readme.write_text("intro\n<!-- claims:abernethy2016 -->\n<!-- /claims:abernethy2016 -->\nend\n")
     assert update_readme(readme, claims)

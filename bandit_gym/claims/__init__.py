@@ -1,19 +1,31 @@
 """The claims ledger: every claim of the five papers that the reproductions touch, with our numbers, a statistical
-test, a p-value corrected for multiple comparisons and a verdict, generated from the committed results
-(``bandit-gym claims``; ``docs/claims.md`` and ``docs/claims.csv``).
+test, its statistic, a p-value corrected for multiple comparisons, the decision rule and a verdict, generated from
+the committed results (``bandit-gym claims``; ``docs/claims.md`` and ``docs/claims.csv``).
 
-Verdicts (``VERDICTS``):
+Every verdict is decided by one function, ``bandit_gym.claims._verdict.decide``, from a typed description of the
+test (``Evidence``: the kind of claim, the test, the comparisons or bound settings with their p-values, effect
+directions and power); a paper module describes its tests and never sets a verdict. Verdicts (``VERDICTS``):
 
-- *supported* / *not supported*: the data test the claim and agree / disagree with it;
-- *consistent*: the data agree with a bound or a direction but cannot confirm it (an upper bound that holds with
-  room to spare, a lower bound that every algorithm must respect);
-- *untested*: the claim's bound is vacuous at the budgets run (its value is printed next to the observation), or
-  the claim is about something the study does not run (the reason is given);
-- *inconclusive*: the test has too little power (the row says what would decide it).
+- *supported*: the data test the claim and confirm it (a difference significant in the claimed direction
+  wherever the claim needs it; a bound or "at most" claim significantly met by one-sided tests);
+- *not supported*: the data test the claim and contradict it (a difference significant in the opposite
+  direction, a bound significantly violated), or a difference is not significant although the test had power
+  >= 0.8 to detect the effect it is sized for (evidence against the claimed effect; this needs the paper's
+  effect size: with the observed difference standing in, a non-significant test never has that power);
+- *inconclusive*: a difference is not significant and the power is low; the row says how many runs would
+  decide it;
+- *consistent*: what the data cannot confirm by construction, and do not contradict (a lower bound every
+  algorithm respects, "no difference" or "no growth", a rate whose constant is not stated);
+- *untested*: the experiment does not reach the claim's regime (a bound at or beyond the largest possible value
+  at every setting run, a study not run), with the reason.
 
-Multiple comparisons: each row's p-value is Holm-corrected over the family of tests that together decide that
-row's claim (e.g. the budgets and algorithms of one setup); rows are separate claims and are not corrected
-against each other. Each row says what its family is.
+Tests: paired wherever the runs are paired (common random numbers, the same instance in run r of every agent):
+McNemar's exact test for paired binary outcomes, paired t or Wilcoxon signed-rank tests for paired continuous
+ones; Fisher's exact or Welch's test for independent runs; one-sided tests for bounds and "at most" claims
+(exact binomial for probabilities, normal for means). Multiple comparisons: each row's p-value is
+Holm-corrected over the family of tests that together decide that row's claim (e.g. the budgets and
+algorithms of one setup); rows are separate claims and are not corrected against each other. Each row says
+what its family is, its decisive statistic and its decision rule.
 
 The ledger is built only from the CSV files a reproduction writes (``results.csv`` and the per-paper extras
 named in each module), so anyone can rebuild it from the committed artefacts, and a test checks that the
@@ -24,24 +36,30 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-VERDICTS = ("supported", "not supported", "consistent", "untested", "inconclusive")
-"""The verdict vocabulary."""
+from bandit_gym.claims._verdict import VERDICTS, Decision
+
+__all__ = ["ARTEFACTS", "COLUMNS", "VERDICTS", "Claim", "Decision", "Loss", "build_ledger", "check_ledger",
+           "format_p", "ledger_csv", "ledger_markdown", "papers", "read_csv", "summary_table", "update_readme",
+           "write_ledger"]
+
 ARTEFACTS = {"tao2019": "tao2019-5000runs", "gabillon2012": "gabillon2012-1000runs",
              "abernethy2016": "abernethy2016-200runs", "chen2017": "chen2017-200runs",
              "hoffman2014": "hoffman2014-840runs"}
 """Paper -> the folder (under ``docs/``) of its committed full reproduction."""
-COLUMNS = ("id", "paper", "source", "claim", "setting", "observed", "test", "correction", "p_value", "verdict", "why")
+COLUMNS = ("id", "paper", "source", "claim", "setting", "observed", "test", "statistic", "correction", "p_value",
+           "rule", "verdict", "why")
 """The columns of ``claims.csv``, in order."""
 
 
 @dataclass(frozen=True)
 class Claim:
-    """One row of the ledger. ``p_value`` is the Holm-corrected p-value that decides the verdict (None with the
-    reason in ``test`` when no test applies, e.g. a vacuous bound)."""
+    """One row of the ledger: what the paper claims, where we test it and what we observe, and the ``decision``
+    that ``_verdict.decide`` made from the test (its verdict, test, statistic, correction, Holm-corrected
+    p-value, decision rule and reason, read through the properties of the same names)."""
 
     id: str
     paper: str
@@ -49,15 +67,40 @@ class Claim:
     claim: str
     setting: str
     observed: str
-    test: str
-    correction: str
-    p_value: float | None
-    verdict: str
-    why: str
+    decision: Decision
 
     def __post_init__(self) -> None:
-        if self.verdict not in VERDICTS:
-            raise ValueError(f"claim {self.id}: verdict={self.verdict!r} is not one of {VERDICTS}")
+        if not isinstance(self.decision, Decision):
+            raise TypeError(f"claim {self.id}: decision={self.decision!r} is not a Decision; build it with "
+                            "bandit_gym.claims._verdict.decide")
+
+    @property
+    def verdict(self) -> str:
+        return self.decision.verdict
+
+    @property
+    def p_value(self) -> float | None:
+        return self.decision.p_value
+
+    @property
+    def test(self) -> str:
+        return self.decision.test
+
+    @property
+    def statistic(self) -> str:
+        return self.decision.statistic
+
+    @property
+    def correction(self) -> str:
+        return self.decision.correction
+
+    @property
+    def rule(self) -> str:
+        return self.decision.rule
+
+    @property
+    def why(self) -> str:
+        return self.decision.why
 
 
 @dataclass(frozen=True)
@@ -121,9 +164,7 @@ def ledger_csv(claims: Iterable[Claim]) -> str:
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(COLUMNS)
     for claim in claims:
-        row = asdict(claim)
-        row["p_value"] = format_p(claim.p_value)
-        writer.writerow([row[c] for c in COLUMNS])
+        writer.writerow([format_p(claim.p_value) if c == "p_value" else getattr(claim, c) for c in COLUMNS])
     return buffer.getvalue()
 
 
@@ -142,14 +183,23 @@ def ledger_markdown(claims: list[Claim], losses: list[Loss]) -> str:
         "`docs/<paper>-<runs>runs/`); do not edit by hand. "
         + ", ".join(f"{n} {v}" for v, n in counts.items()) + f" ({len(claims)} claims).",
         "",
-        "Verdicts: **supported** / **not supported**: the data test the claim and agree / disagree with it; "
-        "**consistent**: the data agree with a bound or a direction but cannot confirm it; **untested**: the "
-        "claim's bound is vacuous at the budgets run (its value is given), or the study does not run what the "
-        "claim is about (the reason is given); **inconclusive**: the test has too little power (the row says "
-        "what would decide it).",
+        "Every verdict is decided by one procedure (`bandit_gym.claims._verdict.decide`) from the row's tests: "
+        "**supported**: the data test the claim and confirm it (significant in the claimed direction wherever the "
+        "claim needs it; a bound or \"at most\" claim met by significant one-sided tests); **not supported**: "
+        "the data test the claim and contradict it (significant in the opposite direction, a bound significantly "
+        "violated), or a difference is not significant although the test had power >= 0.8 to detect the effect "
+        "it is sized for (evidence against that effect); **inconclusive**: not significant with low power (the "
+        "row gives the runs that would decide it); **consistent**: what the data cannot confirm by construction "
+        "and do not contradict (a lower bound every algorithm respects, no difference, a rate without its "
+        "constant); **untested**: the experiment does not reach the claim's regime (the reason is given).",
         "",
-        "p-values are Holm-corrected within each claim, over the family of tests that together decide it (the "
-        "row names the family); claims are separate statements and are not corrected against each other.",
+        "Tests are paired wherever the runs are paired (common random numbers, the same instance in run r of "
+        "every agent: McNemar's exact test, paired t or Wilcoxon tests), one-sided for bounds. Power and runs "
+        "needed are normal approximations at Holm's strictest level, for the paper's effect where it states one "
+        "and for the observed difference otherwise. p-values are Holm-corrected within each claim, over the "
+        "family of tests that together decide it (the row names the family); claims are separate statements "
+        "and are not corrected against each other. Each row shows its test, the decisive statistic and the "
+        "decision rule.",
         "",
     ]
     for paper in ARTEFACTS:
@@ -166,8 +216,10 @@ def ledger_markdown(claims: list[Claim], losses: list[Loss]) -> str:
                       f"- **setting**: {c.setting}",
                       f"- **observed**: {c.observed}",
                       f"- **test**: {c.test}",
+                      f"- **statistic**: {c.statistic}",
                       f"- **correction**: {c.correction}",
                       f"- **p (Holm)**: {format_p(c.p_value)}",
+                      f"- **decision rule**: {c.rule}",
                       f"- **verdict**: **{c.verdict}**. {c.why}", ""]
         lost = [loss for loss in losses if loss.paper == paper]
         if lost:
@@ -247,17 +299,6 @@ def fmt(value: float, digits: int = 3) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "n/a"
     return f"{value:.{digits}g}"
-
-
-def upper_bound_verdict(p_holm: Any, held: str) -> tuple[str, float, str]:
-    """The verdict of an upper bound tested by one-sided tests that the data exceed it (Holm-corrected p-values):
-    *consistent* when none is significant (``held`` says how), else *not supported*."""
-    import numpy as np
-
-    p = np.asarray(p_holm, dtype=np.float64)
-    if (p >= 0.05).all():
-        return "consistent", float(p.min()), held + " A bound that holds with room to spare cannot be confirmed."
-    return "not supported", float(p.min()), "the data exceed the bound significantly somewhere."
 
 
 def read_csv(folder: Path, name: str) -> Any:

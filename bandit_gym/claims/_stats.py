@@ -1,13 +1,19 @@
-"""Statistics of the ledger: Holm's correction, the tests on proportions, and the power of paired tests."""
+"""Statistics of the ledger: Holm's correction, the exact tests on counts (Fisher, McNemar, the one-sided
+binomial tests of a bound), normal tests of a mean against a bound, and the power of a test and the runs it
+needs (normal approximations)."""
 
 from __future__ import annotations
 
+import functools
+import math
 from collections.abc import Sequence
 
 import numpy as np
 
 ALPHA = 0.05
 """The level at which corrected p-values decide."""
+POWER = 0.8
+"""The power at which a non-significant result counts as evidence against the effect it was sized for."""
 
 
 def holm(p_values: Sequence[float]) -> np.ndarray:
@@ -25,12 +31,28 @@ def holm(p_values: Sequence[float]) -> np.ndarray:
     return adjusted
 
 
+@functools.lru_cache(maxsize=4096)
 def fisher(failures_a: int, runs_a: int, failures_b: int, runs_b: int) -> float:
-    """Two-sided Fisher's exact test of equal failure probabilities in two independent samples."""
+    """Two-sided Fisher's exact test of equal failure probabilities in two independent samples (cached: the
+    ledger asks for the same tables in several claims)."""
     from scipy import stats
 
     table = [[failures_a, runs_a - failures_a], [failures_b, runs_b - failures_b]]
     return float(stats.fisher_exact(table).pvalue)
+
+
+def mcnemar(only_a: int, only_b: int) -> float:
+    """McNemar's exact two-sided test of equal failure probabilities in paired runs, from the discordant pairs:
+    ``only_a`` runs where only a failed, ``only_b`` where only b did. Under equal probabilities a discordant pair
+    is a fair coin, so the p-value is the two-sided binomial test of ``only_a`` in ``only_a + only_b`` at 1/2
+    (McNemar 1947; the exact form of Mosteller 1952). Concordant pairs carry no information."""
+    from scipy import stats
+
+    if only_a < 0 or only_b < 0:
+        raise ValueError(f"only_a={only_a}, only_b={only_b}: discordant counts must be >= 0")
+    if only_a + only_b == 0:
+        return 1.0
+    return float(stats.binomtest(only_a, only_a + only_b, 0.5).pvalue)
 
 
 def exceeds(failures: int, runs: int, bound: float) -> float:
@@ -40,35 +62,69 @@ def exceeds(failures: int, runs: int, bound: float) -> float:
 
     if bound >= 1.0:
         return 1.0
-    return float(stats.binomtest(failures, runs, min(max(bound, 0.0), 1.0), alternative="greater").pvalue)
+    return float(stats.binomtest(failures, runs, max(bound, 0.0), alternative="greater").pvalue)
+
+
+def below(failures: int, runs: int, bound: float) -> float:
+    """One-sided exact binomial test of ``P(failure) >= bound`` against ``< bound``: small when the observed
+    failures are too few for the probability to reach the bound, i.e. the data confirm ``P(failure) < bound``.
+    With no failures it is ``(1 - bound)^runs``."""
+    from scipy import stats
+
+    if bound <= 0.0:
+        return 1.0
+    return float(stats.binomtest(failures, runs, min(bound, 1.0), alternative="less").pvalue)
 
 
 def clopper_pearson(failures: int, runs: int) -> tuple[float, float]:
-    """The exact 95% interval of a proportion."""
+    """The exact (Clopper-Pearson) 95% interval of a proportion."""
     from scipy import stats
 
     ci = stats.binomtest(failures, runs).proportion_ci(method="exact")
     return float(ci.low), float(ci.high)
 
 
-def runs_needed(difference: float, sd: float, family: int, power: float = 0.8) -> float:
-    """Paired runs a two-sided t-test (normal approximation) would need to detect a mean difference of
-    ``difference`` at level ``ALPHA / family`` (Bonferroni, Holm's strictest step) with the given power, when the
-    per-run differences have standard deviation ``sd``."""
+def against_bound(mean: float, se: float, bound: float) -> tuple[float, float]:
+    """One-sided normal tests of a mean with standard error ``se`` against ``bound``: (p that the true mean is
+    below the bound, p that it is above), i.e. ``Phi(z)`` and ``1 - Phi(z)`` with ``z = (mean - bound) / se``."""
     from scipy import stats
 
+    if se == 0:
+        return (0.0, 1.0) if mean < bound else (1.0, 0.0) if mean > bound else (1.0, 1.0)
+    z = (mean - bound) / se
+    return float(stats.norm.cdf(z)), float(stats.norm.sf(z))
+
+
+def power(effect: float, sd: float, runs: float, family: int, sides: int = 2) -> float:
+    """Power of a test at level ``ALPHA / family`` (Bonferroni: Holm's strictest step) to detect a mean
+    difference ``effect`` when one run's difference has standard deviation ``sd`` (normal approximation): with
+    ``s = |effect| sqrt(runs) / sd`` and ``z = Phi^-1(1 - ALPHA / (sides family))``, ``Phi(s - z) + Phi(-s - z)``
+    two-sided, ``Phi(s - z)`` one-sided (``sides=1``, the effect in the tested direction)."""
+    from scipy.special import ndtr, ndtri  # the standard normal's cdf and quantile
+
+    _check_sides(sides)
+    if effect == 0:
+        return ALPHA / family / (3 - sides)
+    if sd == 0:
+        return 1.0
+    z = ndtri(1 - ALPHA / (sides * family))
+    shift = abs(effect) * math.sqrt(runs) / sd
+    return float(ndtr(shift - z) + (ndtr(-shift - z) if sides == 2 else 0.0))
+
+
+def runs_needed(difference: float, sd: float, family: int, power: float = POWER, sides: int = 2) -> float:
+    """Runs a test (normal approximation) would need to detect a mean difference of ``difference`` at level
+    ``ALPHA / family`` (Bonferroni, Holm's strictest step) with the given power, when one run's difference has
+    standard deviation ``sd``: ``((z_(1 - ALPHA / (sides family)) + z_power) sd / difference)^2``."""
+    from scipy.special import ndtri
+
+    _check_sides(sides)
     if difference == 0 or sd == 0:
         return float("inf") if difference == 0 else 2.0
-    z = stats.norm.ppf(1 - ALPHA / (2 * family)) + stats.norm.ppf(power)
+    z = ndtri(1 - ALPHA / (sides * family)) + ndtri(power)
     return float((z * sd / abs(difference)) ** 2)
 
 
-def runs_needed_proportions(p_a: float, p_b: float, family: int, power: float = 0.8) -> float:
-    """Runs per arm a two-sided two-proportion test (normal approximation) would need to tell ``p_a`` from
-    ``p_b`` at level ``ALPHA / family`` with the given power."""
-    from scipy import stats
-
-    if p_a == p_b:
-        return float("inf")
-    z = stats.norm.ppf(1 - ALPHA / (2 * family)) + stats.norm.ppf(power)
-    return float(z**2 * (p_a * (1 - p_a) + p_b * (1 - p_b)) / (p_a - p_b) ** 2)
+def _check_sides(sides: int) -> None:
+    if sides not in (1, 2):
+        raise ValueError(f"sides={sides!r}: a test is one-sided (1) or two-sided (2)")
