@@ -106,8 +106,9 @@ STATELESS: set[Any] = set()
 def policy_step(fresh: Any, pulled: Any) -> Any:
     """Compile one ``act`` of an arm rule over a batch: per copy, update the arm pulled last (every arm at an
     episode start, ``last = -1``, or after a batched allocation, ``last = -2``), then pull each arm once in
-    index order while ``init_pulls`` and fewer than K pulls were made, else the arm of smallest index at the
-    first position of the copy's arm order. Rules without state (``STATELESS``) neither read nor write it."""
+    the copy's arm order while ``init_pulls`` and fewer than K pulls were made, else the arm of smallest index
+    value at the first position of the copy's arm order. Rules without state (``STATELESS``) neither read nor
+    write it."""
     stateful = fresh not in STATELESS
 
     def step(init_pulls: bool, p0: float, p1: float, per_copy: np.ndarray, last: np.ndarray, last_value: np.ndarray,
@@ -131,7 +132,7 @@ def policy_step(fresh: Any, pulled: Any) -> Any:
                 action[n, 1 + i] = bit
             pulls = total_budget[n] - np.int64(budget_left[n, 0])
             if init_pulls and pulls < k:
-                action[n, 0] = pulls
+                action[n, 0] = arm_at[n, pulls]
                 continue
             best, position = values[n, 0], 0
             for p in range(1, k):
@@ -149,7 +150,7 @@ def policy_rollout(fresh: Any, pulled: Any) -> Any:
     the s-th pull of arm i in copy n returns ``1{u < mu_{n,i}}`` for draw s of the stream ``seeds[n, i]``, as
     the env's step does, and the rule's state evolves as under ``policy_step``; the answer formed from t
     samples is scored at every checkpoint t (regret: misclassified counted arms; error: any). ``round_robin``
-    pulls arm ``t mod K`` instead of the smallest index (Uniform)."""
+    pulls the arm at position ``t mod K`` of the copy's arm order instead of the smallest index (Uniform)."""
 
     @numba.njit(nogil=True, error_model="numpy")
     def play(means: np.ndarray, seeds: np.ndarray, theta: float, truth: np.ndarray, counted: np.ndarray,
@@ -181,7 +182,7 @@ def policy_rollout(fresh: Any, pulled: Any) -> Any:
                 for j in range(size):
                     n = first + j
                     if round_robin or (init_pulls and t < k):
-                        a = cycle(t, k)
+                        a = arm_at[n, cycle(t, k)]
                     else:
                         best, position = values[j, 0], 0
                         for p in range(1, k):

@@ -26,6 +26,10 @@ _FAMILY_KEYS = {Family.THRESHOLDING: ("threshold", "epsilon", "last_value"),
                 Family.THRESHOLD: ("threshold", "last_reward"), Family.BEST_ARM: ("m", "epsilon", "last_value"),
                 Family.TOP_K: ("m", "epsilon", "delta", "last_value"), Family.MULTI_ARMED: ("last_reward",)}
 TIE_BREAKS = ("random", "index")
+AGENT_STREAM = 0xA6E47
+"""The spawn key of an agent's generator under its seed (``reset(seed)``): an env seeded with the same integer
+draws from ``SeedSequence(seed)`` itself, so the agent's draws (its tie order, its samples) are independent of the
+env's samples even when the two get the same seed, as ``play_episode`` and most user code give them."""
 _NUMERIC_KINDS = "iuf"  # integer, unsigned, float: the kinds an observation's arrays may have
 
 
@@ -167,7 +171,8 @@ class Agent:
     # ----------------------------------------------------------------------------------------------- protocol
     def reset(self, seed: int | None = None) -> None:
         """Forget all state and seed the agent's own generator (tie-breaking and any randomness)."""
-        self.rng = np.random.default_rng(seed)
+        self.rng = np.random.default_rng(None if seed is None else np.random.SeedSequence(
+            seed, spawn_key=(AGENT_STREAM,)))
         self._fresh = np.zeros(0, dtype=bool)  # copies whose last observation was an episode's first
         self._checked: dict[str, np.ndarray] = {}  # the batched observation's arrays, once validated
         self._checked_family = Family.THRESHOLDING  # read only when ``_checked`` holds arrays
@@ -329,7 +334,7 @@ class Agent:
         if family.answers_a_set:
             from bandit_gym.agents.ranking import top_m_answers
 
-            top_m_answers(obs["m"], obs["counts"], obs["sums"], self._action)
+            top_m_answers(obs["m"], obs["counts"], obs["sums"], self._arm_order().arm_at, self._action)
             self._action[:, 0] = arms
             return self._action
         return arms
@@ -394,11 +399,17 @@ class Agent:
                              f"observation being acted on: call argmax/argmin from select), got {values.shape}")
         if self.tie_break == "index":
             return values.argmax(axis=1) if largest else values.argmin(axis=1)
+        return self._arm_order().best_of(np.arange(self.num), values, largest)
+
+    def _arm_order(self) -> ArmScores:
+        """Each copy's order of the arms that breaks ties (``argmax``, ``argmin``, the empirical answer): random per
+        copy and episode with ``tie_break="random"``, the identity with ``"index"``."""
         if self._tie_order is None:  # drawn at first use: agents that never call this draw nothing
             self._tie_order = ArmScores(self.num, self.num_arms)
-            self._tie_order.shuffle(self.rng, np.arange(self.num))
+            if self.tie_break == "random":
+                self._tie_order.shuffle(self.rng, np.arange(self.num))
             self._scores.append(self._tie_order)  # reshuffled per copy at each new episode
-        return self._tie_order.best_of(np.arange(self.num), values, largest)
+        return self._tie_order
 
     def new_scores(self) -> ArmScores:
         """Per-copy arm scores carrying this agent's tie rule (see ``ArmScores``)."""

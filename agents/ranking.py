@@ -5,6 +5,10 @@ Importing this module loads numba (about a second the first time): the agents im
 not with ``bandit_gym.agents``. Every function here is compiled with ``jit`` (inlined into the rule that
 calls it) except ``top_m_answers``, which is called from Python.
 
+Ties: these helpers break ties by position (the smaller index first). The agents run them on their statistics
+laid out in each copy's arm order (``BestArmAgent``, ``top_m_answers``), so a position is that order's, random
+per copy and episode unless the agent was made with ``tie_break="index"``.
+
 An answer that ranks arms by empirical mean ranks an arm never pulled below every pulled arm (among such arms
 the smaller index first), as the envs' empirical rule does (``answer_means``), so that with a budget below
 K or with negative rewards the answer keeps to the arms pulled; the indices that choose the arm to pull read
@@ -220,11 +224,18 @@ def top_m_select(values: np.ndarray, m: int, bits: np.ndarray) -> float:
 
 
 @numba.njit(nogil=True, cache=True)
-def top_m_answers(m: np.ndarray, counts: np.ndarray, sums: np.ndarray, action: np.ndarray) -> np.ndarray:
-    """``action[n, 1:]`` = the m largest empirical means of copy n (ties: the smaller index first), an arm never
-    pulled ranking last, O(K) each."""
-    mean = np.zeros(counts.shape[1])
+def top_m_answers(m: np.ndarray, counts: np.ndarray, sums: np.ndarray, arm_at: np.ndarray,
+                  action: np.ndarray) -> np.ndarray:
+    """``action[n, 1:]`` = the m largest empirical means of copy n, an arm never pulled ranking last; ties go to
+    the arm first in the copy's arm order ``arm_at[n]`` (position -> arm: the agent's tie rule), O(K) each."""
+    k = counts.shape[1]
+    mean, bits = np.zeros(k), np.zeros(k, np.int64)
     for n in range(counts.shape[0]):
-        answer_means(counts[n], sums[n], mean)
-        top_m_select(mean, np.int64(m[n, 0]), action[n, 1:])
+        for p in range(k):
+            arm = arm_at[n, p]
+            c = np.float64(counts[n, arm])
+            mean[p] = np.float64(sums[n, arm]) / max(c, 1.0) if c > 0.0 else -np.inf
+        top_m_select(mean, np.int64(m[n, 0]), bits)
+        for p in range(k):
+            action[n, 1 + arm_at[n, p]] = bits[p]
     return action

@@ -112,7 +112,7 @@ class SB3Agent(Agent):
         self.trust_pickles = trust_pickles
         self._model: Any = None
         self._stats: Any = None
-        super().__init__(tie_break="index")
+        super().__init__(tie_break="random")  # ties of an arm-wise policy's most likely arm
 
     @staticmethod
     def _check_policy(policy: Any) -> None:
@@ -236,7 +236,13 @@ class SB3Agent(Agent):
         sample = family.pure_exploration if self.deterministic is None else not self.deterministic
         batch = {key: np.asarray(obs[key], dtype=np.float32) for key in self._shapes if key in obs}
         if self._armwise:  # one set of weights for any K and budget: the policy rebuilt for these shapes
-            actions, _ = self._armwise_policy(batch, family).predict(batch, deterministic=not sample)
+            policy = self._armwise_policy(batch, family)
+            if sample:
+                actions, _ = policy.predict(batch, deterministic=False)
+            else:  # the most likely arm; arms with equal features have equal logits: the agent's tie rule
+                from bandit_gym.armwise import logits_and_value
+
+                actions = self.argmax(logits_and_value(policy, batch)[0])
         else:
             self._check_obs(obs, k, family)
             if self._stats is not None:
@@ -290,13 +296,16 @@ class SB3Agent(Agent):
             self._policies[shapes] = self._net if own else self._net.for_spaces(space, spaces.Discrete(k))
         return self._policies[shapes]
 
-    @staticmethod
-    def _answer(obs: Obs, family: Family) -> np.ndarray:
-        """The env's empirical answer bits, ``(N, K)``."""
+    def _answer(self, obs: Obs, family: Family) -> np.ndarray:
+        """The family's empirical answer bits, ``(N, K)``: thresholding ``1{theta_hat_i >= theta}``; best arm and
+        top K the m largest empirical means, an arm never pulled last, ties by the agent's tie rule (as every
+        agent's empirical answer)."""
         if not family.answers_a_set:  # thresholding
             from bandit_gym.envs.thresholding import empirical_answer
 
             return empirical_answer(obs)
-        from bandit_gym.envs.best_arm import top_m_answer
+        from bandit_gym.agents.ranking import top_m_answers
 
-        return top_m_answer(obs)
+        n, k = obs["counts"].shape
+        action = np.zeros((n, k + 1), dtype=np.int64)
+        return top_m_answers(obs["m"], obs["counts"], obs["sums"], self._arm_order().arm_at, action)[:, 1:]

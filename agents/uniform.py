@@ -13,9 +13,10 @@ from bandit_gym.families import Family
 
 
 def round_robin_arm(pulls: Any, k: int) -> Any:
-    """The arm round robin pulls after ``pulls`` pulls, ``pulls mod K`` (arm 0 first): the one definition of the
-    cycle, called on numpy arrays and from compiled code alike (Uniform's ``act``, its batched allocation, its
-    compiled rules, and the initial round of the thresholding index policies)."""
+    """The position (in the copy's arm order) that round robin pulls after ``pulls`` pulls, ``pulls mod K`` (the
+    first position first): the one definition of the cycle, called on numpy arrays and from compiled code alike
+    (Uniform's ``act``, its batched allocation, its compiled rules, and the initial round of the thresholding
+    index policies)."""
     return pulls % k
 
 
@@ -30,7 +31,8 @@ def round_robin_rule() -> Any:
     def round_robin(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, epsilon: float,
                     constants: np.ndarray, state: np.ndarray, work: np.ndarray, answer: np.ndarray,
                     final: bool) -> int:
-        """Arm ``made mod K``; the answer is the m largest empirical means, an arm never pulled ranking last."""
+        """Position ``made mod K`` (the driver plays positions in the copy's arm order); the answer is the m
+        largest empirical means, an arm never pulled ranking last."""
         if final:
             top_m_pulled(counts, sums, m, work[0], answer)
         return cycle(made, counts.shape[0])
@@ -44,17 +46,21 @@ class Uniform(Agent):
     Paper: tao2019 §5 ("pulls each arm sequentially from 1 to K until budget T is reached such that each arm is
     sampled roughly T/K times", then answers ``theta_i >= theta`` when ``theta_hat_i >= theta``).
 
-    Rule: ``i_t = ((t - 1) mod K) + 1`` (0-based here: ``(t - 1) mod K``), so each arm gets ``floor(T/K)`` or
-    ``ceil(T/K)`` pulls, the first ``T mod K`` arms one more. The submitted answer at every step is the env's
-    empirical rule, so the agent is anytime: on the thresholding bandit ``d_i = 1{theta_hat_i >= theta}`` (an
-    arm not yet pulled has ``theta_hat_i = 0``); on best-arm and top-K envs the m arms of largest empirical mean,
-    an arm never pulled ranking below every pulled arm (ties: the smaller index first), so that with T < K or
-    negative rewards the answer keeps to the arms pulled. On the threshold bandit it ignores c_t; on the classic
-    K-armed bandit it is the explore-only baseline (linear regret).
+    Rule: ``i_t = sigma(((t - 1) mod K) + 1)``: round robin in the copy's arm order sigma, so each arm gets
+    ``floor(T/K)`` or ``ceil(T/K)`` pulls, the first ``T mod K`` arms of the order one more. The submitted answer
+    at every step is the env's empirical rule, so the agent is anytime: on the thresholding bandit
+    ``d_i = 1{theta_hat_i >= theta}`` (an arm not yet pulled has ``theta_hat_i = 0``); on best-arm and top-K envs
+    the m arms of largest empirical mean, an arm never pulled ranking below every pulled arm (ties: the arm first
+    in the copy's order), so that with T < K or negative rewards the answer keeps to the arms pulled. On the
+    threshold bandit it ignores c_t; on the classic K-armed bandit it is the explore-only baseline (linear
+    regret).
 
-    Parameters: none (``tie_break`` is accepted for a uniform interface; round-robin has no ties).
-    Deviations: none. The next arm is the one after the observation's ``last_arm`` (arm 0 at the start), which
-    is the same rule and keeps no state, so repeated ``act`` calls on one observation agree.
+    Parameters: ``tie_break``. The copy's arm order sigma is drawn per copy and episode from the agent's seeded
+    generator (``tie_break="random"``, the default), so which arms get the extra pulls and which tied arm enters
+    the answer never depend on the arms' positions; ``tie_break="index"`` is tao2019's "from 1 to K" (sigma the
+    identity, ties to the smaller index). Deviations: none. The next arm is the one after the observation's
+    ``last_arm`` in the order (the order's first arm at the start), which keeps no state of its own, so repeated
+    ``act`` calls on one observation agree.
 
     Examples:
         One seeded episode (thresholding bandit, tao2019 Setup 1) and the record of
@@ -79,6 +85,9 @@ class Uniform(Agent):
         budget, so it plays pull by pull."""
         return family.answers_a_set
 
+    def allocate(self, n: int, k: int) -> None:
+        self.order = self.new_scores()  # each copy's arm order (reshuffled per episode with random ties)
+
     def _batch_pulls(self, obs: Obs, family: Family) -> np.ndarray | None:
         """On best-arm and top-K envs the rest of the budget at once, round robin from the next arm (the
         thresholding bandit scores answers at every budget, so it plays pull by pull)."""
@@ -86,35 +95,39 @@ class Uniform(Agent):
             return None
         k = self.num_arms
         left = obs["budget_left"][:, 0].astype(np.int64)
-        start = round_robin_arm(self.total_budget - left, k)  # pulls so far were round robin from arm 0
-        position = (np.arange(k)[None, :] - start[:, None]) % k  # arm i is pulled at these offsets of the cycle
+        start = round_robin_arm(self.total_budget - left, k)  # pulls so far: round robin from the order's first
+        # arm i is pulled at these offsets of the cycle
+        position = (self.order.position_of - start[:, None]) % k
         return left[:, None] // k + (position < (left % k)[:, None])
 
     def select(self, obs: Obs) -> np.ndarray:
         last = obs["last_arm"][:, 0].astype(np.int64)
-        # the arm after the last one; arm 0 at the start (-1) and after a batched allocation (-2)
-        return np.where(last < 0, 0, round_robin_arm(last + 1, self.num_arms))
+        # the arm after the last one in the copy's order; the order's first arm at the start (-1) and after a
+        # batched allocation (-2)
+        rows = np.arange(self.num)
+        after = np.where(last < 0, 0, round_robin_arm(self.order.position_of[rows, np.maximum(last, 0)] + 1,
+                                                      self.num_arms))
+        return self.order.arm_at[rows, after].astype(np.int64)
 
     def compiled_rollout(self, obs: Obs) -> tuple[Callable[..., Any], tuple[Any, ...]] | None:
         from bandit_gym.agents._kernels import index_rule, no_index, policy_rollout
 
         batch = self._start_all(obs)
         if family_of(batch).answers_a_set:
-            from bandit_gym.agents.best_arm._kernels import WORK_ROWS, decide_rollout
+            from bandit_gym.agents.best_arm._kernels import WORK_ROWS, decide_rollout, in_arm_order
 
             n, k = batch["counts"].shape
-            return decide_rollout(round_robin_rule()), (np.zeros((n, 1)), np.zeros((n, 1)),
-                                                        np.zeros((n, WORK_ROWS, k)))
-        identity = np.tile(np.arange(self.num_arms, dtype=np.int32), (batch["counts"].shape[0], 1))
-        return policy_rollout(*index_rule(no_index)), (True, False, 0.0, 0.0, np.zeros(len(identity)), identity,
-                                                       identity)
+            return in_arm_order(decide_rollout(round_robin_rule()), self.order.arm_at), (
+                np.zeros((n, 1)), np.zeros((n, 1)), np.zeros((n, WORK_ROWS, k)))
+        return policy_rollout(*index_rule(no_index)), (True, False, 0.0, 0.0, np.zeros(self.num),
+                                                       self.order.arm_at, self.order.position_of)
 
     @plays_select
     def _act_batch(self, obs: Obs, last: np.ndarray, family: Family) -> np.ndarray:
         if family.answers_a_set:  # the m arms of largest empirical mean, never pulled: last
             from bandit_gym.agents.ranking import top_m_answers
 
-            top_m_answers(obs["m"], obs["counts"], obs["sums"], self._action)
+            top_m_answers(obs["m"], obs["counts"], obs["sums"], self.order.arm_at, self._action)
             self._action[:, 0] = self._checked_arms(self.select(obs), family)
             return self._action
         if family is not Family.THRESHOLDING:  # online: the arm only

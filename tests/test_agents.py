@@ -26,9 +26,10 @@ def test_every_agent_plays_every_env_of_its_family(name: str, env_id: str) -> No
         assert vector["pulls"].tolist() == [60] * 8
 
 
-def test_uniform_is_round_robin_and_answers_empirically() -> None:
+@pytest.mark.parametrize("tie_break", ["random", "index"])
+def test_uniform_is_round_robin_and_answers_empirically(tie_break: str) -> None:
     env = gym.make("ThresholdingBandit-Tao2019Setup1-v0", budget=23)
-    agent = Uniform()
+    agent = Uniform(tie_break=tie_break)
     agent.reset(seed=0)
     obs, _ = env.reset(seed=0)
     arms = []
@@ -38,8 +39,13 @@ def test_uniform_is_round_robin_and_answers_empirically() -> None:
         expected = (obs["sums"] / np.maximum(obs["counts"], 1) >= 0.5).astype(int)
         np.testing.assert_array_equal(action[1:], expected)
         obs, *_ = env.step(action)
-    assert arms == [t % 10 for t in range(23)]
-    np.testing.assert_array_equal(obs["counts"], [3, 3, 3] + [2] * 7)
+    order = agent.order.arm_at[0]  # round robin in the copy's arm order: the identity with tie_break="index"
+    assert sorted(order.tolist()) == list(range(10))
+    assert (order.tolist() != list(range(10))) == (tie_break == "random")  # seed 0 draws another order
+    assert arms == [int(order[t % 10]) for t in range(23)]
+    extra = np.zeros(10, dtype=int)
+    extra[order[:3]] = 1  # the first 23 mod 10 arms of the order get one pull more
+    np.testing.assert_array_equal(obs["counts"], 2 + extra)
 
 
 def test_uniform_same_action_on_repeated_calls() -> None:
@@ -48,7 +54,7 @@ def test_uniform_same_action_on_repeated_calls() -> None:
     obs, _ = env.reset(seed=0)
     agent.reset(seed=0)
     obs, *_ = env.step(agent.act(obs))
-    assert agent.act(obs) == agent.act(obs) == 1
+    assert agent.act(obs) == agent.act(obs) == agent.order.arm_at[0, 1]  # the second arm of the order
 
 
 def ucb_obs(counts: list[float], sums: list[float], budget_left: float, last_arm: float) -> dict:

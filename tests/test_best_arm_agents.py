@@ -73,7 +73,7 @@ def test_ugapeb_last_recommendation_answers_the_current_j() -> None:
 
 
 def test_ugapeb_initial_round_and_oracle_exploration() -> None:
-    agent = UGapEb(H=50.0)
+    agent = UGapEb(H=50.0, tie_break="index")
     actions = drive(agent, [([1, 0, 0], [1, 0, 0]), ([1, 1, 0], [1, 0, 0])], budget=203)
     assert [int(a[0]) for a in actions] == [1, 2]  # each arm once, in index order
     assert agent.exploration[0] == pytest.approx((203 - 3) / (4 * 50.0))
@@ -161,7 +161,7 @@ def test_successive_rejects_plays_its_phases() -> None:
 
 
 def test_ucbe_best_arm_pulls_each_arm_once_then_its_index() -> None:
-    agent = UCBEBestArm(a=2.0)
+    agent = UCBEBestArm(a=2.0, tie_break="index")
     actions = drive(agent, [([1, 0, 0], [1, 0, 0]), ([1, 1, 1], [1, 0, 1]), ([2, 1, 1], [1, 0, 1])])
     assert [int(a[0]) for a in actions] == [1, 0, 2]  # unpulled first; then 1 + sqrt(2) ties, smallest index
     assert actions[-1][1:].tolist() == [0, 0, 1]  # the largest empirical mean

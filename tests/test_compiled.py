@@ -229,7 +229,7 @@ def test_ucbe_act_equals_recomputing_every_index_at_every_step() -> None:
     means = np.repeat(np.linspace(0.2, 0.8, 20), 2)
     venv = gym.make_vec("BestArmIdentification-v0", num_envs=8, vectorization_mode="vector_entry_point",
                         means=means, budget=1500)
-    agent, a = UCBEBestArm(a=20.0), 20.0
+    agent, a = UCBEBestArm(a=20.0, tie_break="index"), 20.0  # the hand computation breaks ties by index
     agent.reset(seed=0)
     obs, _ = venv.reset(seed=1)
     foreign = 0

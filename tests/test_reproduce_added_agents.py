@@ -80,7 +80,9 @@ def test_gabillon2012(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 def test_chen2017(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(chen2017, "QUICK", chen2017.Quick(datasets=("TwoGroup",), ks=(100,), budgets=(2000, 4000)))
     plain, added = _both("chen2017", tmp_path)
-    _check(plain, added, {"TwoGroup K=100"}, twin="Uniform")  # not "CLUCB-PAC readings TwoGroup K=100"
+    # not "CLUCB-PAC readings TwoGroup K=100". No twin: with 2 to 4 pulls per arm most of Uniform's answer is
+    # ties, broken by its own seeded order, and the added Uniform's seed (from its label) is not the paper's
+    _check(plain, added, {"TwoGroup K=100"})
     assert LABEL not in set(added.extras["sensitivity"]["agent"]) | set(added.extras["tuning"]["agent"])
     assert f"| {LABEL} |" in (tmp_path / "added" / "failure.md").read_text()
 

@@ -34,12 +34,18 @@ def drive(agent, counts: list[float], sums: list[float], budget: float = 100) ->
     return int(agent.act(state(counts, sums, budget - sum(counts), -2))[0])
 
 
-def test_initial_pulls_in_index_order() -> None:
-    for agent in (LSA(), APT(0.05), UCBE(0, H=100.0)):
+def test_initial_pulls_in_the_copys_arm_order() -> None:
+    # each arm once first, in the copy's arm order (random per episode; index order with tie_break="index")
+    for agent in (LSA(), APT(0.05), UCBE(0, H=100.0), LSA(tie_break="index")):
         agent.reset(seed=1)
-        arms = [int(agent.act(state([1] * t + [0] * (4 - t), [0] * 4, 100 - t, t - 1 if t else -1))[0])
-                for t in range(4)]
-        assert arms == [0, 1, 2, 3]
+        arms = []
+        for t in range(4):
+            pulled = np.zeros(4)
+            pulled[arms] = 1
+            last = arms[-1] if arms else -1
+            arms.append(int(agent.act(state(pulled.tolist(), [0] * 4, 100 - t, last))[0]))
+        assert arms == agent.scores.arm_at[0].tolist()
+        assert (arms == [0, 1, 2, 3]) == (agent.tie_break == "index")  # seed 1 draws another order
 
 
 def test_lsa_index_by_hand() -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import gymnasium as gym
 import numpy as np
 import pytest
@@ -11,7 +13,7 @@ import bandit_gym  # noqa: F401
 from bandit_gym import metrics
 from bandit_gym.agents import AGENTS, AdaptiveTopK, SuccessiveRejects, Uniform
 from bandit_gym.instances import chen2017_means
-from bandit_gym.rollout import play_batched, play_compiled, play_vector
+from bandit_gym.rollout import play_batched, play_compiled, play_episode, play_vector
 
 
 def test_aggregate_regret_and_failure_by_hand() -> None:
@@ -60,12 +62,19 @@ def test_env_shuffles_arms_per_episode_and_scores_the_answer() -> None:
     assert info["invalid_answer"] == 0
 
 
+LAST_FOUR = np.r_[np.full(36, 0.45), np.full(4, 0.55)]  # 40 arms, the best 4 last (gap 0.1), unshuffled
+
+
 @pytest.mark.parametrize(("name", "env_id", "kwargs"), [
     ("Uniform", "TopKIdentification-v0", {}),
     ("AdaptiveTopK", "TopKIdentification-v0", {"budget": 30000}),
     ("AdaptiveTopK", "TopKIdentification-v0", {"means": 0.9 - 0.05 * np.arange(12), "k": 3, "epsilon": 0.1,
                                                "budget": 10**6, "setting": "fixed_confidence"}),
     ("OptMAI", "TopKIdentification-v0", {"k": 3, "budget": 5000}),
+    # many ties, unshuffled, random tie orders: OptMAI eliminates on 2 samples per arm; AdaptiveTopK's round 2 is
+    # cut by the budget (in the copy's arm order)
+    ("OptMAI", "TopKIdentification-v0", {"means": LAST_FOUR, "k": 4, "budget": 1000, "shuffle": False}),
+    ("AdaptiveTopK", "TopKIdentification-v0", {"means": LAST_FOUR, "k": 4, "budget": 2000, "shuffle": False}),
     ("SuccessiveRejects", "BestArmIdentification-Audibert2010Problem4-v0", {}),
     ("SAR", "BestArmIdentification-Audibert2010Problem5-v0", {"m": 2, "epsilon": 0.05}),
 ])
@@ -174,7 +183,7 @@ def test_clucb_pac_matches_its_definition_on_random_statistics() -> None:
                "delta": np.array([0.1], np.float32), "budget_left": np.array([10**6], np.float32),
                "last_arm": np.array([-1.0], np.float32), "last_value": np.zeros(1, np.float32),
                "counts": counts, "sums": sums, "means": sums / counts}
-        agent = CLUCBPAC()
+        agent = CLUCBPAC(tie_break="index")
         agent.reset(seed=0)
         agent.act({**obs, "counts": np.zeros(n, np.float32), "sums": np.zeros(n, np.float32),
                    "budget_left": np.array([10**6 + counts.sum()], np.float32)})  # the episode starts
@@ -422,7 +431,7 @@ def test_adaptive_top_k_pooled_and_fresh_means_by_hand() -> None:
                    shuffle=False)
     statuses = {}
     for pooled in (None, True, False):
-        agent = AdaptiveTopK(schedule="log-free", pooled=pooled)
+        agent = AdaptiveTopK(schedule="log-free", pooled=pooled, tie_break="index")  # the definition's ties
         agent.reset(seed=0)
         obs, _ = env.reset(seed=11)
         assert agent.batch_pulls(obs).tolist() == [1] * 6
@@ -466,7 +475,7 @@ def test_clucb_pac_epsilon_sum_reading_stops_at_epsilon() -> None:
                "delta": np.array([0.1], np.float32), "budget_left": np.array([10**6], np.float32),
                "last_arm": np.array([-1.0], np.float32), "last_value": np.zeros(1, np.float32),
                "counts": counts, "sums": sums, "means": sums / counts}
-        agent = CLUCBPAC(epsilon_sum="epsilon")
+        agent = CLUCBPAC(epsilon_sum="epsilon", tie_break="index")
         agent.reset(seed=0)
         agent.act({**obs, "counts": np.zeros(n, np.float32), "sums": np.zeros(n, np.float32),
                    "budget_left": np.array([10**6 + counts.sum()], np.float32)})
@@ -488,3 +497,123 @@ def test_clucb_pac_epsilon_sum_reading_stops_at_epsilon() -> None:
     for key in ("regret", "error", "invalid", "pulls"):
         np.testing.assert_array_equal(fast[key], stepped[key], err_msg=key)
     assert (default["pulls"] < fast["pulls"]).all() and (fast["pulls"] < 30000).all()  # a later stop
+
+
+# ------------------------------------------------------------------------------------------------------------------
+# OptMAI and AdaptiveTopK: ties at random (a relabelling of the arms per copy and episode), or by index
+# (agent, params, budget): the regrets (8 copies, seed 3) and pulls, and the answers of 4 episodes (seeds 0-3), as
+# the agents gave them before ties went random; tie_break="index" must keep every one of them
+INDEX_TIE_NUMBERS = [
+    ("OptMAI", {}, 1000,
+     [0.10000000000000003, 0.07500000000000007, 0.07500000000000007, 0.10000000000000003, 0.050000000000000044,
+      0.07500000000000001, 0.10000000000000003, 0.10000000000000003], [912, 912, 912, 990, 990, 990, 990, 990],
+     [[1, 15, 36, 39], [3, 12, 19, 36], [0, 14, 21, 39], [16, 19, 38, 39]]),
+    ("OptMAI", {}, 300,  # shares of 0 pulls: elimination on zero samples keeps the smallest indices
+     [0.10000000000000003] * 8, [267, 295, 295, 267, 295, 295, 190, 267],
+     [[2, 3, 13, 20], [2, 4, 5, 7], [2, 3, 12, 19], [1, 8, 12, 16]]),
+    ("AdaptiveTopK", {}, 2000,  # round 2 cut by the budget
+     [0.10000000000000003, 0.025000000000000022, 0.07500000000000007, 0.050000000000000044, 0.050000000000000044,
+      0.10000000000000003, 0.050000000000000044, 0.050000000000000044], [2000] * 8,
+     [[15, 21, 37, 39], [30, 37, 38, 39], [20, 31, 37, 38], [0, 8, 25, 36]]),
+    ("AdaptiveTopK", {"schedule": "log-free", "scale": 0.5}, 1000,
+     [0.10000000000000003, 0.050000000000000044, 0.07500000000000007, 0.07500000000000007, 0.050000000000000044,
+      0.07500000000000007, 0.07500000000000007, 0.050000000000000044], [1000] * 8,
+     [[21, 24, 31, 39], [7, 13, 25, 39], [8, 18, 23, 37], [26, 35, 36, 38]]),
+]
+
+
+@pytest.mark.parametrize(("name", "params", "budget", "regret", "pulls", "answers"), INDEX_TIE_NUMBERS)
+def test_round_agents_with_index_ties_give_the_numbers_of_the_smallest_index_rule(
+        name: str, params: dict, budget: int, regret: list, pulls: list, answers: list) -> None:
+    venv = gym.make_vec("TopKIdentification-v0", num_envs=8, vectorization_mode="vector_entry_point",
+                        common_random_numbers=True, means=LAST_FOUR, k=4, budget=budget, shuffle=False)
+    batched = play_batched(venv, AGENTS[name](**params, tie_break="index"), seed=3)
+    single = play_vector(venv, AGENTS[name](**params, tie_break="index"), seed=3)
+    assert batched is not None
+    for result in (batched, single):
+        assert result["regret"].tolist() == regret and result["pulls"].tolist() == pulls
+    env = gym.make("TopKIdentification-v0", means=LAST_FOUR, k=4, budget=budget, shuffle=False)
+    played = [np.flatnonzero(play_episode(env, AGENTS[name](**params, tie_break="index"), seed=s)["answer"]).tolist()
+              for s in range(4)]
+    assert played == answers
+
+
+def test_adaptive_top_k_pac_with_index_ties_gives_the_numbers_of_the_smallest_index_rule() -> None:
+    venv = gym.make_vec("TopKIdentification-v0", num_envs=8, vectorization_mode="vector_entry_point",
+                        common_random_numbers=True, means=np.repeat([0.9, 0.6, 0.5, 0.2], 3), k=3, epsilon=0.1,
+                        budget=10**6, setting="fixed_confidence", shuffle=False)
+    result = play_batched(venv, AdaptiveTopK(form="pac", delta=0.1, tie_break="index"), seed=5)
+    assert result is not None and result["error"].sum() == 0
+    assert result["pulls"].tolist() == [6012, 6012, 6012, 5520, 6012, 6012, 6012, 6012]
+
+
+@pytest.mark.parametrize("name", ["OptMAI", "AdaptiveTopK"])
+def test_round_agents_take_tie_break_and_keep_state_by_arm(name: str) -> None:
+    assert AGENTS[name]().params()["tie_break"] == "random"
+    assert AGENTS[name](tie_break="index").params()["tie_break"] == "index"
+    with pytest.raises(ValueError, match="tie_break"):
+        AGENTS[name](tie_break="smallest")
+    # status and answer are indexed by arm, whatever each copy's order: 0.9 and 0.8 are the top 2 of every copy
+    means = np.array([0.1, 0.9, 0.2, 0.8, 0.3, 0.15])
+    venv = gym.make_vec("TopKIdentification-v0", num_envs=6, vectorization_mode="vector_entry_point", means=means,
+                        k=2, budget=6000, shuffle=False)
+    core: Any = venv.unwrapped
+    agent = AGENTS[name]()
+    agent.reset(seed=2)
+    obs, _ = venv.reset(seed=1)
+    while (pulls := agent.batch_pulls(obs)).any():
+        obs = core.allocate(pulls)
+    assert len({tuple(row) for row in agent.order.arm_at.tolist()}) > 1  # the copies' orders differ
+    assert agent.answer(obs).tolist() == [[0, 1, 0, 1, 0, 0]] * 6
+    status = agent.status
+    assert (status[:, [1, 3]] != 2).all() and (status[:, [0, 2, 4, 5]] != 1).all()  # never a wrong decision
+    np.testing.assert_array_equal(np.take_along_axis(status, agent.order.arm_at, axis=1), agent.status_pos)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("name", "params"), [("OptMAI", {}), ("AdaptiveTopK", {}),
+                                              ("AdaptiveTopK", {"schedule": "log-free", "scale": 0.5})])
+def test_round_agents_error_is_unchanged_when_the_arms_are_permuted(name: str, params: dict) -> None:
+    # three random instances with ties (means in {.3, .5, .7}), unshuffled, each played as drawn and with its
+    # arms permuted: 4000 runs each, a two-proportion z test; and the random rule on a fixed order is the index
+    # rule on an instance shuffled per episode (the same law by construction). The agent's seed differs from the
+    # env's: with the same seed its order would be drawn from the uniforms of the env's first samples
+    rng = np.random.default_rng(36)
+    runs = 4000
+    for case in range(3):
+        n = int(rng.integers(12, 41))
+        k = int(rng.integers(2, n // 4 + 1))
+        means, permutation = rng.choice([0.3, 0.5, 0.7], size=n), rng.permutation(n)
+        budget = int(rng.integers(10, 40)) * n
+        errors = []
+        for arms, shuffle, tie_break in ((means, False, "random"), (means[permutation], False, "random"),
+                                         (means, True, "index")):
+            venv = gym.make_vec("TopKIdentification-v0", num_envs=runs, vectorization_mode="vector_entry_point",
+                                means=arms, k=k, budget=budget, shuffle=shuffle)
+            result = play_batched(venv, AGENTS[name](**params, tie_break=tie_break), seed=case, agent_seed=99)
+            assert result is not None
+            errors.append(float(result["error"].mean()))
+        for other in errors[1:]:
+            pooled = (errors[0] + other) / 2
+            z = (errors[0] - other) / np.sqrt(2 * pooled * (1 - pooled) / runs) if 0 < pooled < 1 else 0.0
+            assert abs(z) < 4, (case, n, k, budget, errors)
+
+
+@pytest.mark.parametrize("name", ["OptMAI", "AdaptiveTopK"])
+def test_round_agents_with_index_ties_favour_the_first_arms_and_random_ties_do_not(name: str) -> None:
+    # TwoGroup with n = 100, K = 10 (0.7 / 0.3) at 1000 pulls, the best arms first or last, 1000 runs each: the
+    # index rule's error moves by more than 0.05 (by 0.61 for OptMAI, 0.08 for AdaptiveTopK in 20,000 runs), the
+    # random rule's by less than 4 standard errors
+    runs = 1000
+    means = chen2017_means("TwoGroup", 100, 10)
+    errors = {}
+    for tie_break in ("index", "random"):
+        for order, arms in (("first", means), ("last", means[::-1].copy())):
+            venv = gym.make_vec("TopKIdentification-v0", num_envs=runs, vectorization_mode="vector_entry_point",
+                                means=arms, k=10, budget=1000, shuffle=False)
+            result = play_batched(venv, AGENTS[name](tie_break=tie_break), seed=7, agent_seed=99)
+            assert result is not None
+            errors[tie_break, order] = float(result["error"].mean())
+    assert errors["index", "last"] - errors["index", "first"] > 0.05, errors
+    first, last = errors["random", "first"], errors["random", "last"]
+    assert abs(first - last) < 4 * np.sqrt((first * (1 - first) + last * (1 - last)) / runs) + 1e-12, errors

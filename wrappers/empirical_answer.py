@@ -19,11 +19,28 @@ def _check_family(env: Any) -> Any:
     return env.unwrapped
 
 
+TIE_STREAM = 0x71E5
+"""The spawn key of the tie-breaking generator under the reset seed (the env draws from ``SeedSequence(seed)``
+itself, an agent from its own key)."""
+
+
+def tie_generator(seed: Any, current: np.random.Generator) -> np.random.Generator:
+    """The tie-breaking generator after ``reset(seed=seed)``: a fresh one from ``seed`` (a stream of its own,
+    distinct from the env's stream and an agent's from the same seed), or ``current`` when no seed is given."""
+    if seed is None:
+        return current
+    return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(TIE_STREAM,)))
+
+
 class EmpiricalAnswer(gym.Wrapper, gym.utils.RecordConstructorArgs):
     """Expose ``Discrete(K)`` (``Discrete(K + 1)`` with ``allow_stop=True``, K meaning stop) on a
     pure-exploration env, and submit the env's empirical answer rule (thresholding: ``1{theta_hat_i >= theta}``;
     best arm and top K: the m largest empirical means among pulled arms) computed from the latest observation.
     For DQN, and for students who only choose arms.
+
+    Ties between arms in the answer are broken at random by the wrapper's own generator (``ties``), seeded at
+    ``reset(seed=...)`` from a stream of its own (never the env's, so the env's samples are those it draws
+    unwrapped).
 
     ``last_action`` is the full action submitted at the last step (the arm, then the answer bits), which
     ``RecordEpisodeRegret`` scores when it wraps this wrapper; either order of the two
@@ -40,9 +57,12 @@ class EmpiricalAnswer(gym.Wrapper, gym.utils.RecordConstructorArgs):
         self.allow_stop = bool(allow_stop)
         self.action_space = spaces.Discrete(k + 1 if self.allow_stop else k)
         self._obs: dict[str, np.ndarray] | None = None
+        #: the generator that breaks ties in the answer
+        self.ties = np.random.default_rng()
 
     def reset(self, **kwargs: Any) -> tuple[Any, dict[str, Any]]:
         self._obs, info = self.env.reset(**kwargs)
+        self.ties = tie_generator(kwargs.get("seed"), self.ties)
         return self._obs, info
 
     def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
@@ -50,14 +70,15 @@ class EmpiricalAnswer(gym.Wrapper, gym.utils.RecordConstructorArgs):
             raise ValueError(f"action={action!r} is not in {self.action_space}")
         if self._obs is None:
             raise RuntimeError("step() was called before reset(); call reset() first")
-        full = np.concatenate([[int(action)], self._rule(self._obs)])
+        full = np.concatenate([[int(action)], self._rule(self._obs, self.ties)])
         self.last_action = full
         self._obs, reward, terminated, truncated, info = self.env.step(full)
         return self._obs, reward, terminated, truncated, info
 
 
 class EmpiricalAnswerVector(VectorWrapper):
-    """Vector twin of ``EmpiricalAnswer``: actions of shape ``(N,)``; ``last_action`` ``(N, K + 1)``."""
+    """Vector twin of ``EmpiricalAnswer``: actions of shape ``(N,)``; ``last_action`` ``(N, K + 1)``; ties in the
+    answers as ``EmpiricalAnswer``, drawn for all copies at once."""
 
     def __init__(self, env: VectorEnv, allow_stop: bool = False) -> None:
         super().__init__(env)
@@ -70,9 +91,12 @@ class EmpiricalAnswerVector(VectorWrapper):
         self.single_action_space = spaces.Discrete(self.num_choices)
         self.action_space = batch_space(self.single_action_space, env.num_envs)
         self._obs: dict[str, np.ndarray] | None = None
+        #: the generator that breaks ties in the answers
+        self.ties = np.random.default_rng()
 
     def reset(self, **kwargs: Any) -> tuple[Any, dict[str, Any]]:
         self._obs, info = self.env.reset(**kwargs)
+        self.ties = tie_generator(kwargs.get("seed"), self.ties)
         return self._obs, info
 
     def step(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
@@ -83,7 +107,7 @@ class EmpiricalAnswerVector(VectorWrapper):
             raise ValueError(f"actions must lie in 0..{self.num_choices - 1}, got {arms}")
         if self._obs is None:
             raise RuntimeError("step() was called before reset(); call reset() first")
-        full = np.concatenate([arms[:, None], self._rule(self._obs)], axis=1)
+        full = np.concatenate([arms[:, None], self._rule(self._obs, self.ties)], axis=1)
         self.last_action = full
         self._obs, rewards, terminated, truncated, info = self.env.step(full)
         return self._obs, rewards, terminated, truncated, info

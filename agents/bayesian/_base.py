@@ -46,7 +46,7 @@ class BayesianAgent(Agent):
       over all arms (``recommendation="latent"``, default) or over the arms pulled so far (``"incumbent"``; all
       arms before the first pull). Ties: the agent's tie rule.
     - ties in every argmax / argmin: the agent's tie rule, a random arm order per copy and episode (default) or
-      the smallest index (``tie_break="index"``, BayesGap's default).
+      the smallest index (``tie_break="index"``).
     - answer before the end: the current recommendation, submitted at every step; only the one after the T-th
       pull is scored.
     """

@@ -36,7 +36,7 @@ class ThompsonSampling(BayesianAgent):
         >>> env = gym.make("CorrelatedBestArm-v0")
         >>> result = play_episode(env, ThompsonSampling(), seed=0)
         >>> result["pulls"], round(result["regret"], 3)
-        (30, 0.103)
+        (30, 0.166)
     """
 
     form: ClassVar[str] = "factor"

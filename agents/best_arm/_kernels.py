@@ -24,18 +24,46 @@ WORK_ROWS = 6
 
 @functools.cache
 def decide_step(rule: Any) -> Any:
-    """One ``act`` of ``rule`` over a batch: writes ``action[n] = [arm, answer bits]`` for every copy."""
+    """One ``act`` of ``rule`` over a batch: writes ``action[n] = [arm, answer bits]`` for every copy.
+
+    The rule plays in the copy's arm order (``arm_at[n, p]`` = the arm at position p, the agent's tie rule): it is
+    handed the statistics by position (``seen_counts``, ``seen_sums``, rewritten here) and keeps its answer by
+    position in ``seen_answer``; its arm and answer are mapped back to arms. O(K) per copy."""
 
     def step(m: np.ndarray, epsilon: np.ndarray, budget_left: np.ndarray, total_budget: np.ndarray,
-             counts: np.ndarray, sums: np.ndarray, constants: np.ndarray, state: np.ndarray, work: np.ndarray,
-             action: np.ndarray) -> np.ndarray:
+             counts: np.ndarray, sums: np.ndarray, arm_at: np.ndarray, seen_counts: np.ndarray,
+             seen_sums: np.ndarray, seen_answer: np.ndarray, constants: np.ndarray, state: np.ndarray,
+             work: np.ndarray, action: np.ndarray) -> np.ndarray:
+        k = counts.shape[1]
         for n in numba.prange(counts.shape[0]):
+            for p in range(k):
+                seen_counts[n, p] = counts[n, arm_at[n, p]]
+                seen_sums[n, p] = sums[n, arm_at[n, p]]
             made = total_budget[n] - np.int64(budget_left[n, 0])
-            action[n, 0] = rule(counts[n], sums[n], made, total_budget[n], np.int64(m[n, 0]),
-                                np.float64(epsilon[n, 0]), constants[n], state[n], work[n], action[n, 1:], True)
+            position = rule(seen_counts[n], seen_sums[n], made, total_budget[n], np.int64(m[n, 0]),
+                            np.float64(epsilon[n, 0]), constants[n], state[n], work[n], seen_answer[n], True)
+            action[n, 0] = k if position >= k else arm_at[n, position]
+            for p in range(k):
+                action[n, 1 + arm_at[n, p]] = seen_answer[n, p]
         return action
 
     return parallel_pair(step)
+
+
+def in_arm_order(play: Any, arm_at: np.ndarray) -> Any:
+    """Whole episodes of ``play`` (``play(means, seeds, m, epsilon, budget, checkpoints, answers, pulls, *rest)``,
+    as ``decide_rollout`` makes them) in each copy's arm order ``arm_at`` (position -> arm): position p plays arm
+    ``arm_at[n, p]``, its mean and its sample stream, so the samples are those of the arms; the answers are
+    mapped back to arms. Equal to ``decide_step`` with the same order, bit for bit."""
+
+    def relabelled(means: np.ndarray, seeds: np.ndarray, m: int, epsilon: float, budget: int,
+                   checkpoints: np.ndarray, answers: np.ndarray, pulls: np.ndarray, *rest: Any) -> None:
+        seen = np.zeros_like(answers)
+        play(np.take_along_axis(means, arm_at, axis=1), np.take_along_axis(seeds, arm_at, axis=1), m, epsilon,
+             budget, checkpoints, seen, pulls, *rest)
+        np.put_along_axis(answers, np.broadcast_to(arm_at[:, None, :], seen.shape), seen, axis=2)
+
+    return relabelled
 
 
 @functools.cache

@@ -81,7 +81,8 @@ class LUCB(BestArmAgent):
 
     - the round counter: t = 1 after the K initial pulls and grows by one every two pulls,
       ``t = 1 + floor((pulls - K) / 2)``.
-    - ties (High, h_t, l_t): the smallest index; fixed, no random option. Initial pulls in index order.
+    - ties (High, h_t, l_t): the first in the copy's arm order (random per copy and episode; the smallest index
+      with ``tie_break="index"``, see ``BestArmAgent``). Initial pulls in that order.
     - rewards in [0, b]: the paper's beta is for [0, 1]; ``b`` scales it (default 1).
     - the budget: the paper has no cap; on a fixed-confidence env the env's budget truncates the episode, with
       ``High`` of the current statistics as the answer (also the answer submitted before the end).
@@ -105,13 +106,13 @@ class LUCB(BestArmAgent):
     num_constants = 2  # DELTA, B
     anytime = True  # never reads the horizon T
 
-    def __init__(self, delta: float = 0.05, b: float = 1.0) -> None:
+    def __init__(self, delta: float = 0.05, b: float = 1.0, *, tie_break: str = "random") -> None:
         self.delta = check.real("delta", delta, low=0.0, high=1.0, low_open=True, high_open=True)
         self.b = check.real("b", b, low=0.0, low_open=True)
-        super().__init__(tie_break="index")
+        super().__init__(tie_break=tie_break)
 
     def params(self) -> dict[str, object]:
-        return {"delta": self.delta, "b": self.b}
+        return {"delta": self.delta, "b": self.b, **super().params()}
 
     @classmethod
     def rule(cls) -> Any:

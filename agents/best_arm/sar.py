@@ -27,19 +27,22 @@ class SAR(SuccessiveRejects):
 
     Readings where the paper is silent:
 
-    - ranking: equal means rank by smaller index first.
+    - ties (ranking, largest gap, answer): as ``SuccessiveRejects``, the copy's arm order (random per copy and
+      episode; the smallest index with ``tie_break="index"``), written below as "first".
+    - ranking: equal means rank by the first arm first.
     - ties in the largest gap: the higher-ranked arm leaves (the best active arm before the worst; among arms of
-      equal lowest mean, the smallest index).
+      equal lowest mean, the first).
     - once l = 0 (nothing left to accept) the remaining phases still run and each rejects the last-ranked active
       arm (lowest mean; the largest index among equal means); once every active arm must be accepted
       (``l`` = the number of active arms) each phase accepts the best one. Neither changes the answer.
     - answer before the end: the accepted arms that were pulled, then the best of the other candidates (the
       active arms, and accepted arms never pulled) up to m, by empirical mean with an arm never pulled ranking
-      last (ties: the smallest index).
+      last (ties: the first).
     - pull order within a phase, leftover budget: as ``SuccessiveRejects``.
-    - n <= K: every phase has length 0, so all removals happen before any pull, on empirical means of 0: arms
-      0..m-1 (0-based) are accepted (a tie between the top and the bottom goes to the top), arms K-1 down to
-      m+1 are rejected, and arm m, left alone, takes the budget; the answer is then arm m and arms 0..m-2.
+    - n <= K: every phase has length 0, so all removals happen before any pull, on empirical means of 0: the
+      arms at positions 0..m-1 (0-based) of the copy's order are accepted (a tie between the top and the bottom
+      goes to the top), positions K-1 down to m+1 are rejected, and position m, left alone, takes the budget;
+      the answer is then that arm and positions 0..m-2 (with ``tie_break="index"``, positions are indices).
 
     Examples:
         One seeded episode (Audibert et al.'s problem 1) and the record of
@@ -51,7 +54,7 @@ class SAR(SuccessiveRejects):
         >>> env = gym.make("BestArmIdentification-Audibert2010Problem1-v0", budget=400)
         >>> result = play_episode(env, SAR(), seed=0)
         >>> result["pulls"], round(result["regret"], 3)
-        (400, 0.0)
+        (400, 0.1)
     """
 
     @classmethod

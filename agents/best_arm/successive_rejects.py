@@ -117,15 +117,21 @@ class SuccessiveRejects(BestArmAgent):
 
     Readings where the paper is silent:
 
-    - order of pulls within a phase: the surviving arm with the fewest pulls, the smallest index first.
-    - ties for the smallest mean: the arm of smallest index is rejected.
+    - ties, everywhere below: the first arm in the copy's arm order, an order drawn per copy and episode from the
+      agent's seeded generator (``tie_break="random"``, the default), so that a tie never depends on the arms'
+      positions; ``tie_break="index"`` takes the smallest index (the public banditpylib code's ``np.argmin``).
+      With the smallest-index rule and the best arm first (as the best-arm presets list their arms) SR
+      rejects the best arm whenever it ties for last.
+    - order of pulls within a phase: the surviving arm with the fewest pulls, the first in the order first.
+    - ties for the smallest mean: the first tied arm in the order is rejected.
     - leftover budget: the phases use at most n pulls; the pulls left after the last phase go to the survivor
       (the public banditpylib code gives them to the last two arms; the answer does not change).
     - answer before the end: the surviving arm of largest empirical mean, an arm never pulled ranking last
-      (ties: the smallest index).
+      (ties: the first in the order).
     - n <= K: every n_k is 0, so all K - 1 rejections happen before any pull, on empirical means of 0 (the
-      smallest indices leave first), and the last arm takes the whole budget. ``n_k`` is rounded up with a
-      tolerance of 1e-9, so that a quotient that is an integer up to rounding is not rounded up once more.
+      first arms of the order leave first), and the last arm of the order takes the whole budget. ``n_k`` is
+      rounded up with a tolerance of 1e-9, so that a quotient that is an integer up to rounding is not rounded up
+      once more.
 
     Examples:
         One seeded episode (Audibert et al.'s problem 1) and the record of
@@ -137,17 +143,17 @@ class SuccessiveRejects(BestArmAgent):
         >>> env = gym.make("BestArmIdentification-Audibert2010Problem1-v0", budget=400)
         >>> result = play_episode(env, SuccessiveRejects(), seed=0)
         >>> result["pulls"], round(result["regret"], 3)
-        (400, 0.0)
+        (400, 0.1)
     """
 
     anytime = False
     batched = True
 
-    def __init__(self) -> None:
-        super().__init__(tie_break="index")
+    def __init__(self, *, tie_break: str = "random") -> None:
+        super().__init__(tie_break=tie_break)
 
     def params(self) -> dict[str, object]:
-        return {}
+        return {**super().params()}
 
     @property
     def phase(self) -> np.ndarray:
@@ -156,8 +162,8 @@ class SuccessiveRejects(BestArmAgent):
 
     @property
     def alive(self) -> np.ndarray:
-        """Per copy, the bits of the arms still in play."""
-        return block(self.state, ALIVE, self.num_arms) == 1.0
+        """Per copy, the bits of the arms still in play (indexed by arm)."""
+        return self.by_arm(block(self.state, ALIVE, self.num_arms) == 1.0)
 
     @classmethod
     def rule(cls) -> Any:

@@ -83,12 +83,14 @@ class UGapEb(BestArmAgent):
       been pulled; we record the sets of t = K+1..n+1, the last one computed after the n-th observation (the
       proof of Theorem 1 states Lemma 1's bound up to t = n+1, so it covers this range). Ties in ``t*``: the
       earliest round.
-    - tie rules of SELECT-ARM: see ``select_arm`` (J: smallest index;
-      u_t, l_t: the largest beta, as the paper says, then the smallest index; I(t): l_t when the widths are
-      equal). The tie rule is fixed (no random option).
-    - initialisation: each arm once, in index order.
+    - tie rules of SELECT-ARM: see ``select_arm`` (J: the first arm;
+      u_t, l_t: the largest beta, as the paper says, then the first arm; I(t): l_t when the widths are
+      equal), "first" in the copy's arm order: random per copy and episode, or the smallest index with
+      ``tie_break="index"`` (see ``BestArmAgent``).
+    - initialisation: each arm once, in the copy's arm order.
     - answer before the end: during the initial round (no B defined yet) the m arms of largest empirical mean,
-      an arm never pulled ranking last (ties: the smaller index); after it, the recorded ``J(t*)`` so far.
+      an arm never pulled ranking last (ties: the first in the copy's order); after it, the recorded ``J(t*)``
+      so far.
     - n <= K with H given: ``a = eta max(n - K, 0) / (4 H)``, so a = 0 and the widths vanish.
     - log: not used (the widths have no log).
 
@@ -110,7 +112,7 @@ class UGapEb(BestArmAgent):
     num_constants = 3  # A, B, LAST
 
     def __init__(self, a: float | None = None, H: float | None = None, b: float = 1.0, eta: float = 1.0,
-                 recommendation: str = "smallest_B") -> None:
+                 recommendation: str = "smallest_B", *, tie_break: str = "random") -> None:
         if (a is None) == (H is None):
             raise ValueError("pass exactly one of a (exploration, > 0) and H (oracle complexity H_epsilon, > 0); "
                              "a = (n - K) / (4 H) is the value Theorem 1 prefers")
@@ -119,10 +121,11 @@ class UGapEb(BestArmAgent):
         self.b = check.real("b", b, low=0.0, low_open=True)
         self.eta = check.real("eta", eta, low=0.0, low_open=True)
         self.recommendation = check.choice("recommendation", recommendation, RECOMMENDATIONS)
-        super().__init__(tie_break="index")
+        super().__init__(tie_break=tie_break)
 
     def params(self) -> dict[str, object]:
-        return {"a": self.a, "H": self.H, "b": self.b, "eta": self.eta, "recommendation": self.recommendation}
+        return {"a": self.a, "H": self.H, "b": self.b, "eta": self.eta, "recommendation": self.recommendation,
+                **super().params()}
 
     @classmethod
     def is_anytime(cls, params: dict) -> bool:  # type: ignore[override]

@@ -65,11 +65,13 @@ class UGapEc(BestArmAgent):
     - the budget: the paper's loop has no cap; on a fixed-confidence env the env's budget is a safety cap, and
       reaching it truncates the episode with the current ``J(t)`` as the answer (ours).
     - log: no base given; natural log.
-    - tie rules of SELECT-ARM: see ``select_arm`` (J: smallest index;
-      u_t, l_t: the largest beta, as the paper says, then the smallest index; I(t): l_t when the widths are
-      equal). The tie rule is fixed (no random option).
-    - initialisation: each arm once, in index order, with no stopping test; the answer submitted during it is
-      the m arms of largest empirical mean, an arm never pulled ranking last (ties: the smaller index).
+    - tie rules of SELECT-ARM: see ``select_arm`` (J: the first arm;
+      u_t, l_t: the largest beta, as the paper says, then the first arm; I(t): l_t when the widths are
+      equal), "first" in the copy's arm order: random per copy and episode, or the smallest index with
+      ``tie_break="index"`` (see ``BestArmAgent``).
+    - initialisation: each arm once, in the copy's arm order, with no stopping test; the answer submitted
+      during it is the m arms of largest empirical mean, an arm never pulled ranking last (ties: the first in
+      the copy's order).
 
     Examples:
         One seeded episode (Audibert et al.'s problem 1) and the record of
@@ -81,20 +83,20 @@ class UGapEc(BestArmAgent):
         >>> env = gym.make("BestArmIdentification-Audibert2010Problem1-v0", budget=400)
         >>> result = play_episode(env, UGapEc(), seed=0)
         >>> result["pulls"], round(result["regret"], 3)
-        (400, 0.1)
+        (400, 0.0)
     """
 
     num_constants = 3  # DELTA, C, B
     anytime = True  # never reads the horizon T
 
-    def __init__(self, delta: float = 0.05, c: float = 0.5, b: float = 1.0) -> None:
+    def __init__(self, delta: float = 0.05, c: float = 0.5, b: float = 1.0, *, tie_break: str = "random") -> None:
         self.delta = check.real("delta", delta, low=0.0, high=1.0, low_open=True, high_open=True)
         self.c = check.real("c", c, low=0.0, low_open=True)
         self.b = check.real("b", b, low=0.0, low_open=True)
-        super().__init__(tie_break="index")
+        super().__init__(tie_break=tie_break)
 
     def params(self) -> dict[str, object]:
-        return {"delta": self.delta, "c": self.c, "b": self.b}
+        return {"delta": self.delta, "c": self.c, "b": self.b, **super().params()}
 
     @classmethod
     def rule(cls) -> Any:

@@ -76,7 +76,7 @@ class KLUCB(MultiArmedAgent):
         >>> env = gym.make("MultiArmedBandit-v0", budget=200)
         >>> result = play_episode(env, KLUCB(), seed=0)
         >>> result["pulls"], round(result["regret"], 3)
-        (200, 18.236)
+        (200, 18.49)
     """
 
     def __init__(self, c: float = 0.0, distribution: str = "bernoulli", sigma: float = 1.0, *,

@@ -53,7 +53,7 @@ class Thompson(MultiArmedAgent):
         >>> env = gym.make("MultiArmedBandit-v0", budget=200)
         >>> result = play_episode(env, Thompson(), seed=0)
         >>> result["pulls"], round(result["regret"], 3)
-        (200, 13.774)
+        (200, 14.728)
     """
 
     def __init__(self, distribution: str = "bernoulli", sigma: float = 1.0, *, tie_break: str = "random") -> None:

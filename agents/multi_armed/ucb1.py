@@ -39,7 +39,7 @@ class UCB1(MultiArmedAgent):
         >>> env = gym.make("MultiArmedBandit-v0", budget=200)
         >>> result = play_episode(env, UCB1(), seed=0)
         >>> result["pulls"], round(result["regret"], 3)
-        (200, 40.007)
+        (200, 40.5)
     """
 
     def allocate(self, n: int, k: int) -> None:

@@ -49,7 +49,7 @@ class DKWUCB(LevelUCB):
         >>> env = gym.make("ThresholdBandit-v0", horizon=200)
         >>> result = play_episode(env, DKWUCB(), seed=0)
         >>> result["pulls"], round(result["regret"], 3)
-        (200, 2.45)
+        (200, 2.4)
     """
 
     def width(self, trials: np.ndarray, log_term: np.ndarray) -> np.ndarray:

@@ -46,7 +46,7 @@ class OPTIM(LevelUCB):
         >>> env = gym.make("ThresholdBandit-v0", horizon=200)
         >>> result = play_episode(env, OPTIM(), seed=0)
         >>> result["pulls"], round(result["regret"], 3)
-        (200, 4.0)
+        (200, 4.75)
     """
 
     def width(self, trials: np.ndarray, log_term: np.ndarray) -> np.ndarray:

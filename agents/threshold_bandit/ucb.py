@@ -40,7 +40,7 @@ class UCB(ConfidenceAgent):
         >>> env = gym.make("ThresholdBandit-v0", horizon=200)
         >>> result = play_episode(env, UCB(), seed=0)
         >>> result["pulls"], round(result["regret"], 3)
-        (200, 33.5)
+        (200, 30.65)
     """
 
     def begin(self, obs: Obs, rows: np.ndarray) -> None:

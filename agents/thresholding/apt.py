@@ -44,7 +44,7 @@ class APT(IndexAgent):
         >>> env = gym.make("ThresholdingBandit-Tao2019Setup1-v0", budget=200)
         >>> result = play_episode(env, APT(), seed=0)
         >>> result["pulls"], round(result["regret"], 3)
-        (200, 0.0)
+        (200, 1.0)
     """
 
     anytime = True  # never reads the horizon T

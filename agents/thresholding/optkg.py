@@ -160,7 +160,7 @@ class OptKG(IndexAgent):
         >>> env = gym.make("ThresholdingBandit-Tao2019Setup1-v0", budget=200)
         >>> result = play_episode(env, OptKG(), seed=0)
         >>> result["pulls"], round(result["regret"], 3)
-        (200, 0.0)
+        (200, 1.0)
     """
 
     init_pulls = False

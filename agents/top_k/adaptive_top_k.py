@@ -37,7 +37,8 @@ def accept_reject_rule() -> Any:
         copy ``rows[j]``'s round means. With S sorted by decreasing theta (ties: smaller index first), the arm of
         largest ``Delta~_i = max(theta_i - theta_a, theta_b - theta_i)`` is the first or the last of S, so each
         removal costs O(1) plus the number of arms tied with it (ties between equal values: the smallest index;
-        the arms tied at the bottom stay in index order after a removal)."""
+        the arms tied at the bottom stay in index order after a removal). The agent passes ``theta`` and
+        ``status`` by position (``RoundAgent``), so its ties go to the earlier position."""
         n_arms = status.shape[1]
         for j in range(rows.shape[0]):
             row = rows[j]
@@ -89,7 +90,7 @@ class AdaptiveTopK(RoundAgent):
     its samples so far); then, while an arm is clear, with ``k' = K - |A|``, ``theta~_a`` / ``theta~_b`` the
     (k'+1)-th / k'-th largest theta~ over S (line 6) and ``Delta~_i = max(theta~_i - theta~_a, theta~_b -
     theta~_i)`` (eq. 7): if ``max_S Delta~ <= 2 2^-r`` the round ends (line 7 goes on while it is ``> 2 2^-r``);
-    else the arm x of largest Delta~ (ties: smallest index) leaves S, accepted if ``theta~_x > theta~_a``, else
+    else the arm x of largest Delta~ (ties: see below) leaves S, accepted if ``theta~_x > theta~_a``, else
     rejected (lines 8-13; theta~_a, theta~_b recomputed after every removal). Guards: ``k' = 0`` ends (answer A);
     ``|S| <= k'`` accepts all of S and ends.
 
@@ -123,18 +124,22 @@ class AdaptiveTopK(RoundAgent):
     ``form="fixed_budget"`` (default; the paper's experiments, §3: "remove the outer while loop ... stop pulling
     the arms once the budget is exhausted"): no epsilon test, rounds go on until the budget runs out (a round cut
     short by the budget decides nothing); the answer is A plus the ``K - |A|`` arms of S of largest mean over all
-    their samples (arms never pulled rank last; ties: the smaller index); budget left unused when the guards end
+    their samples (arms never pulled rank last; ties: see below); budget left unused when the guards end
     it early (the agent stops). ``form="pac"`` (Algorithm 1): rounds go on while ``2 2^-r (K - |A|) > epsilon
     K`` (line 3, tested after each round: at r = 0 it holds for every epsilon < 2; epsilon from the observation);
     then A plus the ``K - |A|`` arms of S of largest last-round theta~ (line 16); the budget is only a cap (if it
     ends the episode first, the answer is the fixed-budget one).
 
     Parameters: ``delta`` (None: the observation's delta; the paper's experiments use 0.01), ``pooled=None``,
-    ``form``, ``schedule="printed"``, ``scale=1``.
+    ``form``, ``schedule="printed"``, ``scale=1``, ``tie_break="random"`` (or ``"index"``).
 
     Readings where the paper is silent (ours): ``m_r`` rounded up; theta~_a and theta~_b recomputed after every
     removal (line 6 stands before the inner loop, but the proofs of Lemmas 3-5 use the current A and S); ties
-    for the largest Delta~ and in the answer (the smallest index); the guards; the fixed-budget answer (all
+    (for the largest Delta~, in the ranks that set theta~_a and theta~_b, in the answer, in the order of the
+    pulls and in which pulls a budget that ends within a round cuts) go to a uniformly random one of the tied
+    arms, by a random order of the arms drawn per copy and episode from the agent's seeded generator
+    (``RoundAgent``), so the results do not depend on the arms' positions; ``tie_break="index"`` gives them to
+    the smallest index instead (the rule before the random one); the guards; the fixed-budget answer (all
     samples, the interrupted round included). The inner loop runs over S sorted once per round: the arm of
     largest Delta~ is always the largest or the smallest theta~ of S.
 
@@ -148,11 +153,11 @@ class AdaptiveTopK(RoundAgent):
         >>> env = gym.make("TopKIdentification-v0", budget=5000)
         >>> result = play_episode(env, AdaptiveTopK(), seed=0)
         >>> result["pulls"], round(result["regret"], 3)
-        (5000, 0.001)
+        (5000, 0.009)
     """
 
     def __init__(self, delta: float | None = None, pooled: bool | None = None, form: str = "fixed_budget",
-                 scale: float = 1.0, schedule: str = "printed") -> None:
+                 scale: float = 1.0, schedule: str = "printed", *, tie_break: str = "random") -> None:
         self.delta = None if delta is None else check.real("delta", delta, low=0.0, high=1.0, low_open=True,
                                                            high_open=True)
         if pooled is not None and not isinstance(pooled, (bool, np.bool_)):
@@ -163,17 +168,17 @@ class AdaptiveTopK(RoundAgent):
         self.schedule = check.choice("schedule", schedule, SCHEDULES)
         #: whether theta~ pools all of an arm's samples (the default: whenever the rounds are shortened)
         self.pools = self.pooled if self.pooled is not None else (self.scale < 1.0 or self.schedule != "printed")
-        super().__init__(tie_break="index")
+        super().__init__(tie_break=tie_break)
 
     def params(self) -> dict[str, object]:
         return {"delta": self.delta, "pooled": self.pooled, "form": self.form, "scale": self.scale,
-                "schedule": self.schedule}
+                "schedule": self.schedule, **super().params()}
 
     def allocate(self, n: int, k: int) -> None:
         super().allocate(n, k)
-        self.start_counts = np.zeros((n, k))
-        self.start_sums = np.zeros((n, k))
-        self.last_theta = np.zeros((n, k))
+        self.start_counts_pos = np.zeros((n, k))  # by position, as every per-arm state (RoundAgent)
+        self.start_sums_pos = np.zeros((n, k))
+        self.last_theta_pos = np.zeros((n, k))
         self.confidence = np.zeros(n)
 
     def begin(self, obs: Obs, rows: np.ndarray) -> None:
@@ -189,13 +194,13 @@ class AdaptiveTopK(RoundAgent):
         played = r > 0
         if played.any():  # the accept / reject loop of the round just completed
             p = rows[played]
-            fresh_counts = counts[played] - (0.0 if self.pools else self.start_counts[p])
-            fresh_sums = sums[played] - (0.0 if self.pools else self.start_sums[p])
-            theta = np.where(self.status[p] == ACTIVE, fresh_sums / np.maximum(fresh_counts, 1.0), 0.0)
-            self.last_theta[p] = theta
-            accept_reject(theta, self.status, p, k, 2.0 * 2.0 ** -r[played].astype(np.float64))
-        left = k - (self.status[rows] == ACCEPTED).sum(axis=1)
-        active = (self.status[rows] == ACTIVE).sum(axis=1)
+            fresh_counts = counts[played] - (0.0 if self.pools else self.start_counts_pos[p])
+            fresh_sums = sums[played] - (0.0 if self.pools else self.start_sums_pos[p])
+            theta = np.where(self.status_pos[p] == ACTIVE, fresh_sums / np.maximum(fresh_counts, 1.0), 0.0)
+            self.last_theta_pos[p] = theta
+            accept_reject(theta, self.status_pos, p, k, 2.0 * 2.0 ** -r[played].astype(np.float64))
+        left = k - (self.status_pos[rows] == ACCEPTED).sum(axis=1)
+        active = (self.status_pos[rows] == ACTIVE).sum(axis=1)
         done = (left <= 0) | (active <= left)
         if self.form == "pac":  # the outer loop: go on while 2 2^-r (K - |A|) > epsilon K
             done |= played & (2.0 * 2.0 ** -r.astype(np.float64) * left <= obs["epsilon"][rows, 0] * k)
@@ -204,12 +209,14 @@ class AdaptiveTopK(RoundAgent):
         if go.size:
             self.round[go] += 1
             sizes = round_size(self.round[go], self.num_arms, self.confidence[go], self.scale, self.schedule)
-            self.start_counts[go], self.start_sums[go] = counts[~done], sums[~done]
-            self.target[go] = np.where(self.status[go] == ACTIVE, counts[~done] + sizes[:, None], 0)
+            self.start_counts_pos[go], self.start_sums_pos[go] = counts[~done], sums[~done]
+            self.target_pos[go] = np.where(self.status_pos[go] == ACTIVE, counts[~done] + sizes[:, None], 0)
 
-    def answer(self, obs: Obs) -> np.ndarray:
+    def answer_pos(self, obs: Obs) -> np.ndarray:
+        """A plus the ``K - |A|`` arms of S of largest mean (last-round theta~ when the PAC form finished, all
+        samples otherwise; an arm never pulled last; ties: the earlier position); by position."""
         k = int(obs["m"][0, 0])
-        accepted = self.status == ACCEPTED
-        active = self.status == ACTIVE
-        values = np.where((self.form == "pac") & self.finished[:, None], self.last_theta, answer_means(obs))
+        accepted = self.status_pos == ACCEPTED
+        active = self.status_pos == ACTIVE
+        values = np.where((self.form == "pac") & self.finished[:, None], self.last_theta_pos, answer_means(obs))
         return accepted | top_of(values, active, k - accepted.sum(axis=1))

@@ -72,7 +72,9 @@ class CLUCBPAC(BestArmAgent):
     Pull each arm once; then at t pulls, with ``M_t`` the K arms of largest empirical mean (the answer),
     ``rad_e = R sqrt(2 ln(4 n t^3 / delta) / T_e)``, ``w~_e = mu_e - rad_e`` for e in M_t and ``mu_e + rad_e``
     otherwise, and ``M~_t`` the K arms of largest w~: stop when ``w~(M~_t) - w~(M_t) <= epsilon_sum``, else pull
-    the arm of largest rad in the symmetric difference of M_t and M~_t (ties: the smallest index). t counts every
+    the arm of largest rad in the symmetric difference of M_t and M~_t (ties, here and in M_t and M~_t: the first
+    in the copy's arm order, random per copy and episode, or the smallest index with ``tie_break="index"``; see
+    ``BestArmAgent``). t counts every
     pull, the n initial ones included (t = n at the first decision).
 
     ``epsilon_sum="k_epsilon"`` (default): ``epsilon_sum = K epsilon`` (epsilon from the observation), since
@@ -96,22 +98,23 @@ class CLUCBPAC(BestArmAgent):
         >>> env = gym.make("TopKIdentification-v0", budget=5000)
         >>> result = play_episode(env, CLUCBPAC(), seed=0)
         >>> result["pulls"], round(result["regret"], 3)
-        (5000, 0.001)
+        (5000, 0.0)
     """
 
     families: ClassVar[tuple[str, ...]] = ("top_k",)
     num_constants = 2  # DELTA, R
     anytime = True  # never reads the horizon T
 
-    def __init__(self, delta: float | None = None, R: float = 0.5, epsilon_sum: str = "k_epsilon") -> None:
+    def __init__(self, delta: float | None = None, R: float = 0.5, epsilon_sum: str = "k_epsilon", *,
+                 tie_break: str = "random") -> None:
         self.delta = None if delta is None else check.real("delta", delta, low=0.0, high=1.0, low_open=True,
                                                            high_open=True)
         self.R = check.real("R", R, low=0.0, low_open=True)
         self.epsilon_sum = check.choice("epsilon_sum", epsilon_sum, EPSILON_SUMS)
-        super().__init__(tie_break="index")
+        super().__init__(tie_break=tie_break)
 
     def params(self) -> dict[str, object]:
-        return {"delta": self.delta, "R": self.R, "epsilon_sum": self.epsilon_sum}
+        return {"delta": self.delta, "R": self.R, "epsilon_sum": self.epsilon_sum, **super().params()}
 
     def _act_batch(self, obs: Obs, last: np.ndarray, family: Family) -> np.ndarray:
         if self.epsilon_sum == "k_epsilon":
@@ -126,8 +129,8 @@ class CLUCBPAC(BestArmAgent):
         batch = self._start_all(obs)
         self.check_m(int(batch["m"][0, 0]))
         if self.epsilon_sum == "k_epsilon":
-            return clucb_rollout, (self.constants,)
-        return _per_k(clucb_rollout), (self.constants,)
+            return self.in_order(clucb_rollout), (self.constants,)
+        return self.in_order(_per_k(clucb_rollout)), (self.constants,)
 
     @classmethod
     def rule(cls) -> Any:

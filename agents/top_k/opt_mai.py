@@ -50,7 +50,8 @@ def accept_reject_phases() -> SimpleNamespace:
                      start_counts: np.ndarray, start_sums: np.ndarray, schedule: np.ndarray, phase: np.ndarray,
                      ar_size: np.ndarray, finished: np.ndarray, target: np.ndarray) -> None:
         """The end of an accept-reject phase of OptMAI in the copies ``rows``: SAR's removal (the arm of largest
-        empirical gap, by the means of accept-reject's own samples), then the next phase's targets."""
+        empirical gap, by the means of accept-reject's own samples), then the next phase's targets. Every array is
+        by position (the caller's arm order), so SAR's ties go to the earlier position."""
         n_arms = status.shape[1]
         work = np.zeros((WORK_ROWS, n_arms))
         alive, accepted, mean = np.zeros(n_arms), np.zeros(n_arms), np.zeros(n_arms)
@@ -88,16 +89,22 @@ class OptMAI(RoundAgent):
     ``n_k = ceil((Q' - n') / (logbar(n') (n' + 1 - k)))``, ranking by the means of its own samples. Answer: the
     accepted arms, filled with the best active arms.
 
-    Parameters: ``beta = 0.9`` (in (3/4, 1)), ``keep = 0.75``; Q is the episode's budget (fixed budget only).
+    Parameters: ``beta = 0.9`` (in (3/4, 1)), ``keep = 0.75``, ``tie_break = "random"`` (or ``"index"``); Q is
+    the episode's budget (fixed budget only).
     Readings (chen2017 is silent, Zhou et al. not checked): the fraction kept per round (3/4) and the floor of 4K
     arms; the budget split ``(1 - beta) beta^r Q`` with beta in (3/4, 1); SAR (not a uniform "sample and take the
     top K") as the accept-reject stage, which stops once no arm or every active arm is still to accept (K arms
-    accepted or ``n' - K`` rejected), leaving the rest of the budget unused. Choices: ties go to the smaller
-    index (in accept-reject, equal gaps of the empirical best and worst arm go to the best: SAR's first rank); a
-    round whose per-arm share is 0 eliminates on zero samples (all means 0: the smallest indices stay); the
-    answer before the end: the accepted arms plus the best active ones by all their samples. In every answer an
-    arm never pulled ranks below every pulled arm (an accepted arm too: with a small budget the phases may
-    accept on no samples), among such arms the smaller index first.
+    accepted or ``n' - K`` rejected), leaving the rest of the budget unused. Choices: every tie between arms
+    (equal means in elimination, in accept-reject and in the answer, the order of the pulls, which pulls a
+    budget that ends within a round cuts) goes to a uniformly random one of the tied arms, by a random order of
+    the arms drawn per copy and episode from the agent's seeded generator (``RoundAgent``), so the results do
+    not depend on the arms' positions; ``tie_break="index"`` gives them to the smaller index instead (the rule
+    before the random one). In accept-reject, equal gaps of the empirical best and worst arm go to the best
+    (SAR's first rank); a round whose per-arm share is 0 eliminates on zero samples (all means 0: a random
+    ``max(ceil(keep |S|), 4K)`` of the arms stay, the smallest indices with ``"index"``); the answer before the
+    end: the accepted arms plus the best active ones by all their samples. In every answer an arm never pulled
+    ranks below every pulled arm (an accepted arm too: with a small budget the phases may accept on no
+    samples), ties among such arms broken as the others.
 
     Examples:
         One seeded episode (top 10 of 100 arms) and the record of ``RecordEpisodeRegret``
@@ -109,22 +116,22 @@ class OptMAI(RoundAgent):
         >>> env = gym.make("TopKIdentification-v0", budget=5000)
         >>> result = play_episode(env, OptMAI(), seed=0)
         >>> result["pulls"], round(result["regret"], 3)
-        (4984, 0.0)
+        (4984, 0.001)
     """
 
-    def __init__(self, beta: float = 0.9, keep: float = 0.75) -> None:
+    def __init__(self, beta: float = 0.9, keep: float = 0.75, *, tie_break: str = "random") -> None:
         self.beta = check.real("beta", beta, low=0.75, high=1.0, low_open=True, high_open=True)
         self.keep = check.real("keep", keep, low=0.0, high=1.0, low_open=True, high_open=True)
-        super().__init__(tie_break="index")
+        super().__init__(tie_break=tie_break)
 
     def params(self) -> dict[str, object]:
-        return {"beta": self.beta, "keep": self.keep}
+        return {"beta": self.beta, "keep": self.keep, **super().params()}
 
     def allocate(self, n: int, k: int) -> None:
         super().allocate(n, k)
         self.stage = np.zeros(n, dtype=np.int64)
-        self.start_counts = np.zeros((n, k))
-        self.start_sums = np.zeros((n, k))
+        self.start_counts_pos = np.zeros((n, k))  # by position, as every per-arm state (RoundAgent)
+        self.start_sums_pos = np.zeros((n, k))
         self.schedule = np.zeros((n, k), dtype=np.int64)  # AR's n_1..n_{n'-1}
         self.ar_size = np.zeros(n, dtype=np.int64)  # n', the arms that entered AR
 
@@ -140,26 +147,26 @@ class OptMAI(RoundAgent):
         if qe.any():  # quantile elimination, by the means of the round just made
             rows = rows[qe]
             counts, sums = obs["counts"][rows].astype(np.float64), obs["sums"][rows].astype(np.float64)
-            fresh = np.where(self.status[rows] == ACTIVE, (sums - self.start_sums[rows]) /
-                             np.maximum(counts - self.start_counts[rows], 1.0), -np.inf)
-            self._quantile_step(obs, rows, k, fresh, (self.status[rows] == ACTIVE).sum(axis=1))
-            self.start_counts[rows], self.start_sums[rows] = counts, sums
+            fresh = np.where(self.status_pos[rows] == ACTIVE, (sums - self.start_sums_pos[rows]) /
+                             np.maximum(counts - self.start_counts_pos[rows], 1.0), -np.inf)
+            self._quantile_step(obs, rows, k, fresh, (self.status_pos[rows] == ACTIVE).sum(axis=1))
+            self.start_counts_pos[rows], self.start_sums_pos[rows] = counts, sums
 
     def _quantile_step(self, obs: Obs, rows: np.ndarray, k: int, fresh: np.ndarray, active: np.ndarray) -> None:
         played = self.round[rows] > 0
         if played.any():  # keep the best max(ceil(keep |S|), 4K) of the round just made
             p = rows[played]
             size = np.maximum(np.ceil(self.keep * active[played] - 1e-9).astype(np.int64), 4 * k)
-            stay = top_of(fresh[played], self.status[p] == ACTIVE, np.minimum(size, active[played]))
-            self.status[p] = np.where((self.status[p] == ACTIVE) & ~stay, REJECTED, self.status[p])
-        survivors = (self.status[rows] == ACTIVE).sum(axis=1)
+            stay = top_of(fresh[played], self.status_pos[p] == ACTIVE, np.minimum(size, active[played]))
+            self.status_pos[p] = np.where((self.status_pos[p] == ACTIVE) & ~stay, REJECTED, self.status_pos[p])
+        survivors = (self.status_pos[rows] == ACTIVE).sum(axis=1)
         qe = survivors > 4 * k
         counts = obs["counts"][rows].astype(np.int64)
         if qe.any():
             q = rows[qe]
             share = np.floor((1 - self.beta) * self.beta ** self.round[q] * self.total_budget[q] / survivors[qe]
                              + 1e-9).astype(np.int64)  # 1 - 0.9 is 0.0999...: floor(100 - 1e-14) would be 99
-            self.target[q] = np.where(self.status[q] == ACTIVE, counts[qe] + share[:, None], 0)
+            self.target_pos[q] = np.where(self.status_pos[q] == ACTIVE, counts[qe] + share[:, None], 0)
             self.round[q] += 1
         if (~qe).any():  # on to accept-reject with the budget left
             a = rows[~qe]
@@ -173,23 +180,23 @@ class OptMAI(RoundAgent):
             self._next_phase(obs, a)
 
     def _accept_reject_step(self, obs: Obs, rows: np.ndarray, k: int) -> None:
-        accept_reject_phases().ar_phase_end(rows, k, self.status, obs["counts"], obs["sums"], self.start_counts,
-                                            self.start_sums, self.schedule, self.round, self.ar_size, self.finished,
-                                            self.target)
+        accept_reject_phases().ar_phase_end(rows, k, self.status_pos, obs["counts"], obs["sums"],
+                                            self.start_counts_pos, self.start_sums_pos, self.schedule, self.round,
+                                            self.ar_size, self.finished, self.target_pos)
 
     def _next_phase(self, obs: Obs, rows: np.ndarray) -> None:
         """Targets of AR phase ``round`` (``n_k - n_{k-1}`` more pulls of each active arm), or the end."""
-        accept_reject_phases().ar_next_phase(rows, int(obs["m"][0, 0]), self.status, obs["counts"], self.schedule,
-                                             self.round, self.ar_size, self.finished, self.target)
+        accept_reject_phases().ar_next_phase(rows, int(obs["m"][0, 0]), self.status_pos, obs["counts"],
+                                             self.schedule, self.round, self.ar_size, self.finished, self.target_pos)
 
-    def answer(self, obs: Obs) -> np.ndarray:
+    def answer_pos(self, obs: Obs) -> np.ndarray:
         """The accepted arms that were pulled, then the best of the other candidates (the active arms, and
         accepted arms never pulled: zero-length phases decide on no samples) by empirical mean up to K, an arm
-        never pulled ranking last (among such arms the smaller index first)."""
+        never pulled ranking last (ties: the earlier position); by position."""
         k = int(obs["m"][0, 0])
-        accepted = self.status == ACCEPTED
+        accepted = self.status_pos == ACCEPTED
         pulled = obs["counts"] > 0
         sure = accepted & pulled
-        others = (self.status == ACTIVE) | (accepted & ~pulled)
+        others = (self.status_pos == ACTIVE) | (accepted & ~pulled)
         return sure | top_of(answer_means(obs), others, k - sure.sum(axis=1))
 

@@ -9,8 +9,8 @@ directions and power); a paper module describes its tests and never sets a verdi
 - *supported*: the data test the claim and confirm it (a difference significant in the claimed direction
   wherever the claim needs it; a bound or "at most" claim significantly met by one-sided tests);
 - *not supported*: the data test the claim and contradict it (a difference significant in the opposite
-  direction, a bound significantly violated), or a difference is not significant although the test had power
-  >= 0.8 to detect the effect it is sized for (evidence against the claimed effect; this needs the paper's
+  direction, a bound significantly violated), or a difference is not significant although the test had a power
+  of 0.8 or more to detect the effect it is sized for (evidence against the claimed effect; this needs the paper's
   effect size: with the observed difference standing in, a non-significant test never has that power);
 - *inconclusive*: a difference is not significant and the power is low; the row says how many runs would
   decide it;

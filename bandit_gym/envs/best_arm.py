@@ -22,16 +22,21 @@ SETTINGS = ("fixed_budget", "fixed_confidence")
 BEST_ARM_LOSSES = ("simple_regret", "error")
 
 
-def top_m_answer(obs: dict[str, np.ndarray]) -> np.ndarray:
-    """The m arms of largest empirical mean as answer bits (single or batched observation; ties: smaller
-    index first). Arms never pulled (``counts`` 0, where the observation's mean reads 0) rank below every pulled
-    arm, so that with negative rewards an untried arm is not preferred; the agents' own answers follow the same
-    rule."""
+def top_m_answer(obs: dict[str, np.ndarray], rng: np.random.Generator | None = None) -> np.ndarray:
+    """The m arms of largest empirical mean as answer bits (single or batched observation). Arms never pulled
+    (``counts`` 0, where the observation's mean reads 0) rank below every pulled arm, so that with negative
+    rewards an untried arm is not preferred; the agents' own answers follow the same rule. Ties: at random from
+    ``rng`` (each tied arm equally likely, so the rule does not depend on the arms' positions), or the smaller
+    index first without one."""
     means = np.atleast_2d(np.asarray(obs["means"], dtype=np.float64))
     if "counts" in obs:
         means = np.where(np.atleast_2d(np.asarray(obs["counts"])) > 0, means, -np.inf)
     m = np.atleast_2d(np.asarray(obs["m"]))[:, 0].astype(np.int64)
-    rank = np.argsort(np.argsort(-means, axis=1, kind="stable"), axis=1)
+    if rng is None:
+        order = np.argsort(-means, axis=1, kind="stable")
+    else:
+        order = np.lexsort((rng.random(means.shape), -means), axis=1)
+    rank = np.argsort(order, axis=1)
     bits = (rank < m[:, None]).astype(np.int64)
     return bits[0] if np.ndim(obs["means"]) == 1 else bits
 
@@ -43,7 +48,7 @@ class BestArmEngine(ThresholdingEngine):
     metric_names = ("error", "regret", "pulls")
     exposed: ClassVar[frozenset[str]] = frozenset(
         {"means", "m", "epsilon", "budget", "num_arms", "loss", "arm_distribution", "sigma", "sample_cost",
-         "setting", "distributions"}
+         "setting", "distributions", "shuffle"}
     )
     default_means: ClassVar[tuple[float, ...]] = AUDIBERT2010_PROBLEMS[1]
     #: the constructor argument that sets m, the size of the set to find (named in its errors)
@@ -65,7 +70,12 @@ class BestArmEngine(ThresholdingEngine):
         sample_cost: float = 0.0,
         common_random_numbers: bool = False,
         distributions: Any = None,
+        shuffle: bool = False,
     ) -> None:
+        if not isinstance(shuffle, (bool, np.bool_)):
+            raise TypeError(f"shuffle must be True or False, got {shuffle!r}")
+        #: whether the arm order is shuffled per episode (an arm's index then carries no information)
+        self.shuffle = bool(shuffle)
         super().__init__(num, means=means, threshold=None, epsilon=epsilon, budget=budget,
                          arm_distribution=arm_distribution,
                          sigma=sigma, sample_cost=sample_cost, common_random_numbers=common_random_numbers,
@@ -141,6 +151,12 @@ class BestArmEngine(ThresholdingEngine):
         if means is None:
             raise ValueError("oracle parameters need a fixed instance, but this env draws its instance per episode")
         return {"H": gap_complexity(means, self.m, self.epsilon), "H1": best_arm_complexity(means)}
+
+    def reset_rows(self, rng: np.random.Generator, rows: np.ndarray) -> None:
+        super().reset_rows(rng, rows)
+        if self.shuffle:  # a random order of the arms per episode, from the env's generator
+            order = np.argsort(rng.random((int(rows.sum()), self.num_arms)), axis=1)
+            self.means[rows] = np.take_along_axis(self.means[rows], order, axis=1)
 
     def answer_metrics(self, answer: np.ndarray, means: np.ndarray) -> dict[str, np.ndarray]:
         """``regret`` (set simple regret), ``error`` (``1{r > epsilon}``) and ``invalid`` (not m arms)."""
@@ -224,6 +240,12 @@ class BestArmIdentificationEnv(BanditEnv):
     | ``loss`` | ``"simple_regret"`` | or ``"error"`` |
     | ``sample_cost`` | 0.0 | cost per pull |
     | ``common_random_numbers`` | False | per-arm sample streams (see ``ThresholdingBanditEnv``) |
+    | ``shuffle`` | False | shuffle the arm order per episode (from the env's generator) |
+
+    The arms are not shuffled by default: arm i is the i-th mean as given, and a preset keeps its paper's order
+    (Audibert et al.'s problems list the best arm first). Every shipped agent breaks ties between arms at random,
+    so its results do not depend on that order; an agent with a positional tie rule (the smallest index wins)
+    is biased by it: ``shuffle=True`` removes the order, as ``TopKIdentification-v0`` does by default.
 
     The limits (``MAX_ARMS``, ``MAX_BUDGET``, and the memory of ``num_envs`` copies of K arms, at most
     ``memory_limit()``) are those of ``bandit_gym._validation``, checked before anything is allocated.

@@ -39,8 +39,10 @@ DEFAULT_MEANS = (0.2, 0.25, 0.3, 0.35, 0.45, 0.55, 0.65, 0.7, 0.75, 0.8)
 LOSSES = ("aggregate", "simple")
 
 
-def empirical_answer(obs: dict[str, np.ndarray]) -> np.ndarray:
-    """The empirical rule ``d_i = 1{theta_hat_i >= theta}`` from an observation (single or batched).
+def empirical_answer(obs: dict[str, np.ndarray], rng: np.random.Generator | None = None) -> np.ndarray:
+    """The empirical rule ``d_i = 1{theta_hat_i >= theta}`` from an observation (single or batched). Each arm is
+    answered on its own, so there are no ties between arms (``rng`` is accepted for the signature of the
+    best-arm rule and unused).
 
     An arm never pulled has empirical mean 0 in the observation and is therefore answered by comparing 0 with
     theta."""

@@ -24,7 +24,7 @@ class TopKEngine(BestArmEngine):
     """Batched state of epsilon-top-K identification (see ``TopKIdentificationEnv``)."""
 
     family = Family.TOP_K
-    exposed: ClassVar[frozenset[str]] = BestArmEngine.exposed | {"k", "delta", "shuffle"}
+    exposed: ClassVar[frozenset[str]] = BestArmEngine.exposed | {"k", "delta"}
     default_means: ClassVar[tuple[float, ...]] = tuple(chen2017_means("Uniform", 100, 10))
     set_size_name: ClassVar[str] = "k"
 
@@ -43,10 +43,8 @@ class TopKEngine(BestArmEngine):
     ) -> None:
         self.delta = check.real("delta", delta, low=0.0, high=1.0, low_open=True, high_open=True)
         self.top_loss = check.choice("loss", loss, TOP_K_LOSSES)
-        if not isinstance(shuffle, (bool, np.bool_)):
-            raise TypeError(f"shuffle must be True or False, got {shuffle!r}")
-        self.shuffle = bool(shuffle)
-        super().__init__(num, means=means, m=k, epsilon=epsilon, budget=budget, setting=setting, **kwargs)
+        super().__init__(num, means=means, m=k, epsilon=epsilon, budget=budget, setting=setting, shuffle=shuffle,
+                         **kwargs)
         self.k = self.m
         self.loss = self.top_loss
         self.obs["delta"] = np.full((self.num, 1), self.delta, dtype=np.float32)
@@ -59,12 +57,6 @@ class TopKEngine(BestArmEngine):
         boxes = dict(space.spaces)
         boxes["delta"] = spaces.Box(0.0, 1.0, shape=(1,), dtype=np.float32)
         return spaces.Dict(boxes)
-
-    def reset_rows(self, rng: np.random.Generator, rows: np.ndarray) -> None:
-        super().reset_rows(rng, rows)
-        if self.shuffle:  # an arm's index carries no information (chen2017 orders arms only for the analysis)
-            order = np.argsort(rng.random((int(rows.sum()), self.num_arms)), axis=1)
-            self.means[rows] = np.take_along_axis(self.means[rows], order, axis=1)
 
     def episode_loss(self, answer: np.ndarray, means: np.ndarray) -> np.ndarray:
         """Aggregate regret (default) or the failure indicator ``1{R > epsilon}`` of final answers."""
