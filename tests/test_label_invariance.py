@@ -129,10 +129,10 @@ CASES = {
 after the first round every arm has one sample, every index ties, and the tie rule alone decides which arms get
 a second one (which helps an arm above the threshold and hurts one below, as ``mean >= theta`` answers 1), so a
 rule that prefers positions changes the error when the order changes; ``thresholding``: hard and easy arms
-mixed, over a longer budget. The correlated case (budget 5 < K =
-8: most arms are never pulled and their posteriors tie) is where the Bayesian agents of hoffman2014 and the
-shipped ``correlated`` policy play, with the agents' default model (independent arms); its kernel is
-exchangeable, so the env's model (``info["model"]``) is the same for every order of the arms too."""
+mixed, over a longer budget. ``correlated`` (budget 5 < K = 8: most arms are never pulled, and their posteriors
+tie) is where the Bayesian agents of hoffman2014 and the shipped ``correlated`` policy play, with the agents'
+default model (independent arms); its kernel is exchangeable, so the env's model (``info["model"]``) is the
+same for every order of the arms too."""
 
 BAYESIAN = ("BayesGap", "ThompsonSampling", "BayesUCB", "GPUCB", "EI", "PI")
 """The agents of hoffman2014, which also play the correlated case."""
@@ -153,8 +153,9 @@ def players(case: str) -> list[tuple[str, str, dict[str, Any]]]:
         return [(name, name, {}) for name in BAYESIAN] + [("ArmwisePPO[correlated]", "ArmwisePPO",
                                                            {"problem": "correlated"})]
     rules = [name for name, cls in AGENTS.items() if family in cls.families and name not in ("SB3Agent", "ArmwisePPO")]
+    learned = [problem for problem, of in SHIPPED_PROBLEMS.items() if of is family and problem != "correlated"]
     return [(name, name, {}) for name in rules] + [(f"ArmwisePPO[{problem}]", "ArmwisePPO", {"problem": problem})
-                    for problem, trained in SHIPPED_PROBLEMS.items() if trained is family and problem != "correlated"]
+                                                   for problem in learned]
 
 
 def paths(name: str, family: Family) -> list[str]:
@@ -249,6 +250,7 @@ def invariance_params() -> list[Any]:
 @pytest.mark.parametrize(("case", "name", "params", "path"), invariance_params())
 def test_permuting_the_arms_leaves_the_results_unchanged(case: str, name: str, params: dict[str, Any],
                                                          path: str) -> None:
+    """(a) and (b) of the module's docstring: every |z| <= Z."""
     stats = statistics(case, name, params, path)
     failed = {key: value for key, value in stats.items() if not abs(value) <= Z}
     assert not failed, f"{name}{params or ''} on {case}, {path}: |z| > {Z} for {shown(failed)} (all: {shown(stats)})"
