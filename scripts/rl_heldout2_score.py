@@ -409,7 +409,8 @@ def main(argv: list[str] | None = None) -> int:
 
     import bandit_gym
 
-    meta = {"commit": made_by, "set": str(args.set), "bandit_gym": bandit_gym.__version__, "numpy": np.__version__,
+    where = args.set.resolve()
+    meta = {"commit": made_by, "set": str(where.relative_to(ROOT) if where.is_relative_to(ROOT) else where), "bandit_gym": bandit_gym.__version__, "numpy": np.__version__,
             "torch": torch.__version__, "gymnasium": gym.__version__, "python": platform.python_version(),
             "seconds_this_call": time.perf_counter() - start,
             "cell_seconds": {f"{data['families'][f]['family']} / {data['families'][f]['settings'][s]['label']} / "
