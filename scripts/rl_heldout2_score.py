@@ -410,7 +410,8 @@ def main(argv: list[str] | None = None) -> int:
     import bandit_gym
 
     where = args.set.resolve()
-    meta = {"commit": made_by, "set": str(where.relative_to(ROOT) if where.is_relative_to(ROOT) else where), "bandit_gym": bandit_gym.__version__, "numpy": np.__version__,
+    meta = {"commit": made_by, "set": str(where.relative_to(ROOT) if where.is_relative_to(ROOT) else where),
+            "bandit_gym": bandit_gym.__version__, "numpy": np.__version__,
             "torch": torch.__version__, "gymnasium": gym.__version__, "python": platform.python_version(),
             "seconds_this_call": time.perf_counter() - start,
             "cell_seconds": {f"{data['families'][f]['family']} / {data['families'][f]['settings'][s]['label']} / "

@@ -70,8 +70,8 @@ class UGapEb(BestArmAgent):
     ``eta = 16`` gives UCB-E's ``a = (n - K) / H_1``, c = 1, since ``H_0 = 4 H_1``); ``eta > 1`` leaves Theorem 1's
     range. At n = H_1 the theoretical a is small (0.062 on Audibert et al.'s problem 1), the widths are narrow,
     the good event of Theorem 1 fails often, and an arm on a lucky early streak gets a set index lower than any
-    later, well-estimated one: the recommendation locks on it (the median t* is 88 of 2000 rounds on problem
-    1), and the error is 0.76 against Uniform's 0.38 there (``bandit-gym reproduce gabillon2012``, 1000 runs),
+    later, well-estimated one: the recommendation locks on it (the median t* is about 95 of 2000 rounds on problem
+    1), and the error is 0.76 against Uniform's 0.41 there (``bandit-gym reproduce gabillon2012``, 1000 runs),
     0.18 with ``eta = 16``.
 
     ``recommendation="last"`` (ours, not the paper's) answers ``J(n + 1)``, the set of the final statistics,
