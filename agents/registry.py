@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import difflib
 import importlib
+import sys
 from importlib import metadata
 from typing import Any
 
@@ -118,6 +119,22 @@ def _from_import_path(name: str) -> type[Agent]:
             raise ValueError(f"agent name={name!r}: {value.__name__} has no attribute {part!r}")
         value = getattr(value, part)
     return _check_class(f"agent name={name!r}", value)
+
+
+def loaded_class(name: str) -> type[Agent] | None:
+    """The class ``name`` stands for if finding it imports nothing (a built-in or registered name, an entry point
+    loaded already, an import path whose module is imported already), else None. Reading a results folder uses
+    it: a name there is data, never a reason to run code."""
+    if not isinstance(name, str):
+        return None
+    found = _builtin().get(name) or REGISTERED.get(name)
+    if found is not None or ":" not in name:
+        return found
+    module_name, _, attribute = name.partition(":")
+    value: Any = sys.modules.get(module_name)
+    for part in attribute.split(".") if value is not None else ():
+        value = getattr(value, part, None)
+    return value if isinstance(value, type) and issubclass(value, Agent) else None
 
 
 def agent_class(name: str) -> type[Agent]:

@@ -7,6 +7,7 @@ import argparse
 import os
 import sys
 import traceback
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -113,7 +114,10 @@ def _run(args: argparse.Namespace) -> int:
     args.saved_in = _writable_folder(out)
     client = _dask_client(args)
     try:
-        results = run_experiments(specs, folders, jobs=args.jobs, backend=args.backend, progress=not args.quiet)
+        with warnings.catch_warnings():  # the recomputed cells are reported below, one line per experiment
+            warnings.filterwarnings("ignore", message=".*: recomputing ")
+            results = run_experiments(specs, folders, jobs=args.jobs, backend=args.backend,
+                                      progress=not args.quiet, force=args.force)
     finally:
         if client is not None:
             client.close()  # type: ignore[attr-defined]
@@ -123,6 +127,8 @@ def _run(args: argparse.Namespace) -> int:
         print(f"-> {folder / 'results.csv'}")
         for line in result.damaged:
             print(f"recomputed a damaged cell: {folder}/{line}")
+        print(f"reused {result.reused} stored cell{'' if result.reused == 1 else 's'}"
+              + (f"; recomputed {'; '.join(result.stale)}" if result.stale else ""))
     return 0
 
 
@@ -153,7 +159,9 @@ def _stats(args: argparse.Namespace) -> int:
     if not folder.is_dir():
         raise ValueError(f"{folder} is not a folder; pass the --out folder of `bandit-gym run`")
     try:
-        result = ExperimentResult.load(folder)
+        with warnings.catch_warnings():  # cells made by other code: one line below, not a warning
+            warnings.filterwarnings("ignore", message=".* holds cells made by code other than")
+            result = ExperimentResult.load(folder)
     except (ValueError, TypeError) as error:  # e.g. a spec.json that is not JSON, or not a valid spec
         if str(folder) in str(error):
             raise
@@ -171,6 +179,9 @@ def _stats(args: argparse.Namespace) -> int:
     summary = result.summary()
     table = summary[summary["metric"] == metric].pivot_table(index="agent", columns="budget", values="mean",
                                                              sort=False)
+    if result.stale:
+        print(f"note: {folder} holds cells made by code other than the code installed now ({'; '.join(result.stale)}); "
+              "`bandit-gym run` of its spec into the folder recomputes them")
     print(f"{result.spec.title}: mean {metric} over {result.spec.runs} runs")
     print(table.to_string(float_format=lambda v: f"{v:.4g}"))
     tests = result.paired_tests(reference, metric)
@@ -374,6 +385,8 @@ def _parser() -> argparse.ArgumentParser:
                                   "name, or an import path 'package.module:Class' (importable from the working "
                                   "directory or PYTHONPATH)")
     run.add_argument("--out", help="results folder (default: the spec's path without its suffix)")
+    run.add_argument("--force", action="store_true",
+                     help="recompute every cell, also those stored in --out by the code installed now")
     _add_parallel(run)
     rep = sub.add_parser("reproduce", help="reproduce a paper's figure and tables")
     rep.add_argument("paper", choices=["tao2019", "abernethy2016", "gabillon2012", "chen2017", "hoffman2014"])

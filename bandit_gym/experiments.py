@@ -24,6 +24,10 @@ holds a ``results.csv``, ``layout.json`` or cells without a ``spec.json`` (files
 folder (``ExperimentResult.load``, ``bandit-gym stats``) never writes, moves or deletes anything in it and never
 imports code: the agents' names in ``spec.json`` are data, so a folder received from someone else runs nothing
 when it is read, and any number of readers can work beside a run.
+
+Provenance. Each cell records the fingerprint of its agent's code and the package version
+(``bandit_gym.provenance``); a run recomputes the stored cells that other code made and reuses the rest
+(``ExperimentResult.reused``, ``.stale``), ``force=True`` recomputes all, and reading reports them.
 """
 
 from __future__ import annotations
@@ -59,8 +63,10 @@ else:  # Python 3.10
 from bandit_gym._workers import end_with_parent
 from bandit_gym.agents import agent_class
 from bandit_gym.agents.base import Agent, family_names
+from bandit_gym.agents.registry import loaded_class
 from bandit_gym.envs._base import engine_of
 from bandit_gym.families import Family
+from bandit_gym.provenance import code_fingerprint, record, stale_reason, stored
 from bandit_gym.rollout import play_batched, play_compiled, play_vector
 
 BACKENDS = ("loky", "threading", "multiprocessing", "sequential", "dask", "ray")
@@ -122,6 +128,7 @@ class AgentSpec:
                                  "and never resolved (reading imports no code); build the spec with "
                                  "ExperimentSpec.from_dict to run it")
             cls = agent_class(self.name)
+            code_fingerprint(cls)  # read the source now, as it was imported, not as it may be edited later
             object.__setattr__(self, "_cls", cls)
         return cls
 
@@ -629,15 +636,28 @@ class CellStore:
 
     A store that heals is a run's: it takes the folder's lock (a second run on the folder is refused while it
     holds it), refuses a folder of files it did not write, and writes ``spec.json`` and ``layout.json``; call
-    ``close`` when done. A store that does not heal only reads: it creates, moves and deletes nothing."""
+    ``close`` when done. A store that does not heal only reads: it creates, moves and deletes nothing.
 
-    def __init__(self, spec: ExperimentSpec, out: str | Path | None, heal: bool = True) -> None:
+    Provenance. Every cell written to a folder records the fingerprint of its agent's code and the package version
+    (``bandit_gym.provenance``). A run's store counts a cell whose agent's code or version changed as missing, so
+    the run recomputes it (``stale`` says why, per agent; ``force=True`` counts every stored cell as missing); a
+    reading store reports such cells in ``stale`` and serves them. Reading compares only agents whose class it can
+    find without importing anything (built-in and registered names, import paths of modules already imported)."""
+
+    def __init__(self, spec: ExperimentSpec, out: str | Path | None, heal: bool = True, force: bool = False) -> None:
         self.spec = spec
         self.memory: dict[str, dict[str, np.ndarray]] = {}
         self.heal = heal
+        self.force = force
         #: the damaged cells moved aside by this store: "cells/NAME.npz (why) -> cells/damaged/NAME.npz"
         self.damaged: list[str] = []
+        #: why stored cells were not made by the code installed now -> how many cells
+        self.stale: dict[str, int] = {}
+        #: stored cells found sound and current (a run reuses them)
+        self.reused = 0
         self._verified: set[str] = set()
+        self._codes: dict[int, str | None] = {}
+        self._recorded: dict[str, tuple[str | None, str | None]] = {}
         self._lock: Any = None
         self.folder = None if out is None else Path(out)
         if self.folder is not None and heal:
@@ -673,7 +693,8 @@ class CellStore:
         return self.folder / "cells" / f"{cell.key(self.spec)}.npz"
 
     def has(self, cell: Cell) -> bool:
-        """Whether the cell is stored, and sound (see the class docstring for a damaged one)."""
+        """Whether the cell is stored and sound (see the class docstring for a damaged one), and, in a run, made
+        by the agent's code installed now (else it is counted in ``stale`` and recomputed)."""
         key = cell.key(self.spec)
         if key in self.memory or key in self._verified:
             return True
@@ -681,7 +702,13 @@ class CellStore:
             return False
         why = self.damage(cell)
         if why is None:
+            current = self._current(cell)
+            if current is not None:
+                self.stale[current] = self.stale.get(current, 0) + 1
+                if self.heal:
+                    return False
             self._verified.add(key)
+            self.reused += 1
             return True
         path = self._path(cell)
         if not self.heal:
@@ -694,6 +721,24 @@ class CellStore:
         warnings.warn(f"{path} was damaged ({why}); moved to {aside} and recomputed", stacklevel=2)
         return False
 
+    def _current(self, cell: Cell) -> str | None:
+        """Why the stored ``cell`` was not made by the agent's code installed now (``--force``: "recomputed on
+        request"), or None if it was, or if that cannot be known without importing code (a reading store)."""
+        recorded = self._recorded.pop(cell.key(self.spec), (None, None))
+        if self.force:
+            return "recomputed on request (force)"
+        code = self._code(cell.agent)
+        return None if code is None else stale_reason(self.spec.agents[cell.agent].display, recorded, code)
+
+    def _code(self, index: int) -> str | None:
+        """The fingerprint of agent ``index``'s code as installed now; None for a reading store that cannot find
+        its class without importing code."""
+        if index not in self._codes:
+            agent = self.spec.agents[index]
+            cls = agent.cls if self.heal else loaded_class(agent.name)
+            self._codes[index] = None if cls is None else code_fingerprint(cls)
+        return self._codes[index]
+
     def damage(self, cell: Cell) -> str | None:
         """What is wrong with the stored file of ``cell``, or None if it is sound: it loads, and holds exactly
         the arrays the cell wrote (its budgets, its first run, and each metric as finite numbers of shape
@@ -704,6 +749,7 @@ class CellStore:
                 arrays = {key: data[key] for key in data.files}
         except Exception as error:  # any failure to read the file is damage, named in the report
             return f"unreadable: {type(error).__name__}: {error}"
+        self._recorded[cell.key(self.spec)] = stored(arrays)
         want = {"budgets", "first_run", *self.spec.metrics}
         if not want <= arrays.keys():
             return f"lacks {sorted(want - arrays.keys())}"
@@ -722,10 +768,13 @@ class CellStore:
         if self.folder is None:
             self.memory[cell.key(self.spec)] = data
             return
+        code = self._code(cell.agent)
+        assert code is not None  # a run's store finds every agent's class
         handle, tmp = tempfile.mkstemp(dir=self._path(cell).parent, suffix=".npz.tmp")
         with os.fdopen(handle, "wb") as stream:
-            np.savez(stream, **data)  # type: ignore[arg-type]
+            np.savez(stream, **data, **record(code))  # type: ignore[arg-type]
         os.replace(tmp, self._path(cell))
+        self._verified.add(cell.key(self.spec))  # sound and current: written by this run
 
     def get(self, cell: Cell) -> dict[str, np.ndarray]:
         if cell.key(self.spec) in self.memory:
@@ -785,12 +834,18 @@ class ExperimentResult:
     runs: dict[tuple[str, str], np.ndarray]
     #: the damaged cells found, moved aside and recomputed by the run that made this result
     damaged: list[str] = field(default_factory=list)
+    #: stored cells that the run reused (made by the code installed now), or that ``load`` read
+    reused: int = 0
+    #: a run: why it recomputed stored cells, with how many ("4 cells: KLAPT's code changed"); ``load``: the cells
+    #: made by code other than the code installed now (read all the same)
+    stale: list[str] = field(default_factory=list)
 
     @classmethod
     def load(cls, folder: str | Path) -> ExperimentResult:
         """The result of a finished experiment, from the folder ``run_experiment(spec, out=folder)`` wrote (its
         ``spec.json`` and ``cells/``); a ValueError names the cells that are missing (an unfinished run: run the
-        same spec with the same ``out`` to complete it)."""
+        same spec with the same ``out`` to complete it). Cells made by agent code other than the code installed
+        now are read all the same, listed in ``stale`` and named in a warning."""
         folder = Path(folder)
         spec_file = folder / "spec.json"
         if not spec_file.exists():
@@ -805,7 +860,13 @@ class ExperimentResult:
         if missing:
             raise ValueError(f"{folder} is unfinished: {len(missing)} of {len(expand(spec))} cells missing (e.g. "
                              f"{missing[0]}); run the same spec with out={str(folder)!r} to complete it")
-        return collect(spec, store)
+        result = collect(spec, store)
+        result.reused, result.stale = store.reused, _stale_lines(store)
+        if result.stale:
+            warnings.warn(f"{folder} holds cells made by code other than the code installed now: "
+                          f"{'; '.join(result.stale)}; run the spec again into the folder to recompute them",
+                          stacklevel=2)
+        return result
 
     def summary(self) -> Any:
         """Tidy table: one row per agent x budget x metric with mean, standard error, 95% CI and runs."""
@@ -854,6 +915,10 @@ class ExperimentResult:
                              "budget": budget, "metric": metric, "mean_difference": diff.mean(), "t": t,
                              "p_value": p, "significant": p < 0.05, "runs": len(diff)})
         return pd.DataFrame(rows)
+
+
+def _stale_lines(store: CellStore) -> list[str]:
+    return [f"{count} cell{'s' if count > 1 else ''}: {why}" for why, count in store.stale.items()]
 
 
 def _read_json(path: Path) -> Any:
@@ -918,15 +983,20 @@ def run_experiment(
     backend: str | None = None,
     progress: bool = True,
     on_cell: Callable[[Cell], None] | None = None,
+    force: bool = False,
 ) -> ExperimentResult:
     """Run every cell of ``spec`` not already in ``out`` and return the results.
+
+    A cell in ``out`` is reused only if the agent's code and the package version that made it are the ones
+    installed now (``bandit_gym.provenance``); the others are recomputed, with a warning that says why
+    (``result.stale``); ``result.reused`` counts the cells reused. ``force=True`` recomputes every cell.
 
     ``jobs`` parallel workers through joblib's ``backend`` (default: local processes when ``jobs > 1``,
     in-process otherwise; ``"dask"`` needs a ``dask.distributed.Client``, ``"ray"`` a Ray runtime). Each finished
     cell is written before the next result is awaited; cells that fail are reported together at the end, in an
     ``ExperimentError``, after the others completed.
     """
-    return run_experiments([spec], [out], jobs, backend, progress, on_cell)[0]
+    return run_experiments([spec], [out], jobs, backend, progress, on_cell, force)[0]
 
 
 def run_experiments(
@@ -936,6 +1006,7 @@ def run_experiments(
     backend: str | None = None,
     progress: bool = True,
     on_cell: Callable[[Cell], None] | None = None,
+    force: bool = False,
 ) -> list[ExperimentResult]:
     """``run_experiment`` for several specs (spec i's cells in ``outs[i]``) through one pool of workers, so
     that a worker done with one spec's cells starts on the next spec's instead of waiting for the longest cell."""
@@ -947,7 +1018,7 @@ def run_experiments(
     stores: list[CellStore] = []
     try:
         for spec, out in zip(specs, outs, strict=True):
-            stores.append(CellStore(spec, out))
+            stores.append(CellStore(spec, out, force=force))
         return _run_stores(specs, stores, jobs, backend, progress, on_cell)
     finally:
         for store in stores:
@@ -977,6 +1048,10 @@ def _run_stores(specs: Sequence[ExperimentSpec], stores: list[CellStore], jobs: 
                 progress: bool, on_cell: Callable[[Cell], None] | None) -> list[ExperimentResult]:
     pending = [(i, spec, cell) for i, (spec, store) in enumerate(zip(specs, stores, strict=True))
                for cell in expand(spec) if not store.has(cell)]
+    reused = [store.reused for store in stores]
+    for spec, store in zip(specs, stores, strict=True):
+        if store.stale and not store.force:
+            warnings.warn(f"{spec.title}: recomputing {'; '.join(_stale_lines(store))}", stacklevel=3)
     # Longest cells first (pulls = runs x horizon), so that no worker is left with a long cell at the end.
     pending.sort(key=lambda item: -len(item[2].runs(item[1])) * (item[2].budget or item[1].budgets[-1]))
     title = specs[0].title if len(specs) == 1 else f"{len(specs)} experiments"
@@ -992,8 +1067,8 @@ def _run_stores(specs: Sequence[ExperimentSpec], stores: list[CellStore], jobs: 
     if failures:
         raise ExperimentError("\n".join(failures))
     results = [collect(spec, store) for spec, store in zip(specs, stores, strict=True)]
-    for result, store in zip(results, stores, strict=True):
-        result.damaged = store.damaged
+    for result, store, count in zip(results, stores, reused, strict=True):
+        result.damaged, result.reused, result.stale = store.damaged, count, _stale_lines(store)
     for result, store in zip(results, stores, strict=True):
         if store.folder is not None:  # the tidy table beside the cells, as `bandit-gym run` writes it
             _write_atomic(store.folder / "results.csv", result.summary().to_csv(index=False))

@@ -1,0 +1,169 @@
+"""What made a stored result: the fingerprint of an agent's code, recorded in every cell of an experiment.
+
+A cell of ``bandit_gym.experiments`` stores, beside its numbers, the fingerprint of the agent class that played it
+(``code_fingerprint``) and the package version. A run over a folder recomputes the cells whose agent's code or
+package version changed and says so; reading a folder reports the cells made by code other than what is installed
+now (``stale_reason``), and imports nothing to find out.
+
+The fingerprint is a SHA-256 digest of the source of every module the agent's code lives in: the modules of the
+classes of its MRO (``object`` aside), and the modules that those import from their own top-level package,
+followed through (``import`` statements read from the source, lazy ones inside functions included; for a built-in
+agent, its family's helpers and compiled kernels under ``bandit_gym.agents``, say). A class with no source file (a
+notebook cell, ``python -c``) is fingerprinted by its own source where ``inspect`` finds it, else by the compiled
+code of its methods. Code that an agent reaches otherwise (a package other than its own, a function passed as a
+parameter) is not covered; ``--force`` (``run_experiment(force=True)``) recomputes every cell.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import hashlib
+import inspect
+import marshal
+import sys
+import types
+from collections.abc import Iterator, Mapping
+from importlib import util
+
+import numpy as np
+
+from bandit_gym import __version__
+
+#: the arrays a cell stores beside its metrics (0-d string arrays, read without pickle)
+CODE_KEY = "code"
+VERSION_KEY = "version"
+
+
+def code_fingerprint(cls: type) -> str:
+    """The fingerprint (16 hex digits) of the code of agent class ``cls``: the same for the same source, different
+    when a module it is made of changes (see the module docstring)."""
+    return _fingerprint(cls)
+
+
+@functools.lru_cache(maxsize=256)
+def _fingerprint(cls: type) -> str:
+    digest = hashlib.sha256()
+    for name, text in _sources(cls):
+        digest.update(name.encode())
+        digest.update(b"\0")
+        digest.update(text)
+        digest.update(b"\0")
+    return digest.hexdigest()[:16]
+
+
+def _sources(cls: type) -> Iterator[tuple[str, bytes]]:
+    """(name, bytes) of every piece of source the fingerprint covers, in a fixed order."""
+    seen: set[str] = set()
+    todo = [klass.__module__ for klass in cls.__mro__ if klass is not object]
+    pieces: dict[str, bytes] = {}
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        text = _module_source(name)
+        if text is None:
+            continue
+        pieces[name] = text
+        todo.extend(_imports(name, text))
+    for klass in cls.__mro__:  # classes without a module file: their own code
+        if klass is not object and klass.__module__ not in pieces:
+            pieces[f"{klass.__module__}.{klass.__qualname__}"] = _class_code(klass)
+    yield from sorted(pieces.items())
+
+
+def _module_source(name: str) -> bytes | None:
+    """The source of module ``name`` as bytes, or None if it has no source file (``__main__`` of a notebook)."""
+    module = sys.modules.get(name)
+    path = getattr(module, "__file__", None)
+    if path is None and module is None:
+        try:
+            spec = util.find_spec(name) if not name.startswith("__") else None
+        except (ImportError, ValueError):
+            spec = None
+        path = None if spec is None else spec.origin
+    if not isinstance(path, str) or not path.endswith(".py"):
+        return None
+    try:
+        with open(path, "rb") as stream:
+            return stream.read()
+    except OSError:
+        return None
+
+
+def _imports(name: str, text: bytes) -> list[str]:
+    """The modules of ``name``'s own top-level package that its source imports (anywhere in the file)."""
+    top = name.split(".")[0]
+    package = name if _is_package(name) else name.rpartition(".")[0]
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return []
+    found: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.extend(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")
+                base = ".".join(parts[:len(parts) - node.level + 1] + ([base] if base else []))
+            for alias in node.names:  # ``from package import module`` reads the module, else the package
+                found.append(f"{base}.{alias.name}" if _is_module(f"{base}.{alias.name}") else base)
+    return [module for module in found if module == top or module.startswith(top + ".")]
+
+
+def _is_module(name: str) -> bool:
+    if name in sys.modules:
+        return isinstance(sys.modules[name], types.ModuleType)
+    try:
+        return util.find_spec(name) is not None
+    except (ImportError, ValueError):  # a parent that is not a package, or no such module
+        return False
+
+
+def _is_package(name: str) -> bool:
+    module = sys.modules.get(name)
+    return module is not None and hasattr(module, "__path__")
+
+
+def _class_code(cls: type) -> bytes:
+    """The source of a class without a module file, or the compiled code of its methods."""
+    try:
+        return inspect.getsource(cls).encode()
+    except (OSError, TypeError):
+        pass
+    parts = [cls.__qualname__.encode()]
+    for key, value in sorted(vars(cls).items()):
+        function = getattr(value, "__func__", value)
+        if isinstance(function, types.FunctionType):
+            parts.append(key.encode() + marshal.dumps(function.__code__))
+    return b"\0".join(parts)
+
+
+def stored(arrays: Mapping[str, np.ndarray]) -> tuple[str | None, str | None]:
+    """(code fingerprint, package version) recorded in a cell's arrays; None for what it does not record (a cell
+    written before cells recorded them) or records as anything but one string."""
+    def text(key: str) -> str | None:
+        value = arrays.get(key)
+        return str(value[()]) if value is not None and value.shape == () and value.dtype.kind == "U" else None
+    return text(CODE_KEY), text(VERSION_KEY)
+
+
+def stale_reason(label: str, recorded: tuple[str | None, str | None], code: str) -> str | None:
+    """Why a cell of agent ``label`` that recorded ``recorded`` (``stored``) is not what code ``code`` of this
+    package version would make, or None if it is."""
+    made_by, version = recorded
+    if made_by is None:
+        return f"{label}'s cells were made before cells recorded their code"
+    if made_by != code:
+        return f"{label}'s code changed"
+    if version != __version__:
+        return f"{label}'s cells were made by bandit_gym {version}, not {__version__}"
+    return None
+
+
+def record(code: str) -> dict[str, np.ndarray]:
+    """The arrays a cell stores to record that ``code`` of this package version made it."""
+    return {CODE_KEY: np.asarray(code), VERSION_KEY: np.asarray(__version__)}
