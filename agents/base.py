@@ -15,35 +15,17 @@ import numpy as np
 
 from bandit_gym import _validation as check
 from bandit_gym.agents.scores import ArmScores
-from bandit_gym.families import Family
+from bandit_gym.families import COMMON_ARM_KEYS, CONTRACTS, Family, family_of
+from bandit_gym.families.threshold import LEVEL_KEYS
 
 Obs = dict[str, np.ndarray]
 
-#: Observation keys an agent of each family reads, and whether they hold one value or one per arm.
-_SCALAR_KEYS = ("budget_left", "last_arm")
-_ARM_KEYS = ("counts", "sums", "means")
-_FAMILY_KEYS = {Family.THRESHOLDING: ("threshold", "epsilon", "last_value"),
-                Family.THRESHOLD: ("threshold", "last_reward"), Family.BEST_ARM: ("m", "epsilon", "last_value"),
-                Family.TOP_K: ("m", "epsilon", "delta", "last_value"), Family.MULTI_ARMED: ("last_reward",)}
 TIE_BREAKS = ("random", "index")
 AGENT_STREAM = 0xA6E47
 """The spawn key of an agent's generator under its seed (``reset(seed)``): an env seeded with the same integer
 draws from ``SeedSequence(seed)`` itself, so the agent's draws (its tie order, its samples) are independent of the
 env's samples even when the two get the same seed, as ``play_episode`` and most user code give them."""
 _NUMERIC_KINDS = "iuf"  # integer, unsigned, float: the kinds an observation's arrays may have
-
-
-def family_of(obs: Obs) -> Family:
-    """The env family of an observation, the only thing an agent is given: top K (it carries m and delta), best
-    arm (m), thresholding (epsilon and a threshold), the threshold bandit (a threshold c_t) or the multi-armed
-    bandit (none of them: the classic stochastic K-armed bandit)."""
-    if "delta" in obs:
-        return Family.TOP_K
-    if "m" in obs:
-        return Family.BEST_ARM
-    if "epsilon" in obs:
-        return Family.THRESHOLDING
-    return Family.THRESHOLD if "threshold" in obs else Family.MULTI_ARMED
 
 
 def family_names(families: tuple[str, ...]) -> tuple[str, ...]:
@@ -445,11 +427,11 @@ class Agent:
             raise TypeError(f"obs must be the dict observation of a bandit_gym env, got {type(obs).__name__}")
         family = family_of(obs)
         if family not in self.families:  # the family first: a missing key reads as another family
-            wanted = {str(name): list(_SCALAR_KEYS + _ARM_KEYS + _FAMILY_KEYS[Family(name)]) for name in self.families}
+            wanted = {str(name): list(CONTRACTS[Family(name)].agent_keys) for name in self.families}
             raise ValueError(f"{type(self).__name__} plays {family_names(self.families)} envs, not a "
                              f"{family.value!r} env: obs has the keys {sorted(obs)}; the observations it plays "
                              f"have the keys {wanted}")
-        keys = _SCALAR_KEYS + _ARM_KEYS + _FAMILY_KEYS[family]
+        keys = CONTRACTS[family].agent_keys
         missing = [key for key in keys if key not in obs]
         if missing:
             raise ValueError(f"obs lacks the keys {missing} of a {family.value!r} env's observation; "
@@ -466,8 +448,8 @@ class Agent:
             batch = {key: np.asarray(value) for key, value in obs.items()}
         n, k = batch["counts"].shape
         if self.level_keys:
-            keys += _LEVEL_KEYS
-            missing = [key for key in _LEVEL_KEYS if key not in batch]
+            keys += LEVEL_KEYS
+            missing = [key for key in LEVEL_KEYS if key not in batch]
             if missing:
                 raise ValueError(f"obs lacks the keys {missing}; {type(self).__name__} needs {list(keys)}")
         for key in keys:
@@ -475,13 +457,13 @@ class Agent:
             if kind not in _NUMERIC_KINDS:
                 raise TypeError(f"obs[{key!r}] must hold real numbers (integer or float dtype), got dtype "
                                 f"{batch[key].dtype}")
-            want = (n, k) if key in _ARM_KEYS else (n, 1)
-            if key in _LEVEL_KEYS:  # (N, K * m): m threshold levels per arm, read from level_exceed
+            want = (n, k) if key in COMMON_ARM_KEYS else (n, 1)
+            if key in LEVEL_KEYS:  # (N, K * m): m threshold levels per arm, read from level_exceed
                 width = batch["level_exceed"].shape[-1] if batch["level_exceed"].ndim else 0
                 want = (n, k * max(width // max(k, 1), 1))
             if batch[key].shape != want:
                 shape: Any = want[1:] if single else want
-                if key in _LEVEL_KEYS:
+                if key in LEVEL_KEYS:
                     shape = f"{'(K * m,)' if single else '(N, K * m)'} with m >= 1 threshold levels per arm, K = {k}"
                 raise ValueError(f"obs[{key!r}] must have shape {shape} to match obs['counts'], got "
                                  f"{np.shape(obs[key])}")
@@ -494,7 +476,6 @@ class Agent:
         return batch, single
 
 
-_LEVEL_KEYS = ("level_exceed", "level_trials")
 #: the methods through which an agent plays, which a fast path defined above them does not play
 _PLAY_METHODS = ("act", "_act_batch", "select")
 

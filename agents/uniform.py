@@ -8,8 +8,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from bandit_gym.agents.base import Agent, Obs, family_of, plays_select
-from bandit_gym.families import Family
+from bandit_gym.agents.base import Agent, Obs, plays_select
+from bandit_gym.families import Family, family_of
 
 
 def round_robin_arm(pulls: Any, k: int) -> Any:

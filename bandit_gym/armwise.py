@@ -65,25 +65,25 @@ try:
 except ImportError as error:  # pragma: no cover - the rl extra is missing
     raise ImportError('bandit_gym.armwise needs stable-baselines3: pip install -e ".[rl]"') from error
 
-from bandit_gym.families import Family
+from bandit_gym.families import CONTRACTS, Family, family_of
+from bandit_gym.families.threshold import LEVEL_KEYS
 
 NUM_FEATURES = {Family.THRESHOLDING: 10, Family.BEST_ARM: 10, Family.TOP_K: 10, Family.THRESHOLD: 12,
                 Family.MULTI_ARMED: 8}
 """Features per arm, by family (``arm_features``)."""
 
 
-def observation_family(keys: Any) -> Family:
-    """The family of a bandit_gym observation, from its keys."""
+def _checked_family(keys: Any) -> Family:
+    """The family of a bandit_gym observation (``bandit_gym.families.family_of``), whose keys must include the
+    ones the features read (every key of the family's contract but the last feedback)."""
     keys = set(keys)
-    if "level_exceed" in keys:
-        return Family.THRESHOLD
-    if "m" in keys:
-        return Family.TOP_K if "delta" in keys else Family.BEST_ARM
-    if "threshold" in keys and "epsilon" in keys:
-        return Family.THRESHOLDING
-    if {"counts", "means", "budget_left"} <= keys:
-        return Family.MULTI_ARMED
-    raise ValueError(f"not a bandit_gym observation: keys {sorted(keys)}")
+    family = family_of(keys)
+    needed = [key for key in CONTRACTS[family].agent_keys if not key.startswith("last_")]
+    if family is Family.THRESHOLD:
+        needed += LEVEL_KEYS
+    if not set(needed) <= keys:
+        raise ValueError(f"not a bandit_gym observation: keys {sorted(keys)}")
+    return family
 
 
 def _boundary(means: th.Tensor, pulled: th.Tensor, m: th.Tensor) -> th.Tensor:
@@ -125,7 +125,7 @@ def arm_features(obs: dict[str, th.Tensor], standardize: bool = False, k_invaria
     """The per-arm features of a batch of observations, ``(B, K, F)`` (see the module's docstring);
     ``standardize`` reads the means relative to the spread of the pulled arms' means; ``k_invariant`` reads the
     counts relative to the even share ``T / K`` and drops the global ``ln K`` (one column fewer)."""
-    family = observation_family(obs)
+    family = _checked_family(obs)
     counts = obs["counts"].float()
     b, k = counts.shape
     pulls = counts.sum(dim=1, keepdim=True)
@@ -172,7 +172,7 @@ class ArmFeatures(BaseFeaturesExtractor):
         for name, value in (("standardize", standardize), ("k_invariant", k_invariant)):
             if not isinstance(value, bool):
                 raise TypeError(f"{name} must be True or False, got {value!r}")
-        family = observation_family(observation_space.spaces)
+        family = _checked_family(observation_space.spaces)
         k = int(np.prod(observation_space["counts"].shape or (0,)))
         self.num_features = NUM_FEATURES[family] - int(k_invariant)
         self.standardize = standardize

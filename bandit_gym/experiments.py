@@ -883,7 +883,8 @@ class ExperimentResult:
                 half = stats.t.ppf(0.975, n - 1) * se
                 for j, budget in enumerate(self.spec.budgets):
                     rows.append({
-                        "experiment": self.spec.title, "env": self.spec.env, "agent": agent.display,
+                        "experiment": self.spec.title, "env": self.spec.env, "family": str(self.spec.family),
+                        "agent": agent.display,
                         "name": agent.name, "params": json.dumps(dict(agent.params), sort_keys=True),
                         "oracle": bool(layout.oracle), "budget": budget, "metric": metric,
                         "mean": mean[j], "se": se[j], "ci_low": mean[j] - half[j], "ci_high": mean[j] + half[j],

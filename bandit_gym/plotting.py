@@ -8,15 +8,16 @@ draw the reproductions' figures in the layouts of the papers.
 
 from __future__ import annotations
 
-import functools
 import re
 import textwrap
 import zlib
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from bandit_gym.families import CONTRACTS, MetricAxes
+from bandit_gym.families.best_arm import CORRELATED_AXES, CORRELATED_DEFAULT_METRIC
 
 MARKERS = "osD^v<>ph*Xd"
 COLORS = ("tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple", "tab:brown", "tab:pink", "tab:gray",
@@ -79,65 +80,35 @@ def agent_styles(labels: Any) -> dict[str, dict[str, Any]]:
     return styles
 
 
-@dataclass(frozen=True)
-class MetricAxes:
-    """How ``plot_results`` draws one metric of one family: the y label, the scales (``"log"``, ``"log2"`` or
-    None for linear), whether values are divided by K, and whether the metric is a rate (0/1 per run)."""
-
-    ylabel: str
-    xlabel: str = "budget T (pulls)"
-    xscale: str | None = None
-    yscale: str | None = None
-    per_arm: bool = False
-    rate: bool = False
-
-
-_BUDGET_LOG2 = "budget n (pulls, log2 scale)"
 METRIC_AXES: dict[tuple[str, str], MetricAxes] = {
-    ("thresholding", "aggregate_regret"): MetricAxes("aggregate regret / K (log scale)",
-                                                     yscale="log", per_arm=True),
-    ("thresholding", "error"): MetricAxes("P(error): some arm misclassified", rate=True),
-    ("threshold", "regret"): MetricAxes("cumulative pseudo-regret (log scale)", xlabel="horizon T (log scale)",
-                                        xscale="log", yscale="log"),
-    ("multi_armed", "regret"): MetricAxes("cumulative pseudo-regret", xlabel="horizon T"),
-    ("best_arm", "error"): MetricAxes("P(error): simple regret > epsilon", xlabel=_BUDGET_LOG2, xscale="log2",
-                                      rate=True),
-    ("best_arm", "regret"): MetricAxes("simple regret mu_(m) - min of the answer's means", xlabel=_BUDGET_LOG2,
-                                       xscale="log2"),
-    ("best_arm", "pulls"): MetricAxes("pulls until the stop", xlabel=_BUDGET_LOG2, xscale="log2"),
-    ("top_k", "error"): MetricAxes("failure probability P(R > epsilon)", xlabel="total budget Q (log scale)",
-                                   xscale="log", rate=True),
-    ("top_k", "regret"): MetricAxes("top-K aggregate regret R", xlabel="total budget Q (log scale)", xscale="log"),
-    ("top_k", "pulls"): MetricAxes("pulls until the stop", xlabel="total budget Q (log scale)", xscale="log"),
-    ("correlated", "regret"): MetricAxes("simple regret max_k mu_k - mu_J"),
-    ("correlated", "error"): MetricAxes("P(error): recommendation not the best arm", rate=True),
-    ("correlated", "pulls"): MetricAxes("pulls until the stop"),
+    **{(str(family), metric): axes for family, contract in CONTRACTS.items() for metric, axes in contract.axes.items()},
+    **{("correlated", metric): axes for metric, axes in CORRELATED_AXES.items()},
 }
-"""(family, metric) -> axes; the family ``"correlated"`` is best-arm identification with correlated arms
-(hoffman2014). Log scales only where the paper's figure has one: tao2019 Figure 1 (ln of regret / K),
-abernethy2016 (log-log), gabillon2012 (n / H_1 on a log2 axis), chen2017 (log budget axis).
+"""(family, metric) -> axes, from the families' contracts (``bandit_gym.families``); the family ``"correlated"`` is
+best-arm identification with correlated arms (hoffman2014). Log scales only where the paper's figure has one:
+tao2019 Figure 1 (ln of regret / K), abernethy2016 (log-log), gabillon2012 (n / H_1 on a log2 axis), chen2017 (log
+budget axis).
 """
-DEFAULT_METRIC = {"thresholding": "aggregate_regret", "threshold": "regret", "multi_armed": "regret",
-                  "best_arm": "error", "top_k": "error", "correlated": "regret"}
-"""The metric drawn when none is asked for."""
+DEFAULT_METRIC = {**{str(family): contract.default_metric for family, contract in CONTRACTS.items()},
+                  "correlated": CORRELATED_DEFAULT_METRIC}
+"""The metric drawn when none is asked for: the family's default (``Contract.default_metric``)."""
 BAND_T = "shaded: 95% CI of the mean (mean +- t x SE)"
 BAND_WILSON = "shaded: 95% Wilson interval (binomial)"
 
 
-@functools.lru_cache(maxsize=64)
-def results_family(env_id: str) -> str:
-    """The family of ``env_id`` as ``METRIC_AXES`` names it: the env's own (``"thresholding"``,
-    ``"threshold"``, ``"best_arm"``, ``"top_k"``, ...), or ``"correlated"`` for correlated best-arm ids."""
-    import gymnasium as gym
+def results_family(summary: Any) -> str:
+    """The family of a results table as ``METRIC_AXES`` names it, read without making an env: the registration of
+    its env when it is one of the package's ids (whose engine may name a variant of its family's axes:
+    ``"correlated"``), else the table's ``family`` column (``results.csv`` carries it), else ``"unknown"`` (plain
+    axes)."""
+    from bandit_gym.registration import ENV_SPECS
 
-    import bandit_gym  # noqa: F401  (registers the ids)
-    from bandit_gym.envs._base import engine_of
-    from bandit_gym.envs.correlated import CorrelatedBestArmEngine
-
-    if env_id not in gym.registry:
-        raise ValueError(f"env={env_id!r} of the results is not a registered id; `bandit-gym list` shows them")
-    engine = engine_of(gym.make(env_id))
-    return "correlated" if isinstance(engine, CorrelatedBestArmEngine) else str(engine.family)
+    envs = list(dict.fromkeys(summary["env"])) if "env" in summary else []
+    if envs and envs[0] in ENV_SPECS:
+        engine = ENV_SPECS[envs[0]].engine
+        return engine.plot_axes or str(engine.family)
+    families = list(dict.fromkeys(summary["family"])) if "family" in summary else []
+    return str(families[0]) if families else "unknown"
 
 
 def metric_axes(family: str, metric: str) -> MetricAxes:
@@ -181,8 +152,7 @@ def results_figure(summary: Any, metric: str | None = None, title: str = "", fam
     if missing:
         raise ValueError(f"summary lacks the columns {sorted(missing)}; pass a results.csv of run_experiment")
     if family is None:
-        envs = list(dict.fromkeys(summary["env"])) if "env" in summary else []
-        family = results_family(envs[0]) if envs else "unknown"
+        family = results_family(summary)
     recorded = list(dict.fromkeys(summary["metric"]))
     metric = metric or DEFAULT_METRIC.get(family, recorded[0])
     if metric not in recorded:

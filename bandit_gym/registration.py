@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+import importlib
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import gymnasium as gym
 import numpy as np
 
+from bandit_gym.families import Family
 from bandit_gym.instances import (
     AUDIBERT2010_PROBLEMS,
     CHEN2017_DATASETS,
@@ -18,6 +20,9 @@ from bandit_gym.instances import (
     best_arm_complexity,
     chen2017_means,
 )
+
+if TYPE_CHECKING:
+    from bandit_gym.envs._base import Engine
 
 TRAFFIC_ETA = 20.0
 """The prior scale of both traffic presets (hoffman2014 §6.1's "broad prior")."""
@@ -51,6 +56,22 @@ class Registration(NamedTuple):
     paper: str
     #: one line for ``bandit-gym list`` and the README's env table
     description: str
+
+    @property
+    def engine(self) -> type[Engine]:
+        """The engine class of the env: the one its module defines (the module is imported; no env is made)."""
+        from bandit_gym.envs._base import Engine
+
+        module = importlib.import_module(self.stem.partition(":")[0])
+        engines = [value for value in vars(module).values() if isinstance(value, type) and issubclass(value, Engine)
+                   and value.__module__ == module.__name__]
+        assert len(engines) == 1, f"{module.__name__} defines {len(engines)} engines"
+        return engines[0]
+
+    @property
+    def family(self) -> Family:
+        """The family of the env, as its engine names it."""
+        return self.engine.family
 
 
 ENV_SPECS: dict[str, Registration] = {

@@ -65,7 +65,7 @@ except ImportError as error:  # pragma: no cover - the rl extra is missing
 from bandit_gym import _validation as check
 from bandit_gym.agents.sb3_agent import ALGORITHMS
 from bandit_gym.envs._base import engine_of
-from bandit_gym.families import Family
+from bandit_gym.families import Family, family_of_env
 from bandit_gym.instances import BudgetRange, RandomSurvival, UniformMeans
 from bandit_gym.sb3_files import (  # noqa: F401 - the loaders are part of bandit_gym.rl's API too
     NORMALIZE_FILE,
@@ -179,16 +179,11 @@ RECIPES: dict[tuple[Family, str], Recipe] = {
 """The recipes, by (env family, algorithm): one pair for the online families, one for the pure-exploration ones."""
 
 
-def family_of_id(env_id: str, **env_kwargs: Any) -> Family:
-    """The env family of a registered id (``Family``), as its engine names it."""
-    return engine_of(gym.make(env_id, **env_kwargs)).family
-
-
 def recipe_for(env_id: str, algo: str = "PPO", **overrides: Any) -> Recipe:
     """The recipe of ``env_id``'s family for ``algo`` (``"PPO"`` or ``"DQN"``), with ``overrides`` replacing
     fields (``algo_kwargs`` is merged)."""
     algo = check.choice("algo", algo, ALGORITHMS[:2])
-    recipe = RECIPES[(family_of_id(env_id), algo)]
+    recipe = RECIPES[(family_of_env(env_id), algo)]
     if "algo_kwargs" in overrides:
         overrides = {**overrides, "algo_kwargs": {**recipe.algo_kwargs, **overrides["algo_kwargs"]}}
     unknown = set(overrides) - set(Recipe.__dataclass_fields__)
@@ -492,7 +487,7 @@ def _train_candidate(recipe: ArmwiseRecipe, seed: int | None, steps: int, verbos
         import torch
 
         torch.set_num_threads(1)
-    pure = family_of_id(recipe.env_id, **recipe.env_kwargs).pure_exploration
+    pure = family_of_env(recipe.env_id, **recipe.env_kwargs).pure_exploration
     gamma = recipe.algo_kwargs.get("gamma", 0.99)
     venv = make_vec_env(recipe.env_id, recipe.num_envs, discrete=pure, shaped=recipe.shaped and pure,
                         normalize={"norm_obs": False, "norm_reward": True, "gamma": gamma}, **recipe.env_kwargs)

@@ -9,18 +9,14 @@ import pytest
 
 import bandit_gym
 from bandit_gym.agents import AGENTS
+from bandit_gym.families import family_of_env
 
 ENV_IDS = list(bandit_gym.ENV_SPECS)
 
 
 def family_of_id(env_id: str) -> str:
-    if env_id.startswith(("BestArm", "CorrelatedBestArm", "ModelSelection")):
-        return "best_arm"
-    if env_id.startswith("TopK"):
-        return "top_k"
-    if env_id.startswith("MultiArmed"):
-        return "multi_armed"
-    return (gym.spec(env_id).kwargs.get("feedback") and "threshold") or "thresholding"
+    """The family of a registered id, as a string (``bandit_gym.families.family_of_env``)."""
+    return str(family_of_env(env_id))
 
 
 def small_kwargs(env_id: str) -> dict:

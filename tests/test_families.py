@@ -1,4 +1,5 @@
-"""The problem family is a type, named by the engine; agents' families are checked when their class is made."""
+"""The problem families (``bandit_gym.families``): a type, named by the engine; one contract per family, which the
+envs, the engine and plotting agree with; one lookup; agents' families are checked when their class is made."""
 
 from __future__ import annotations
 
@@ -7,9 +8,8 @@ import pytest
 
 import bandit_gym
 from bandit_gym.agents import Agent
-from bandit_gym.agents.base import family_of
 from bandit_gym.envs._base import engine_of
-from bandit_gym.families import Family
+from bandit_gym.families import CONTRACTS, ORDER, Family, contract, family_of, family_of_env
 
 
 @pytest.mark.parametrize("env_id", sorted(bandit_gym.ENV_SPECS))
@@ -35,3 +35,40 @@ def test_an_agent_class_with_a_misspelt_family_is_refused_when_defined() -> None
         type("Typo", (Agent,), {"families": ("thresholdin",)})
     ok = type("Fine", (Agent,), {"families": ("thresholding", "top_k")})
     assert ok.families == (Family.THRESHOLDING, Family.TOP_K)
+
+
+@pytest.mark.parametrize("env_id", sorted(bandit_gym.ENV_SPECS))
+def test_the_contract_states_what_the_env_does(env_id: str) -> None:
+    env = gym.make(env_id)
+    engine = engine_of(env)
+    contract = CONTRACTS[engine.family]
+    assert set(env.observation_space.spaces) == set(contract.observation_keys)
+    assert engine.metric_names == contract.metric_names
+    assert engine.horizon_argument == contract.horizon_argument
+    assert set(contract.axes) == set(contract.metric_names)
+    # the one lookup, from the registration (no env made) and from an observation, agree with the engine
+    assert family_of_env(env_id) is engine.family
+    assert family_of(env.observation_space.spaces) is engine.family
+    assert family_of(list(env.reset(seed=0)[0])) is engine.family
+
+
+def test_every_family_has_a_contract_and_the_lookup_order_ends_with_the_fallback() -> None:
+    assert set(CONTRACTS) == set(Family) == set(ORDER)
+    assert [CONTRACTS[family].marker is None for family in ORDER] == [False] * (len(ORDER) - 1) + [True]
+    assert contract("top_k") is CONTRACTS[Family.TOP_K]
+    with pytest.raises(ValueError, match=r"family='topk' is not a family; allowed: \['thresholding'"):
+        contract("topk")
+
+
+def test_a_results_table_carries_its_family_and_plotting_reads_it_without_an_env(tmp_path) -> None:
+    from bandit_gym.experiments import ExperimentSpec, run_experiment
+    from bandit_gym.plotting import results_family
+
+    spec = ExperimentSpec.from_dict({"env": "TopKIdentification-v0", "budgets": [200], "runs": 2,
+                                     "env_kwargs": {"k": 2, "means": [0.9, 0.8, 0.2, 0.1]}, "agents": ["Uniform"]})
+    summary = run_experiment(spec, progress=False).summary()
+    assert set(summary["family"]) == {"top_k"}
+    assert results_family(summary) == "top_k"
+    assert results_family(summary.assign(env="SomeoneElses-v0")) == "top_k"  # not registered here: the column
+    assert results_family(summary.assign(env="CorrelatedBestArm-v0")) == "correlated"
+    assert results_family(summary.drop(columns="family").assign(env="SomeoneElses-v0")) == "unknown"

@@ -23,7 +23,7 @@ from gymnasium.vector.utils import batch_space
 from gymnasium.wrappers import TimeLimit
 
 from bandit_gym import _validation as check
-from bandit_gym.families import Family
+from bandit_gym.families import CONTRACTS, Family
 
 Info = dict[str, np.ndarray]
 
@@ -31,15 +31,19 @@ Info = dict[str, np.ndarray]
 class Engine(ABC):
     """Arrays for ``num`` copies of one problem; subclasses implement the problem."""
 
-    #: the problem family (``Family``)
+    #: the problem family (``Family``); a subclass sets it, and reads the two below from its contract
     family: ClassVar[Family]
     #: the constructor argument that sets the pulls of an episode: its budget (the cap of a fixed-confidence env)
-    #: or its horizon T
-    horizon_argument: ClassVar[str] = "budget"
+    #: or its horizon T (``Contract.horizon_argument``)
+    horizon_argument: ClassVar[str]
     #: the per-run metrics the experiment engine records for this env, the main one first
-    metric_names: ClassVar[tuple[str, ...]] = ("regret",)
+    #: (``Contract.metric_names``)
+    metric_names: ClassVar[tuple[str, ...]]
     #: the constructor takes ``common_random_numbers``
     takes_common_random_numbers: ClassVar[bool] = True
+    #: how results of this env are plotted: its family's axes (None), or a variant of them that
+    #: ``bandit_gym.plotting.METRIC_AXES`` names (``"correlated"``)
+    plot_axes: ClassVar[str | None] = None
     #: instance attributes that the env shells expose (``env.unwrapped.means``, ...)
     exposed: ClassVar[frozenset[str]] = frozenset()
 
@@ -48,6 +52,12 @@ class Engine(ABC):
     show_truth: bool = True
     #: the single env's last action, whose answer the ``rgb_array`` rendering draws (None after a reset)
     last_action: np.ndarray | None = None
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "family" in vars(cls):
+            contract = CONTRACTS[cls.family]
+            cls.horizon_argument, cls.metric_names = contract.horizon_argument, contract.metric_names
 
     def __init__(self, num: int, arms: int = 2, levels: int = 0, shared: int = 0) -> None:
         """``num`` copies of a problem with ``arms`` arms (and ``levels`` threshold levels, ``shared`` bytes held

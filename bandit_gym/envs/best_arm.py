@@ -45,7 +45,6 @@ class BestArmEngine(ThresholdingEngine):
     """Batched state of (epsilon, m)-best arm identification (see ``BestArmIdentificationEnv``)."""
 
     family = Family.BEST_ARM
-    metric_names = ("error", "regret", "pulls")
     exposed: ClassVar[frozenset[str]] = frozenset(
         {"means", "m", "epsilon", "budget", "num_arms", "loss", "arm_distribution", "sigma", "sample_cost",
          "setting", "distributions", "shuffle"}

@@ -25,6 +25,8 @@ DEFAULT_ARMS, DEFAULT_LENGTH = 50, 0.1
 class CorrelatedBestArmEngine(BestArmEngine):
     """Batched state of correlated best-arm identification (see ``CorrelatedBestArmEnv``)."""
 
+    plot_axes = "correlated"  # hoffman2014's figures: a linear budget axis, simple regret first
+
     exposed: ClassVar[frozenset[str]] = BestArmEngine.exposed | {"kernel", "eta"}
     title: ClassVar[str] = "CorrelatedBestArm"
 

@@ -61,7 +61,6 @@ class ThresholdEngine(Engine):
     """Batched state of the threshold bandit (see ``ThresholdBanditEnv`` for the arguments)."""
 
     family = Family.THRESHOLD
-    horizon_argument = "horizon"
     takes_common_random_numbers = False
     reset_options = ("distributions", "survival")
     exposed: ClassVar[frozenset[str]] = frozenset(

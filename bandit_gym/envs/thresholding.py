@@ -85,7 +85,6 @@ class ThresholdingEngine(Engine):
     """Batched state of the thresholding bandit (see ``ThresholdingBanditEnv`` for the arguments)."""
 
     family = Family.THRESHOLDING
-    metric_names: ClassVar[tuple[str, ...]] = ("aggregate_regret", "error")
     reset_options = ("means",)
     exposed: ClassVar[frozenset[str]] = frozenset(
         {"means", "threshold", "epsilon", "budget", "num_arms", "loss", "arm_distribution", "sigma", "sample_cost",

@@ -1,8 +1,7 @@
-"""The problem families of the envs, as a type.
+"""The problem families of the envs, as a type (``Family``).
 
-Every env's engine names its family (``engine_of(env).family``); an agent, which sees only observations, reads
-it from the observation's keys (``bandit_gym.agents.base.family_of``). The members are strings, so an
-agent's ``families = ("thresholding",)`` and a family written in a spec or a results file compare equal to them.
+The members are strings, so an agent's ``families = ("thresholding",)`` and a family written in a spec or a
+results file compare equal to them.
 """
 
 from __future__ import annotations
