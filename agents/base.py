@@ -48,7 +48,8 @@ class Agent:
     ``_act_batch``.
 
     Your own agent: a subclass with ``families`` and ``select``, which reads the batched observation (arrays
-    of N rows) and returns N arms; per-copy state goes in ``allocate`` and ``begin``. Break ties with
+    of N rows) and returns N arms; ``stop`` (optional, pure-exploration families) returns N bools, True where a
+    copy stops now and is scored on its answer; per-copy state goes in ``allocate`` and ``begin``. Break ties with
     ``argmax`` / ``argmin``, which honour ``tie_break``. Experiment specs name it by import path
     (``"my_module:MyRule"``) or by a name given to ``bandit_gym.agents.register``:
 
@@ -108,8 +109,8 @@ class Agent:
 
     @classmethod
     def _play_overrides(cls) -> None:
-        """Make a subclass that overrides how an agent plays (``select``, ``act`` or ``_act_batch``) play through
-        its override on every path.
+        """Make a subclass that overrides how an agent plays (``select``, ``stop``, ``act`` or ``_act_batch``)
+        play through its override on every path.
 
         A compiled rollout (``compiled_rollout``), a batched allocation (``_batch_pulls``) or a compiled step
         (``_act_batch``) stands for the ``select`` of the class that defines it: an ``LSA`` subclass whose
@@ -123,14 +124,16 @@ class Agent:
             return next(klass for klass in cls.__mro__ if name in vars(klass))
 
         def below(fast: str, plays: tuple[str, ...]) -> bool:
-            """Whether one of ``plays`` is defined in a strict subclass of the class that defines ``fast`` (and
-            that fast path does not call ``select`` itself: ``plays_select``)."""
+            """Whether one of ``plays`` is defined in a strict subclass of the class that defines ``fast`` (other
+            than ``select`` where that fast path calls ``select`` itself: ``plays_select``)."""
             above = owner(fast)
-            if above is Agent or getattr(vars(above)[fast], "plays_select", False):
+            if above is Agent:
                 return False
+            if getattr(vars(above)[fast], "plays_select", False):
+                plays = tuple(name for name in plays if name != "select")
             return any(owner(name) is not above and issubclass(owner(name), above) for name in plays)
 
-        if below("_act_batch", ("act", "select")):
+        if below("_act_batch", ("act", "select", "stop")):
             cls._act_batch = Agent._act_batch  # type: ignore[method-assign]
         if below("compiled_rollout", _PLAY_METHODS):
             cls.compiled_rollout = Agent.compiled_rollout  # type: ignore[method-assign]
@@ -311,6 +314,9 @@ class Agent:
         empirical means, an arm never pulled last). Agents with a compiled step override this."""
         self._gather_last(obs, last)
         arms = self._checked_arms(self.select(obs), family)
+        stops = self.stop(obs)
+        if stops is not None:
+            arms = np.where(self._checked_stops(stops, family), self.num_arms, arms)
         if family is Family.THRESHOLDING:
             return self._answer_action(obs, arms)
         if family.answers_a_set:
@@ -337,6 +343,17 @@ class Agent:
                              f"{self.num_arms}{', K: stop' if family.pure_exploration else ''})")
         return values
 
+    def _checked_stops(self, stops: Any, family: Family) -> np.ndarray:
+        """What ``stop`` returned, refused unless it is one bool per copy on a pure-exploration env."""
+        values = np.asarray(stops)
+        if values.shape != (self.num,) or values.dtype != np.bool_:
+            raise ValueError(f"{type(self).__name__}.stop must return one bool per copy, an array of shape (N,) = "
+                             f"({self.num},) and dtype bool, or None (never stop); got {values!r:.200}")
+        if values.any() and not family.pure_exploration:
+            raise ValueError(f"{type(self).__name__}.stop returned True on a {family.value!r} env, which has no stop "
+                             "(only pure-exploration envs end with an answer); return None there")
+        return values
+
     def _gather_last(self, obs: Obs, last: np.ndarray) -> None:
         """Statistics of the arm each copy pulled at the previous step, the only arm whose statistics changed.
 
@@ -355,6 +372,13 @@ class Agent:
     def select(self, obs: Obs) -> np.ndarray:
         """Return the arm to pull in every copy, shape ``(N,)``."""
         raise NotImplementedError
+
+    def stop(self, obs: Obs) -> np.ndarray | None:
+        """Whether each copy stops now and is scored on its answer (the fixed-confidence setting): ``(N,)`` bools,
+        or None (the default) for never. Called after ``select`` on the same observation; where it is True the
+        copy plays ``K`` (stop) instead of ``select``'s arm. Pure-exploration envs only (an online env has no
+        stop)."""
+        return None
 
     def begin(self, obs: Obs, rows: np.ndarray) -> None:
         """Reset the per-copy state of the copies ``rows`` that start a new episode."""
@@ -477,7 +501,7 @@ class Agent:
 
 
 #: the methods through which an agent plays, which a fast path defined above them does not play
-_PLAY_METHODS = ("act", "_act_batch", "select")
+_PLAY_METHODS = ("act", "_act_batch", "select", "stop")
 
 
 def _require(batch: Obs, key: str, single: bool, values: np.ndarray, ok: np.ndarray, allowed: str) -> None:
