@@ -14,6 +14,8 @@ from typing import Any
 
 import gymnasium as gym
 
+from bandit_gym.reproduce import PAPER_NAMES
+
 
 def _list() -> str:
     import bandit_gym
@@ -389,7 +391,7 @@ def _parser() -> argparse.ArgumentParser:
                      help="recompute every cell, also those stored in --out by the code installed now")
     _add_parallel(run)
     rep = sub.add_parser("reproduce", help="reproduce a paper's figure and tables")
-    rep.add_argument("paper", choices=["tao2019", "abernethy2016", "gabillon2012", "chen2017", "hoffman2014"])
+    rep.add_argument("paper", choices=PAPER_NAMES)
     rep.add_argument("--runs", type=_runs, default=None,
                      help="runs per point (tao2019: 5000, 200 with --quick; abernethy2016: 200, 50 with --quick; "
                           "hoffman2014: 840 traffic runs, 30 with --quick)")

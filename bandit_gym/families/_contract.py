@@ -7,9 +7,10 @@ from dataclasses import dataclass, field
 
 from bandit_gym.families._family import Family
 
-#: the observation keys of every family: one value per copy, and one value per arm
 COMMON_SCALAR_KEYS = ("budget_left", "last_arm")
+"""The observation keys of every family that hold one value per copy: the pulls left, the arm pulled last."""
 COMMON_ARM_KEYS = ("counts", "sums", "means")
+"""The observation keys of every family that hold one value per arm: pulls, sums of the values seen, means."""
 
 
 @dataclass(frozen=True)

@@ -1,18 +1,51 @@
 """Paper reproductions: the experiment specs of each paper and the artefacts they produce
-(``bandit-gym reproduce PAPER``)."""
+(``bandit-gym reproduce PAPER``).
+
+``PAPER_NAMES`` is the registry of reproductions: each name is a module of this package that defines
+``reproduce_NAME`` and ``NAME_specs``. Nothing is imported until it is used, so the command line reads the names
+without loading pandas or the papers' code; ``PAPERS[name]`` and ``from bandit_gym.reproduce import
+reproduce_tao2019`` import the paper's module then.
+"""
 
 from __future__ import annotations
 
-from bandit_gym.reproduce.abernethy2016 import abernethy2016_specs, reproduce_abernethy2016
-from bandit_gym.reproduce.chen2017 import chen2017_specs, reproduce_chen2017
-from bandit_gym.reproduce.gabillon2012 import gabillon2012_specs, reproduce_gabillon2012
-from bandit_gym.reproduce.hoffman2014 import hoffman2014_specs, reproduce_hoffman2014
-from bandit_gym.reproduce.tao2019 import TAO2019_AGENTS, reproduce_tao2019, tao2019_specs
+import importlib
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
 
-PAPERS = {"tao2019": reproduce_tao2019, "abernethy2016": reproduce_abernethy2016,
-          "gabillon2012": reproduce_gabillon2012, "chen2017": reproduce_chen2017, "hoffman2014": reproduce_hoffman2014}
+PAPER_NAMES = ("tao2019", "abernethy2016", "gabillon2012", "chen2017", "hoffman2014")
+"""The papers with a reproduction, in the order the docs list them."""
+
+
+class _Papers(Mapping[str, Callable[..., Any]]):
+    """Paper short name -> its reproduction (what ``bandit-gym reproduce PAPER`` calls), imported on first use."""
+
+    def __getitem__(self, name: str) -> Callable[..., Any]:
+        if name not in PAPER_NAMES:
+            raise KeyError(name)
+        return getattr(importlib.import_module(f"{__name__}.{name}"), f"reproduce_{name}")  # type: ignore[no-any-return]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(PAPER_NAMES)
+
+    def __len__(self) -> int:
+        return len(PAPER_NAMES)
+
+
+PAPERS: Mapping[str, Callable[..., Any]] = _Papers()
 """Paper short name -> its reproduction (what `bandit-gym reproduce PAPER` calls)."""
 
-__all__ = ["PAPERS", "TAO2019_AGENTS", "abernethy2016_specs", "chen2017_specs", "gabillon2012_specs",
+__all__ = ["PAPERS", "PAPER_NAMES", "abernethy2016_specs", "chen2017_specs", "gabillon2012_specs",
            "hoffman2014_specs", "reproduce_abernethy2016", "reproduce_chen2017", "reproduce_gabillon2012",
            "reproduce_hoffman2014", "reproduce_tao2019", "tao2019_specs"]
+
+
+def __getattr__(name: str) -> Any:
+    """``reproduce_PAPER``, ``PAPER_specs`` and ``TAO2019_AGENTS`` (documented in ``bandit_gym.reproduce.tao2019``),
+    from the paper's module at first use."""
+    paper = name.removeprefix("reproduce_").removesuffix("_specs")
+    if name == "TAO2019_AGENTS":
+        paper = "tao2019"
+    if paper in PAPER_NAMES and (name in __all__ or name == "TAO2019_AGENTS"):
+        return getattr(importlib.import_module(f"{__name__}.{paper}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
