@@ -1,63 +1,55 @@
 """Agents: one algorithm per file, grouped by problem family, importable as ``bandit_gym.agents``.
 
-``AGENTS`` maps each built-in agent's name to its class. Experiment specs and the CLI also accept a name given to
-``register``, a name from an installed package's ``bandit_gym.agents`` entry point, and an import path
-``package.module:Class`` (see ``agent_class``).
+``AGENTS`` maps each built-in agent's name to its class (a new algorithm: its import below and its name in
+``AGENTS``; ``__all__`` follows). Experiment specs and the CLI also accept a name given to ``register``, a name
+from an installed package's ``bandit_gym.agents`` entry point, and an import path ``package.module:Class`` (see
+``agent_class``).
 """
 
 from bandit_gym.agents.armwise_ppo import ArmwisePPO
 from bandit_gym.agents.base import Agent
-from bandit_gym.agents.bayesian import EI, GPUCB, PI, BayesGap, BayesUCB, ThompsonSampling
-from bandit_gym.agents.best_arm import LUCB, SAR, SuccessiveRejects, UCBEBestArm, UGapEb, UGapEc
-from bandit_gym.agents.multi_armed import KLUCB, UCB1, EpsilonGreedy, Thompson
+from bandit_gym.agents.bayesian.bayes_ucb import BayesUCB
+from bandit_gym.agents.bayesian.bayesgap import BayesGap
+from bandit_gym.agents.bayesian.expected_improvement import EI
+from bandit_gym.agents.bayesian.gp_ucb import GPUCB
+from bandit_gym.agents.bayesian.probability_of_improvement import PI
+from bandit_gym.agents.bayesian.thompson_sampling import ThompsonSampling
+from bandit_gym.agents.best_arm.lucb import LUCB
+from bandit_gym.agents.best_arm.sar import SAR
+from bandit_gym.agents.best_arm.sequential_halving import SequentialHalving
+from bandit_gym.agents.best_arm.successive_rejects import SuccessiveRejects
+from bandit_gym.agents.best_arm.ucbe import UCBEBestArm
+from bandit_gym.agents.best_arm.ugapeb import UGapEb
+from bandit_gym.agents.best_arm.ugapec import UGapEc
+from bandit_gym.agents.multi_armed.epsilon_greedy import EpsilonGreedy
+from bandit_gym.agents.multi_armed.kl_ucb import KLUCB
+from bandit_gym.agents.multi_armed.thompson import Thompson
+from bandit_gym.agents.multi_armed.ucb1 import UCB1
 from bandit_gym.agents.registry import agent_class, register
 from bandit_gym.agents.sb3_agent import SB3Agent
-from bandit_gym.agents.threshold_bandit import DKWUCB, KMUCB, OPTIM, UCB, PerThresholdUCB
-from bandit_gym.agents.thresholding import APT, LSA, UCBE, OptKG
-from bandit_gym.agents.top_k import CLUCBPAC, AdaptiveTopK, OptMAI
+from bandit_gym.agents.threshold_bandit.dkwucb import DKWUCB
+from bandit_gym.agents.threshold_bandit.kmucb import KMUCB
+from bandit_gym.agents.threshold_bandit.optim import OPTIM
+from bandit_gym.agents.threshold_bandit.per_threshold_ucb import PerThresholdUCB
+from bandit_gym.agents.threshold_bandit.ucb import UCB
+from bandit_gym.agents.thresholding.apt import APT
+from bandit_gym.agents.thresholding.lsa import LSA
+from bandit_gym.agents.thresholding.optkg import OptKG
+from bandit_gym.agents.thresholding.ucbe import UCBE
+from bandit_gym.agents.top_k.adaptive_top_k import AdaptiveTopK
+from bandit_gym.agents.top_k.clucb_pac import CLUCBPAC
+from bandit_gym.agents.top_k.opt_mai import OptMAI
 from bandit_gym.agents.uniform import Uniform
 
 AGENTS: dict[str, type[Agent]] = {
     cls.__name__: cls
-    for cls in (Uniform, LSA, APT, UCBE, OptKG, UCB, DKWUCB, OPTIM, KMUCB, PerThresholdUCB, UGapEb, UGapEc,
-                UCBEBestArm, SuccessiveRejects, SAR, LUCB, AdaptiveTopK, CLUCBPAC, OptMAI, BayesGap, ThompsonSampling,
-                BayesUCB, GPUCB, EI, PI, EpsilonGreedy, UCB1, KLUCB, Thompson, SB3Agent, ArmwisePPO)
+    for cls in (Uniform, LSA, APT, UCBE, OptKG,
+                UCB, DKWUCB, OPTIM, KMUCB, PerThresholdUCB,
+                UGapEb, UGapEc, UCBEBestArm, SuccessiveRejects, SAR, SequentialHalving, LUCB,
+                AdaptiveTopK, CLUCBPAC, OptMAI,
+                BayesGap, ThompsonSampling, BayesUCB, GPUCB, EI, PI,
+                EpsilonGreedy, UCB1, KLUCB, Thompson,
+                SB3Agent, ArmwisePPO)
 }
 
-__all__ = [
-    "AGENTS",
-    "APT",
-    "CLUCBPAC",
-    "DKWUCB",
-    "EI",
-    "GPUCB",
-    "KLUCB",
-    "KMUCB",
-    "LSA",
-    "LUCB",
-    "OPTIM",
-    "PI",
-    "SAR",
-    "UCB",
-    "UCB1",
-    "UCBE",
-    "AdaptiveTopK",
-    "Agent",
-    "ArmwisePPO",
-    "BayesGap",
-    "BayesUCB",
-    "EpsilonGreedy",
-    "OptKG",
-    "OptMAI",
-    "PerThresholdUCB",
-    "SB3Agent",
-    "SuccessiveRejects",
-    "Thompson",
-    "ThompsonSampling",
-    "UCBEBestArm",
-    "UGapEb",
-    "UGapEc",
-    "Uniform",
-    "agent_class",
-    "register",
-]
+__all__ = ["AGENTS", "Agent", "agent_class", "register", *AGENTS]

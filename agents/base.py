@@ -33,11 +33,18 @@ def family_names(families: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(str(family) for family in families)
 
 
-def plays_select(method: Callable[..., Any]) -> Callable[..., Any]:
-    """Mark a class's ``_act_batch`` that calls ``self.select`` for the arm: a subclass's ``select`` is played
-    through it (see ``Agent._play_overrides``)."""
-    method.plays_select = True  # type: ignore[attr-defined]
-    return method
+def plays(*hooks: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Mark a class's fast path (its ``_act_batch``) that calls ``self.<hook>`` for each of ``hooks`` (``"select"``
+    for the arm, ``"answer"`` for the answer bits): a subclass's override of those hooks is played through it (see
+    ``Agent._play_overrides``)."""
+    def mark(method: Callable[..., Any]) -> Callable[..., Any]:
+        method.plays = hooks  # type: ignore[attr-defined]
+        return method
+    return mark
+
+
+plays_select = plays("select")
+"""Mark a class's ``_act_batch`` that calls ``self.select`` for the arm (``plays("select")``)."""
 
 
 class Agent:
@@ -116,27 +123,35 @@ class Agent:
         (``_act_batch``) stands for the ``select`` of the class that defines it: an ``LSA`` subclass whose
         ``select`` returns another arm would otherwise be played by LSA's compiled index rule and score exactly
         LSA's numbers. Each fast path defined in a class above the override is switched off for the subclass,
-        which then plays ``act`` step by step: the plain ``_act_batch`` calls its ``select`` and adds the
-        family's empirical answer. Hooks that the fast paths compile or call themselves (``index``, ``rule``,
-        ``arm_rule``, ``begin``, ``allocate``, ``choose``, ``recommend``, ``end_round``, ``answer``) are played
-        through as they are."""
+        which then plays ``act`` step by step: the plain ``_act_batch`` calls its ``select``, ``stop`` and
+        ``answer``. An override of ``answer`` keeps the step of the parent (compiled or plain), whose answer
+        ``act`` replaces by the override's, and the batched allocation (which submits no answer), and switches
+        off the compiled rollout (which composes the parent's answer itself). Hooks that
+        the fast paths compile or call themselves (``index``, ``rule``, ``arm_rule``, ``begin``, ``allocate``,
+        ``choose``, ``recommend``, ``end_round``, ``answer_pos``, and those a fast path marks with ``plays``)
+        are played through as they are."""
         def owner(name: str) -> type:
             return next(klass for klass in cls.__mro__ if name in vars(klass))
 
         def below(fast: str, plays: tuple[str, ...]) -> bool:
             """Whether one of ``plays`` is defined in a strict subclass of the class that defines ``fast`` (other
-            than ``select`` where that fast path calls ``select`` itself: ``plays_select``)."""
+            than the hooks that fast path calls itself, marked with ``plays``)."""
             above = owner(fast)
             if above is Agent:
                 return False
-            if getattr(vars(above)[fast], "plays_select", False):
-                plays = tuple(name for name in plays if name != "select")
+            played = getattr(vars(above)[fast], "plays", ())
+            plays = tuple(name for name in plays if name not in played)
             return any(owner(name) is not above and issubclass(owner(name), above) for name in plays)
 
         if below("_act_batch", ("act", "select", "stop")):
             cls._act_batch = Agent._act_batch  # type: ignore[method-assign]
-        if below("compiled_rollout", _PLAY_METHODS):
+        # An answer of the class's own: ``act`` replaces the answer of the step (compiled or plain) by it, unless
+        # the step calls ``answer`` itself (``plays("answer")``)
+        cls._answer_after_step = cls.answer is not Agent.answer and "answer" not in getattr(
+            cls._act_batch, "plays", ())
+        if below("compiled_rollout", (*_PLAY_METHODS, "answer")):
             cls.compiled_rollout = Agent.compiled_rollout  # type: ignore[method-assign]
+        # a batched allocation submits no answer: an override of ``answer`` alone keeps it
         if below("_batch_pulls", _PLAY_METHODS) or below("batches_on", _PLAY_METHODS):
             cls._batch_pulls = Agent._batch_pulls  # type: ignore[method-assign]
             cls.batched = False
@@ -166,6 +181,7 @@ class Agent:
         self.num_arms = 0
         self.total_budget = np.zeros(0, dtype=np.int64)
         self._tie_order: ArmScores | None = None
+        self._answered = np.zeros((0, 0), dtype=np.int64)  # actions with the class's own answer
 
     def __getstate__(self) -> dict[str, Any]:
         return {**self.__dict__, "_checked": {}}  # not the env's arrays
@@ -177,7 +193,18 @@ class Agent:
         changed entries are touched): copy it to keep it. A single action is a fresh array."""
         batch, single, family, last = self._prepare(obs)
         action = self._act_batch(batch, last, family)
+        if self._answer_after_step and family.pure_exploration:
+            action = self._with_own_answer(batch, action)
         return action[0].copy() if single else action
+
+    def _with_own_answer(self, batch: Obs, action: np.ndarray) -> np.ndarray:
+        """The step's arms (or stops) with the answer of the class's own ``answer``, in a buffer of its own (the
+        step's buffer is the parent's, which a compiled step may read back)."""
+        if self._answered.shape != action.shape:
+            self._answered = np.zeros_like(action)
+        self._answered[:, 0] = action[:, 0]
+        self._answered[:, 1:] = self._checked_answer(self.answer(batch))
+        return self._answered
 
     def batch_pulls(self, obs: Obs) -> np.ndarray | None:
         """The pulls each copy makes next in one batched call (``env.unwrapped.allocate``): ``(N, K)`` counts,
@@ -203,6 +230,8 @@ class Agent:
     level_keys: ClassVar[bool] = False
     #: True if the agent has a batched form (``batch_pulls``)
     batched: ClassVar[bool] = False
+    #: True if the class overrides ``answer`` and its step does not call it: ``act`` adds that answer
+    _answer_after_step: ClassVar[bool] = False
 
     @classmethod
     def batches_on(cls, family: Family) -> bool:
@@ -309,14 +338,19 @@ class Agent:
         return batch
 
     def _act_batch(self, obs: Obs, last: np.ndarray, family: Family) -> np.ndarray:
-        """The actions of a batch whose new episodes have begun: ``select`` after ``_gather_last``, and the
-        family's empirical answer (thresholding: ``1{theta_hat_i >= theta}``; best arm and top K: the m largest
-        empirical means, an arm never pulled last). Agents with a compiled step override this."""
+        """The actions of a batch whose new episodes have begun: ``select`` after ``_gather_last``, ``stop``, and
+        on pure-exploration envs ``answer``: the agent's own if its class overrides it, else the family's
+        empirical answer (thresholding: ``1{theta_hat_i >= theta}``; best arm and top K: the m largest empirical
+        means, an arm never pulled last), of which only the bits that can have changed are recomputed. Agents
+        with a compiled step override this."""
         self._gather_last(obs, last)
         arms = self._checked_arms(self.select(obs), family)
         stops = self.stop(obs)
         if stops is not None:
             arms = np.where(self._checked_stops(stops, family), self.num_arms, arms)
+        if family.pure_exploration and self._answer_after_step:  # ``act`` adds the agent's own answer
+            self._action[:, 0] = arms
+            return self._action
         if family is Family.THRESHOLDING:
             return self._answer_action(obs, arms)
         if family.answers_a_set:
@@ -341,6 +375,17 @@ class Agent:
             bad = values[(values < 0) | (values > last)][0]
             raise ValueError(f"{type(self).__name__}.select returned arm {bad}; allowed: 0..{last} (K = "
                              f"{self.num_arms}{', K: stop' if family.pure_exploration else ''})")
+        return values
+
+    def _checked_answer(self, bits: Any) -> np.ndarray:
+        """What ``answer`` returned, refused unless it is one bit (0 or 1, integer or bool) per arm and copy:
+        nothing is rounded, padded or cut."""
+        values = np.asarray(bits)
+        shape = (self.num, self.num_arms)
+        if values.shape != shape or values.dtype.kind not in "biu" or (values.size and (
+                values.min() < 0 or values.max() > 1)):
+            raise ValueError(f"{type(self).__name__}.answer must return one answer bit per copy and arm, an array "
+                             f"of shape (N, K) = {shape} of 0/1 integers or bools; got {values!r:.200}")
         return values
 
     def _checked_stops(self, stops: Any, family: Family) -> np.ndarray:
@@ -380,6 +425,24 @@ class Agent:
         stop)."""
         return None
 
+    def answer(self, obs: Obs) -> np.ndarray:
+        """The answer bits of every copy, ``(N, K)`` 0/1 integers indexed by arm, that the action submits with
+        ``select``'s arm (pure-exploration envs; the answer of the last step, or of the stop, is the one scored).
+        The default is the family's empirical answer: thresholding ``1{theta_hat_i >= theta}`` (an arm never
+        pulled: ``0 >= theta``); best arm and top K the m arms of largest empirical mean, an arm never pulled
+        ranking last, ties by the agent's tie rule. Called after ``select`` and ``stop`` on the same
+        observation; override it to answer otherwise (``top`` ranks with the tie rule)."""
+        family = family_of(obs)
+        if family is Family.THRESHOLDING:
+            means = obs["sums"].astype(np.float64) / np.maximum(obs["counts"].astype(np.float64), 1.0)
+            return (means >= obs["threshold"].astype(np.float64)).astype(np.int64)
+        if not family.answers_a_set:
+            raise ValueError(f"a {family.value!r} env takes no answer (only pure-exploration envs do)")
+        from bandit_gym.agents.ranking import top_m_answers
+
+        action = np.zeros((self.num, self.num_arms + 1), dtype=np.int64)
+        return top_m_answers(obs["m"], obs["counts"], obs["sums"], self._arm_order().arm_at, action)[:, 1:]
+
     def begin(self, obs: Obs, rows: np.ndarray) -> None:
         """Reset the per-copy state of the copies ``rows`` that start a new episode."""
 
@@ -397,6 +460,28 @@ class Agent:
     def argmin(self, values: np.ndarray) -> np.ndarray:
         """The arm of smallest ``values`` in every copy, ties as in ``argmax``."""
         return self._best_of(values, False)
+
+    def top(self, values: np.ndarray, count: Any, among: np.ndarray | None = None) -> np.ndarray:
+        """Bits ``(N, K)`` of the ``count`` largest ``values`` in every copy (``count`` one number, or one per
+        copy), among the arms where ``among`` (an ``(N, K)`` bool mask; default every arm) is True: exactly
+        ``min(count, arms among)`` ones per copy, as bools. Ties follow ``tie_break``, as in ``argmax``: with
+        ``"random"`` every tied arm is kept with equal probability. -inf ranks below every finite value, still
+        above the arms outside ``among``; ``values`` should hold no NaN."""
+        values = np.asarray(values, dtype=np.float64)
+        shape = (self.num, self.num_arms)
+        if values.shape != shape or not self.num:
+            raise ValueError(f"values must have shape (N, K) = {shape} (copies, arms of the observation being acted "
+                             f"on: call top from select, stop or answer), got {values.shape}")
+        eligible = np.ones(shape, dtype=bool) if among is None else np.asarray(among, dtype=bool)
+        if eligible.shape != shape:
+            raise ValueError(f"among must be a bool mask of shape (N, K) = {shape}, got {eligible.shape}")
+        wanted = np.broadcast_to(np.asarray(count), (self.num,)).astype(np.int64)
+        # by position in the copy's arm order (the tie rule), then by value, the eligible first
+        position = self._arm_order().position_of
+        order = np.lexsort((position, np.where(eligible, -values, 0.0), ~eligible), axis=1)
+        rank = np.empty_like(order)
+        np.put_along_axis(rank, order, np.broadcast_to(np.arange(self.num_arms), shape), axis=1)
+        return eligible & (rank < wanted[:, None])
 
     def _best_of(self, values: np.ndarray, largest: bool) -> np.ndarray:
         values = np.asarray(values)

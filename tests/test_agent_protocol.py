@@ -157,3 +157,124 @@ def test_both_agents_run_on_dask(user_module: object, tmp_path: Path) -> None:
             cluster, distributed.Client(cluster):
         result = run_experiment(spec, jobs=2, backend="dask", progress=False)
     assert pulls_of(result) == {"my_rules:LeastPulled": 300.0, "my_rules:StopAtFive": 100.0}
+
+
+class LeastPulledSet(Agent):
+    """``select`` + ``answer``: the least pulled arm, and an answer of its own (the m least pulled arms; on the
+    thresholding bandit every arm pulled at least twice)."""
+
+    families = ("thresholding", "best_arm", "top_k")
+
+    def select(self, obs: dict) -> np.ndarray:
+        return self.argmin(obs["counts"])
+
+    def answer(self, obs: dict) -> np.ndarray:
+        if "m" not in obs:
+            return (obs["counts"] >= 2).astype(np.int64)
+        return self.top(-obs["counts"], obs["m"][:, 0].astype(np.int64)).astype(np.int64)
+
+
+def submitted(env_id: str, kwargs: dict[str, object], agent: Agent, steps: int = 7) -> list[tuple[np.ndarray,
+                                                                                                    np.ndarray]]:
+    """(obs counts, action) of the first ``steps`` steps of a 3-copy vector env."""
+    env = gym.make_vec(env_id, num_envs=3, vectorization_mode="vector_entry_point", **kwargs)
+    obs, _ = env.reset(seed=0)
+    agent.reset(seed=2)
+    seen = []
+    for _ in range(steps):
+        action = agent.act(obs).copy()
+        seen.append((obs["counts"].copy(), action))
+        obs, *_ = env.step(action)
+    return seen
+
+
+@pytest.mark.parametrize("family", ["thresholding", "best_arm", "top_k"])
+def test_an_answer_of_its_own_is_submitted(family: str) -> None:
+    env_id, kwargs = FAMILY_ENVS[family]
+    for counts, action in submitted(env_id, kwargs, LeastPulledSet()):
+        bits = action[:, 1:]
+        if family == "thresholding":
+            np.testing.assert_array_equal(bits, counts >= 2)
+        else:  # m ones, all on arms of the fewest pulls
+            m = 1 if family == "best_arm" else 10  # TopKIdentification-v0's default k
+            assert (bits.sum(axis=1) == m).all()
+            chosen = np.where(bits == 1, counts, -1).max(axis=1)
+            unchosen = np.where(bits == 0, counts, np.inf).min(axis=1)
+            assert (chosen <= unchosen).all()
+
+
+@pytest.mark.parametrize("family", ["thresholding", "best_arm", "top_k"])
+def test_the_default_answer_is_the_empirical_one_the_fast_path_submits(family: str) -> None:
+    class Plain(Agent):  # the default answer, called as a user would
+        families = ("thresholding", "best_arm", "top_k")
+
+        def select(self, obs: dict) -> np.ndarray:
+            self.called.append(Agent.answer(self, obs))
+            return self.argmin(obs["counts"])
+
+    agent = Plain()
+    agent.called = []
+    env_id, kwargs = FAMILY_ENVS[family]
+    for called, (_, action) in zip(agent.called, submitted(env_id, kwargs, agent, steps=40), strict=True):
+        np.testing.assert_array_equal(called, action[:, 1:])
+
+
+def test_answer_is_checked() -> None:
+    env = gym.make_vec("BestArmIdentification-v0", num_envs=3, vectorization_mode="vector_entry_point")
+    obs, _ = env.reset(seed=0)
+    k = env.unwrapped.engine.num_arms
+    for returned in (np.ones((3, k - 1), int), np.full((3, k), 0.5), np.full((3, k), np.nan), np.full((3, k), 2),
+                     np.ones(k, int), np.full((3, k), -1)):
+        class Bad(LeastPulledSet):
+            def answer(self, obs: dict, returned: object = returned) -> object:
+                return returned
+
+        with pytest.raises(ValueError, match=r"Bad\.answer must return one answer bit per copy and arm, an array of "
+                                             rf"shape \(N, K\) = \(3, {k}\) of 0/1 integers or bools"):
+            Bad().act(obs)
+
+
+@pytest.mark.parametrize("parent", ["LSA", "Uniform", "UGapEb", "AdaptiveTopK"])
+def test_a_subclass_that_overrides_answer_is_played_through_it(parent: str) -> None:
+    from bandit_gym.agents import AGENTS
+
+    cls = AGENTS[parent]
+    family = cls.families[0] if parent != "AdaptiveTopK" else "top_k"
+    env_id, kwargs = FAMILY_ENVS[str(family)]
+    params = {"a": 1.0} if parent == "UGapEb" else {}
+
+    class AllOnes(cls):  # type: ignore[misc,valid-type]
+        def answer(self, obs: dict) -> np.ndarray:
+            return np.ones(obs["counts"].shape, dtype=np.int64)
+
+    for _, action in submitted(env_id, kwargs, AllOnes(**params)):
+        assert (action[:, 1:] == 1).all()
+    # the override changes nothing but the answer: the same arms as the parent's
+    ours = [action[:, 0] for _, action in submitted(env_id, kwargs, AllOnes(**params), steps=30)]
+    theirs = [action[:, 0] for _, action in submitted(env_id, kwargs, cls(**params), steps=30)]
+    np.testing.assert_array_equal(ours, theirs)
+
+
+def test_top_keeps_count_arms_among_the_mask_and_ties_at_random() -> None:
+    class Probe(Agent):
+        families = ("best_arm",)
+
+        def select(self, obs: dict) -> np.ndarray:
+            return self.argmin(obs["counts"])
+
+    env = gym.make_vec("BestArmIdentification-v0", num_envs=2000, vectorization_mode="vector_entry_point",
+                       means=[0.2, 0.4, 0.6, 0.8])
+    obs, _ = env.reset(seed=0)
+    agent = Probe()
+    agent.reset(seed=0)
+    agent.act(obs)
+    values = np.tile([1.0, 3.0, 3.0, -np.inf], (2000, 1))
+    among = np.tile([True, True, True, False], (2000, 1))
+    kept = agent.top(values, 2, among)
+    assert (kept.sum(axis=1) == 2).all() and not kept[:, 3].any()
+    assert kept[:, 1:3].all()  # the two 3s
+    one = agent.top(values, 1, among)  # a tie between arms 1 and 2: each about half the time
+    assert one[:, 1:3].sum(axis=1).tolist() == [1] * 2000 and 900 < one[:, 1].sum() < 1100
+    assert (agent.top(values, 3, ~among)[:, 3]).all()  # -inf still ranks above the arms outside the mask
+    with pytest.raises(ValueError, match=r"values must have shape \(N, K\) = \(2000, 4\)"):
+        agent.top(values[:, :3], 1)

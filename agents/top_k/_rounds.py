@@ -7,7 +7,7 @@ from typing import ClassVar
 import numpy as np
 
 from bandit_gym.agents._batch import most_owed_first
-from bandit_gym.agents.base import Agent, Obs
+from bandit_gym.agents.base import Agent, Obs, plays
 from bandit_gym.families import Family
 
 #: arm status
@@ -108,6 +108,7 @@ class RoundAgent(Agent):
         owed = self._owed(self.relabel(obs))
         return self.to_arms(most_owed_first(owed, obs["budget_left"][:, 0].astype(np.int64)))
 
+    @plays("answer")
     def _act_batch(self, obs: Obs, last: np.ndarray, family: Family) -> np.ndarray:
         owed = self._owed(self.relabel(obs))
         position = np.argmax(owed, axis=1)  # the most owed, the first position on ties
