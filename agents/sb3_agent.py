@@ -9,7 +9,7 @@ import numpy as np
 
 from bandit_gym import _validation as check
 from bandit_gym.agents.base import Agent, Obs
-from bandit_gym.families import Family
+from bandit_gym.families import Family, contract
 
 ALGORITHMS = ("PPO", "DQN", "A2C")
 """SB3 classes a saved model may be loaded with."""
@@ -300,10 +300,8 @@ class SB3Agent(Agent):
         """The family's empirical answer bits, ``(N, K)``: thresholding ``1{theta_hat_i >= theta}``; best arm and
         top K the m largest empirical means, an arm never pulled last, ties by the agent's tie rule (as every
         agent's empirical answer)."""
-        if not family.answers_a_set:  # thresholding
-            from bandit_gym.envs.thresholding import empirical_answer
-
-            return empirical_answer(obs)
+        if not family.answers_a_set:  # thresholding: the family's rule, one arm at a time (no ties)
+            return contract(family).answer_rule()(obs)
         from bandit_gym.agents.ranking import top_m_answers
 
         n, k = obs["counts"].shape

@@ -1,4 +1,4 @@
-"""Worker of tests/test_agent_obs_checks.py: hands every agent damaged observations and prints one JSON line per
+"""Worker of tests/agents/test_obs_checks.py: hands every agent damaged observations and prints one JSON line per
 case. Run in a subprocess (``python -m tests._obs_probe``), so that a crash of compiled code fails the test (the
 last case is on stderr)."""
 

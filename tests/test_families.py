@@ -4,6 +4,7 @@ envs, the engine and plotting agree with; one lookup; agents' families are check
 from __future__ import annotations
 
 import gymnasium as gym
+import numpy as np
 import pytest
 
 import bandit_gym
@@ -72,3 +73,31 @@ def test_a_results_table_carries_its_family_and_plotting_reads_it_without_an_env
     assert results_family(summary.assign(env="SomeoneElses-v0")) == "top_k"  # not registered here: the column
     assert results_family(summary.assign(env="CorrelatedBestArm-v0")) == "correlated"
     assert results_family(summary.drop(columns="family").assign(env="SomeoneElses-v0")) == "unknown"
+
+
+@pytest.mark.parametrize("family", list(Family))
+def test_the_contract_composes_the_action_the_env_takes(family: Family) -> None:
+    rules = CONTRACTS[family]
+    env_id = {"thresholding": "ThresholdingBandit-v0", "threshold": "ThresholdBandit-v0", "best_arm":
+              "BestArmIdentification-v0", "top_k": "TopKIdentification-v0", "multi_armed": "MultiArmedBandit-v0"}
+    env = gym.make_vec(env_id[family.value], num_envs=3, vectorization_mode="vector_entry_point")
+    obs, _ = env.reset(seed=0)
+    k = obs["counts"].shape[1]
+    arms = np.array([0, 1, 1])
+    if not family.pure_exploration:
+        assert rules.empirical_answer is None
+        with pytest.raises(ValueError, match="takes no answer"):
+            rules.answer_rule()
+        with pytest.raises(ValueError, match="no answer and has no stop"):
+            rules.compose_action(arms, np.zeros((3, k)))
+        action = rules.compose_action(arms)
+    else:
+        bits = rules.answer_rule()(obs, np.random.default_rng(0))
+        assert bits.shape == (3, k) and set(np.unique(bits)) <= {0, 1}
+        action = rules.compose_action(arms, bits, stop=np.array([False, True, False]))
+        assert action.shape == (3, k + 1) and action[:, 0].tolist() == [0, k, 1]
+        np.testing.assert_array_equal(action[:, 1:], bits)
+        single = rules.compose_action(2, bits[0])
+        assert single.shape == (k + 1,) and single[0] == 2
+    assert env.action_space.contains(action)
+    env.step(action)

@@ -11,12 +11,13 @@ from gymnasium.vector import VectorEnv, VectorWrapper
 from gymnasium.vector.utils import batch_space
 
 from bandit_gym.envs._base import engine_of
+from bandit_gym.families import Contract, contract
 from bandit_gym.wrappers._trackers import pure_exploration_engine, refuse_time_limits_below
 
 
-def _check_family(env: Any) -> Any:
-    pure_exploration_engine(env, "EmpiricalAnswer")
-    return env.unwrapped
+def _family_contract(env: Any) -> Contract:
+    """The contract of a pure-exploration env's family (a ValueError for an online env)."""
+    return contract(pure_exploration_engine(env, "EmpiricalAnswer").family)
 
 
 TIE_STREAM = 0x71E5
@@ -34,8 +35,9 @@ def tie_generator(seed: Any, current: np.random.Generator) -> np.random.Generato
 
 class EmpiricalAnswer(gym.Wrapper, gym.utils.RecordConstructorArgs):
     """Expose ``Discrete(K)`` (``Discrete(K + 1)`` with ``allow_stop=True``, K meaning stop) on a
-    pure-exploration env, and submit the env's empirical answer rule (thresholding: ``1{theta_hat_i >= theta}``;
-    best arm and top K: the m largest empirical means among pulled arms) computed from the latest observation.
+    pure-exploration env, and submit its family's empirical answer (the family contract's ``empirical_answer``:
+    thresholding ``1{theta_hat_i >= theta}``; best arm and top K the m largest empirical means among pulled
+    arms) computed from the latest observation, composed into the env's action by the contract.
     For DQN, and for students who only choose arms.
 
     Ties between arms in the answer are broken at random by the wrapper's own generator (``ties``), seeded at
@@ -49,7 +51,8 @@ class EmpiricalAnswer(gym.Wrapper, gym.utils.RecordConstructorArgs):
     def __init__(self, env: gym.Env, allow_stop: bool = False) -> None:
         gym.utils.RecordConstructorArgs.__init__(self, allow_stop=allow_stop)
         gym.Wrapper.__init__(self, env)
-        self._rule = _check_family(env).empirical_answer
+        self._contract = _family_contract(env)
+        self._rule = self._contract.answer_rule()
         refuse_time_limits_below(env, engine_of(env), "EmpiricalAnswer")
         #: the full action submitted at the last step (None before the first)
         self.last_action: np.ndarray | None = None
@@ -70,7 +73,7 @@ class EmpiricalAnswer(gym.Wrapper, gym.utils.RecordConstructorArgs):
             raise ValueError(f"action={action!r} is not in {self.action_space}")
         if self._obs is None:
             raise RuntimeError("step() was called before reset(); call reset() first")
-        full = np.concatenate([[int(action)], self._rule(self._obs, self.ties)])
+        full = self._contract.compose_action(int(action), self._rule(self._obs, self.ties))
         self.last_action = full
         self._obs, reward, terminated, truncated, info = self.env.step(full)
         return self._obs, reward, terminated, truncated, info
@@ -82,7 +85,8 @@ class EmpiricalAnswerVector(VectorWrapper):
 
     def __init__(self, env: VectorEnv, allow_stop: bool = False) -> None:
         super().__init__(env)
-        self._rule = _check_family(env).empirical_answer
+        self._contract = _family_contract(env)
+        self._rule = self._contract.answer_rule()
         #: the full actions submitted at the last step (None before the first)
         self.last_action: np.ndarray | None = None
         k = engine_of(env).num_arms
@@ -107,7 +111,7 @@ class EmpiricalAnswerVector(VectorWrapper):
             raise ValueError(f"actions must lie in 0..{self.num_choices - 1}, got {arms}")
         if self._obs is None:
             raise RuntimeError("step() was called before reset(); call reset() first")
-        full = np.concatenate([arms[:, None], self._rule(self._obs, self.ties)], axis=1)
+        full = self._contract.compose_action(arms, self._rule(self._obs, self.ties))
         self.last_action = full
         self._obs, rewards, terminated, truncated, info = self.env.step(full)
         return self._obs, rewards, terminated, truncated, info

@@ -9,6 +9,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
 
+from bandit_gym.families import contract
 from bandit_gym.wrappers._trackers import pure_exploration_engine, refuse_time_limits_below
 
 UNSHAPED = "unshaped_reward"
@@ -19,7 +20,7 @@ class ShapedLoss(gym.Wrapper, gym.utils.RecordConstructorArgs):
     """Pay, at every pull, the decrease of the loss of the current empirical answer.
 
     With ``L_t`` the env's loss (its ``loss=``: aggregate regret, simple regret or error) of the empirical answer
-    after t pulls (``env.unwrapped.empirical_answer``, the rule ``EmpiricalAnswer`` submits), scored on the true
+    after t pulls (the family contract's ``empirical_answer``, the rule ``EmpiricalAnswer`` submits), scored on the true
     instance, the reward of a pull step is ``r_t + L_(t-1) - L_t`` and that of the step that ends the episode
     (the answer step, a stop, or the cap of a fixed-confidence env) ``r_t + L_(t-1)``, where ``r_t`` is the env's
     own reward (0 or minus the sample cost on a pull, minus the loss of the submitted answer at the end). This is
@@ -40,8 +41,7 @@ class ShapedLoss(gym.Wrapper, gym.utils.RecordConstructorArgs):
         gym.Wrapper.__init__(self, env)
         self._engine = pure_exploration_engine(env, "ShapedLoss")
         refuse_time_limits_below(env, self._engine, "ShapedLoss")
-        unwrapped: Any = env.unwrapped  # every pure-exploration env has the empirical rule
-        self._rule = unwrapped.empirical_answer
+        self._rule = contract(self._engine.family).answer_rule()
         #: the loss of the current empirical answer, ``L_t`` (None before a reset and after an episode ends)
         self.potential_loss: float | None = None
 
@@ -79,8 +79,7 @@ class ShapedLossVector(VectorWrapper):
     def __init__(self, env: VectorEnv) -> None:
         super().__init__(env)
         self._engine = pure_exploration_engine(env, "ShapedLossVector")
-        unwrapped: Any = env.unwrapped  # every pure-exploration env has the empirical rule
-        self._rule = unwrapped.empirical_answer
+        self._rule = contract(self._engine.family).answer_rule()
         self._same_step = env.metadata.get("autoreset_mode") == AutoresetMode.SAME_STEP
         self._autoreset = np.zeros(env.num_envs, dtype=bool)
         #: the loss of each copy's current empirical answer, ``L_t``, ``(N,)``

@@ -45,6 +45,16 @@ class SequentialHalving(Agent):
     Plays best-arm identification (fixed budget; epsilon is not an input) and top-K identification
     (``TopKIdentification-v0``, with the m of its observation). Not anytime: it reads the budget T when an
     episode begins.
+
+    K = 4 arms and T = 40: two rounds of 5 pulls per arm (20), then 10 per survivor (20); arm 2 always pays 1:
+
+        >>> import gymnasium as gym
+        >>> from bandit_gym.agents import SequentialHalving
+        >>> from bandit_gym.rollout import play_episode
+        >>> env = gym.make("BestArmIdentification-v0", means=[0.0, 0.0, 1.0, 0.0], budget=40, loss="error")
+        >>> result = play_episode(env, SequentialHalving(), seed=0)
+        >>> int(result["pulls"]), float(result["error"])
+        (40, 0.0)
     """
 
     families: ClassVar[tuple[str, ...]] = ("best_arm", "top_k")

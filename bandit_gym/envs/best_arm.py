@@ -16,29 +16,11 @@ from bandit_gym.envs import _render
 from bandit_gym.envs._base import BanditEnv, BanditVectorEnv, Info
 from bandit_gym.envs.thresholding import ThresholdingEngine
 from bandit_gym.families import Family
+from bandit_gym.families.best_arm import top_m_answer
 from bandit_gym.instances import AUDIBERT2010_PROBLEMS, best_arm_complexity, gap_complexity
 
 SETTINGS = ("fixed_budget", "fixed_confidence")
 BEST_ARM_LOSSES = ("simple_regret", "error")
-
-
-def top_m_answer(obs: dict[str, np.ndarray], rng: np.random.Generator | None = None) -> np.ndarray:
-    """The m arms of largest empirical mean as answer bits (single or batched observation). Arms never pulled
-    (``counts`` 0, where the observation's mean reads 0) rank below every pulled arm, so that with negative
-    rewards an untried arm is not preferred; the agents' own answers follow the same rule. Ties: at random from
-    ``rng`` (each tied arm equally likely, so the rule does not depend on the arms' positions), or the smaller
-    index first without one."""
-    means = np.atleast_2d(np.asarray(obs["means"], dtype=np.float64))
-    if "counts" in obs:
-        means = np.where(np.atleast_2d(np.asarray(obs["counts"])) > 0, means, -np.inf)
-    m = np.atleast_2d(np.asarray(obs["m"]))[:, 0].astype(np.int64)
-    if rng is None:
-        order = np.argsort(-means, axis=1, kind="stable")
-    else:
-        order = np.lexsort((rng.random(means.shape), -means), axis=1)
-    rank = np.argsort(order, axis=1)
-    bits = (rank < m[:, None]).astype(np.int64)
-    return bits[0] if np.ndim(obs["means"]) == 1 else bits
 
 
 class BestArmEngine(ThresholdingEngine):

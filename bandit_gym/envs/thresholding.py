@@ -18,6 +18,7 @@ from bandit_gym._validation import MAX_BUDGET
 from bandit_gym.envs import _render
 from bandit_gym.envs._base import BanditEnv, BanditVectorEnv, Engine, Info, draw_means
 from bandit_gym.families import Family
+from bandit_gym.families.thresholding import empirical_answer
 from bandit_gym.instances import BudgetRange, Preset, oracle_values
 from bandit_gym.streams import stream_seeds, stream_uniforms
 
@@ -37,18 +38,6 @@ MeansSampler = Callable[[np.random.Generator, int], np.ndarray]
 ARM_DISTRIBUTIONS = ("bernoulli", "gaussian", "custom")
 DEFAULT_MEANS = (0.2, 0.25, 0.3, 0.35, 0.45, 0.55, 0.65, 0.7, 0.75, 0.8)
 LOSSES = ("aggregate", "simple")
-
-
-def empirical_answer(obs: dict[str, np.ndarray], rng: np.random.Generator | None = None) -> np.ndarray:
-    """The empirical rule ``d_i = 1{theta_hat_i >= theta}`` from an observation (single or batched). Each arm is
-    answered on its own, so there are no ties between arms (``rng`` is accepted for the signature of the
-    best-arm rule and unused).
-
-    An arm never pulled has empirical mean 0 in the observation and is therefore answered by comparing 0 with
-    theta."""
-    means = np.asarray(obs["means"], dtype=np.float64)
-    threshold = np.asarray(obs["threshold"], dtype=np.float64)
-    return (means >= threshold).astype(np.int64)
 
 
 def _check_distributions(distributions: Any, means: Any, arm_distribution: str | None) -> list[Any]:

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
 
 from bandit_gym.families._family import Family
 
@@ -11,6 +14,27 @@ COMMON_SCALAR_KEYS = ("budget_left", "last_arm")
 """The observation keys of every family that hold one value per copy: the pulls left, the arm pulled last."""
 COMMON_ARM_KEYS = ("counts", "sums", "means")
 """The observation keys of every family that hold one value per arm: pulls, sums of the values seen, means."""
+
+
+def pure_exploration_action(arms: Any, answer: Any = None, stop: Any = None) -> np.ndarray:
+    """The action of a pure-exploration env, ``[arm or K (stop), answer bits]``, from the arms (one per copy, or
+    one number), the answer bits (``(K,)`` or ``(N, K)``; required) and where to stop (bools, or None: nowhere).
+    Single: ``(K + 1,)``; batched: ``(N, K + 1)``; int64."""
+    if answer is None:
+        raise ValueError("a pure-exploration action needs the answer bits (answer=...)")
+    bits = np.asarray(answer, dtype=np.int64)
+    arm = np.asarray(arms, dtype=np.int64)
+    if stop is not None:
+        arm = np.where(np.asarray(stop, dtype=bool), bits.shape[-1], arm)
+    return np.concatenate([arm[..., None], bits], axis=-1)
+
+
+def online_action(arms: Any, answer: Any = None, stop: Any = None) -> np.ndarray:
+    """The action of an online env (the threshold bandit, the multi-armed bandit): the arm, as it is. An online
+    env takes no answer and has no stop."""
+    if answer is not None or (stop is not None and np.any(stop)):
+        raise ValueError("an online env's action is the arm alone: it takes no answer and has no stop")
+    return np.asarray(arms, dtype=np.int64)
 
 
 @dataclass(frozen=True)
@@ -41,16 +65,29 @@ class Contract:
     marker: str | None
     #: what an action is: the arm to pull, or (arm or stop, answer bits)
     action: str
-    #: the answer an episode is scored on, and the empirical one filled in when an agent gives none
+    #: the answer an episode is scored on, and the empirical one filled in when an agent gives none (in words;
+    #: the code is ``empirical_answer``)
     answer: str
     #: the per-run metrics an experiment records, the main one (the default) first
     metric_names: tuple[str, ...]
     #: the constructor argument that sets the pulls of an episode (its budget, or its horizon T)
     horizon_argument: str
+    #: ``compose_action(arms, answer=None, stop=None)``: the env's action from the arms, the answer bits and where
+    #: to stop (``pure_exploration_action`` or ``online_action``)
+    compose_action: Callable[..., np.ndarray] = online_action
+    #: ``empirical_answer(obs, rng=None)``: the answer bits the family fills in for an agent that gives none (the
+    #: ``EmpiricalAnswer`` wrapper submits it), single or batched; None for an online family
+    empirical_answer: Callable[..., np.ndarray] | None = None
     #: metric -> how it is plotted
     axes: Mapping[str, MetricAxes] = field(default_factory=dict)
     #: further observation keys, read only by the agents that need them (the threshold bandit's level counts)
     more_keys: tuple[str, ...] = ()
+
+    def answer_rule(self) -> Callable[..., np.ndarray]:
+        """``empirical_answer``, or a ValueError for an online family, which takes no answer."""
+        if self.empirical_answer is None:
+            raise ValueError(f"a {self.family.value!r} env takes no answer (it is online)")
+        return self.empirical_answer
 
     @property
     def default_metric(self) -> str:

@@ -2,8 +2,30 @@
 
 from __future__ import annotations
 
-from bandit_gym.families._contract import Contract, MetricAxes
+import numpy as np
+
+from bandit_gym.families._contract import Contract, MetricAxes, pure_exploration_action
 from bandit_gym.families._family import Family
+
+
+def top_m_answer(obs: dict[str, np.ndarray], rng: np.random.Generator | None = None) -> np.ndarray:
+    """The m arms of largest empirical mean as answer bits (single or batched observation). Arms never pulled
+    (``counts`` 0, where the observation's mean reads 0) rank below every pulled arm, so that with negative
+    rewards an untried arm is not preferred; the agents' own answers follow the same rule. Ties: at random from
+    ``rng`` (each tied arm equally likely, so the rule does not depend on the arms' positions), or the smaller
+    index first without one."""
+    means = np.atleast_2d(np.asarray(obs["means"], dtype=np.float64))
+    if "counts" in obs:
+        means = np.where(np.atleast_2d(np.asarray(obs["counts"])) > 0, means, -np.inf)
+    m = np.atleast_2d(np.asarray(obs["m"]))[:, 0].astype(np.int64)
+    if rng is None:
+        order = np.argsort(-means, axis=1, kind="stable")
+    else:
+        order = np.lexsort((rng.random(means.shape), -means), axis=1)
+    rank = np.argsort(order, axis=1)
+    bits = (rank < m[:, None]).astype(np.int64)
+    return bits[0] if np.ndim(obs["means"]) == 1 else bits
+
 
 _BUDGET_LOG2 = "budget n (pulls, log2 scale)"
 
@@ -16,6 +38,8 @@ CONTRACT = Contract(
     answer="a set of exactly m arms; empirical: the m largest means (ties at random)",
     metric_names=("error", "regret", "pulls"),
     horizon_argument="budget",
+    empirical_answer=top_m_answer,
+    compose_action=pure_exploration_action,
     axes={
         "error": MetricAxes("P(error): simple regret > epsilon", xlabel=_BUDGET_LOG2, xscale="log2", rate=True),
         "regret": MetricAxes("simple regret mu_(m) - min of the answer's means", xlabel=_BUDGET_LOG2,

@@ -2,8 +2,23 @@
 
 from __future__ import annotations
 
-from bandit_gym.families._contract import Contract, MetricAxes
+import numpy as np
+
+from bandit_gym.families._contract import Contract, MetricAxes, pure_exploration_action
 from bandit_gym.families._family import Family
+
+
+def empirical_answer(obs: dict[str, np.ndarray], rng: np.random.Generator | None = None) -> np.ndarray:
+    """The empirical rule ``d_i = 1{theta_hat_i >= theta}`` from an observation (single or batched). Each arm is
+    answered on its own, so there are no ties between arms (``rng`` is accepted for the signature of the
+    best-arm rule and unused).
+
+    An arm never pulled has empirical mean 0 in the observation and is therefore answered by comparing 0 with
+    theta."""
+    means = np.asarray(obs["means"], dtype=np.float64)
+    threshold = np.asarray(obs["threshold"], dtype=np.float64)
+    return (means >= threshold).astype(np.int64)
+
 
 CONTRACT = Contract(
     family=Family.THRESHOLDING,
@@ -14,6 +29,8 @@ CONTRACT = Contract(
     answer="one bit per arm, 'mu_i >= theta'; empirical: 1{mean_i >= theta} (an arm never pulled: 0 >= theta)",
     metric_names=("aggregate_regret", "error"),
     horizon_argument="budget",
+    empirical_answer=empirical_answer,
+    compose_action=pure_exploration_action,
     axes={
         "aggregate_regret": MetricAxes("aggregate regret / K (log scale)", yscale="log", per_arm=True),
         "error": MetricAxes("P(error): some arm misclassified", rate=True),

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from bandit_gym.families._contract import Contract, MetricAxes
+from bandit_gym.families._contract import Contract, MetricAxes, pure_exploration_action
 from bandit_gym.families._family import Family
+from bandit_gym.families.best_arm import top_m_answer
 
 _BUDGET = "total budget Q (log scale)"
 
@@ -16,6 +17,8 @@ CONTRACT = Contract(
     answer="a set of exactly K arms; empirical: the K largest means (ties at random)",
     metric_names=("error", "regret", "pulls"),
     horizon_argument="budget",
+    empirical_answer=top_m_answer,
+    compose_action=pure_exploration_action,
     axes={
         "error": MetricAxes("failure probability P(R > epsilon)", xlabel=_BUDGET, xscale="log", rate=True),
         "regret": MetricAxes("top-K aggregate regret R", xlabel=_BUDGET, xscale="log"),

@@ -15,7 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from bandit_gym.experiments import AgentSpec, ExperimentSpec
+from bandit_gym.plotting import COLORS, MARKERS, _figure, _finish
 from bandit_gym.reproduce._common import Report, markdown_table, run_specs, with_agents
 
 
@@ -94,7 +97,6 @@ def reproduce_abernethy2016(
     m) and ``censored.png`` (regret against m, one curve per threshold order and algorithm). ``agents`` are
     added to every experiment, parts (a) and (b) (``with_agents``), as rows of every table and curves of both
     figures."""
-    from bandit_gym.plotting import plot_regret_against_horizon, plot_regret_against_levels
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -137,3 +139,44 @@ def regret_markdown(summary: Any, runs: int) -> str:
                                    sort=False)
         lines += markdown_table(pivot, lambda c: f"m={c}")
     return "\n".join(lines)
+
+
+# ----------------------------------------------------------------------------------------- figures
+def _band(ax: Any, x: Any, curve: Any, label: str, i: int) -> None:
+    color = COLORS[i % len(COLORS)]
+    ax.plot(x, curve["mean"], marker=MARKERS[i % len(MARKERS)], markersize=4, color=color, label=label)
+    ax.fill_between(x, np.maximum(curve["ci_low"], 1e-3), curve["ci_high"], color=color, alpha=0.2, linewidth=0)
+
+
+def plot_regret_against_horizon(summary: Any, path: str | Path, title: str = "") -> Path:
+    """One panel per number of levels m: mean cumulative pseudo-regret against the horizon T (log-log), a 95%
+    confidence band per agent."""
+    rows = summary[summary["metric"] == "regret"]
+    levels = sorted(set(rows["levels"]))
+    fig, axes = _figure(len(levels))
+    for ax, m in zip(axes, levels, strict=True):
+        panel = rows[rows["levels"] == m]
+        for i, (agent, curve) in enumerate(panel.groupby("agent", sort=False)):
+            _band(ax, curve["budget"], curve, agent, i)
+        ax.set(xscale="log", yscale="log", xlabel="T (horizon)", ylabel="cumulative pseudo-regret", title=f"m = {m}")
+        ax.grid(alpha=0.3, which="both")
+    return _finish(fig, axes, path, title)
+
+
+def plot_regret_against_levels(summary: Any, path: str | Path, title: str = "") -> Path:
+    """Mean cumulative pseudo-regret at a fixed T against the number of levels m (log2 x-axis), one curve per
+    threshold order and agent, with 95% confidence bands; one panel per order and one with all curves."""
+    rows = summary[summary["metric"] == "regret"]
+    orders = list(dict.fromkeys(rows["order"]))
+    fig, axes = _figure(len(orders) + 1)
+    curves = list(rows.groupby(["order", "agent"], sort=False))
+    for i, ((order, agent), curve) in enumerate(curves):
+        label = f"{agent}, {order} thresholds"
+        _band(axes[orders.index(order)], curve["levels"], curve, label, i)
+        _band(axes[-1], curve["levels"], curve, label, i)
+    for ax, name in zip(axes, [*orders, "all"], strict=True):
+        ax.set(xscale="log", xlabel="m (threshold levels)", ylabel="cumulative pseudo-regret", title=name)
+        ax.set_xscale("log", base=2)
+        ax.grid(alpha=0.3, which="both")
+    axes[-1].set_yscale("log")
+    return _finish(fig, axes[-1:], path, title)

@@ -26,6 +26,7 @@ the paper does not give. Four parts:
 from __future__ import annotations
 
 import json
+import textwrap
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -33,8 +34,11 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from bandit_gym.experiments import AgentSpec, ExperimentSpec
 from bandit_gym.instances import CHEN2017_DATASETS
+from bandit_gym.plotting import _errorbars, _finish, _grid
 from bandit_gym.reproduce._common import Report, exact_error_intervals, markdown_table, run_specs, with_agents
 
 PRINTED = AgentSpec("AdaptiveTopK", {}, "AdaptiveTopK (as printed)")
@@ -257,7 +261,6 @@ def reproduce_chen2017(
     panel per K), ``clucb_variants.png``, ``sensitivity.csv`` and ``sensitivity.png``. ``agents`` are added to
     the experiments of Figures 1-4 (``chen2017_specs``), as rows of ``failure.md`` and curves of the figures; not
     to the tuning, the sensitivity study nor CLUCB-PAC's readings."""
-    from bandit_gym.plotting import plot_failure_against_budget, plot_failure_against_scale
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -301,3 +304,85 @@ def reproduce_chen2017(
     files = [out / "tuning.csv", out / "results.csv", out / "sensitivity.csv", out / "failure.md", *figures]
     return Report(summary=summary, figures=figures, seconds=time.perf_counter() - start, files=files,
                   extras={"tuning": tuning, "sensitivity": table, "choice": choice})
+
+
+# ----------------------------------------------------------------------------------------- figures
+def plot_failure_against_budget(summary: Any, path: str | Path, title: str = "", xlabel: str = "total budget Q",
+                                ylabel: str = "failure probability", panel: str = "K = {}") -> Path:
+    """One panel per value of the ``k`` column (titled ``panel.format(k)``): failure (or error) probability
+    against the total budget (log axis), one curve per agent with its 95% interval, dodged sideways by a few
+    percent (chen2017 Figures 1-4; hoffman2014 Figure 2 draws with it too)."""
+    rows = summary[summary["metric"] == "error"].copy()
+    rows["ci_low"], rows["ci_high"] = rows["ci_low"].clip(lower=0.0), rows["ci_high"].clip(upper=1.0)
+    ks = list(dict.fromkeys(rows["k"]))
+    fig, axes = _grid(len(ks), len(ks), width=4.2 if len(ks) > 1 else 6.5, height=3.6 if len(ks) > 1 else 4.6)
+    for ax, k in zip(axes, ks, strict=True):
+        agents = rows[rows["k"] == k].groupby("agent", sort=False)
+        for i, (agent, curve) in enumerate(agents):  # dodged by a few percent and styled apart: curves coincide
+            dodge = 1.0 + 0.04 * (i - (len(agents) - 1) / 2)
+            _errorbars(ax, curve["budget"] * dodge, curve, agent, i, linestyle=("-", "--", "-.", ":")[i % 4],
+                       markersize=6 - i % 4)
+        ax.set(xscale="log", xlabel=xlabel, ylabel=ylabel, ylim=(-0.02, 1.02), title=panel.format(k))
+        ax.grid(alpha=0.3, which="both")
+    return _finish(fig, axes, path, title)
+
+
+def plot_failure_against_scale(table: Any, path: str | Path, title: str = "",
+                               chosen: tuple[str, float] | None = None) -> Path:
+    """chen2017's sensitivity study: one panel per dataset (rows) and K (columns), failure probability against
+    the scale of AdaptiveTopK's round sizes (log2 axis), one curve per budget (colour) and schedule (line style),
+    with 95% intervals, the schedules dodged sideways by a few percent; ``chosen = (schedule, scale)`` is ringed.
+    ``table`` has the columns dataset, k, schedule, scale, budget, mean, ci_low, ci_high."""
+    table = table.copy()
+    table["ci_low"], table["ci_high"] = table["ci_low"].clip(lower=0.0), table["ci_high"].clip(upper=1.0)
+    panels = list(dict.fromkeys(zip(table["dataset"], table["k"], strict=True)))
+    ks = list(dict.fromkeys(table["k"]))
+    budgets = sorted(set(table["budget"]))
+    schedules = list(dict.fromkeys(table["schedule"]))
+    fig, axes = _grid(len(panels), len(ks), width=4.4 if len(ks) > 1 else 6.5, height=3.4 if len(ks) > 1 else 4.6)
+    for ax, (dataset, k) in zip(axes, panels, strict=True):
+        panel = table[(table["dataset"] == dataset) & (table["k"] == k)]
+        for (schedule, budget), curve in panel.groupby(["schedule", "budget"], sort=False):
+            s = schedules.index(schedule)
+            curve = curve.sort_values("scale")
+            dodge = 1.0 + 0.05 * (s - (len(schedules) - 1) / 2)
+            _errorbars(ax, curve["scale"] * dodge, curve, f"{schedule}, Q = {budget:,}", budgets.index(budget),
+                       linestyle=("-", "--", ":", "-.")[s % 4], markersize=5 - s)
+            if chosen is not None and schedule == chosen[0]:
+                point = curve[curve["scale"] == chosen[1]]
+                ax.plot(point["scale"] * dodge, point["mean"], "o", markersize=11, markerfacecolor="none",
+                        markeredgecolor="black", label=f"tuned: {chosen[0]}, scale {_power_of_two(chosen[1])}")
+        ax.set_xscale("log", base=2)
+        ax.set(xlabel="scale of the round sizes", ylabel="failure probability", ylim=(-0.02, 1.02),
+               title=f"{dataset}, K = {k}")
+        ax.grid(alpha=0.3, which="both")
+    return _finish_columns(fig, axes, path, title, columns=len(budgets))
+
+
+def _power_of_two(value: float) -> str:
+    """``1/64`` for 1/64, ``2`` for 2, ``0.3`` otherwise."""
+    exponent = np.log2(value)
+    if exponent == round(exponent):
+        return f"1/{round(2.0 ** -exponent)}" if exponent < 0 else f"{round(value)}"
+    return f"{value:g}"
+
+
+def _finish_columns(fig: Any, axes: Any, path: str | Path, title: str, columns: int) -> Path:
+    """``_finish`` with a legend of ``columns`` columns (as many rows as it needs) and a wrapped title."""
+    import matplotlib.pyplot as plt
+
+    seen: dict[str, Any] = {}
+    for ax in axes:
+        for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
+            seen.setdefault(label, handle)
+    rows = -(-len(seen) // max(columns, 1))
+    fig.legend(list(seen.values()), list(seen), loc="lower center", ncol=max(columns, 1), fontsize=8, frameon=False)
+    width = fig.get_size_inches()[0]
+    if title:
+        fig.suptitle("\n".join(textwrap.wrap(title, width=max(int(width * 11), 40))))
+    height = fig.get_size_inches()[1]
+    fig.tight_layout(rect=(0, min(0.4, (0.25 + 0.2 * rows) / height), 1, 1))
+    path = Path(path)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path

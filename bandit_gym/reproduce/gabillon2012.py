@@ -28,6 +28,7 @@ import numpy as np
 
 from bandit_gym.experiments import AgentSpec, ExperimentSpec
 from bandit_gym.instances import AUDIBERT2010_PROBLEMS, best_arm_complexity, gap_complexity
+from bandit_gym.plotting import _errorbars, _finish, _grid
 from bandit_gym.reproduce._common import Report, exact_error_intervals, markdown_table, run_specs, with_agents
 
 BUDGET_FACTORS = (0.5, 1.0, 2.0, 4.0)
@@ -248,7 +249,6 @@ def reproduce_gabillon2012(
     ``fixed_confidence.png`` (pulls and error against delta). ``agents`` (fixed-budget agents that answer the
     env's m arms) are added to the fixed-budget parts (a) and (b), as rows of ``fixed_budget.md`` and curves of
     ``fixed_budget.png`` and ``generality.png``; not to (c), fixed confidence, nor (d), UGapEb's Theorem 1."""
-    from bandit_gym.plotting import plot_error_against_budget, plot_fixed_confidence, plot_generality
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -272,3 +272,67 @@ def reproduce_gabillon2012(
     return Report(summary=summary, figures=figures, seconds=time.perf_counter() - start,
                   files=[out / "results.csv", out / "fixed_budget.md", out / "fixed_confidence.md",
                          out / "theorem1.md", *figures])
+
+
+# ----------------------------------------------------------------------------------------- figures
+def plot_error_against_budget(summary: Any, path: str | Path, title: str = "") -> Path:
+    """One panel per problem: probability of error against n / H_1 (log2 axis), one curve per agent with its
+    95% interval."""
+    rows = summary[summary["metric"] == "error"]
+    problems = list(dict.fromkeys(rows["problem"]))
+    fig, axes = _grid(len(problems), 4)
+    for ax, problem in zip(axes, problems, strict=True):
+        panel = rows[rows["problem"] == problem]
+        for i, (agent, curve) in enumerate(panel.groupby("agent", sort=False)):
+            _errorbars(ax, curve["budget"] / curve["H1"], curve, agent, i)
+        ax.set_xscale("log", base=2)
+        ax.set(xlabel="n / H_1", ylabel="P(error)", ylim=(-0.02, 1.0),
+               title=f"problem {problem} (K = {panel['num_arms'].iloc[0]}, H_1 = {panel['H1'].iloc[0]:.0f})")
+        ax.grid(alpha=0.3, which="both")
+    return _finish(fig, axes, path, title)
+
+
+def plot_generality(summary: Any, path: str | Path, title: str = "") -> Path:
+    """One panel per problem: probability of error for each (m, epsilon) at n = H_eps / 4, one marker per agent
+    (the m = 1 baseline SR and the m > 1 baseline SAR share a label: ``SR / SAR``)."""
+    rows = summary[summary["metric"] == "error"].copy()
+    rows["agent"] = rows["agent"].replace({"SR": "SR / SAR", "SAR": "SR / SAR"})
+    problems = list(dict.fromkeys(rows["problem"]))
+    fig, axes = _grid(len(problems), 4)
+    agents = list(dict.fromkeys(rows["agent"]))
+    for ax, problem in zip(axes, problems, strict=True):
+        panel = rows[rows["problem"] == problem]
+        cases = list(dict.fromkeys(zip(panel["m"], panel["epsilon"], strict=True)))
+        for agent, curve in panel.groupby("agent", sort=False):
+            i = agents.index(agent)
+            x = [cases.index(case) for case in zip(curve["m"], curve["epsilon"], strict=True)]
+            _errorbars(ax, x, curve, agent, i, offset=0.1 * (i - len(agents) / 2), line=False)
+        ax.set_xticks(range(len(cases)), [f"m={m}\neps={e:g}" for m, e in cases], fontsize=8)
+        ax.set(ylabel="P(error)", ylim=(-0.02, 1.0), title=f"problem {problem}")
+        ax.grid(alpha=0.3)
+    return _finish(fig, axes, path, title)
+
+
+def plot_fixed_confidence(summary: Any, path: str | Path, title: str = "") -> Path:
+    """One column per instance: pulls used against log(1/delta) with Theorem 2's scale H_eps log(H_eps/delta) (top),
+    and the empirical error with its 95% interval against delta, next to the line error = delta (bottom)."""
+    instances = list(dict.fromkeys(summary["experiment"]))
+    fig, axes = _grid(2 * len(instances), len(instances))
+    for j, name in enumerate(instances):
+        panel = summary[summary["experiment"] == name]
+        pulls_ax, error_ax = axes[j], axes[len(instances) + j]
+        for i, (agent, rows) in enumerate(panel.groupby(panel["agent"].str.split("(").str[0], sort=False)):
+            delta = rows["agent"].str.extract(r"delta=([0-9.]+)")[0].astype(float)
+            pulls, error = rows["metric"] == "pulls", rows["metric"] == "error"
+            _errorbars(pulls_ax, np.log(1.0 / delta[pulls]), rows[pulls], agent, i)
+            _errorbars(error_ax, delta[error] * (1.0 + 0.08 * i), rows[error], agent, i)  # side by side
+        h = panel["H_eps"].iloc[0]
+        grid = np.linspace(0.0, np.log(1.0 / panel["agent"].str.extract(r"delta=([0-9.]+)")[0].astype(float).min()))
+        pulls_ax.plot(grid, h * (np.log(h) + grid), "k--", linewidth=1, label="H_eps log(H_eps/delta)")
+        pulls_ax.set(xlabel="log(1/delta)", ylabel="pulls until stop", title=name[2:], xlim=(0, None))
+        deltas = np.array([0.005, 0.15])
+        error_ax.plot(deltas, deltas, "k:", linewidth=1, label="error = delta")
+        error_ax.set(xscale="log", xlabel="delta", ylabel="P(error)", title=name[2:])
+        for ax in (pulls_ax, error_ax):
+            ax.grid(alpha=0.3, which="both")
+    return _finish(fig, axes, path, title)

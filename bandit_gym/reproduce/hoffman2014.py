@@ -32,8 +32,10 @@ from typing import Any
 import numpy as np
 
 from bandit_gym.experiments import AgentSpec, ExperimentResult, ExperimentSpec, run_experiments
+from bandit_gym.plotting import _figure, _finish, _grid
 from bandit_gym.registration import TRAFFIC_ETA, TRAFFIC_SIGMA, TRAFFIC_SPEEDS_SIGMA
 from bandit_gym.reproduce._common import Report, exact_error_intervals, markdown_table, with_agents
+from bandit_gym.reproduce.chen2017 import plot_failure_against_budget
 
 TRAFFIC_ENV = "CorrelatedBestArm-TrafficSynthetic-v1"
 TRAFFIC_MODEL: dict[str, Any] = {"kernel": "traffic-speeds", "eta": TRAFFIC_ETA, "sigma": TRAFFIC_SPEEDS_SIGMA}
@@ -519,7 +521,6 @@ def reproduce_hoffman2014(
     ``traffic.png``; not to the correlation-blind ones (T >= K), the beta tuning nor the model selection."""
     import pandas as pd
 
-    from bandit_gym.plotting import plot_allocations, plot_failure_against_budget, plot_rmse_boxplot
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -575,3 +576,58 @@ def reproduce_hoffman2014(
     return Report(summary=summary, figures=[traffic, boxplot, histograms], seconds=time.perf_counter() - start,
                   files=[*files, traffic, boxplot, histograms],
                   extras={"tuning": tuning, "beta_scale": scale, "instances": instances, "records": records})
+
+
+# ----------------------------------------------------------------------------------------- figures
+def plot_rmse_boxplot(records: Any, path: str | Path, title: str = "") -> Path:
+    """hoffman2014 Figure 3: the true RMSE of the recommended model over the runs, one box per agent, with the
+    best model's RMSE as a dashed line (lower is better)."""
+    from bandit_gym.model_selection import load_table
+
+    fig, axes = _figure(1, width=7.0, height=4.4)
+    ax = axes[0]
+    agents = list(dict.fromkeys(records["agent"]))
+    ax.boxplot([records.loc[records["agent"] == a, "rmse"] for a in agents], tick_labels=agents)
+    ax.axhline(-load_table().mean(axis=1).max(), color="black", linestyle="--", linewidth=1, label="best model")
+    ax.set(ylabel="true RMSE of the recommended model", xlabel="agent")
+    ax.grid(alpha=0.3, axis="y")
+    return _finish(fig, axes, path, title)
+
+
+def plot_allocations(records: Any, allocations: Any, budget: int, agents: Any, path: str | Path,
+                     title: str = "") -> Path:
+    """hoffman2014 Figure 4, flattened: per agent, the models trained at each round over the runs (a heat map of
+    round against model, families separated) and the recommended models (bars) with each model's true RMSE
+    (black line, right axis)."""
+    from matplotlib.colors import PowerNorm
+
+    from bandit_gym.model_selection import FAMILIES, family_of_arms, load_table
+
+    rmse = -load_table().mean(axis=1)
+    k = rmse.size
+    families = family_of_arms()
+    starts = [int(np.flatnonzero(families == f)[0]) for f in range(len(FAMILIES))]
+    fig, axes = _grid(2 * len(agents), 2, width=6.0, height=3.6)
+    for row, agent in enumerate(agents):
+        heat_ax, bar_ax = axes[2 * row], axes[2 * row + 1]
+        pulls = allocations[(allocations["agent"] == agent) & (allocations["budget"] == budget)]
+        counts = np.zeros((budget, k))
+        np.add.at(counts, (pulls["round"].to_numpy() - 1, pulls["arm"].to_numpy()), 1.0)
+        image = heat_ax.imshow(counts, aspect="auto", origin="lower", cmap="viridis", norm=PowerNorm(0.5),
+                               extent=(-0.5, k - 0.5, 0.5, budget + 0.5), interpolation="nearest")
+        fig.colorbar(image, ax=heat_ax, label="runs (square-root scale)")
+        heat_ax.set(ylabel="round t", title=f"{agent}: models trained per round")
+        chosen = records[(records["agent"] == agent) & (records["budget"] == budget)]["arm"].to_numpy()
+        bar_ax.bar(np.arange(k), np.bincount(chosen, minlength=k), width=1.0, color="tab:orange")
+        bar_ax.set(ylabel="runs recommending it", title=f"{agent}: recommendations")
+        twin = bar_ax.twinx()
+        twin.plot(np.arange(k), rmse, color="black", linewidth=1, label="true RMSE of each model")
+        twin.set_ylabel("true RMSE")
+        ends = [*starts[1:], k]
+        for ax in (heat_ax, bar_ax):  # the families as x ticks, separated by lines
+            for start in starts[1:]:
+                ax.axvline(start - 0.5, color="white" if ax is heat_ax else "gray", linewidth=0.6)
+            ax.set_xticks([(a + b - 1) / 2 for a, b in zip(starts, ends, strict=True)],
+                          [name.replace("_", " ") for name in FAMILIES], fontsize=7)
+            ax.set_xlabel(f"model (arm): the {k} models by family")
+    return _finish(fig, [*axes, twin], path, title)

@@ -125,8 +125,6 @@ def test_reproduce_quick_writes_every_artefact(tmp_path: Path, monkeypatch: pyte
 
 def test_an_added_clucb_row_stays_out_of_the_clucb_readings_figure(tmp_path: Path,
                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
-    import bandit_gym.plotting as plotting
-
     monkeypatch.setattr(reproduce, "QUICK", reproduce.Quick(datasets=("TwoGroup",), ks=(100,), budgets=(2000,)))
     drawn: dict[str, set[str]] = {}
 
@@ -135,7 +133,7 @@ def test_an_added_clucb_row_stays_out_of_the_clucb_readings_figure(tmp_path: Pat
         path.write_bytes(b"figure")
         return path
 
-    monkeypatch.setattr(plotting, "plot_failure_against_budget", record)
+    monkeypatch.setattr(reproduce, "plot_failure_against_budget", record)
     added = '{name = "CLUCBPAC", params = {R = 0.5}, label = "my CLUCB"}'
     assert main(["reproduce", "chen2017", "--quick", "--runs", "2", "--out", str(tmp_path), "--quiet",
                  "--agent", added]) == 0

@@ -244,3 +244,33 @@ def test_ucbe_act_equals_recomputing_every_index_at_every_step() -> None:
             foreign += 1
         obs, _, terminated, _, _ = venv.step(action)
     assert terminated.all() and foreign == 15
+
+
+def test_play_episode_and_play_vector_pass_reset_options() -> None:
+    from bandit_gym.agents import AGENTS
+    from bandit_gym.rollout import play_episode, play_vector
+
+    means = [0.1, 0.2, 0.3, 0.45, 0.55, 0.7, 0.8, 0.9, 0.95, 0.99]
+    env = gym.make("ThresholdingBandit-v0", budget=50)
+    play_episode(env, AGENTS["APT"](), seed=0, options={"means": means})
+    np.testing.assert_allclose(env.unwrapped.engine.means[0], means)
+    envs = gym.make_vec("ThresholdingBandit-v0", num_envs=4, vectorization_mode="vector_entry_point", budget=50)
+    play_vector(envs, AGENTS["APT"](), seed=0, options={"means": means})
+    np.testing.assert_allclose(envs.unwrapped.engine.means, np.tile(means, (4, 1)))
+
+
+def test_the_compiled_rollout_reads_only_public_engine_state() -> None:
+    import inspect
+
+    from bandit_gym import rollout
+    from bandit_gym.agents import AGENTS
+
+    source = inspect.getsource(rollout)
+    assert "._seeds" not in source and "AnytimeTracker(" not in source  # no private state, no throwaway objects
+    envs = gym.make_vec("ThresholdingBandit-Tao2019Setup1-v0", num_envs=4, vectorization_mode="vector_entry_point",
+                        common_random_numbers=True, budget=50)
+    envs.reset(seed=0)
+    seeds = envs.unwrapped.engine.stream_seeds
+    assert seeds.shape == (4, 10) and not seeds.flags.writeable
+    with pytest.raises(ValueError, match="strictly increasing"):
+        rollout.play_compiled(envs, AGENTS["APT"](), seed=0, budgets=[30, 20])

@@ -1,6 +1,6 @@
 """The claims ledger: it is rebuilt from the committed results and must equal the committed files; every row is
 decided by the one decision procedure with the test its runs call for; its statistics and bounds on hand-computed
-cases; its verdicts move when the data do. (The decision procedure itself: tests/test_verdicts.py.)"""
+cases; its verdicts move when the data do. (The decision procedure itself: tests/claims/test_verdict.py.)"""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from bandit_gym.claims import tao2019 as tao
 from bandit_gym.claims._stats import exceeds, holm, mcnemar, runs_needed
 from bandit_gym.cli import main
 
-DOCS = Path(__file__).resolve().parent.parent / "docs"
+DOCS = Path(__file__).resolve().parents[2] / "docs"
 
 
 @functools.cache

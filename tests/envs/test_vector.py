@@ -86,3 +86,14 @@ def test_vector_copies_match_single_envs_in_distribution(env_id: str, agent: typ
         # Two-sample tests at a level where a real mismatch of this size would fail: Welch's t and KS.
         assert stats.ttest_ind(a, b, equal_var=False).pvalue > 1e-3, key
         assert stats.ks_2samp(a, b).pvalue > 1e-3, key
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
+@pytest.mark.parametrize("env_id", ["CorrelatedBestArm-v0", "ModelSelection-v0"])
+def test_a_vector_env_resets_with_the_model_as_the_single_env(env_id: str) -> None:
+    _, single = gym.make(env_id).reset(seed=0)
+    envs = gym.make_vec(env_id, num_envs=3, vectorization_mode="vector_entry_point")
+    _, info = envs.reset(seed=0)
+    assert info["model"].keys() == single["model"].keys()
+    for key, value in single["model"].items():
+        np.testing.assert_array_equal(info["model"][key], value)

@@ -278,3 +278,34 @@ def test_top_keeps_count_arms_among_the_mask_and_ties_at_random() -> None:
     assert (agent.top(values, 3, ~among)[:, 3]).all()  # -inf still ranks above the arms outside the mask
     with pytest.raises(ValueError, match=r"values must have shape \(N, K\) = \(2000, 4\)"):
         agent.top(values[:, :3], 1)
+
+
+#: what a user's ``select`` may wrongly return for 5 copies of a 4-armed best-arm env, and words of the error
+MALFORMED_ARMS = {
+    "too few (was padded with 0)": (np.array([1, 2, 3]), r"shape \(N,\) = \(5,\)"),
+    "one number for all": (np.int64(1), r"shape \(N,\) = \(5,\)"),
+    "(N, 1) (was flattened)": (np.ones((5, 1), dtype=int), r"shape \(N,\) = \(5,\)"),
+    "a float arm (was rounded down)": (np.full(5, 2.7), r"an integer array.*dtype float64"),
+    "a whole float": (np.full(5, 2.0), r"an integer array.*dtype float64"),
+    "NaN": (np.full(5, np.nan), r"an integer array.*dtype float64"),
+    "bools": (np.ones(5, dtype=bool), r"an integer array.*dtype bool"),
+    "an arm past K": (np.full(5, 9), r"returned arm 9; allowed: 0\.\.4 \(K = 4, K: stop\)"),
+    "a negative arm": (np.full(5, -1), r"returned arm -1; allowed: 0\.\.4"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(MALFORMED_ARMS))
+def test_a_malformed_arm_from_select_is_one_clear_error(case: str) -> None:
+    returned, words = MALFORMED_ARMS[case]
+
+    class Careless(Agent):
+        families = ("best_arm",)
+
+        def select(self, obs: dict) -> object:
+            return returned
+
+    env = gym.make_vec("BestArmIdentification-v0", num_envs=5, vectorization_mode="vector_entry_point",
+                       means=[0.2, 0.4, 0.6, 0.8])
+    obs, _ = env.reset(seed=0)
+    with pytest.raises(ValueError, match=r"Careless\.select .*" + words):
+        Careless().act(obs)

@@ -186,3 +186,46 @@ def test_ucbe_oracle_h_of_setup_1() -> None:
     venv = gym.make_vec("ThresholdingBandit-Tao2019Setup1-v0", num_envs=5000, vectorization_mode="vector_entry_point")
     regret = play_vector(venv, UCBE(0.0, H=H), seed=3)["regret"]
     assert -4.6 < np.log(regret.mean() / 10) < -4.1  # an independent pre-check gave -4.36 at T = 1000
+
+
+def test_opt_kg_finds_scipys_float64_betaincc_by_its_signature() -> None:
+    """Not by the name Cython made up for it (``__pyx_fuse_0betaincc`` in today's scipy)."""
+    from scipy import special
+
+    from bandit_gym.agents.thresholding.optkg import compiled, double_version
+
+    assert double_version("betaln") == "betaln"
+    assert double_version("betaincc").endswith("betaincc")
+    with pytest.raises(ImportError, match="no float64 nope"):
+        double_version("nope")
+    betaincc = compiled().betaincc
+    assert betaincc(2.0, 3.0, 0.4) == pytest.approx(special.betaincc(2.0, 3.0, 0.4), rel=1e-15)
+
+
+@pytest.mark.parametrize("agent", [LSA(), LSA(alpha=4.0), APT(epsilon=0.05), UCBE(H=40.0)], ids=repr)
+def test_the_compiled_index_step_equals_a_plain_python_one(agent: LSA | APT | UCBE) -> None:
+    """The compiled step of an index agent against the rule written in plain Python from the same ``index``
+    function (its Python source, not compiled): each copy pulls every arm once in its arm order, then the arm of
+    smallest index, ties to the first position of that order; the answer is ``mean >= theta``. Bit for bit, on
+    every step of 6 copies."""
+    envs = gym.make_vec("ThresholdingBandit-Tao2019Setup1-v0", num_envs=6, vectorization_mode="vector_entry_point",
+                        budget=120)
+    obs, _ = envs.reset(seed=4)
+    agent.reset(seed=5)
+    index, checked = type(agent).index, 0
+    for _ in range(121):
+        action = agent.act(obs).copy()
+        order, param = agent.scores.arm_at, agent.index_param()
+        for n in range(6):
+            counts, sums = obs["counts"][n].astype(float), obs["sums"][n].astype(float)
+            theta, made = float(obs["threshold"][n, 0]), int(counts.sum())
+            if made < counts.size:
+                arm = order[n, made]
+            else:
+                values = [index(counts[a], sums[a], theta, param, float(agent.per_copy[n])) for a in order[n]]
+                arm = order[n, int(np.argmin(values))]  # the first position among the smallest
+                checked += 1
+            answer = sums / np.maximum(counts, 1.0) >= theta
+            assert action[n, 0] == arm and (action[n, 1:] == answer).all()
+        obs, *_ = envs.step(action)
+    assert checked > 500

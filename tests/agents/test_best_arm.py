@@ -91,7 +91,7 @@ def test_ugapec_stops_when_the_set_index_falls_below_epsilon() -> None:
 
 def error_rate(agent_spec: AgentSpec, env_id: str, runs: int, **kwargs: object) -> dict[str, np.ndarray]:
     """Play ``runs`` episodes with common random numbers in compiled code (the same numbers as the vector env
-    step by step, tests/test_compiled.py)."""
+    step by step, tests/test_rollout.py)."""
     venv = gym.make_vec(env_id, num_envs=runs, vectorization_mode="vector_entry_point", common_random_numbers=True,
                         **kwargs)
     result = play_compiled(venv, build_agent(agent_spec, venv), seed=5)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import warnings
+
+import gymnasium as gym
 import numpy as np
 import pytest
 
@@ -149,3 +152,17 @@ def test_render_modes() -> None:
     frame = ThresholdBanditEnv(render_mode="rgb_array")
     frame.reset(seed=0)
     assert frame.render().shape[2] == 3
+
+
+def test_the_threshold_bandit_assumption_warning_fires_once_per_instance() -> None:
+    survival = [[1.0, 0.5], [1.0, 0.5]]  # two identical arms: no unique best arm at any level
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        env = gym.make("ThresholdBandit-v0", survival=survival)
+        env.reset(seed=0)
+        env.reset(seed=1)
+    assert sum("breaks an assumption" in str(w.message) for w in caught) == 1
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        env.reset(options={"survival": [[1.0, 0.4], [1.0, 0.4]]})  # another such instance: warned about once
+    assert sum("breaks an assumption" in str(w.message) for w in caught) == 1

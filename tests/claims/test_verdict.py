@@ -247,7 +247,7 @@ def test_evidence_is_validated() -> None:
 
 def test_only_decide_makes_a_decision() -> None:
     """No paper module builds a Decision (so none sets a verdict): they describe their tests and call decide."""
-    folder = Path(__file__).resolve().parent.parent / "bandit_gym" / "claims"
+    folder = Path(__file__).resolve().parents[2] / "bandit_gym" / "claims"
     for path in folder.glob("*.py"):
         if path.name != "_verdict.py":
             assert "Decision(" not in path.read_text(), path.name

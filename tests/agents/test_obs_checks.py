@@ -19,7 +19,7 @@ import pytest
 
 from bandit_gym.agents import AGENTS
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 #: valid observations at the edge of what is accepted
 EXTREMES = {"budget_max", "budget_zero", "counts_max"}
 #: damaged constants of the family (m, which the agents index with, is checked at every call)

@@ -21,7 +21,7 @@ from bandit_gym.agents.base import Obs
 from bandit_gym.cli import main
 from bandit_gym.experiments import AgentSpec, Cell, ExperimentResult, ExperimentSpec, expand, run_experiment
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
 SETUP1 = "ThresholdingBandit-Tao2019Setup1-v0"
 #: the built-in agents that are anytime with their default parameters, as before the default became False
@@ -162,7 +162,7 @@ def test_tie_helper_rejects_wrong_shapes() -> None:
 
 # ---------------------------------------------------------------------------------------------------- lookup
 def test_import_path_resolves_and_runs(monkeypatch: pytest.MonkeyPatch) -> None:
-    assert agent_class("tests.test_custom_agents:LeastPulled") is LeastPulled
+    assert agent_class("tests.agents.test_registry:LeastPulled") is LeastPulled
     monkeypatch.syspath_prepend(str(EXAMPLES))
     spec = spec_of({"name": "custom_agent:VarianceAPT", "params": {"epsilon": 0.05}})
     assert spec.agents[0].cls.__name__ == "VarianceAPT" and spec.agents[0].anytime
@@ -217,7 +217,7 @@ def test_registered_name_runs_in_parallel_workers() -> None:
     class Local(LeastPulled):  # defined in a function: pickled by value (cloudpickle), as in a notebook
         pass
 
-    register("LeastPulled", LeastPulled)  # importable by the workers (tests.test_custom_agents)
+    register("LeastPulled", LeastPulled)  # importable by the workers (tests.agents.test_registry)
     register("Local", Local)
     spec = spec_of("LeastPulled", "Local", "Uniform")
     serial = run_experiment(spec, progress=False)
@@ -229,7 +229,7 @@ def test_entry_point_is_loaded_lazily(monkeypatch: pytest.MonkeyPatch) -> None:
 
     def entry_points() -> list[EntryPoint]:
         calls.append(1)
-        return [EntryPoint("Plugged", "tests.test_custom_agents:LeastPulled", registry.ENTRY_POINT_GROUP),
+        return [EntryPoint("Plugged", "tests.agents.test_registry:LeastPulled", registry.ENTRY_POINT_GROUP),
                 EntryPoint("Broken", "no_such_module_x:Rule", registry.ENTRY_POINT_GROUP),
                 EntryPoint("NotAnAgent", "json:JSONDecoder", registry.ENTRY_POINT_GROUP)]
 
