@@ -69,7 +69,7 @@ class Agent:
 
     A subclass of a built-in agent that overrides ``select`` (or ``act``) is played through its override on
     every path: the parent's compiled rollout, compiled step and batched pulls, which stand for the parent's own
-    rule, are switched off for it (``_play_overrides``). What ``select`` returns is checked: one integer arm
+    rule, are switched off for it (``_play_overrides``). What ``select`` returns is checked: one whole arm
     index per copy (K, stop, on pure-exploration envs), never rounded or padded; ``stop`` and ``answer`` alike.
 
     Anytime. The experiment engine plays an agent whose class sets ``anytime = True`` once per run to the
@@ -362,14 +362,17 @@ class Agent:
         return arms
 
     def _checked_arms(self, arms: Any, family: Family) -> np.ndarray:
-        """What ``select`` returned, refused unless it is one arm index per copy, an integer array (K, stop, on
-        pure-exploration envs): a float (even 2.0, or NaN), a bool or a wrong shape is refused, nothing is
+        """What ``select`` returned, refused unless it is one whole arm index per copy (K, stop, on
+        pure-exploration envs): integers, or floats that are whole numbers (the observation's arrays are float32,
+        so ``(obs["last_arm"] + 1) % K`` is one); a fraction, NaN, a bool or a wrong shape is refused, nothing is
         rounded, padded or cut."""
         values = np.asarray(arms)
         last = self.num_arms if family.pure_exploration else self.num_arms - 1
-        if values.shape != (self.num,) or values.dtype.kind not in "iu":
-            raise ValueError(f"{type(self).__name__}.select must return one arm index per copy, an integer array of "
-                             f"shape (N,) = ({self.num},); got {values!r:.200} (dtype {values.dtype})")
+        whole = values.dtype.kind in "iu" or (values.dtype.kind == "f" and bool(np.all(values == np.floor(values))))
+        if values.shape != (self.num,) or not whole:
+            raise ValueError(f"{type(self).__name__}.select must return one whole arm index per copy, an array of "
+                             f"shape (N,) = ({self.num},) of integers (or whole floats); got {values!r:.200} (dtype "
+                             f"{values.dtype})")
         values = values.astype(np.int64, copy=False)
         if values.size and (values.min() < 0 or values.max() > last):
             bad = values[(values < 0) | (values > last)][0]

@@ -155,7 +155,7 @@ class ExperimentSpec:
         """Check everything before any work starts: each mistake is one error naming the key, the value and what
         is allowed."""
         budgets = self._check_data()
-        self._check_env(budgets[0])
+        first = self._check_env(budgets[0])
         if len(budgets) > 1:  # the budgets increase: the largest is the one an env's maximum refuses
             self._check_env(budgets[-1])
         for index, agent in enumerate(self.agents):
@@ -170,7 +170,7 @@ class ExperimentSpec:
             built = _check_params(index, agent)
             if built is not None and type(built).check_env is not Agent.check_env:
                 self._check_agent_env(index, agent, built, budgets[0])
-        self._check_oracles(budgets[0])
+        self._check_oracles(first)
 
     def _check_data(self) -> list[int]:
         """The checks that need no agent class and no env: types, ranges and sizes of the keys, distinct labels
@@ -254,23 +254,19 @@ class ExperimentSpec:
         finally:
             env.close()
 
-    def _check_oracles(self, budget: int) -> None:
-        """Agents whose oracle parameters the engine fills (UCB-E's H) need an env with a fixed instance."""
+    def _check_oracles(self, facts: EnvFacts) -> None:
+        """Agents whose oracle parameters the engine fills (UCB-E's H) need an env with a fixed instance (``facts``:
+        the env of the spec at its first budget)."""
         needs = [(index, agent, _oracle_filled(agent)) for index, agent in enumerate(self.agents)
                  if _oracle_filled(agent)]
-        if not needs:
-            return
-        env = gym.make(self.env, **{**self.env_kwargs, self.facts.horizon_argument: budget})
-        fixed = getattr(engine_of(env), "fixed_means", None) is not None
-        env.close()
-        if not fixed:
+        if needs and not facts.fixed_instance:
             index, agent, missing = needs[0]
             raise ValueError(f"agents[{index}] ({agent.display}) needs the oracle parameters {list(missing)} of a "
                              f"fixed instance, but {self.env} draws its instance per episode; give them in the "
                              "agent's params, or fix the instance with env_kwargs means")
 
-    def _check_env(self, budget: int) -> None:
-        """The env is made with ``env_kwargs`` at the first budget once, here: its errors name the argument."""
+    def _check_env(self, budget: int) -> EnvFacts:
+        """The env is made with ``env_kwargs`` at ``budget`` once, here (its errors name the argument); its facts."""
         horizon = self.facts.horizon_argument
         if horizon in self.env_kwargs:
             raise ValueError(f"env_kwargs sets {horizon!r}; the budgets list sets it")
@@ -293,6 +289,7 @@ class ExperimentSpec:
             check.check_env_memory(min(self.chunk, self.runs), *facts.memory)
         except ValueError as error:
             raise ValueError(f"chunk={self.chunk}: a cell's {error}; give a smaller chunk") from None
+        return facts
 
     @property
     def facts(self) -> EnvFacts:
@@ -962,6 +959,8 @@ class EnvFacts:
     takes_common_random_numbers: bool
     #: the sizes its memory is checked with: arms, threshold levels, bytes shared by the copies
     memory: tuple[int, int, int]
+    #: the instance is fixed (``means=`` or a preset), not drawn per episode: the oracle parameters exist
+    fixed_instance: bool
 
 
 @functools.lru_cache(maxsize=64)
@@ -974,7 +973,8 @@ def _env_facts(env_id: str, kwargs_json: str) -> EnvFacts:
 def _facts_of(env: Any) -> EnvFacts:
     engine = engine_of(env)
     return EnvFacts(engine.family, int(engine.num_arms), engine.metric_names, engine.horizon_argument,
-                    engine.takes_common_random_numbers, engine.memory)
+                    engine.takes_common_random_numbers, engine.memory,
+                    getattr(engine, "fixed_means", None) is not None)
 
 
 def run_experiment(

@@ -280,15 +280,15 @@ def test_top_keeps_count_arms_among_the_mask_and_ties_at_random() -> None:
         agent.top(values[:, :3], 1)
 
 
-#: what a user's ``select`` may wrongly return for 5 copies of a 4-armed best-arm env, and words of the error
+#: what a user's ``select`` may wrongly return for 5 copies of a 4-armed best-arm env, and words of the error (a
+#: whole float, such as ``(obs["last_arm"] + 1) % K`` on the float32 observation, is an arm: it is not rounded)
 MALFORMED_ARMS = {
     "too few (was padded with 0)": (np.array([1, 2, 3]), r"shape \(N,\) = \(5,\)"),
     "one number for all": (np.int64(1), r"shape \(N,\) = \(5,\)"),
     "(N, 1) (was flattened)": (np.ones((5, 1), dtype=int), r"shape \(N,\) = \(5,\)"),
-    "a float arm (was rounded down)": (np.full(5, 2.7), r"an integer array.*dtype float64"),
-    "a whole float": (np.full(5, 2.0), r"an integer array.*dtype float64"),
-    "NaN": (np.full(5, np.nan), r"an integer array.*dtype float64"),
-    "bools": (np.ones(5, dtype=bool), r"an integer array.*dtype bool"),
+    "a float arm (was rounded down)": (np.full(5, 2.7), r"of integers \(or whole floats\).*dtype float64"),
+    "NaN": (np.full(5, np.nan), r"of integers \(or whole floats\).*dtype float64"),
+    "bools": (np.ones(5, dtype=bool), r"of integers \(or whole floats\).*dtype bool"),
     "an arm past K": (np.full(5, 9), r"returned arm 9; allowed: 0\.\.4 \(K = 4, K: stop\)"),
     "a negative arm": (np.full(5, -1), r"returned arm -1; allowed: 0\.\.4"),
 }
