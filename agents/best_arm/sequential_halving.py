@@ -101,21 +101,18 @@ class SequentialHalving(Agent):
         if going.size:
             self._begin_round(obs, going)
 
-    def _pulled_this_round(self, obs: Obs) -> np.ndarray:
-        return obs["counts"] - self.counts_before
-
     def select(self, obs: Obs) -> np.ndarray:
         """End the rounds whose pulls are all made (several in a row when t_r = 0), then pull a least-pulled
         survivor of the round that still owes pulls."""
         for _ in range(self.num_arms):  # each pass ends at least one round in a copy; R <= log2 K rounds
-            owed = self.survivors & (self._pulled_this_round(obs) < self.pulls_per_arm[:, None])
+            pulled = obs["counts"] - self.counts_before  # this round's pulls
+            owed = self.survivors & (pulled < self.pulls_per_arm[:, None])
             ended = np.flatnonzero((self.round < self.rounds) & ~owed.any(axis=1))
             if not ended.size:
                 break
             self._halve(obs, ended)
-        owed = self.survivors & (self._pulled_this_round(obs) < self.pulls_per_arm[:, None])
         # a finished copy owes nothing: any arm, which ``stop`` turns into the stop action
-        return self.argmin(np.where(owed, self._pulled_this_round(obs), np.inf))
+        return self.argmin(np.where(owed, pulled, np.inf))
 
     def stop(self, obs: Obs) -> np.ndarray:
         """Stop after the last round: S_R is the answer."""
