@@ -29,7 +29,7 @@ def round_robin_rule() -> Any:
 
     @jit
     def round_robin(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, epsilon: float,
-                    constants: np.ndarray, state: np.ndarray, work: np.ndarray, answer: np.ndarray,
+                    constants: Any, state: Any, arrays: np.ndarray, work: np.ndarray, answer: np.ndarray,
                     final: bool) -> int:
         """Position ``made mod K`` (the driver plays positions in the copy's arm order); the answer is the m
         largest empirical means, an arm never pulled ranking last."""
@@ -114,11 +114,13 @@ class Uniform(Agent):
 
         batch = self._start_all(obs)
         if family_of(batch).answers_a_set:
+            from bandit_gym.agents.best_arm._base import records
             from bandit_gym.agents.best_arm._kernels import WORK_ROWS, decide_rollout, in_arm_order
 
             n, k = batch["counts"].shape
+            none = np.zeros(n, records(()))  # no constants, no state, no arrays
             return in_arm_order(decide_rollout(round_robin_rule()), self.order.arm_at), (
-                np.zeros((n, 1)), np.zeros((n, 1)), np.zeros((n, WORK_ROWS, k)))
+                none, none, np.zeros((n, 0), records(())), np.zeros((n, WORK_ROWS, k)))
         return policy_rollout(*index_rule(no_index)), (True, False, 0.0, 0.0, np.zeros(self.num),
                                                        self.order.arm_at, self.order.position_of)
 

@@ -11,18 +11,30 @@ from bandit_gym.agents.base import Agent, Obs
 from bandit_gym.families import Family
 
 
+def records(fields: tuple[str, ...]) -> np.dtype:
+    """The record type of named float64 ``fields`` (a copy's constants, state or arrays)."""
+    return np.dtype([(name, np.float64) for name in fields])
+
+
 class BestArmAgent(Agent):
     """Base of the (epsilon, m)-best-arm agents. Each agent is a compiled *rule* that decides one step of one copy,
 
-        rule(counts, sums, made, budget, m, epsilon, constants, state, work, answer, final) -> arm
+        rule(counts, sums, made, budget, m, epsilon, constants, state, arrays, work, answer, final) -> arm
 
     from the copy's float32 pull counts and sums (read as float64, as the observation gives them), the pulls made
     so far, the budget (the cap in the fixed-confidence setting), m and epsilon (as the float32 observation
-    holds them); ``constants`` are the agent's per-copy parameters and ``state`` its per-copy state (each agent's
-    file names their entries), ``work`` scratch rows, ``answer`` the answer bits it submits (kept between steps:
-    UGapEb's recommendation lives there). It returns the arm to pull, or K to stop. ``final`` says that the
-    answer will be scored; rules whose answer is a function of the statistics alone may skip it otherwise (the
-    per-step driver always passes True).
+    holds them). The copy's own data are typed records with named float64 fields, read and written by name
+    (``constants["delta"]``, ``state["pending"] = ...``), whose names each agent declares:
+
+    - ``constants``: the per-copy parameters (``constant_fields``), set at each episode start by ``begin``;
+    - ``state``: the per-copy state (``state_fields``);
+    - ``arrays``: per-copy arrays (``array_fields``), ``array_length(K)`` floats each (K unless the agent says
+      otherwise): ``arrays["alive"]`` is one copy's row.
+
+    ``work`` holds scratch rows (nothing in them survives a step), ``answer`` the answer bits the rule submits
+    (kept between steps: UGapEb's recommendation lives there). It returns the arm to pull, or K to stop.
+    ``final`` says that the answer will be scored; rules whose answer is a function of the statistics alone may
+    skip it otherwise (the per-step driver always passes True).
 
     Ties: a rule breaks ties between arms by position (the first arm wins), and every copy plays in its own order
     of the arms (``order``, the agent's tie rule): with ``tie_break="random"`` (the default) an order drawn per copy
@@ -35,23 +47,26 @@ class BestArmAgent(Agent):
     whole episodes with it (``compiled_rollout``), so the two agree bit for bit."""
 
     families: ClassVar[tuple[str, ...]] = ("best_arm",)
-    #: per-copy constants of the rule
-    num_constants: ClassVar[int] = 0
+    #: the names of the rule's per-copy parameters, state and arrays (fields of ``constants``, ``state``, ``arrays``)
+    constant_fields: ClassVar[tuple[str, ...]] = ()
+    state_fields: ClassVar[tuple[str, ...]] = ()
+    array_fields: ClassVar[tuple[str, ...]] = ()
 
     @classmethod
     def rule(cls) -> Any:
         """The compiled rule (numba loads on the first call)."""
         raise NotImplementedError
 
-    def state_size(self, k: int) -> int:
-        """Floats of per-copy state the rule keeps for K arms."""
-        return 0
+    def array_length(self, k: int) -> int:
+        """Floats in each of a copy's ``arrays`` fields, for K arms."""
+        return k
 
     def allocate(self, n: int, k: int) -> None:
         from bandit_gym.agents.best_arm._kernels import WORK_ROWS
 
-        self.constants = np.zeros((n, max(self.num_constants, 1)))
-        self.state = np.zeros((n, max(self.state_size(k), 1)))
+        self.constants = np.zeros(n, records(self.constant_fields))
+        self.state = np.zeros(n, records(self.state_fields))
+        self.arrays = np.zeros((n, self.array_length(k)), records(self.array_fields))
         self.work = np.zeros((n, WORK_ROWS, k))
         self.order = self.new_scores()  # each copy's arm order: the tie rule (reshuffled per episode)
         # the statistics and the answer as the rule sees them, by position in the copy's order
@@ -73,14 +88,14 @@ class BestArmAgent(Agent):
         step = decide_step(self.rule())
         return step(obs["m"], obs["epsilon"], obs["budget_left"], self.total_budget, obs["counts"], obs["sums"],
                     self.order.arm_at, self.seen_counts, self.seen_sums, self.seen_answer, self.constants,
-                    self.state, self.work, self._action)
+                    self.state, self.arrays, self.work, self._action)
 
     def compiled_rollout(self, obs: Obs) -> tuple[Callable[..., Any], tuple[Any, ...]] | None:
         from bandit_gym.agents.best_arm._kernels import decide_rollout
 
         batch = self._start_all(obs)
         self.check_m(int(batch["m"][0, 0]))
-        return self.in_order(decide_rollout(self.rule())), (self.constants, self.state, self.work)
+        return self.in_order(decide_rollout(self.rule())), (self.constants, self.state, self.arrays, self.work)
 
     def in_order(self, play: Callable[..., Any]) -> Callable[..., Any]:
         """Whole episodes of ``play`` in each copy's arm order (``in_arm_order``; the identity plays as is)."""

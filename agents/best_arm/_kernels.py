@@ -33,7 +33,7 @@ def decide_step(rule: Any) -> Any:
     def step(m: np.ndarray, epsilon: np.ndarray, budget_left: np.ndarray, total_budget: np.ndarray,
              counts: np.ndarray, sums: np.ndarray, arm_at: np.ndarray, seen_counts: np.ndarray,
              seen_sums: np.ndarray, seen_answer: np.ndarray, constants: np.ndarray, state: np.ndarray,
-             work: np.ndarray, action: np.ndarray) -> np.ndarray:
+             arrays: np.ndarray, work: np.ndarray, action: np.ndarray) -> np.ndarray:
         k = counts.shape[1]
         for n in numba.prange(counts.shape[0]):
             for p in range(k):
@@ -41,7 +41,8 @@ def decide_step(rule: Any) -> Any:
                 seen_sums[n, p] = sums[n, arm_at[n, p]]
             made = total_budget[n] - np.int64(budget_left[n, 0])
             position = rule(seen_counts[n], seen_sums[n], made, total_budget[n], np.int64(m[n, 0]),
-                            np.float64(epsilon[n, 0]), constants[n], state[n], work[n], seen_answer[n], True)
+                            np.float64(epsilon[n, 0]), constants[n], state[n], arrays[n], work[n], seen_answer[n],
+                            True)
             action[n, 0] = k if position >= k else arm_at[n, position]
             for p in range(k):
                 action[n, 1 + arm_at[n, p]] = seen_answer[n, p]
@@ -77,7 +78,7 @@ def decide_rollout(rule: Any) -> Any:
     @numba.njit(nogil=True, error_model="numpy")
     def play(means: np.ndarray, seeds: np.ndarray, m: int, epsilon: float, budget: int, checkpoints: np.ndarray,
              answers: np.ndarray, pulls: np.ndarray, constants: np.ndarray, state: np.ndarray,
-             work: np.ndarray) -> None:
+             arrays: np.ndarray, work: np.ndarray) -> None:
         num, k = means.shape
         counts, sums = np.zeros(k, np.float32), np.zeros(k, np.float32)
         answer = np.zeros(k, np.int64)
@@ -86,7 +87,8 @@ def decide_rollout(rule: Any) -> Any:
             made, c = 0, 0
             while True:
                 scored = made == budget or (c < checkpoints.shape[0] and checkpoints[c] == made)
-                arm = rule(counts, sums, made, budget, m, epsilon, constants[n], state[n], work[n], answer, scored)
+                arm = rule(counts, sums, made, budget, m, epsilon, constants[n], state[n], arrays[n], work[n], answer,
+                           scored)
                 while c < checkpoints.shape[0] and checkpoints[c] == made:
                     answers[n, c] = answer
                     c += 1

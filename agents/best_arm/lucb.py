@@ -12,10 +12,6 @@ from bandit_gym import _validation as check
 from bandit_gym.agents.base import Obs
 from bandit_gym.agents.best_arm._base import BestArmAgent
 
-#: per-copy constants: the confidence delta, the range b
-DELTA, B = range(2)
-#: per-copy state: l_t still to pull (-1: none), the pulls made at the last act (-1 before the first), its arm
-PENDING, LAST_MADE, LAST_ARM = range(3)
 #: the scratch rows: the means, the widths beta, and a row for the answer
 MEANS, BETAS, SCRATCH = range(3)
 
@@ -27,16 +23,17 @@ def lucb_rule() -> Any:
 
     @jit
     def lucb(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, epsilon: float,
-             constants: np.ndarray, state: np.ndarray, work: np.ndarray, answer: np.ndarray, final: bool) -> int:
+             constants: Any, state: Any, arrays: np.ndarray, work: np.ndarray, answer: np.ndarray,
+             final: bool) -> int:
         """The answer is High (the m largest empirical means), but with an arm never pulled ranking last; h_t
         and l_t come from High as the means rank it (a mean of 0 for an arm never pulled)."""
         k = counts.shape[0]
         mean, beta = work[MEANS], work[BETAS]
         empirical_means(counts, sums, mean)
         round_t = 1.0 + max(np.float64(made - k), 0.0) // 2
-        log_term = math.log(1.25 * k * round_t**4 / constants[DELTA])
+        log_term = math.log(1.25 * k * round_t**4 / constants["delta"])
         for i in range(k):
-            beta[i] = constants[B] * math.sqrt(log_term / (2.0 * max(np.float64(counts[i]), 1.0)))
+            beta[i] = constants["b"] * math.sqrt(log_term / (2.0 * max(np.float64(counts[i]), 1.0)))
         top_m(mean, m, answer)  # High
         h, low = -1, -1
         for i in range(k):
@@ -46,17 +43,17 @@ def lucb_rule() -> Any:
             elif low < 0 or mean[i] + beta[i] > mean[low] + beta[low]:
                 low = i
         pulled_first(counts, sums, m, work[SCRATCH], answer)
-        if made == state[LAST_MADE]:  # a repeated act on one observation repeats its action
-            return np.int64(state[LAST_ARM])
+        if made == state["last_made"]:  # a repeated act on one observation repeats its action
+            return np.int64(state["last_arm"])
         if made < k:
             arm = made
-        elif state[PENDING] >= 0:
-            arm, state[PENDING] = np.int64(state[PENDING]), -1.0
+        elif state["pending"] >= 0:
+            arm, state["pending"] = np.int64(state["pending"]), -1.0
         elif (mean[low] + beta[low]) - (mean[h] - beta[h]) < epsilon:
             arm = k
         else:
-            arm, state[PENDING] = h, np.float64(low)
-        state[LAST_MADE], state[LAST_ARM] = np.float64(made), np.float64(arm)
+            arm, state["pending"] = h, np.float64(low)
+        state["last_made"], state["last_arm"] = np.float64(made), np.float64(arm)
         return arm
 
     return lucb
@@ -103,7 +100,10 @@ class LUCB(BestArmAgent):
         (400, 0.1)
     """
 
-    num_constants = 2  # DELTA, B
+    #: the confidence delta, the range b
+    constant_fields = ("delta", "b")
+    #: l_t still to pull (-1: none), the pulls made at the last act (-1 before the first), its arm
+    state_fields = ("pending", "last_made", "last_arm")
     anytime = True  # never reads the horizon T
 
     def __init__(self, delta: float = 0.05, b: float = 1.0, *, tie_break: str = "random") -> None:
@@ -118,9 +118,7 @@ class LUCB(BestArmAgent):
     def rule(cls) -> Any:
         return lucb_rule()
 
-    def state_size(self, k: int) -> int:
-        return 3  # PENDING, LAST_MADE, LAST_ARM
-
     def begin(self, obs: Obs, rows: np.ndarray) -> None:
-        self.constants[rows, DELTA], self.constants[rows, B] = self.delta, self.b
-        self.state[rows, PENDING], self.state[rows, LAST_MADE], self.state[rows, LAST_ARM] = -1.0, -1.0, -1.0
+        self.constants["delta"][rows], self.constants["b"][rows] = self.delta, self.b
+        for name in self.state_fields:
+            self.state[name][rows] = -1.0

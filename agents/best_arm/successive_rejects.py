@@ -12,17 +12,8 @@ from bandit_gym.agents.base import Obs
 from bandit_gym.agents.best_arm._base import BestArmAgent
 from bandit_gym.families import Family
 
-PHASE = 0
-"""Per-copy state: the phase (1..K-1; K once one arm is left), then three blocks of K floats (``block``)."""
-#: the blocks: the bits of the arms still in play; the phase lengths n_1..n_{K-1}, then n; the accepted bits (SAR)
-ALIVE, SCHEDULE, ACCEPTED = range(3)
 #: the scratch rows: the empirical means (0 for an arm never pulled) and the answer's ranking values
 MEANS, RANKS = range(2)
-
-
-def block(state: np.ndarray, which: int, k: int) -> np.ndarray:
-    """The block ``which`` of a copy's state (the last axis), K floats."""
-    return state[..., 1 + which * k:1 + (which + 1) * k]
 
 
 @functools.cache
@@ -36,17 +27,16 @@ def successive_rule(accepts: bool) -> Any:
     first)."""
     from bandit_gym.agents.ranking import accept_or_reject, answer_means, empirical_means, jit
 
-    part = jit(block)
-
     @jit
-    def end_phases(counts: np.ndarray, m: int, state: np.ndarray, mean: np.ndarray, work: np.ndarray) -> None:
+    def end_phases(counts: np.ndarray, m: int, state: Any, arrays: np.ndarray, mean: np.ndarray,
+                   work: np.ndarray) -> None:
         """End every phase whose surviving arms all reached its length (phases of length 0 end together):
         SR rejects the surviving arm of smallest mean (ties: the smallest index), SAR removes by
         ``accept_or_reject``."""
         k = counts.shape[0]
-        alive, schedule, accepted = part(state, ALIVE, k), part(state, SCHEDULE, k), part(state, ACCEPTED, k)
+        alive, schedule, accepted = arrays["alive"], arrays["schedule"], arrays["accepted"]
         for _ in range(k - 1):
-            phase = np.int64(state[PHASE])
+            phase = np.int64(state["phase"])
             if phase >= k:
                 return
             target = schedule[phase - 1]
@@ -61,17 +51,17 @@ def successive_rule(accepts: bool) -> Any:
                     if alive[i] == 1.0 and (worst < 0 or mean[i] < mean[worst]):
                         worst = i
                 alive[worst] = 0.0
-            state[PHASE] = phase + 1
+            state["phase"] = phase + 1
 
     @jit
     def successive(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, epsilon: float,
-                   constants: np.ndarray, state: np.ndarray, work: np.ndarray, answer: np.ndarray,
+                   constants: Any, state: Any, arrays: np.ndarray, work: np.ndarray, answer: np.ndarray,
                    final: bool) -> int:
         k = counts.shape[0]
         mean = work[MEANS]
         empirical_means(counts, sums, mean)
-        end_phases(counts, m, state, mean, work)
-        alive, accepted = part(state, ALIVE, k), part(state, ACCEPTED, k)
+        end_phases(counts, m, state, arrays, mean, work)
+        alive, accepted = arrays["alive"], arrays["accepted"]
         arm = -1
         for i in range(k):  # the surviving arm with the fewest pulls
             if alive[i] == 1.0 and (arm < 0 or counts[i] < counts[arm]):
@@ -148,6 +138,10 @@ class SuccessiveRejects(BestArmAgent):
 
     anytime = False
     batched = True
+    #: the phase (1..K-1; K once one arm is left)
+    state_fields = ("phase",)
+    #: the bits of the arms still in play; the phase lengths n_1..n_{K-1}, then n; the accepted bits (SAR)
+    array_fields = ("alive", "schedule", "accepted")
 
     def __init__(self, *, tie_break: str = "random") -> None:
         super().__init__(tie_break=tie_break)
@@ -158,26 +152,23 @@ class SuccessiveRejects(BestArmAgent):
     @property
     def phase(self) -> np.ndarray:
         """Per copy, the current phase (1..K-1; K once one arm is left)."""
-        return self.state[:, PHASE].astype(np.int64)
+        return self.state["phase"].astype(np.int64)
 
     @property
     def alive(self) -> np.ndarray:
         """Per copy, the bits of the arms still in play (indexed by arm)."""
-        return self.by_arm(block(self.state, ALIVE, self.num_arms) == 1.0)
+        return self.by_arm(self.arrays["alive"] == 1.0)
 
     @classmethod
     def rule(cls) -> Any:
         return successive_rule(False)
 
-    def state_size(self, k: int) -> int:
-        return 1 + 3 * k  # PHASE, then the blocks ALIVE, SCHEDULE, ACCEPTED
-
     def begin(self, obs: Obs, rows: np.ndarray) -> None:
         k = self.num_arms
-        self.state[rows] = 0.0
-        self.state[rows, PHASE] = 1.0
-        block(self.state, ALIVE, k)[rows] = 1.0
-        schedule = block(self.state, SCHEDULE, k)
+        self.state[rows], self.arrays[rows] = 0, 0
+        self.state["phase"][rows] = 1.0
+        self.arrays["alive"][rows] = 1.0
+        schedule = self.arrays["schedule"]
         for budget in np.unique(self.total_budget[rows]):  # one schedule per distinct budget (usually one)
             chosen = rows[self.total_budget[rows] == budget]
             schedule[chosen, :k - 1], schedule[chosen, k - 1] = phase_lengths(int(budget), k), budget
@@ -186,10 +177,9 @@ class SuccessiveRejects(BestArmAgent):
         """The rest of the current phase at once: every surviving arm up to n_k pulls (the single survivor: the
         rest of the budget). Phases end, and arms leave, at the compiled rule's next call, as pull by pull."""
         self._act_batch(obs, obs["last_arm"][:, 0], family)  # ends the phases whose pulls are all made
-        k = self.num_arms
-        phase = self.state[:, PHASE].astype(np.int64)
+        phase = self.phase
         # n_k (n_K = n: the survivor takes what is left)
-        target = block(self.state, SCHEDULE, k)[np.arange(self.num), phase - 1]
+        target = self.arrays["schedule"][np.arange(self.num), phase - 1]
         owed = np.where(self.alive, np.maximum(target[:, None] - obs["counts"], 0), 0).astype(np.int64)
         return most_owed_first(owed, obs["budget_left"][:, 0].astype(np.int64))
 

@@ -12,12 +12,6 @@ from bandit_gym import _validation as check
 from bandit_gym.agents.base import Obs
 from bandit_gym.agents.best_arm._base import BestArmAgent
 
-A = 0
-"""Per-copy constants: the exploration a."""
-#: per-copy state: the pulls made at the last call plus 2 (0: no call yet), the arm it chose, that arm's count
-#: then, the arm whose answer bit is set (-1: none, the bits are rewritten in full), 1.0 if the mean tree is
-#: current; then the tournament tree of the indices and that of the means (``tree_size`` floats each)
-LAST_CALL, LAST_ARM, LAST_COUNT, ANSWER_ARM, MEANS_CURRENT, TREES = range(6)
 #: the scratch rows: the means and the indices
 MEANS, INDICES = 0, 1
 
@@ -40,7 +34,8 @@ def ucbe_rule() -> Any:
 
     @jit
     def ucbe(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, epsilon: float,
-             constants: np.ndarray, state: np.ndarray, work: np.ndarray, answer: np.ndarray, final: bool) -> int:
+             constants: Any, state: Any, arrays: np.ndarray, work: np.ndarray, answer: np.ndarray,
+             final: bool) -> int:
         """Pull ``argmax mu_i + sqrt(a / T_i)`` (+inf unpulled; ties: smallest index); the answer is the m
         largest empirical means, an arm never pulled ranking last (a mean of -inf in the mean tree).
 
@@ -51,39 +46,38 @@ def ucbe_rule() -> Any:
         batched allocation, another arm pulled, the same observation twice) recomputes all K. Same arms and
         answers as recomputing everything at every call, bit for bit (tested)."""
         k = counts.shape[0]
-        size = (state.shape[0] - TREES) // 2  # tree_size(k)
         mean, value = work[MEANS], work[INDICES]
-        tree, mean_tree = state[TREES:TREES + size], state[TREES + size:]
-        i = np.int64(state[LAST_ARM])
-        one_pull = state[LAST_CALL] == made + 1 and np.float64(counts[i]) == state[LAST_COUNT] + 1.0
+        tree, mean_tree = arrays["index_tree"], arrays["mean_tree"]
+        i = np.int64(state["last_arm"])
+        one_pull = state["last_call"] == made + 1 and np.float64(counts[i]) == state["last_count"] + 1.0
         if one_pull:
-            value[i] = ucbe_index(counts, sums, constants[A], i)
+            value[i] = ucbe_index(counts, sums, constants["a"], i)
             max_tree_update(value, tree, i)
         else:
             for j in range(k):
-                value[j] = ucbe_index(counts, sums, constants[A], j)
+                value[j] = ucbe_index(counts, sums, constants["a"], j)
             max_tree_build(value, tree)
-            state[ANSWER_ARM] = -1.0  # the answer bits are rewritten in full
+            state["answer_arm"] = -1.0  # the answer bits are rewritten in full
         if not final:
-            state[MEANS_CURRENT] = 0.0  # the mean tree is not kept between unscored calls
+            state["means_current"] = 0.0  # the mean tree is not kept between unscored calls
         elif m == 1:
-            if one_pull and state[MEANS_CURRENT] == 1.0:
+            if one_pull and state["means_current"] == 1.0:
                 mean[i] = np.float64(sums[i]) / max(np.float64(counts[i]), 1.0)
                 max_tree_update(mean, mean_tree, i)
             else:
                 answer_means(counts, sums, mean)
                 max_tree_build(mean, mean_tree)
-            state[MEANS_CURRENT] = 1.0
-            best, old = np.int64(mean_tree[1]), np.int64(state[ANSWER_ARM])
+            state["means_current"] = 1.0
+            best, old = np.int64(mean_tree[1]), np.int64(state["answer_arm"])
             if old < 0:
                 answer[:] = 0
             elif old != best:
                 answer[old] = 0
-            answer[best], state[ANSWER_ARM] = 1, best
+            answer[best], state["answer_arm"] = 1, best
         else:
             top_m_pulled(counts, sums, m, mean, answer)
         arm = np.int64(tree[1])
-        state[LAST_CALL], state[LAST_ARM], state[LAST_COUNT] = made + 2.0, arm, counts[arm]
+        state["last_call"], state["last_arm"], state["last_count"] = made + 2.0, arm, counts[arm]
         return arm
 
     return ucbe
@@ -140,7 +134,13 @@ class UCBEBestArm(BestArmAgent):
 
     oracle_parameters: ClassVar[tuple[str, ...]] = ("H1",)
     oracle_alternatives: ClassVar[tuple[str, ...]] = ("a",)
-    num_constants = 1  # A
+    #: the exploration a
+    constant_fields = ("a",)
+    #: the pulls made at the last call plus 2 (0: no call yet), the arm it chose, that arm's count then, the arm
+    #: whose answer bit is set (-1: none, the bits are rewritten in full), 1.0 if the mean tree is current
+    state_fields = ("last_call", "last_arm", "last_count", "answer_arm", "means_current")
+    #: the tournament tree of the indices and that of the means (``tree_size(K)`` floats each)
+    array_fields = ("index_tree", "mean_tree")
 
     def __init__(self, a: float | None = None, H1: float | None = None, c: float = 25.0 / 36.0, *,
                  tie_break: str = "random") -> None:
@@ -162,16 +162,16 @@ class UCBEBestArm(BestArmAgent):
     def rule(cls) -> Any:
         return ucbe_rule()
 
-    def state_size(self, k: int) -> int:
-        return TREES + 2 * tree_size(k)
+    def array_length(self, k: int) -> int:
+        return tree_size(k)
 
     @property
     def exploration(self) -> np.ndarray:
         """Per copy, the exploration parameter a of the current episode."""
-        return self.constants[:, A]
+        return self.constants["a"]
 
     def begin(self, obs: Obs, rows: np.ndarray) -> None:
         if self.H1 is not None:
-            self.constants[rows, A] = self.c * np.maximum(self.total_budget[rows] - self.num_arms, 0) / self.H1
+            self.constants["a"][rows] = self.c * np.maximum(self.total_budget[rows] - self.num_arms, 0) / self.H1
         else:
-            self.constants[rows, A] = self.a
+            self.constants["a"][rows] = self.a

@@ -15,10 +15,6 @@ from bandit_gym.agents.best_arm.ugape import CHOSEN, UPPER
 RECOMMENDATIONS = ("smallest_B", "last")
 """``"smallest_B"``: the paper's J(t*) at the smallest set index over time; ``"last"``: J(n + 1)."""
 
-#: per-copy constants: the exploration a, the range b, 1.0 to recommend the last J (``recommendation="last"``)
-A, B, LAST = range(3)
-SMALLEST_B = 0
-"""Per-copy state: the smallest set index B_J recorded so far (+inf at the start)."""
 
 
 @functools.cache
@@ -31,18 +27,19 @@ def ugapeb_rule() -> Any:
 
     @jit
     def ugapeb(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, epsilon: float,
-               constants: np.ndarray, state: np.ndarray, work: np.ndarray, answer: np.ndarray, final: bool) -> int:
+               constants: Any, state: Any, arrays: np.ndarray, work: np.ndarray, answer: np.ndarray,
+               final: bool) -> int:
         """Each arm once; then SELECT-ARM with ``beta_k = b sqrt(a / T_k)``, and J(t) becomes the answer when
-        its set index B_J(t) is the smallest so far (always with ``LAST``). During the initial round the answer
-        is the m best empirical means, an arm never pulled ranking last."""
+        its set index B_J(t) is the smallest so far (always with ``constants["last"]``). During the initial round
+        the answer is the m best empirical means, an arm never pulled ranking last."""
         k = counts.shape[0]
-        gap_widths(counts, sums, constants[A], constants[B], work)
+        gap_widths(counts, sums, constants["a"], constants["b"], work)
         if made < k:
             top_m_pulled(counts, sums, m, work[UPPER], answer)  # a scratch row here
             return made
         set_index, pull = gap_select(m, work)
-        if set_index < state[SMALLEST_B] or constants[LAST] == 1.0:
-            state[SMALLEST_B] = min(set_index, state[SMALLEST_B])
+        if set_index < state["smallest_B"] or constants["last"] == 1.0:
+            state["smallest_B"] = min(set_index, state["smallest_B"])
             for i in range(k):
                 answer[i] = work[CHOSEN, i] == 1.0
         return pull
@@ -109,7 +106,10 @@ class UGapEb(BestArmAgent):
 
     oracle_parameters: ClassVar[tuple[str, ...]] = ("H",)
     oracle_alternatives: ClassVar[tuple[str, ...]] = ("a",)
-    num_constants = 3  # A, B, LAST
+    #: the exploration a, the range b, 1.0 to recommend the last J (``recommendation="last"``)
+    constant_fields = ("a", "b", "last")
+    #: the smallest set index B_J recorded so far (+inf at the start)
+    state_fields = ("smallest_B",)
 
     def __init__(self, a: float | None = None, H: float | None = None, b: float = 1.0, eta: float = 1.0,
                  recommendation: str = "smallest_B", *, tie_break: str = "random") -> None:
@@ -134,25 +134,22 @@ class UGapEb(BestArmAgent):
     @property
     def exploration(self) -> np.ndarray:
         """Per copy, the exploration parameter a of the current episode."""
-        return self.constants[:, A]
+        return self.constants["a"]
 
     @property
     def best_index(self) -> np.ndarray:
         """Per copy, the smallest set index ``B_J(t)`` recorded so far (+inf before the first)."""
-        return self.state[:, SMALLEST_B]
+        return self.state["smallest_B"]
 
     @classmethod
     def rule(cls) -> Any:
         return ugapeb_rule()
-
-    def state_size(self, k: int) -> int:
-        return 1  # SMALLEST_B
 
     def begin(self, obs: Obs, rows: np.ndarray) -> None:
         if self.H is not None:
             a = self.eta * np.maximum(self.total_budget[rows] - self.num_arms, 0) / (4.0 * self.H)
         else:
             a = self.a
-        self.constants[rows, A], self.constants[rows, B] = a, self.b
-        self.constants[rows, LAST] = self.recommendation == "last"
-        self.state[rows, SMALLEST_B] = np.inf
+        self.constants["a"][rows], self.constants["b"][rows] = a, self.b
+        self.constants["last"][rows] = self.recommendation == "last"
+        self.state["smallest_B"][rows] = np.inf

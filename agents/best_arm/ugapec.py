@@ -13,9 +13,6 @@ from bandit_gym.agents.base import Obs
 from bandit_gym.agents.best_arm._base import BestArmAgent
 from bandit_gym.agents.best_arm.ugape import CHOSEN, MEAN
 
-#: per-copy constants: the confidence delta, the exploration constant c, the range b
-DELTA, C, B = range(3)
-
 
 @functools.cache
 def ugapec_rule() -> Any:
@@ -27,7 +24,8 @@ def ugapec_rule() -> Any:
 
     @jit
     def ugapec(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, epsilon: float,
-               constants: np.ndarray, state: np.ndarray, work: np.ndarray, answer: np.ndarray, final: bool) -> int:
+               constants: Any, state: Any, arrays: np.ndarray, work: np.ndarray, answer: np.ndarray,
+               final: bool) -> int:
         """Each arm once (arm t at pull t, no stop; the answer the m best empirical means, an arm never pulled
         ranking last, as J(t) would rank such an arm by a mean of 0); then SELECT-ARM with ``beta_k = b sqrt(x /
         T_k)``, ``x = c log(4 K t^3 / delta)``, t the pulls made; the answer is J(t); stop (K) once
@@ -36,8 +34,8 @@ def ugapec_rule() -> Any:
         if made < k:
             top_m_pulled(counts, sums, m, work[MEAN], answer)
             return made
-        x = constants[C] * math.log(4.0 * k * max(np.float64(made), 1.0) ** 3 / constants[DELTA])
-        gap_widths(counts, sums, x, constants[B], work)
+        x = constants["c"] * math.log(4.0 * k * max(np.float64(made), 1.0) ** 3 / constants["delta"])
+        gap_widths(counts, sums, x, constants["b"], work)
         set_index, pull = gap_select(m, work)
         for i in range(k):
             answer[i] = work[CHOSEN, i] == 1.0
@@ -86,7 +84,8 @@ class UGapEc(BestArmAgent):
         (400, 0.0)
     """
 
-    num_constants = 3  # DELTA, C, B
+    #: the confidence delta, the exploration constant c, the range b
+    constant_fields = ("delta", "c", "b")
     anytime = True  # never reads the horizon T
 
     def __init__(self, delta: float = 0.05, c: float = 0.5, b: float = 1.0, *, tie_break: str = "random") -> None:
@@ -103,4 +102,4 @@ class UGapEc(BestArmAgent):
         return ugapec_rule()
 
     def begin(self, obs: Obs, rows: np.ndarray) -> None:
-        self.constants[rows, DELTA], self.constants[rows, C], self.constants[rows, B] = self.delta, self.c, self.b
+        self.constants["delta"][rows], self.constants["c"][rows], self.constants["b"][rows] = self.delta, self.c, self.b

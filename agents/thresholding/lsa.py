@@ -63,7 +63,10 @@ class LSA(IndexAgent):
     @staticmethod
     def index(count: float, total: float, theta: float, alpha: float, per_copy: float) -> float:
         """``xi = alpha * T_i * Delta_hat_i^2 + 0.5 * ln T_i`` (compiled by the step kernel); ``ln T_i`` read from
-        ``LOG_COUNTS`` up to its size (the same numbers as ``math.log``, a fifth of its cost)."""
+        ``LOG_COUNTS`` up to its size (the same numbers as ``math.log``, a fifth of its cost); -inf for an arm
+        never pulled (``ln 0``; the initial round pulls it before any index is compared)."""
+        if count < 1.0:
+            return -math.inf
         gap = abs(total / max(count, 1.0) - theta)
         log_count = LOG_COUNTS[int(count) - 1] if 1.0 <= count <= LOG_COUNTS.size else math.log(count)
         return alpha * count * (gap * gap) + 0.5 * log_count

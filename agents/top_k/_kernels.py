@@ -12,7 +12,6 @@ import numba
 import numpy as np
 
 from bandit_gym.agents.ranking import answer_means, key_before, select_key, top_m_select
-from bandit_gym.agents.top_k.clucb_pac import DELTA, R
 from bandit_gym.envs._kernels import stream_uniform
 
 
@@ -55,7 +54,7 @@ def clucb_rollout(means: np.ndarray, seeds: np.ndarray, m: int, epsilon: float, 
       it). The gain is then summed in another order than the rule's; when it comes near the stop level the
       rule's own pass (index order) decides.
 
-    ``constants[n, DELTA]`` and ``constants[n, R]`` as the rule's."""
+    ``constants[n]["delta"]`` and ``constants[n]["R"]`` as the rule's."""
     num, k = means.shape
     counts, sums, mean, inv = np.zeros(k), np.zeros(k), np.zeros(k), np.zeros(k)
     tilde, sign, scratch = np.zeros(k), np.zeros(k), np.zeros(k)
@@ -93,7 +92,7 @@ def clucb_rollout(means: np.ndarray, seeds: np.ndarray, m: int, epsilon: float, 
                 c += 1
             if made == budget:
                 break
-            radius = clucb_radius(made, k, constants[n, DELTA], constants[n, R])
+            radius = clucb_radius(made, k, constants[n]["delta"], constants[n]["R"])
             split, split_index, width, arm, gain, tol = _fused(mean, sign, inv, radius, m, tau, width, tilde,
                                                                gathered, window)
             if split_index == -2:  # no window yet: select

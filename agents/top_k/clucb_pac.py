@@ -17,8 +17,6 @@ from bandit_gym.families import Family
 EPSILON_SUMS = ("k_epsilon", "epsilon")
 """Readings of CLUCB-PAC's stopping level: ``K epsilon`` or ``epsilon``."""
 
-#: per-copy constants: the confidence delta, the sub-Gaussian constant R
-DELTA, R = range(2)
 #: the scratch rows: the empirical means, w~, the bits of M~, 1 / sqrt(T), a row for the answer
 MEANS, TILDE, OTHER, INVERSE, SCRATCH = range(5)
 
@@ -31,7 +29,7 @@ def clucb_rule() -> Any:
 
     @jit
     def clucb_pac(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, epsilon: float,
-                  constants: np.ndarray, state: np.ndarray, work: np.ndarray, answer: np.ndarray,
+                  constants: Any, state: Any, arrays: np.ndarray, work: np.ndarray, answer: np.ndarray,
                   final: bool) -> int:
         """After one pull of each arm, at t pulls (here K is the number of arms, n in chen2017, and m the set
         size): M = the empirical top m (the answer); ``rad_e = R sqrt(2 log(4 K t^3 / delta) / T_e)``; ``w~ = mu -
@@ -46,7 +44,7 @@ def clucb_rule() -> Any:
             return made
         empirical_means(counts, sums, mean)
         top_m_select(mean, m, answer)
-        radius = clucb_radius(made, k, constants[DELTA], constants[R])
+        radius = clucb_radius(made, k, constants["delta"], constants["R"])
         for i in range(k):
             inv[i] = 1.0 / math.sqrt(np.float64(counts[i]))
             rad = radius * inv[i]
@@ -102,7 +100,8 @@ class CLUCBPAC(BestArmAgent):
     """
 
     families: ClassVar[tuple[str, ...]] = ("top_k",)
-    num_constants = 2  # DELTA, R
+    #: the confidence delta, the sub-Gaussian constant R
+    constant_fields = ("delta", "R")
     anytime = True  # never reads the horizon T
 
     def __init__(self, delta: float | None = None, R: float = 0.5, epsilon_sum: str = "k_epsilon", *,
@@ -137,8 +136,8 @@ class CLUCBPAC(BestArmAgent):
         return clucb_rule()
 
     def begin(self, obs: Obs, rows: np.ndarray) -> None:
-        self.constants[rows, DELTA] = obs["delta"][rows, 0] if self.delta is None else self.delta
-        self.constants[rows, R] = self.R
+        self.constants["delta"][rows] = obs["delta"][rows, 0] if self.delta is None else self.delta
+        self.constants["R"][rows] = self.R
 
 
 def _per_k(kernel: Callable[..., Any]) -> Callable[..., Any]:

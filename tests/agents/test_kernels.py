@@ -1,0 +1,111 @@
+"""The compiled rules (numba) against their plain implementation: the same Python source run by the interpreter.
+
+Every compiled agent rule, step driver and whole-episode kernel is a Python function that numba compiles. With
+``NUMBA_DISABLE_JIT=1`` numba compiles nothing and the interpreter runs that source as written, on numpy
+arrays and records: the plain implementation. The compiled code must agree with it bit for bit, on every action
+of a step-by-step play and on every number of a compiled rollout. A difference would show a place where numba's
+arithmetic, integer widths, float32 reads, missing bounds checks or parallel loops make the compiled agent
+another algorithm than its source.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+from bandit_gym.agents import AGENTS
+from bandit_gym.rollout import play_compiled
+from tests.conftest import family_of_id, make_agent
+
+ROOT = Path(__file__).resolve().parents[2]
+
+#: one env per family (a small budget; a compiled rollout needs common random numbers)
+ENVS = {
+    "thresholding": ("ThresholdingBandit-Tao2019Setup1-v0", {"budget": 40, "common_random_numbers": True}),
+    "threshold": ("ThresholdBandit-v0", {"horizon": 40}),
+    "best_arm": ("BestArmIdentification-Audibert2010Problem4-v0", {"budget": 60, "common_random_numbers": True}),
+    "top_k": ("TopKIdentification-Chen2017TwoGroupK100-v0", {"budget": 150, "common_random_numbers": True}),
+    "multi_armed": ("MultiArmedBandit-v0", {"budget": 40}),
+    "correlated": ("CorrelatedBestArm-v0", {"budget": 30}),
+}
+#: the agents whose decisions are the package's own code (the learned policies are torch networks)
+COMPILED = [name for name in AGENTS if name not in ("SB3Agent", "ArmwisePPO")]
+COPIES = 3
+
+
+def _cases() -> list[tuple[str, str, dict]]:
+    """(agent, env id, env arguments): each agent on its families' envs; the Bayesian ones on the correlated env."""
+    cases = []
+    for name in COMPILED:
+        for family, (env_id, kwargs) in ENVS.items():
+            if family == "correlated" and ".bayesian." not in AGENTS[name].__module__:
+                continue
+            if family_of_id(env_id) in AGENTS[name].families:
+                cases.append((name, env_id, kwargs))
+    return cases
+
+
+def play_all(out: str) -> None:
+    """Every compiled agent on its family's env: the actions of a step-by-step play of ``COPIES`` copies, and
+    the numbers of its compiled rollout where it has one; saved to ``out`` (npz)."""
+    results = {}
+    for name, env_id, kwargs in _cases():
+        envs = gym.make_vec(env_id, num_envs=COPIES, vectorization_mode="vector_entry_point", **kwargs)
+        agent = make_agent(name, env_id)
+        obs, _ = envs.reset(seed=3)
+        agent.reset(seed=4)
+        actions = []
+        for _ in range(200):
+            action = np.array(agent.act(obs), copy=True)
+            actions.append(action)
+            obs, _, terminated, truncated, _ = envs.step(action)
+            if (terminated | truncated).all():
+                break
+        results[f"{name}@{env_id}/steps"] = np.stack(actions)
+        rolled = play_compiled(envs, make_agent(name, env_id), seed=5)
+        for key, values in (rolled or {}).items():
+            results[f"{name}@{env_id}/rollout/{key}"] = values
+        envs.close()
+    np.savez(out, **results)
+
+
+@pytest.mark.slow  # numba compiles every agent's kernels (most of its minute); the interpreted run takes seconds
+def test_every_compiled_rule_equals_its_plain_python_source(tmp_path: Path) -> None:
+    """Actions and rollouts of every compiled agent, compiled here and interpreted in a subprocess with
+    ``NUMBA_DISABLE_JIT=1``: equal bit for bit."""
+    compiled, plain = tmp_path / "compiled.npz", tmp_path / "plain.npz"
+    play_all(str(compiled))
+    code = f"import sys; sys.path.insert(0, {str(ROOT)!r}); from tests.agents.test_kernels import play_all; " \
+           f"play_all({str(plain)!r})"
+    # -W: the sample streams' uint64 hash wraps around by design; numpy warns where numba does not
+    subprocess.run([sys.executable, "-W", "ignore::RuntimeWarning", "-c", code], check=True, cwd=ROOT,
+                   env={**os.environ, "NUMBA_DISABLE_JIT": "1"})
+    got, want = np.load(plain), np.load(compiled)
+    assert sorted(got.files) == sorted(want.files)
+    played = {key.split("@")[0] for key in want.files}
+    assert played == set(COMPILED), set(COMPILED) - played  # every agent played on some family
+    rollouts = {key.split("@")[0] for key in want.files if "/rollout/" in key}
+    assert {"LSA", "APT", "OptKG", "UGapEb", "SuccessiveRejects", "CLUCBPAC", "Uniform"} <= rollouts
+    for key in want.files:
+        np.testing.assert_array_equal(got[key], want[key], err_msg=key)
+
+
+@pytest.mark.parametrize("name", ["UGapEb", "LUCB", "SuccessiveRejects", "UCBEBestArm", "CLUCBPAC"])
+def test_the_rules_state_is_a_typed_record(name: str) -> None:
+    """A compiled best-arm rule's per-copy data are record arrays with the named fields its class declares."""
+    env_id = "TopKIdentification-v0" if name == "CLUCBPAC" else "BestArmIdentification-Audibert2010Problem1-v0"
+    envs = gym.make_vec(env_id, num_envs=2, vectorization_mode="vector_entry_point")
+    agent = make_agent(name, env_id)
+    obs, _ = envs.reset(seed=0)
+    agent.reset(seed=0)
+    agent.act(obs)
+    cls = AGENTS[name]
+    for records, fields in ((agent.constants, cls.constant_fields), (agent.state, cls.state_fields),
+                            (agent.arrays, cls.array_fields)):
+        assert records.dtype.names == fields and records.shape[0] == 2
