@@ -81,6 +81,11 @@ class ArmwisePPO(SB3Agent):
     def params(self) -> dict[str, Any]:
         return {"problem": self.problem, "seed": self.seed, "deterministic": self.deterministic}
 
+    @classmethod
+    def data_files(cls, params: Mapping[str, Any]) -> tuple[Any, ...]:
+        """The shipped weights (package data) of ``problem`` and ``seed``."""
+        return (shipped_path(params.get("problem", "thresholding"), params.get("seed", 0)),)
+
     def _subject(self) -> str:
         return f"ArmwisePPO(problem={self.problem!r}, seed={self.seed})"
 

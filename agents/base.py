@@ -101,6 +101,14 @@ class Agent:
         ``problem``); ``cls.families`` unless overridden."""
         return tuple(Family(name) for name in cls.families)
 
+    @classmethod
+    def data_files(cls, params: Mapping[str, Any]) -> tuple[Any, ...]:
+        """The files an agent built with ``params`` reads its decisions from (a trained policy's weights), as
+        paths or package resources: their bytes join its code in the fingerprint of the cells it plays
+        (``bandit_gym.provenance``), so a policy saved again under the same name recomputes its cells. None by
+        default."""
+        return ()
+
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """A subclass's ``families`` become ``Family`` members; a misspelt family is
         refused when the class is defined."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -125,6 +126,19 @@ class SB3Agent(Agent):
         elif not hasattr(policy, "predict") and not hasattr(policy, "model"):
             raise TypeError(f"policy must be a folder, a .zip path, a TrainedPolicy or a stable-baselines3 model or "
                             f"policy, got {type(policy).__name__}")
+
+    @classmethod
+    def data_files(cls, params: Mapping[str, Any]) -> tuple[Any, ...]:
+        """A policy given as a path: its ``model.zip`` and saved ``vecnormalize.pkl`` (a folder) or the .zip
+        itself, and a ``normalize`` file."""
+        files: list[Path] = []
+        policy, normalize = params.get("policy"), params.get("normalize")
+        if isinstance(policy, (str, Path)):
+            path = Path(policy)
+            files += [path / "model.zip", path / "vecnormalize.pkl"] if path.is_dir() else [path]
+        if isinstance(normalize, (str, Path)):
+            files.append(Path(normalize))
+        return tuple(files)
 
     def _policy_label(self) -> str:
         return str(self.policy) if isinstance(self.policy, (str, Path)) else f"<{type(self.policy).__name__}>"

@@ -66,7 +66,7 @@ from bandit_gym.agents.base import Agent, family_names
 from bandit_gym.agents.registry import loaded_class
 from bandit_gym.envs._base import engine_of
 from bandit_gym.families import Family
-from bandit_gym.provenance import code_fingerprint, record, stale_reason, stored
+from bandit_gym.provenance import agent_fingerprint, code_fingerprint, record, stale_reason, stored
 from bandit_gym.rollout import play_batched, play_compiled, play_vector
 
 BACKENDS = ("loky", "threading", "multiprocessing", "sequential", "dask", "ray")
@@ -733,7 +733,7 @@ class CellStore:
         if index not in self._codes:
             agent = self.spec.agents[index]
             cls = agent.cls if self.heal else loaded_class(agent.name)
-            self._codes[index] = None if cls is None else code_fingerprint(cls)
+            self._codes[index] = None if cls is None else agent_fingerprint(cls, agent.params)
         return self._codes[index]
 
     def damage(self, cell: Cell) -> str | None:

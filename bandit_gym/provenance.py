@@ -12,6 +12,10 @@ agent, its family's helpers and compiled kernels under ``bandit_gym.agents``, sa
 notebook cell, ``python -c``) is fingerprinted by its own source where ``inspect`` finds it, else by the compiled
 code of its methods. Code that an agent reaches otherwise (a package other than its own, a function passed as a
 parameter) is not covered; ``--force`` (``run_experiment(force=True)``) recomputes every cell.
+
+An agent that reads its decisions from files (a trained policy's weights: ``Agent.data_files``) is fingerprinted
+by its code and the bytes of those files (``agent_fingerprint``): a policy saved again under the same path is
+another agent, and its cells are recomputed ("its data files changed").
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ import sys
 import types
 from collections.abc import Iterator, Mapping
 from importlib import util
+from typing import Any
 
 import numpy as np
 
@@ -39,6 +44,24 @@ def code_fingerprint(cls: type) -> str:
     """The fingerprint (16 hex digits) of the code of agent class ``cls``: the same for the same source, different
     when a module it is made of changes (see the module docstring)."""
     return _fingerprint(cls)
+
+
+def agent_fingerprint(cls: type, params: Mapping[str, Any]) -> str:
+    """What made a cell of agent class ``cls`` built with ``params``: ``code_fingerprint(cls)``, then, for an
+    agent that reads data files (``cls.data_files(params)``), ``+`` and a digest (16 hex digits) of their bytes
+    (a missing file counts as missing). Read afresh at every call: a file may change between two runs."""
+    code = code_fingerprint(cls)
+    data_files = getattr(cls, "data_files", None)
+    files = data_files(params) if data_files is not None else ()
+    if not files:
+        return code
+    digest = hashlib.sha256()
+    for file in files:
+        try:
+            digest.update(b"file\0" + file.read_bytes())  # a Path or a package resource
+        except OSError:
+            digest.update(b"missing\0")
+    return f"{code}+{digest.hexdigest()[:16]}"
 
 
 @functools.lru_cache(maxsize=256)
@@ -158,7 +181,8 @@ def stale_reason(label: str, recorded: tuple[str | None, str | None], code: str)
     if made_by is None:
         return f"{label}'s cells were made before cells recorded their code"
     if made_by != code:
-        return f"{label}'s code changed"
+        same_code = made_by.partition("+")[0] == code.partition("+")[0]
+        return f"{label}'s data files changed" if same_code else f"{label}'s code changed"
     if version != __version__:
         return f"{label}'s cells were made by bandit_gym {version}, not {__version__}"
     return None

@@ -165,3 +165,29 @@ def test_cli_run_reports_reuse_and_force(rule_folder: Path, capsys: pytest.Captu
     assert main(["stats", "spec"]) == 0
     assert "note: spec holds cells made by code other than the code installed now (2 cells: LSA's code changed)" \
         in capsys.readouterr().out
+
+
+def test_a_policy_saved_again_under_the_same_path_is_recomputed(tmp_path: Path) -> None:
+    """A learned agent's decisions live in its files: a policy trained again into the same folder recomputes its
+    cells ("its data files changed"), where the code fingerprint alone would serve the old policy's numbers."""
+    from bandit_gym.rl import train
+
+    folder = tmp_path / "policy"
+    kwargs = {"horizon": 40}
+    train("ThresholdBandit-v0", total_timesteps=128, seed=0, num_envs=2, env_kwargs=kwargs).save(folder)
+    made = ExperimentSpec.from_dict({"env": "ThresholdBandit-v0", "budgets": [40], "runs": 4, "chunk": 4,
+                                     "agents": [{"name": "SB3Agent", "params": {"policy": str(folder)}}, "UCB"]})
+    out = tmp_path / "out"
+    first = run_experiment(made, out=out, progress=False)
+    with np.load(out / "cells" / "SB3Agent__b40__chunk0.npz") as cell:
+        code, _, data = str(cell["code"]).partition("+")
+    assert code == code_fingerprint(AGENTS["SB3Agent"]) and len(data) == 16
+    assert run_experiment(made, out=out, progress=False).reused == 2
+
+    train("ThresholdBandit-v0", total_timesteps=128, seed=1, num_envs=2, env_kwargs=kwargs).save(folder)
+    with pytest.warns(UserWarning, match="recomputing 1 cell: SB3Agent's data files changed"):
+        again = run_experiment(made, out=out, progress=False)
+    assert (again.reused, again.stale) == (1, ["1 cell: SB3Agent's data files changed"])
+    assert np.array_equal(again.runs[("UCB", "regret")], first.runs[("UCB", "regret")])
+    with pytest.warns(UserWarning, match="SB3Agent's data files changed"):  # reading sees it too
+        ExperimentResult.load(out)
