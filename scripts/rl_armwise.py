@@ -1,10 +1,13 @@
 """Train the arm-wise policy (``bandit_gym.rl.train_armwise``) with several seeds and score it on held-out
-settings next to the papers' agents and Uniform: the same runs for every agent (the same env seed, and common
-random numbers where the env has them: the same samples per arm; the threshold bandit draws its thresholds and
-the uniforms behind each round's value whatever the arm pulled, so its runs are paired by the seed alone),
-paired two-sided t-tests of every policy
-against the best paper agent of the setting and against Uniform. Writes ``OUT/PROBLEM.csv`` (one row per
-setting, agent and seed: mean, standard error), ``OUT/PROBLEM_tests.csv`` and ``OUT/PROBLEM.md``, and the
+settings next to the papers' agents and Uniform, through the experiment engine: each held-out setting is an
+``ExperimentSpec`` (the paper agents, Uniform and the policies, one budget, the setting's runs, ``--env-seed`` as
+its seed), played by ``run_experiments`` on the same runs for every agent (common random numbers where the env has
+them: the same samples per arm; the threshold bandit draws its thresholds and the uniforms behind each round's
+value whatever the arm pulled, so its runs are paired by the seed alone), its cells stored under
+``OUT/heldout/PROBLEM/SETTING-DIGEST`` (DIGEST: of the spec; an interrupted scoring resumes, a policy trained again
+into its folder is played again). The paired two-sided t-tests of every policy against the best paper agent of the
+setting and against Uniform are the engine's (``ExperimentResult.paired_tests``). Writes ``OUT/PROBLEM.csv`` (one
+row per setting and agent: mean, standard error), ``OUT/PROBLEM_tests.csv`` and ``OUT/PROBLEM.md``, and the
 policies under ``OUT/policies/PROBLEM-seedS``.
 
 A recipe with ``candidates`` > 1 (``bandit_gym.rl.ArmwiseRecipe``) trains, for seed s, the candidates s, s + 1000,
@@ -30,8 +33,10 @@ sets ``validation_env_kwargs``):
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -41,12 +46,12 @@ import numpy as np
 import pandas as pd
 import torch
 from joblib import Parallel, delayed
-from scipy import stats
 
-from bandit_gym.agents import AGENTS, ArmwisePPO, SB3Agent
+from bandit_gym.agents import AGENTS, SB3Agent
 from bandit_gym.agents.armwise_ppo import SHIPPED_PROBLEMS, SHIPPED_SEEDS, shipped_path
 from bandit_gym.armwise import load_weights
-from bandit_gym.experiments import AgentSpec
+from bandit_gym.experiments import AgentSpec, ExperimentResult, ExperimentSpec, run_experiments
+from bandit_gym.families import family_of_env
 from bandit_gym.instances import (
     AUDIBERT2010_PROBLEMS,
     BudgetRange,
@@ -71,7 +76,6 @@ from bandit_gym.rl import (
     select_candidate,
     train_armwise,
 )
-from bandit_gym.rollout import play_vector
 
 
 @dataclass(frozen=True)
@@ -138,27 +142,67 @@ HELD_OUT: dict[str, tuple[tuple[Setting, ...], tuple[AgentSpec, ...]]] = {
 HELD_OUT["best_arm_dev_select"] = HELD_OUT["best_arm"]
 
 
-def crn(env_id: str, kwargs: dict[str, Any]) -> dict[str, Any]:
-    """Common random numbers where the env takes them."""
-    takes = gym.make(env_id, **kwargs).unwrapped.engine.takes_common_random_numbers
-    return {**kwargs, "common_random_numbers": True} if takes else kwargs
-
-
-def play(setting: Setting, agent: Any, seed: int) -> np.ndarray:
-    """Per-run regret of ``agent`` on the runs of ``setting`` drawn from ``seed`` (on one torch thread)."""
-    torch.set_num_threads(1)
-    env = gym.make_vec(setting.env_id, num_envs=setting.runs, vectorization_mode="vector_entry_point",
-                       **crn(setting.env_id, setting.kwargs))
+def budget_of(setting: Setting) -> tuple[str, int]:
+    """The argument that sets a setting's budget (``horizon`` on the threshold bandit, else ``budget``) and its
+    value there (the preset's when the setting does not give it)."""
+    argument = "horizon" if str(family_of_env(setting.env_id)) == "threshold" else "budget"
+    if argument in setting.kwargs:
+        return argument, int(setting.kwargs[argument])
+    env = gym.make(setting.env_id, **setting.kwargs)
     try:
-        return play_vector(env, agent, seed=seed)["regret"]
+        return argument, int(getattr(env.unwrapped.engine, argument))
     finally:
         env.close()
 
 
-def score(setting: Setting, agents: dict[str, Any], seed: int, jobs: int = 1) -> dict[str, np.ndarray]:
-    """Per-run regret of every agent on the same runs of ``setting`` (``jobs`` agents at once)."""
-    regrets = Parallel(n_jobs=jobs)(delayed(play)(setting, agent, seed) for agent in agents.values())
-    return dict(zip(agents, regrets, strict=True))
+def setting_spec(setting: Setting, compared: tuple[AgentSpec, ...], policies: dict[str, AgentSpec],
+                 seed: int) -> ExperimentSpec:
+    """One held-out setting as an experiment: ``compared`` (the paper agents), Uniform and ``policies`` (label ->
+    agent) on the same ``setting.runs`` runs, drawn from ``seed``, at the setting's one budget."""
+    argument, budget = budget_of(setting)
+    kwargs = {key: value for key, value in setting.kwargs.items() if key != argument}
+    agents = (*compared, AgentSpec("Uniform", {}, "Uniform"),
+              *(replace(agent, label=label) for label, agent in policies.items()))
+    return ExperimentSpec(env=setting.env_id, agents=agents, budgets=(budget,), runs=setting.runs, seed=seed,
+                          env_kwargs=kwargs, chunk=min(setting.runs, 2500), name=slug(setting.label))
+
+
+def slug(label: str) -> str:
+    """A setting's label as a folder and experiment name."""
+    return "-".join("".join(c if c.isalnum() or c == "." else " " for c in label).split())
+
+
+def spec_folder(root: Path, spec: ExperimentSpec) -> Path:
+    """Where the cells of ``spec`` live: ``root/NAME-DIGEST``, the digest (12 hex digits) of the spec, so that
+    another spec (other runs, seed or agents) never meets this one's cells."""
+    digest = hashlib.sha256(json.dumps(spec.to_dict(), sort_keys=True).encode()).hexdigest()[:12]
+    return root / f"{spec.name}-{digest}"
+
+
+def score(specs: list[ExperimentSpec], root: Path, jobs: int) -> list[ExperimentResult]:
+    """Play every setting's cells not already stored under ``root`` (``jobs`` workers, one torch thread each)."""
+    torch.set_num_threads(1)
+    return run_experiments(specs, [spec_folder(root, spec) for spec in specs], jobs=jobs)
+
+
+def tests_of(result: ExperimentResult, label: str, policies: dict[str, AgentSpec],
+             compared: tuple[AgentSpec, ...]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The rows of one setting: every agent's mean and standard error, and each policy's paired tests (the
+    engine's) against the best paper agent of the setting and against Uniform (difference: policy - other)."""
+    metric = result.spec.metrics[0]
+    regret = {agent.display: result.runs[(agent.display, metric)][:, 0] for agent in result.spec.agents}
+    rows = [{"setting": label, "agent": name, "runs": values.size, "mean": values.mean(),
+             "se": values.std(ddof=1) / np.sqrt(values.size)} for name, values in regret.items()]
+    best = min((agent.display for agent in compared), key=lambda name: regret[name].mean())
+    tests = []
+    for policy in policies:
+        paired = result.paired_tests(policy, metric).set_index("agent")
+        for other in (best, "Uniform"):
+            difference = -float(paired.loc[other, "mean_difference"])  # the engine's is other - policy
+            tests.append({"setting": label, "policy": policy, "against": other, "difference": difference,
+                          "relative": difference / max(regret[other].mean(), 1e-12),
+                          "p_value": float(paired.loc[other, "p_value"])})
+    return rows, tests
 
 
 VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
@@ -190,23 +234,44 @@ def train_one(recipe: ArmwiseRecipe, seed: int, steps: int | None, folder: Path)
     return minutes
 
 
-def policy_of(out: Path, problem: str, seed: int) -> Any:
-    """The policy trained with ``seed``: its folder under ``OUT/policies``, or its weights there
-    (``PROBLEM-seedS.npz``, as ``bandit_gym.armwise.save_weights`` writes them), or the weights the package
+class WeightsPolicy(SB3Agent):
+    """The arm-wise policy of a weights file (``bandit_gym.armwise.save_weights``: numpy arrays, no pickles)."""
+
+    def __init__(self, weights: str) -> None:
+        self.weights = weights
+        super().__init__(load_weights(weights)[0], any_budget=True)
+
+    def params(self) -> dict[str, Any]:
+        return {"weights": self.weights}
+
+    @classmethod
+    def data_files(cls, params: Mapping[str, Any]) -> tuple[Any, ...]:
+        return (Path(params["weights"]),)
+
+
+def policy_spec(out: Path, problem: str, seed: int) -> AgentSpec:
+    """The policy trained with ``seed``, as an experiment's agent: its folder under ``OUT/policies``, or its weights
+    there (``PROBLEM-seedS.npz``, as ``bandit_gym.armwise.save_weights`` writes them), or the weights the package
     ships, when the file shipped for the candidate's seed (``seed % CANDIDATE_STRIDE``: candidate 1001 is seed 1's)
     is that candidate (its header's ``candidate_seed``, else its seed)."""
     folder = out / "policies" / f"{problem}-seed{seed}"
     if (folder / "model.zip").is_file():
-        return SB3Agent(folder)
+        return AgentSpec("SB3Agent", {"policy": str(folder)})
     if folder.with_suffix(".npz").is_file():
-        return SB3Agent(load_weights(folder.with_suffix(".npz"))[0])
+        return AgentSpec(f"{__name__}:WeightsPolicy", {"weights": str(folder.with_suffix(".npz"))})
     shipped_seed = seed % CANDIDATE_STRIDE
     if problem in SHIPPED_PROBLEMS and shipped_seed in SHIPPED_SEEDS:
         header = load_weights(str(shipped_path(problem, shipped_seed)))[1]
         if header.get("candidate_seed", shipped_seed) == seed:
-            return ArmwisePPO(problem, shipped_seed)
+            return AgentSpec("ArmwisePPO", {"problem": problem, "seed": shipped_seed})
     raise FileNotFoundError(f"no policy trained with seed {seed}: {folder} holds no model.zip, there is no "
                             f"{folder.with_suffix('.npz')}, and the package ships another candidate for that seed")
+
+
+def policy_of(out: Path, problem: str, seed: int) -> Any:
+    """The agent of ``policy_spec``."""
+    spec = policy_spec(out, problem, seed)
+    return WeightsPolicy(**spec.params) if spec.name.endswith(":WeightsPolicy") else AGENTS[spec.name](**spec.params)
 
 
 def select(out: Path, problem: str, seeds: list[int], recipe: ArmwiseRecipe, reuse: bool = False) -> dict[int, int]:
@@ -274,29 +339,20 @@ def main(argv: list[str] | None = None) -> int:
     training = {c: json.loads(path.read_text()) for c, path in record.items() if path.is_file()}
     torch.set_num_threads(1)
     chosen = select(args.out, args.problem, args.seeds, recipe, reuse=args.reuse_validation)
-    policies = {f"armwise seed {seed}": policy_of(args.out, args.problem, chosen[seed]) for seed in args.seeds}
+    policies = {f"armwise seed {seed}": policy_spec(args.out, args.problem, chosen[seed]) for seed in args.seeds}
     if args.with_shipped:
-        policies |= {f"shipped seed {seed}": ArmwisePPO(args.with_shipped, seed) for seed in SHIPPED_SEEDS}
+        policies |= {f"shipped seed {seed}": AgentSpec("ArmwisePPO", {"problem": args.with_shipped, "seed": seed})
+                     for seed in SHIPPED_SEEDS}
+    settings = tuple(replace(setting, runs=args.runs) if args.runs is not None else setting for setting in settings)
+    compared = {setting.label: setting.agents if setting.agents is not None else agents_of_paper
+                for setting in settings}
+    specs = [setting_spec(setting, compared[setting.label], policies, args.env_seed) for setting in settings]
+    results = score(specs, args.out / "heldout" / args.problem, args.jobs)
     rows, tests = [], []
-    for setting in settings:
-        if args.runs is not None:
-            setting = replace(setting, runs=args.runs)
-        compared = setting.agents if setting.agents is not None else agents_of_paper
-        agents = {**{spec.label or spec.name: AGENTS[spec.name](**spec.params) for spec in compared},
-                  "Uniform": AGENTS["Uniform"](), **policies}
-        regret = score(setting, agents, seed=args.env_seed, jobs=args.jobs)
-        for label, values in regret.items():
-            rows.append({"problem": args.problem, "setting": setting.label, "agent": label, "runs": values.size,
-                         "mean": values.mean(), "se": values.std(ddof=1) / np.sqrt(values.size)})
-        best = min((spec.label or spec.name for spec in compared), key=lambda name: regret[name].mean())
-        for label in policies:
-            for other in (best, "Uniform"):
-                diff = regret[label] - regret[other]  # the same runs: paired
-                p = 1.0 if not diff.any() else float(stats.ttest_rel(regret[label], regret[other]).pvalue)
-                tests.append({"problem": args.problem, "setting": setting.label, "policy": label, "against": other,
-                              "difference": diff.mean(), "relative": diff.mean() / max(regret[other].mean(), 1e-12),
-                              "p_value": p})
-        print(f"{setting.label}: done", flush=True)
+    for setting, result in zip(settings, results, strict=True):
+        more_rows, more_tests = tests_of(result, setting.label, policies, compared[setting.label])
+        rows += [{"problem": args.problem, **row} for row in more_rows]
+        tests += [{"problem": args.problem, **test} for test in more_tests]
     report(args.out, args.problem, pd.DataFrame(rows), pd.DataFrame(tests), training, args.steps, chosen, recipe,
            args.variant)
     return 0

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import gymnasium as gym
 import numpy as np
 import pytest
@@ -474,8 +476,15 @@ def test_the_held_out_script_scores_fresh_runs_of_one_setting_with_a_recorded_ch
     table = pd.read_csv(tmp_path / "best_arm.csv")
     assert set(table.setting) == {setting} and (table.runs == 20).all()
     mine = table.set_index("agent")["mean"]
-    for seed in (0, 1, 2):  # the recorded choice is the shipped candidate: the same policy, the same runs
-        assert mine[f"armwise seed {seed}"] == mine[f"shipped seed {seed}"]
+    # the setting ran through the experiment engine: one spec, its cells; the recorded choice is the shipped
+    # candidate, so each seed's policy is the shipped one (the engine keys an agent's own randomness by its label)
+    (folder,) = (tmp_path / "heldout" / "best_arm").iterdir()
+    played = {agent["label"]: (agent["name"], agent["params"])
+              for agent in json.loads((folder / "spec.json").read_text())["agents"]}
+    assert len(list((folder / "cells").glob("*.npz"))) == len(played) == 3 + 1 + 6  # SR, UCB-E, UGapEb, Uniform
+    for seed in (0, 1, 2):
+        assert played[f"armwise seed {seed}"] == played[f"shipped seed {seed}"] == (
+            "ArmwisePPO", {"problem": "best_arm", "seed": seed})
     subprocess.run([*command, "--env-seed", "6"], check=True, capture_output=True)
     other = pd.read_csv(tmp_path / "best_arm.csv").set_index("agent")["mean"]
     assert not np.allclose(other.to_numpy(), mine.reindex(other.index).to_numpy())  # fresh runs
