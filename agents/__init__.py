@@ -1,9 +1,9 @@
 """Agents: one algorithm per file, grouped by problem family, importable as ``bandit_gym.agents``.
 
-``AGENTS`` maps each built-in agent's name to its class (a new algorithm: its import below and its name in
-``AGENTS``; ``__all__`` follows). Experiment specs and the CLI also accept a name given to ``register``, a name
-from an installed package's ``bandit_gym.agents`` entry point, and an import path ``package.module:Class`` (see
-``agent_class``).
+``AGENTS`` maps each built-in agent's name to its class: every agent class imported below, in the order of the
+imports (grouped by family), so that a new algorithm is one import line; ``__all__`` follows. Experiment specs
+and the CLI also accept a name given to ``register``, a name from an installed package's ``bandit_gym.agents``
+entry point, and an import path ``package.module:Class`` (see ``agent_class``).
 """
 
 from bandit_gym.agents.armwise_ppo import ArmwisePPO
@@ -42,14 +42,8 @@ from bandit_gym.agents.top_k.opt_mai import OptMAI
 from bandit_gym.agents.uniform import Uniform
 
 AGENTS: dict[str, type[Agent]] = {
-    cls.__name__: cls
-    for cls in (Uniform, LSA, APT, UCBE, OptKG,
-                UCB, DKWUCB, OPTIM, KMUCB, PerThresholdUCB,
-                UGapEb, UGapEc, UCBEBestArm, SuccessiveRejects, SAR, SequentialHalving, LUCB,
-                AdaptiveTopK, CLUCBPAC, OptMAI,
-                BayesGap, ThompsonSampling, BayesUCB, GPUCB, EI, PI,
-                EpsilonGreedy, UCB1, KLUCB, Thompson,
-                SB3Agent, ArmwisePPO)
+    value.__name__: value for value in list(globals().values())
+    if isinstance(value, type) and issubclass(value, Agent) and value is not Agent
 }
 
 __all__ = ["AGENTS", "Agent", "agent_class", "register", *AGENTS]
