@@ -5,7 +5,9 @@ SR on the same runs. Writes ``OUT/best_arm_dev.csv`` (one row per setting and ag
 The settings: K = 20 arms with means i.i.d. U(0.35, 0.5) and T = 2000 (1000 runs, env seed 987); K = 10, the same
 means law, T = 1000 (1000 runs, env seed 988); K = 15, T = 1000 (env seed 989), the K of the best-arm recipe's
 training and a budget inside its range, so that only the law of the means differs from training. Each run draws
-its own instance; every agent plays the same runs.
+its own instance; every agent plays the same runs. Each setting is an experiment of the engine
+(``run_experiment``, in memory: the means sampler is a Python object, which a results folder cannot record), with
+the setting's env seed as the experiment's seed.
 
     python scripts/rl_armwise_dev.py --policies docs/rl-armwise/policies --candidates 0 1001 2 --out docs/rl-armwise
     python scripts/rl_armwise_dev.py --shipped --out docs/rl-armwise    # the policies the package ships
@@ -14,19 +16,16 @@ its own instance; every agent plays the same runs.
 from __future__ import annotations
 
 import argparse
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
-import gymnasium as gym
-import numpy as np
 import pandas as pd
 import torch
-from rl_armwise import policy_of
+from rl_armwise import policy_spec
 
-from bandit_gym.agents import ArmwisePPO, SuccessiveRejects, Uniform
 from bandit_gym.agents.armwise_ppo import SHIPPED_SEEDS
+from bandit_gym.experiments import AgentSpec, ExperimentSpec, run_experiment
 from bandit_gym.instances import UniformMeans
-from bandit_gym.rollout import play_vector
 
 DEV_SETTINGS = {"K = 20, means U(0.35, 0.5), T = 2000": (20, 2000, 987),
                 "K = 10, means U(0.35, 0.5), T = 1000": (10, 1000, 988),
@@ -34,13 +33,11 @@ DEV_SETTINGS = {"K = 20, means U(0.35, 0.5), T = 2000": (20, 2000, 987),
 """Label: (K, T, env seed)."""
 
 
-def play(agent: Any, arms: int, budget: int, seed: int, runs: int) -> np.ndarray:
-    env = gym.make_vec("BestArmIdentification-v0", num_envs=runs, vectorization_mode="vector_entry_point",
-                       means=UniformMeans(arms, 0.35, 0.5), m=1, budget=budget)
-    try:
-        return play_vector(env, agent, seed=seed)["regret"]
-    finally:
-        env.close()
+def setting_spec(arms: int, budget: int, seed: int, runs: int, agents: tuple[AgentSpec, ...]) -> ExperimentSpec:
+    """A development setting as an experiment: ``agents`` on ``runs`` runs of K = ``arms`` arms with means i.i.d.
+    U(0.35, 0.5), each run its own instance, budget ``budget``, drawn from ``seed``."""
+    return ExperimentSpec(env="BestArmIdentification-v0", agents=agents, budgets=(budget,), runs=runs, seed=seed,
+                          env_kwargs={"means": UniformMeans(arms, 0.35, 0.5), "m": 1}, chunk=runs)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -55,20 +52,22 @@ def main(argv: list[str] | None = None) -> int:
                         help="the recipe whose policies are read (folders OUT/policies/PROBLEM-seedS)")
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
-    agents: dict[str, Any] = {"Uniform": Uniform(), "SR": SuccessiveRejects()}
+    agents = [AgentSpec("Uniform", {}, "Uniform"), AgentSpec("SuccessiveRejects", {}, "SR")]
     if args.shipped:
-        agents |= {f"{args.label}shipped seed {s}": ArmwisePPO(args.problem, s) for s in SHIPPED_SEEDS}
+        agents += [AgentSpec("ArmwisePPO", {"problem": args.problem, "seed": s}, f"{args.label}shipped seed {s}")
+                   for s in SHIPPED_SEEDS]
     for c in args.candidates:
         if args.policies is None:
             parser.error("--candidates needs --policies")
-        agents[f"{args.label}candidate {c}"] = policy_of(args.policies, args.problem, c)
+        agents.append(replace(policy_spec(args.policies, args.problem, c), label=f"{args.label}candidate {c}"))
     rows = []
     for label, (arms, budget, seed) in DEV_SETTINGS.items():
-        for name, agent in agents.items():
-            regret = play(agent, arms, budget, seed, args.runs)
-            rows.append({"setting": label, "agent": name, "runs": regret.size, "mean": regret.mean(),
-                         "se": regret.std(ddof=1) / np.sqrt(regret.size)})
-            print(f"{label} | {name}: {regret.mean():.4f} ({rows[-1]['se']:.4f})", flush=True)
+        result = run_experiment(setting_spec(arms, budget, seed, args.runs, tuple(agents)), progress=False)
+        for agent in agents:
+            regret = result.runs[(agent.label, "regret")][:, 0]
+            rows.append({"setting": label, "agent": agent.label, "runs": regret.size, "mean": regret.mean(),
+                         "se": regret.std(ddof=1) / regret.size ** 0.5})
+            print(f"{label} | {agent.label}: {regret.mean():.4f} ({rows[-1]['se']:.4f})", flush=True)
     args.out.mkdir(parents=True, exist_ok=True)
     path = args.out / "best_arm_dev.csv"
     table = pd.DataFrame(rows)
