@@ -179,7 +179,7 @@ def test_a_policy_saved_again_under_the_same_path_is_recomputed(tmp_path: Path) 
                                      "agents": [{"name": "SB3Agent", "params": {"policy": str(folder)}}, "UCB"]})
     out = tmp_path / "out"
     first = run_experiment(made, out=out, progress=False)
-    with np.load(out / "cells" / "SB3Agent__b40__chunk0.npz") as cell:
+    with np.load(out / "cells" / "SB3Agent__T40__chunk0.npz") as cell:
         code, _, data = str(cell["code"]).partition("+")
     assert code == code_fingerprint(AGENTS["SB3Agent"]) and len(data) == 16
     assert run_experiment(made, out=out, progress=False).reused == 2
