@@ -176,18 +176,20 @@ def test_a_policy_saved_again_under_the_same_path_is_recomputed(tmp_path: Path) 
     kwargs = {"horizon": 40}
     train("ThresholdBandit-v0", total_timesteps=128, seed=0, num_envs=2, env_kwargs=kwargs).save(folder)
     made = ExperimentSpec.from_dict({"env": "ThresholdBandit-v0", "budgets": [40], "runs": 4, "chunk": 4,
-                                     "agents": [{"name": "SB3Agent", "params": {"policy": str(folder)}}, "UCB"]})
+                                     "agents": [{"name": "SB3Agent", "params": {"policy": str(folder)}, "label": "PPO"},
+                                                "UCB"]})
     out = tmp_path / "out"
     first = run_experiment(made, out=out, progress=False)
-    with np.load(out / "cells" / "SB3Agent__T40__chunk0.npz") as cell:
+    with np.load(out / "cells" / "PPO__T40__chunk0.npz") as cell:
         code, _, data = str(cell["code"]).partition("+")
     assert code == code_fingerprint(AGENTS["SB3Agent"]) and len(data) == 16
     assert run_experiment(made, out=out, progress=False).reused == 2
 
     train("ThresholdBandit-v0", total_timesteps=128, seed=1, num_envs=2, env_kwargs=kwargs).save(folder)
-    with pytest.warns(UserWarning, match="recomputing 1 cell: SB3Agent's data files changed"):
+    with pytest.warns(UserWarning, match="recomputing 1 cell: PPO's data files changed"):
         again = run_experiment(made, out=out, progress=False)
-    assert (again.reused, again.stale) == (1, ["1 cell: SB3Agent's data files changed"])
+    assert (again.reused, again.stale) == (1, ["1 cell: PPO's data files changed"])
     assert np.array_equal(again.runs[("UCB", "regret")], first.runs[("UCB", "regret")])
-    with pytest.warns(UserWarning, match="SB3Agent's data files changed"):  # reading sees it too
+    train("ThresholdBandit-v0", total_timesteps=128, seed=2, num_envs=2, env_kwargs=kwargs).save(folder)
+    with pytest.warns(UserWarning, match="PPO's data files changed"):  # reading sees it too
         ExperimentResult.load(out)

@@ -172,8 +172,8 @@ def test_import_path_resolves_and_runs(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.mark.parametrize(("name", "error", "match"), [
     ("LSAA", ValueError, r"agent name='LSAA' is unknown \(did you mean 'LSA'\?\); allowed: a name of "
-                         r"bandit_gym.agents.AGENTS \(.*Uniform.*\), .*register\(name, cls\).*entry point, or an import "
-                         r"path 'package.module:Class'"),
+                         r"bandit_gym.agents.AGENTS \(.*Uniform.*\), .*register\(name, cls\).*entry point, or an "
+                         r"import path 'package.module:Class'"),
     ("no_such_module_x:Rule", ValueError, r"cannot import module 'no_such_module_x'"),
     ("bandit_gym.metrics:Nope", ValueError, r"bandit_gym.metrics has no attribute 'Nope'"),
     ("json:JSONDecoder", TypeError, r"agent name='json:JSONDecoder' must be a subclass of bandit_gym.agents.Agent"),
