@@ -105,8 +105,8 @@ class Agent:
     def data_files(cls, params: Mapping[str, Any]) -> tuple[Any, ...]:
         """The files an agent built with ``params`` reads its decisions from (a trained policy's weights), as
         paths or package resources: their bytes join its code in the fingerprint of the cells it plays
-        (``bandit_gym.provenance``), so a policy saved again under the same name recomputes its cells. None by
-        default."""
+        (``bandit_gym.provenance``), so a policy saved again under the same name recomputes its cells. No files
+        by default."""
         return ()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:

@@ -49,7 +49,8 @@ def code_fingerprint(cls: type) -> str:
 def agent_fingerprint(cls: type, params: Mapping[str, Any]) -> str:
     """What made a cell of agent class ``cls`` built with ``params``: ``code_fingerprint(cls)``, then, for an
     agent that reads data files (``cls.data_files(params)``), ``+`` and a digest (16 hex digits) of their bytes
-    (a missing file counts as missing). Read afresh at every call: a file may change between two runs."""
+    (a missing file, or anything but a regular file, counts as missing: a results folder's spec naming a device
+    reads nothing). Read afresh at every call: a file may change between two runs."""
     code = code_fingerprint(cls)
     data_files = getattr(cls, "data_files", None)
     files = data_files(params) if data_files is not None else ()
@@ -58,7 +59,8 @@ def agent_fingerprint(cls: type, params: Mapping[str, Any]) -> str:
     digest = hashlib.sha256()
     for file in files:
         try:
-            digest.update(b"file\0" + file.read_bytes())  # a Path or a package resource
+            regular = file.is_file()  # a Path or a package resource
+            digest.update(b"file\0" + file.read_bytes() if regular else b"missing\0")
         except OSError:
             digest.update(b"missing\0")
     return f"{code}+{digest.hexdigest()[:16]}"
