@@ -6,12 +6,20 @@ the arms, in one compiled pass (``bandit_gym.agents._kernels``)."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 
 from bandit_gym.agents.base import Agent, Obs
 from bandit_gym.families import Family
+
+
+class ArmRuleState(NamedTuple):
+    """The arm rule's own state, two numbers per copy and arm (``(N, K)`` each; an index rule keeps none): what
+    ``fresh`` and ``pulled`` return beside the index and the answer bit (Opt-KG: ``I(a, b)`` and ``log c(a, b)``)."""
+
+    s1: np.ndarray
+    s2: np.ndarray
 
 
 class IndexAgent(Agent):
@@ -40,7 +48,7 @@ class IndexAgent(Agent):
     def allocate(self, n: int, k: int) -> None:
         self.scores = self.new_scores()
         self.per_copy = np.zeros(n)
-        self.state = (np.zeros((n, k)), np.zeros((n, k)))  # the arm rule's own state (s1, s2) per arm
+        self.state = ArmRuleState(np.zeros((n, k)), np.zeros((n, k)))
 
     def begin(self, obs: Obs, rows: np.ndarray) -> None:
         self.prepare(obs, rows)

@@ -11,9 +11,6 @@ import numpy as np
 from bandit_gym import _validation as check
 from bandit_gym.agents.thresholding._index import IndexAgent
 
-#: the arm rule's per-arm state ``(s1, s2)`` (``IndexAgent``):
-#: ``P = I(a, b)``, the posterior probability of being above theta, and ``LOGC = log c(a, b)``
-P, LOGC = range(2)
 
 def log_optimistic_gain(a: float, b: float, p: float, logc: float) -> float:
     """``log R+(a, b)`` from ``p = I(a, b) = P(vartheta >= theta | Beta(a, b))`` and ``log c(a, b)``, where
@@ -181,9 +178,9 @@ class OptKG(IndexAgent):
     @property
     def p(self) -> np.ndarray:
         """``I(a_i, b_i) = P(vartheta_i >= theta)`` of every arm, ``(N, K)``."""
-        return self.state[P]
+        return self.state.s1
 
     @property
     def logc(self) -> np.ndarray:
         """``log c(a_i, b_i)`` of every arm, ``(N, K)``."""
-        return self.state[LOGC]
+        return self.state.s2

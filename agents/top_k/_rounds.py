@@ -115,7 +115,8 @@ class RoundAgent(Agent):
         arms = self.order.arm_at[np.arange(self.num), position].astype(np.int64)
         arms[owed.max(axis=1) == 0] = self.num_arms  # nothing owed: finished, stop
         self._action[:, 0] = arms
-        self._action[:, 1:] = self.answer(obs)
+        bits = self.answer(obs)  # a subclass's own answer is checked: nothing is cast, padded or cut
+        self._action[:, 1:] = bits if type(self).answer is RoundAgent.answer else self._checked_answer(bits)
         return self._action
 
 

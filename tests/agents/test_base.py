@@ -234,6 +234,24 @@ def test_answer_is_checked() -> None:
             Bad().act(obs)
 
 
+@pytest.mark.parametrize("parent", ["AdaptiveTopK", "OptMAI"])
+def test_a_round_agents_overridden_answer_is_checked(parent: str) -> None:
+    """The round-based top-K agents submit their answer themselves: a subclass's answer of fractions was cast to
+    integer bits (0.7 -> 0) before this check."""
+    from bandit_gym.agents import AGENTS
+
+    env = gym.make_vec("TopKIdentification-v0", num_envs=3, vectorization_mode="vector_entry_point")
+    obs, _ = env.reset(seed=0)
+    k = env.unwrapped.engine.num_arms
+
+    class Bad(AGENTS[parent]):  # type: ignore[misc, valid-type]
+        def answer(self, obs: dict) -> object:
+            return np.full((3, k), 0.7)
+
+    with pytest.raises(ValueError, match=r"Bad\.answer must return one answer bit per copy and arm"):
+        Bad().act(obs)
+
+
 @pytest.mark.parametrize("parent", ["LSA", "Uniform", "UGapEb", "AdaptiveTopK"])
 def test_a_subclass_that_overrides_answer_is_played_through_it(parent: str) -> None:
     from bandit_gym.agents import AGENTS
