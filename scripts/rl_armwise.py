@@ -185,11 +185,18 @@ def score(specs: list[ExperimentSpec], root: Path, jobs: int) -> list[Experiment
     return run_experiments(specs, [spec_folder(root, spec) for spec in specs], jobs=jobs)
 
 
+def loss_metric(spec: ExperimentSpec) -> str:
+    """The env's loss at the answer step (what ``play_vector`` returns as ``regret``): the engine's ``regret``,
+    ``aggregate_regret`` on the thresholding bandit (where the engine's first metric of best arm and top K is the
+    error)."""
+    return "regret" if "regret" in spec.metrics else "aggregate_regret"
+
+
 def tests_of(result: ExperimentResult, label: str, policies: dict[str, AgentSpec],
              compared: tuple[AgentSpec, ...]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The rows of one setting: every agent's mean and standard error, and each policy's paired tests (the
     engine's) against the best paper agent of the setting and against Uniform (difference: policy - other)."""
-    metric = result.spec.metrics[0]
+    metric = loss_metric(result.spec)
     regret = {agent.display: result.runs[(agent.display, metric)][:, 0] for agent in result.spec.agents}
     rows = [{"setting": label, "agent": name, "runs": values.size, "mean": values.mean(),
              "se": values.std(ddof=1) / np.sqrt(values.size)} for name, values in regret.items()]

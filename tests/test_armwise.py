@@ -482,6 +482,11 @@ def test_the_held_out_script_scores_fresh_runs_of_one_setting_with_a_recorded_ch
     played = {agent["label"]: (agent["name"], agent["params"])
               for agent in json.loads((folder / "spec.json").read_text())["agents"]}
     assert len(list((folder / "cells").glob("*.npz"))) == len(played) == 3 + 1 + 6  # SR, UCB-E, UGapEb, Uniform
+    from bandit_gym.experiments import ExperimentResult
+
+    stored = ExperimentResult.load(folder)  # the table reports the loss (simple regret), not the error
+    for label in ("SR", "Uniform", "armwise seed 0"):
+        assert mine[label] == pytest.approx(stored.runs[(label, "regret")].mean())
     for seed in (0, 1, 2):
         assert played[f"armwise seed {seed}"] == played[f"shipped seed {seed}"] == (
             "ArmwisePPO", {"problem": "best_arm", "seed": seed})
