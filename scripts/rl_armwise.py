@@ -47,7 +47,7 @@ import pandas as pd
 import torch
 from joblib import Parallel, delayed
 
-from bandit_gym.agents import AGENTS, SB3Agent
+from bandit_gym.agents import SB3Agent, agent_class
 from bandit_gym.agents.armwise_ppo import SHIPPED_PROBLEMS, SHIPPED_SEEDS, shipped_path
 from bandit_gym.armwise import load_weights
 from bandit_gym.experiments import AgentSpec, ExperimentResult, ExperimentSpec, run_experiments
@@ -278,7 +278,7 @@ def policy_spec(out: Path, problem: str, seed: int) -> AgentSpec:
 def policy_of(out: Path, problem: str, seed: int) -> Any:
     """The agent of ``policy_spec``."""
     spec = policy_spec(out, problem, seed)
-    return WeightsPolicy(**spec.params) if spec.name.endswith(":WeightsPolicy") else AGENTS[spec.name](**spec.params)
+    return agent_class(spec.name)(**spec.params)
 
 
 def select(out: Path, problem: str, seeds: list[int], recipe: ArmwiseRecipe, reuse: bool = False) -> dict[int, int]:
