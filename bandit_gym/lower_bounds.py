@@ -1,0 +1,321 @@
+"""Characteristic times and optimal allocations of fixed-confidence pure exploration: how many pulls any
+delta-correct algorithm needs, and in which proportions the arms must be pulled to need no more.
+
+For a problem whose answer on the instance mu must be found with probability at least 1 - delta, Garivier and
+Kaufmann (2016, Theorem 1; the change-of-measure argument of Kaufmann, Cappé and Garivier 2016, Lemma 1) show that
+every delta-correct algorithm has
+
+    E_mu[tau_delta] >= T*(mu) kl(delta, 1 - delta),
+    T*(mu)^-1 = sup_{w in Sigma_K} inf_{lambda in Alt(mu)} sum_a w_a d(mu_a, lambda_a),
+
+where Alt(mu) is the set of instances whose answer differs from mu's, d the Kullback-Leibler divergence of the arms'
+family, kl the binary one and Sigma_K the simplex. The maximising w, w*(mu), is the *optimal allocation*: an
+algorithm that pulls the arms in these proportions and stops as soon as its generalised likelihood ratio passes
+log(1 / delta) needs about T*(mu) log(1 / delta) pulls (Track-and-Stop's asymptotic optimality, GK 2016 Theorem
+14). Every function here returns an ``Allocation`` (``time`` = T*, ``weights`` = w*), for Bernoulli arms (means in
+(0, 1)) or Gaussian arms of one known standard deviation sigma:
+
+- ``best_arm_allocation``: best-arm identification, computed exactly as GK 2016 Theorem 5 says (two nested
+  one-dimensional root findings);
+- ``top_m_allocation``: top-m identification, the exact max-min of the general bound (its inner infimum in closed
+  form, the outer maximum a smooth concave program solved numerically);
+- ``thresholding_allocation``: the thresholding bandit at fixed confidence (every arm classified above or below
+  theta), in closed form.
+
+``lower_bound(allocation, delta)`` is T*(mu) kl(delta, 1 - delta). These bounds are for the fixed-confidence
+setting; the package's fixed-budget complexities are ``bandit_gym.instances.complexity`` (tao2019's H),
+``best_arm_complexity`` (H_1) and ``gap_complexity`` (gabillon2012's H_epsilon).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike
+from scipy import optimize
+
+from bandit_gym import _validation as check
+from bandit_gym.envs.multi_armed import DISTRIBUTIONS, kl_bernoulli, kl_gaussian
+
+Divergence = Callable[[np.ndarray | float, np.ndarray | float], np.ndarray]
+
+#: the most arm pairs (m (K - m)) that ``top_m_allocation`` solves for: its program has one constraint per pair
+MAX_PAIRS = 20_000
+#: the largest relative gap between the max-min value found and its certified upper bound (``_upper_bound``)
+GAP = 1e-7
+_HIGHS = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}  # HiGHS's are 1e-7
+_XTOL = 1e-15  # brentq's absolute tolerance; its relative one is 4 machine epsilons
+
+
+@dataclass(frozen=True)
+class Allocation:
+    """The characteristic time ``time`` = T*(mu) (pulls per unit of log(1 / delta)) and the optimal allocation
+    ``weights`` = w*(mu) (one proportion per arm, summing to 1, in the instance's arm order)."""
+
+    time: float
+    weights: np.ndarray
+
+    def lower_bound(self, delta: float) -> float:
+        """``T*(mu) kl(delta, 1 - delta)``: no delta-correct algorithm has fewer pulls on average."""
+        return lower_bound(self, delta)
+
+
+def confidence_kl(delta: float) -> float:
+    """``kl(delta, 1 - delta) = (1 - 2 delta) ln((1 - delta) / delta)``, the binary divergence of the lower bound
+    (about ``ln(1 / delta)`` for small delta)."""
+    delta = check.real("delta", delta, low=0.0, high=0.5, low_open=True)
+    return float(kl_bernoulli(delta, 1.0 - delta))
+
+
+def lower_bound(allocation: Allocation, delta: float) -> float:
+    """``T*(mu) kl(delta, 1 - delta)``, GK 2016 Theorem 1's lower bound on E[tau_delta] for delta in (0, 1/2]."""
+    return allocation.time * confidence_kl(delta)
+
+
+def divergence(distribution: str = "bernoulli", sigma: float = 1.0) -> Divergence:
+    """d(p, q) of the arms' family: ``kl_bernoulli``, or ``kl_gaussian`` of standard deviation sigma."""
+    distribution = check.choice("distribution", distribution, DISTRIBUTIONS)
+    if distribution == "bernoulli":
+        return kl_bernoulli
+    sigma = check.real("sigma", sigma, low=0.0, low_open=True)
+    return lambda p, q: kl_gaussian(p, q, sigma)
+
+
+def _means(means: ArrayLike, distribution: str) -> np.ndarray:
+    distribution = check.choice("distribution", distribution, DISTRIBUTIONS)
+    mu = check.real_array("means", means, ndim=1)
+    check.arm_count("means", mu.shape[0])
+    if distribution == "bernoulli" and np.any((mu <= 0.0) | (mu >= 1.0)):
+        raise ValueError(f"means of Bernoulli arms must lie in the open interval (0, 1), got {mu}")
+    return mu
+
+
+# ------------------------------------------------------------------------------------------ best arm
+def transportation_cost(d: Divergence, w1: ArrayLike, wa: ArrayLike, mu1: ArrayLike, mua: ArrayLike) -> np.ndarray:
+    """``w1 d(mu1, m) + wa d(mua, m)`` with ``m = (w1 mu1 + wa mua) / (w1 + wa)``: the least weighted divergence
+    of moving arms 1 and a to a common mean, the inner infimum of T*'s definition for that pair (GK 2016 Lemma 3:
+    ``(w1 + wa) I_{w1 / (w1 + wa)}(mu1, mua)``). Elementwise; 0 where both weights are 0."""
+    w1, wa = np.asarray(w1, dtype=np.float64), np.asarray(wa, dtype=np.float64)
+    m1, ma = np.asarray(mu1, dtype=np.float64), np.asarray(mua, dtype=np.float64)
+    total = w1 + wa
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mid = (w1 * m1 + wa * ma) / total
+        cost = w1 * d(m1, mid) + wa * d(ma, mid)
+    return np.where(total > 0, cost, 0.0)
+
+
+def _x_of_y(d: Divergence, mu1: float, mua: float, y: float) -> float:
+    """x_a(y) of GK 2016 Theorem 5: the x >= 0 with ``g_a(x) = d(mu1, m) + x d(mua, m) = y``, m = (mu1 + x mua) /
+    (1 + x); g_a increases from 0 to d(mu1, mua), so the root exists for y in [0, d(mu1, mua))."""
+    if y <= 0.0:
+        return 0.0
+    def g(x: float) -> float:
+        return float(transportation_cost(d, 1.0, x, mu1, mua)) - y
+
+    high = 1.0
+    while g(high) < 0.0:
+        high *= 2.0
+    return float(optimize.brentq(g, 0.0, high, xtol=_XTOL))
+
+
+def best_arm_allocation(means: ArrayLike, distribution: str = "bernoulli", sigma: float = 1.0) -> Allocation:
+    """T*(mu) and w*(mu) of best-arm identification, computed as Garivier and Kaufmann (2016) Theorem 5 does.
+
+    With arm 1 the best (unique) arm, for each other arm a and y in [0, d(mu_1, mu_a)) let x_a(y) solve
+
+        g_a(x) = d(mu_1, m_a(x)) + x d(mu_a, m_a(x)) = y,    m_a(x) = (mu_1 + x mu_a) / (1 + x);
+
+    y* is the unique root on (0, d(mu_1, mu_(2))) of the increasing
+
+        F_mu(y) = sum_{a != 1} d(mu_1, m_a(x_a(y))) / d(mu_a, m_a(x_a(y))) - 1,
+
+    and ``w*_a = x_a(y*) / sum_b x_b(y*)`` (x_1 = 1), ``T*(mu) = sum_b x_b(y*) / y*`` (so that
+    ``T*(mu)^-1 = w*_1 y*``, Lemma 3's max-min value). Both roots are found by Brent's method to machine
+    precision. Bernoulli means must lie in (0, 1); the best arm must be unique (T* is infinite otherwise)."""
+    mu = _means(means, distribution)
+    d = divergence(distribution, sigma)
+    best = int(np.argmax(mu))
+    if np.sum(mu == mu[best]) > 1:
+        raise ValueError(f"means must have a unique best arm (T* is infinite otherwise), got {mu}")
+    others = np.flatnonzero(np.arange(mu.shape[0]) != best)
+
+    def xs(y: float) -> np.ndarray:
+        return np.array([_x_of_y(d, mu[best], mu[a], y) for a in others])
+
+    def f(y: float) -> float:
+        x = xs(y)
+        mid = (mu[best] + x * mu[others]) / (1.0 + x)
+        return float(np.sum(d(mu[best], mid) / d(mu[others], mid))) - 1.0
+
+    top = float(d(mu[best], np.max(mu[others])))
+    high = top / 2.0
+    while f(high) < 0.0:  # F grows to +inf as y reaches d(mu_1, mu_(2))
+        high = (high + top) / 2.0
+    y = float(optimize.brentq(f, 0.0, high, xtol=_XTOL * top))
+    x = np.ones(mu.shape[0])
+    x[others] = xs(y)
+    return Allocation(time=float(x.sum() / y), weights=x / x.sum())
+
+
+# ------------------------------------------------------------------------------------------ top m
+def top_m_allocation(means: ArrayLike, m: int, distribution: str = "bernoulli", sigma: float = 1.0) -> Allocation:
+    """T*(mu) and w*(mu) of top-m identification (the m arms of largest mean, unique), exactly as defined.
+
+    An instance's top-m set differs from mu's top set S* iff some j outside S* has ``lambda_j >= lambda_i`` for
+    some i in S*; so Alt(mu) is the union of those half-spaces, the infimum over each moves only arms i and j (to
+    their weighted mean, ``transportation_cost``), and
+
+        T*(mu)^-1 = max_{w in Sigma_K} min_{i in S*, j not in S*} C_ij(w),
+        C_ij(w) = w_i d(mu_i, m_ij) + w_j d(mu_j, m_ij),  m_ij = (w_i mu_i + w_j mu_j) / (w_i + w_j).
+
+    Each C_ij is concave (an infimum of linear functions of w) with gradient ``(d(mu_i, m_ij), d(mu_j, m_ij))``, so
+    the maximum is that of a smooth concave program, solved here in epigraph form by SLSQP (scipy) from the
+    equal allocation, to a relative 1e-12 in the objective. This is the lower bound's own complexity (the
+    characteristic time of Kaufmann, Cappé and Garivier 2016's general bound, computed without relaxation), not
+    a bound on it; with m = 1 it is ``best_arm_allocation``'s. The m-th and (m+1)-th largest means must differ."""
+    mu = _means(means, distribution)
+    k = mu.shape[0]
+    m = check.integer("m", m, minimum=1, maximum=k - 1)
+    if m * (k - m) > MAX_PAIRS:
+        raise ValueError(f"top_m_allocation solves a program with m (K - m) = {m * (k - m)} constraints; at most "
+                         f"{MAX_PAIRS} are allowed (K = {k}, m = {m})")
+    d = divergence(distribution, sigma)
+    order = np.argsort(-mu, kind="stable")
+    if mu[order[m - 1]] == mu[order[m]]:
+        raise ValueError(f"the {m} largest means must be unique (T* is infinite otherwise), got {mu}")
+    top, rest = order[:m], order[m:]
+    i, j = np.repeat(top, k - m), np.tile(rest, m)
+    return _max_min(k, lambda w, pairs: _pair_costs(d, w, mu, i[pairs], j[pairs]),
+                    lambda w, pairs: _pair_gradients(d, w, mu, i[pairs], j[pairs]),
+                    start=(i == top[-1]) | (j == rest[0]))
+
+
+def _pair_costs(d: Divergence, w: np.ndarray, mu: np.ndarray, i: np.ndarray, j: np.ndarray) -> np.ndarray:
+    return transportation_cost(d, w[i], w[j], mu[i], mu[j])
+
+
+def _pair_gradients(d: Divergence, w: np.ndarray, mu: np.ndarray, i: np.ndarray, j: np.ndarray) -> np.ndarray:
+    """The gradient of every C_ij in w: ``d(mu_i, m_ij)`` at i, ``d(mu_j, m_ij)`` at j (the envelope theorem)."""
+    total = np.maximum(w[i] + w[j], 1e-300)
+    mid = (w[i] * mu[i] + w[j] * mu[j]) / total
+    grad = np.zeros((i.shape[0], w.shape[0]))
+    rows = np.arange(i.shape[0])
+    grad[rows, i] = d(mu[i], mid)
+    grad[rows, j] = d(mu[j], mid)
+    return grad
+
+
+def _max_min(k: int, costs: Callable[[np.ndarray, np.ndarray], np.ndarray],
+             gradients: Callable[[np.ndarray, np.ndarray], np.ndarray], start: np.ndarray) -> Allocation:
+    """max over the simplex of min_p C_p(w), the pairs p given by ``costs(w, pairs)`` (``pairs`` a boolean mask),
+    with an active set: SLSQP solves the program over the pairs in the set (``start`` first), the pairs that the
+    solution leaves below its value join the set, and so on until none does; the value is then certified against
+    the upper bound of ``_upper_bound`` over all pairs."""
+    every = np.ones(start.shape[0], dtype=bool)
+    active, w = start.copy(), np.full(k, 1.0 / k)
+    for _ in range(start.shape[0]):
+        w = _solve(k, _restricted(costs, active.copy()), _restricted(gradients, active.copy()), w)
+        value = costs(w, every)
+        below = value < value[active].min() * (1.0 - GAP / 10.0)
+        if not np.any(below & ~active):
+            break
+        active |= below
+    w = _polish(lambda v: costs(v, every), lambda v: gradients(v, every), w)
+    found = float(costs(w, every).min())
+    bound = _upper_bound(gradients(w, every) / found) * found  # the program in units of the value found
+    if bound > found * (1.0 + GAP):
+        raise RuntimeError(f"the max-min program stopped {GAP:g} or more from its optimum (value {found:.6g}, "
+                           f"certified bound {bound:.6g})")
+    return Allocation(time=1.0 / found, weights=w)
+
+
+def _polish(costs: Callable[[np.ndarray], np.ndarray], gradients: Callable[[np.ndarray], np.ndarray],
+            w: np.ndarray, steps: int = 100) -> np.ndarray:
+    """Sequential linear programming with a trust region, until ``_upper_bound`` certifies w to ``GAP``: each
+    step maximises the linearised min (``min_p g_p . v``, an upper bound of the true one) over the allocations v
+    within ``radius`` of w, and keeps v when its true value gains at least a quarter of the gain predicted."""
+    radius = 0.05
+    for _ in range(steps):
+        value = float(costs(w).min())
+        scaled = gradients(w) / value
+        if _upper_bound(scaled) <= 1.0 + GAP / 2.0:
+            break
+        v, predicted = _linear_step(scaled, w, radius)
+        if float(costs(v).min()) / value - 1.0 >= 0.25 * (predicted - 1.0):
+            w, radius = v, min(2.0 * radius, 1.0)
+        else:
+            radius /= 4.0
+    return w
+
+
+def _linear_step(gradients: np.ndarray, w: np.ndarray, radius: float) -> tuple[np.ndarray, float]:
+    """``argmax_{v in Sigma_K, |v - w| <= radius} min_p g_p . v`` and its value (a linear program)."""
+    pairs, k = gradients.shape
+    result = optimize.linprog(np.append(np.zeros(k), -1.0), A_ub=np.hstack([-gradients, np.ones((pairs, 1))]),
+                              b_ub=np.zeros(pairs), A_eq=np.append(np.ones(k), 0.0)[None], b_eq=[1.0],
+                              bounds=[(max(x - radius, 0.0), x + radius) for x in w] + [(None, None)],
+                              method="highs", options=_HIGHS)
+    v = np.clip(result.x[:k], 0.0, None)
+    return v / v.sum(), float(-result.fun)
+
+
+def _restricted(f: Callable[[np.ndarray, np.ndarray], np.ndarray],
+                pairs: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
+    return lambda w: f(w, pairs)
+
+
+def _solve(k: int, costs: Callable[[np.ndarray], np.ndarray], gradients: Callable[[np.ndarray], np.ndarray],
+           start: np.ndarray) -> np.ndarray:
+    """SLSQP on the epigraph form, from ``start``: variables (w, s), maximise s subject to ``costs(w) >= s``,
+    ``sum w = 1``, ``w >= 0`` (the values scaled by the start's, so that s is about 1)."""
+    scale = 1.0 / max(float(costs(start).min()), 1e-300)
+    pairs = costs(start).shape[0]
+    constraints = [
+        {"type": "ineq", "fun": lambda z: costs(z[:k]) * scale - z[k],
+         "jac": lambda z: np.hstack([gradients(z[:k]) * scale, -np.ones((pairs, 1))])},
+        {"type": "eq", "fun": lambda z: np.sum(z[:k]) - 1.0, "jac": lambda z: np.append(np.ones(k), 0.0)},
+    ]
+    result = optimize.minimize(lambda z: -z[k], np.append(start, 1.0), jac=lambda z: np.append(np.zeros(k), -1.0),
+                               method="SLSQP", bounds=[(0.0, 1.0)] * k + [(0.0, None)],
+                               constraints=constraints, options={"ftol": 1e-12, "maxiter": 1000})
+    w = np.clip(result.x[:k], 0.0, None)
+    return w / w.sum()
+
+
+def _upper_bound(gradients: np.ndarray) -> float:
+    """``max_{w in Sigma_K} min_p g_p . w``, an upper bound on the max-min value: each C_p is concave and
+    1-homogeneous, so ``C_p(w) <= C_p(v) + g_p . (w - v) = g_p . w`` for its gradient g_p at any v (Euler's
+    identity C_p(v) = g_p . v). A linear program (HiGHS): variables (w, s), maximise s, ``s <= g_p . w``."""
+    pairs, k = gradients.shape
+    result = optimize.linprog(np.append(np.zeros(k), -1.0), A_ub=np.hstack([-gradients, np.ones((pairs, 1))]),
+                              b_ub=np.zeros(pairs), A_eq=np.append(np.ones(k), 0.0)[None], b_eq=[1.0],
+                              bounds=[(0.0, None)] * k + [(None, None)], method="highs", options=_HIGHS)
+    return float(-result.fun)
+
+
+# ------------------------------------------------------------------------------------------ thresholding
+def thresholding_allocation(means: ArrayLike, threshold: float, distribution: str = "bernoulli",
+                            sigma: float = 1.0) -> Allocation:
+    """T*(mu) and w*(mu) of the thresholding bandit at fixed confidence: classify every arm as above or below
+    theta, correct for all arms with probability at least 1 - delta (epsilon = 0; no mean equal to theta).
+
+    An instance answers differently iff some arm i lies on the other side of theta, at the cost
+    ``w_i d(mu_i, theta)`` at least (arm i moved to theta), so
+
+        T*(mu)^-1 = max_w min_i w_i d(mu_i, theta),   w*_i proportional to 1 / d(mu_i, theta),
+        T*(mu) = sum_i 1 / d(mu_i, theta),
+
+    in closed form (equalising the terms is optimal: raising one lowers another). For Gaussian arms
+    ``T* = 2 sigma^2 sum_i Delta_i^-2 = 2 sigma^2 H``, H being tao2019's and Locatelli et al. (2016)'s fixed-budget
+    complexity (``bandit_gym.instances.complexity``)."""
+    mu = _means(means, distribution)
+    if distribution == "bernoulli":
+        threshold = check.real("threshold", threshold, low=0.0, high=1.0, low_open=True, high_open=True)
+    else:
+        threshold = check.real("threshold", threshold)
+    if np.any(mu == threshold):
+        raise ValueError(f"no mean may equal the threshold {threshold} (T* is infinite otherwise), got {mu}")
+    inverse = 1.0 / divergence(distribution, sigma)(mu, threshold)
+    return Allocation(time=float(inverse.sum()), weights=inverse / inverse.sum())
