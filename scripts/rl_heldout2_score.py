@@ -1,17 +1,17 @@
 """Score the learned agents' second held-out set (``docs/rl-armwise/heldout2/``) by the protocol of its README.
 
 Every agent of a family (the paper agents listed per setting in ``instances.json``, Uniform and the shipped arm-wise
-policies) plays the same runs of every instance: instance i of a setting is one native vector env of R copies (the
-setting's runs per instance) with that instance fixed, reset with the seed ``1000 * score_seed + i``, common random
-numbers where the env takes them. Oracle parameters (H, H1) come from the instance's true means, as the experiment
-engine fills them for a fixed instance; the correlated family's Bayesian agents get the env's model (kernel, eta,
-sigma). Learned policies play as shipped, on one torch thread, after their weights' SHA-256 is checked against the
-set. The play is ``play_compiled`` where the agent has a compiled rollout (the numbers of ``play_vector`` bit for bit,
-under common random numbers), else ``play_vector``.
+policies) plays the same runs of every instance, through the experiment engine: instance i of a setting is one
+``ExperimentSpec`` (the env with that instance fixed, the setting's R runs in one chunk, seed ``1000 * score_seed +
+i``, common random numbers where the env takes them), from which the engine derives the env's and each agent's seeds.
+Oracle parameters (H, H1) are filled by the engine from the instance's true means; the correlated family's Bayesian
+agents get the env's model (kernel, eta, sigma). Learned policies play as shipped, after their weights' SHA-256 is
+checked against the set. The engine plays ``play_compiled`` where the agent has a compiled rollout, else
+``play_vector``.
 
-Work is one cell per (setting, agent), saved under ``OUT/cells`` as it finishes, with the commit that made it: an
-interrupted scoring resumes where it stopped, and cells from another commit (or a checkout with uncommitted changes)
-are refused, never mixed. Then it writes, under ``OUT``:
+The cells are the engine's, under ``OUT/cells/f{f}-s{s}-i{i}``, saved as they finish: an interrupted scoring resumes
+where it stopped, and a cell made by other agent code (or other weights) is recomputed, the engine saying which
+(``bandit_gym.provenance``). Then it writes, under ``OUT``:
 
 - ``instance_means.csv``: every agent's mean loss and error per instance (the m_a,i of the protocol);
 - ``means.csv``: every agent's family mean M_a and per-setting means;
@@ -20,7 +20,7 @@ are refused, never mixed. Then it writes, under ``OUT``:
   p-values of "within 10%" and "more than 10% behind";
 - ``goals.csv``: the three goals decided by the protocol's rules, with the tests they rest on;
 - ``summary.md``: the headline (each policy against B and Uniform on the family mean) and the goals;
-- ``meta.json``: commit, package and library versions, each cell's time.
+- ``meta.json``: commit, package and library versions, the time of the call.
 
     python scripts/rl_heldout2.py --seed 7 --out /tmp/dev.json       # a development set (same laws, not held out)
     python scripts/rl_heldout2_score.py --set /tmp/dev.json --out /tmp/dev-scores --instances 2
@@ -33,7 +33,6 @@ import argparse
 import json
 import math
 import platform
-import re
 import subprocess
 import sys
 import time
@@ -43,7 +42,6 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 import pandas as pd
-from joblib import Parallel, delayed
 from scipy import stats
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -51,7 +49,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 from rl_heldout2 import OUT as SET  # noqa: E402
 from rl_heldout2 import instance_kwargs, sha256  # noqa: E402
 
-OUT = SET.parent / "scores"
+OUT = SET.parent / "scores-engine"  # the first scoring (commit 6f52ef3, its own play loop) is in scores/
 LEVEL = 0.05
 MARGIN = 1.1  # "within 10%": lambda = 1.1
 SEEDS = 3  # shipped seeds per learned problem
@@ -65,122 +63,97 @@ def entries(family: dict[str, Any], setting: dict[str, Any], uniform: dict[str, 
     return [*paper, {**uniform, "kind": "uniform", "oracle": [], "model_from_env": False}, *learned]
 
 
-def slug(label: str) -> str:
-    return re.sub(r"[^A-Za-z0-9.]+", "_", label).strip("_")
-
-
-def vector_env(setting: dict[str, Any], instance: dict[str, Any]) -> Any:
-    from bandit_gym.envs._base import engine_of
-
-    kwargs = instance_kwargs(setting, instance)
-    env = gym.make_vec(setting["env_id"], num_envs=setting["runs_per_instance"],
-                       vectorization_mode="vector_entry_point", **kwargs)
-    if engine_of(env).takes_common_random_numbers:
-        env.close()
-        env = gym.make_vec(setting["env_id"], num_envs=setting["runs_per_instance"],
-                           vectorization_mode="vector_entry_point", common_random_numbers=True, **kwargs)
-    return env
-
-
-def build(entry: dict[str, Any], env: Any) -> Any:
-    """The agent of ``entry`` for the instance of ``env``: its oracle parameters from the true means, its model
-    from the env where the protocol says so; a learned policy's weights checked against the set's hash."""
-    from bandit_gym.agents import agent_class
-    from bandit_gym.envs._base import engine_of
-
-    engine: Any = engine_of(env)
-    params = dict(entry["params"])
-    if entry["oracle"]:
-        truth = engine.oracle_values()
-        params = {**{key: truth[key] for key in entry["oracle"]}, **params}
-    if entry["model_from_env"]:
-        params = {"kernel": engine.kernel, "eta": engine.eta, "sigma": engine.sigma, **params}
-    if entry["kind"] == "learned":
-        from bandit_gym.agents.armwise_ppo import shipped_path
-
-        found = sha256(shipped_path(params["problem"], params["seed"]))
-        if found != entry["weights_sha256"]:
-            raise RuntimeError(f"{entry['label']}: the shipped weights' SHA-256 is {found}, the set fixed "
-                               f"{entry['weights_sha256']}")
-    return agent_class(entry["name"])(**params)
-
-
-def play_cell(setting: dict[str, Any], entry: dict[str, Any], instances: int) -> dict[str, Any]:
-    """Every instance of ``setting`` played by ``entry``'s agent: ``regret`` and ``error`` of shape (I, R)."""
-    import torch
-
-    from bandit_gym.rollout import play_compiled, play_vector
-
-    torch.set_num_threads(1)
-    start = time.perf_counter()
-    regret, error = [], []
-    try:
-        for i, instance in enumerate(setting["instances"][:instances]):
-            env = vector_env(setting, instance)
-            seed = 1000 * setting["score_seed"] + i
-            agent = build(entry, env)
-            result = play_compiled(env, agent, seed=seed) or play_vector(env, agent, seed=seed)
-            env.close()
-            regret.append(np.asarray(result["regret"], dtype=np.float64))
-            # the threshold bandit has no answer, so no error: NaN
-            error.append(np.asarray(result.get("error", np.full(len(result["regret"]), np.nan)), dtype=np.float64))
-    except Exception as failure:  # reported as failed, never dropped
-        return {"failed": f"{type(failure).__name__}: {failure}", "seconds": time.perf_counter() - start}
-    return {"regret": np.stack(regret), "error": np.stack(error), "seconds": time.perf_counter() - start}
-
-
-# ----------------------------------------------------------------------------------------------- the cells
 def commit() -> str:
     return subprocess.run(["git", "describe", "--always", "--dirty", "--abbrev=40"], cwd=ROOT, capture_output=True,
                           text=True, check=True).stdout.strip()
 
 
-def cell_path(out: Path, f: int, s: int, entry: dict[str, Any]) -> Path:
-    return out / "cells" / f"f{f}-s{s}-{slug(entry['label'])}.npz"
+def model_of(setting: dict[str, Any], instance: dict[str, Any]) -> dict[str, Any]:
+    """The env's model (kernel matrix, eta, sigma) of a correlated setting, for the agents the protocol gives it."""
+    from bandit_gym.envs._base import engine_of
+
+    env = gym.make(setting["env_id"], **instance_kwargs(setting, instance))
+    try:
+        engine: Any = engine_of(env)
+        return {"kernel": np.asarray(engine.kernel).tolist(), "eta": float(engine.eta), "sigma": float(engine.sigma)}
+    finally:
+        env.close()
 
 
-def load_cell(path: Path, made_by: str) -> dict[str, Any]:
-    with np.load(path, allow_pickle=False) as data:
-        found = str(data["commit"])
-        if found != made_by:
-            raise SystemExit(f"{path} was made by {found}, this checkout is {made_by}: remove {path.parent} to "
-                             "score again from the start (cells of two versions are never mixed)")
-        if "failed" in data:
-            return {"failed": str(data["failed"]), "seconds": float(data["seconds"])}
-        return {"regret": data["regret"], "error": data["error"], "seconds": float(data["seconds"])}
+def check_weights(data: dict[str, Any]) -> None:
+    """Every learned policy's shipped weights are those the set fixed (their SHA-256), before anything is played."""
+    from bandit_gym.agents.armwise_ppo import shipped_path
+
+    for family in data["families"]:
+        for entry in family["learned"]:
+            found = sha256(shipped_path(entry["params"]["problem"], entry["params"]["seed"]))
+            if found != entry["weights_sha256"]:
+                raise SystemExit(f"error: {entry['label']}: the shipped weights' SHA-256 is {found}, the set fixed "
+                                 f"{entry['weights_sha256']}")
 
 
-def save_cell(path: Path, cell: dict[str, Any], made_by: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_suffix(".partial.npz")
-    arrays: dict[str, Any] = {key: np.asarray(value) for key, value in cell.items()}
-    np.savez(partial, commit=np.array(made_by), **arrays)
-    partial.replace(path)
+def instance_spec(f: int, s: int, i: int, data: dict[str, Any]) -> Any:
+    """Instance i of setting s of family f as an experiment of the engine: every agent of the setting on the
+    instance's R runs (``seed = 1000 * score_seed + i``, one chunk; common random numbers where the env takes
+    them), the oracle parameters filled by the engine from the instance's true means, the model agents given
+    the env's model."""
+    from bandit_gym.experiments import AgentSpec, ExperimentSpec
+    from bandit_gym.families import family_of_env
+
+    family = data["families"][f]
+    setting = family["settings"][s]
+    instance = setting["instances"][i]
+    kwargs = instance_kwargs(setting, instance)
+    argument = "horizon" if str(family_of_env(setting["env_id"])) == "threshold" else "budget"
+    budget = kwargs.pop(argument)
+    listed = entries(family, setting, data["uniform"])
+    model = model_of(setting, instance) if any(entry["model_from_env"] for entry in listed) else {}
+    agents = tuple(AgentSpec(entry["name"], {**(model if entry["model_from_env"] else {}), **entry["params"]},
+                             entry["label"]) for entry in listed)
+    runs = setting["runs_per_instance"]
+    return ExperimentSpec(env=setting["env_id"], agents=agents, budgets=(budget,), runs=runs,
+                          seed=1000 * setting["score_seed"] + i, env_kwargs=kwargs, chunk=runs,
+                          name=f"f{f}-s{s}-i{i}")
 
 
-def _job(f: int, s: int, entry: dict[str, Any], setting: dict[str, Any], instances: int) -> tuple:
-    return f, s, entry, play_cell(setting, entry, instances)
+def score_all(data: dict[str, Any], out: Path, jobs: int, instances: int) -> dict[tuple, dict]:
+    """Every instance's experiment through the engine (``run_experiments``, ``jobs`` workers): cells stored under
+    ``OUT/cells/f{f}-s{s}-i{i}`` as they finish (an interrupted scoring resumes; a cell made by other agent code is
+    recomputed, the engine says which), then per (family, setting, agent) ``regret`` and ``error`` of shape
+    (I, R); an agent whose cells failed is reported as failed, never dropped."""
+    from bandit_gym.experiments import ExperimentError, ExperimentResult, run_experiments
 
-
-def score_all(data: dict[str, Any], out: Path, jobs: int, instances: int, made_by: str) -> dict[tuple, dict]:
-    """Every cell, from ``OUT/cells`` where it was finished, else played (``jobs`` at once) and saved."""
-    todo, cells = [], {}
-    for f, family in enumerate(data["families"]):
-        for s, setting in enumerate(family["settings"]):
-            for entry in entries(family, setting, data["uniform"]):
-                path = cell_path(out, f, s, entry)
-                if path.exists():
-                    cells[f, s, entry["label"]] = load_cell(path, made_by)
-                else:
-                    todo.append((f, s, entry))
-    print(f"{len(cells)} cells finished before, {len(todo)} to play", flush=True)
-    work = (delayed(_job)(f, s, e, data["families"][f]["settings"][s], instances) for f, s, e in todo)
-    for done, (f, s, entry, cell) in enumerate(Parallel(n_jobs=jobs, return_as="generator_unordered")(work), 1):
-        save_cell(cell_path(out, f, s, entry), cell, made_by)
-        cells[f, s, entry["label"]] = cell
-        state = cell.get("failed", f"{cell['seconds']:.0f} s")
-        print(f"[{done}/{len(todo)}] {data['families'][f]['family']} / {data['families'][f]['settings'][s]['label']}"
-              f" / {entry['label']}: {state}", flush=True)
+    keys = [(f, s, i) for f, family in enumerate(data["families"]) for s, setting in enumerate(family["settings"])
+            for i in range(min(instances, len(setting["instances"])))]
+    specs = [instance_spec(f, s, i, data) for f, s, i in keys]
+    folders = [out / "cells" / spec.name for spec in specs]
+    failure = ""
+    try:
+        results: list[Any] = run_experiments(specs, folders, jobs=jobs)
+    except ExperimentError as error:  # the other cells completed and are stored
+        failure = str(error)
+        results = []
+        for folder in folders:
+            try:
+                results.append(ExperimentResult.load(folder))
+            except ValueError:
+                results.append(None)
+    cells: dict[tuple, dict] = {}
+    for (f, s, _), spec, result in zip(keys, specs, results, strict=True):
+        metric = "regret" if "regret" in spec.metrics else "aggregate_regret"  # the env's loss, as the protocol
+        for agent in spec.agents:
+            cell = cells.setdefault((f, s, agent.display), {"regret": [], "error": []})
+            if result is None or "failed" in cell:
+                cell.clear()
+                cell.update({"failed": failure.splitlines()[0] if failure else "not played"})
+                continue
+            regret = result.runs[(agent.display, metric)][:, 0]
+            error = result.runs.get((agent.display, "error"))
+            cell["regret"].append(regret)
+            cell["error"].append(np.full(regret.shape, np.nan) if error is None else error[:, 0])
+    for cell in cells.values():
+        if "failed" not in cell:
+            cell["regret"], cell["error"] = np.stack(cell["regret"]), np.stack(cell["error"])
     return cells
 
 
@@ -395,7 +368,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("the held-out set is scored from a clean checkout (the commit is recorded with the scores)")
     data = json.loads(args.set.read_text())
     start = time.perf_counter()
-    cells = score_all(data, out, args.jobs, args.instances or 10**9, made_by)
+    check_weights(data)
+    cells = score_all(data, out, args.jobs, args.instances or 10**9)
     table = instance_table(data, cells)
     failed = [f"{r.family} / {r.setting} / {r.agent}: {r.failed}" for r in table[table["failed"] != ""].itertuples()]
     means, tests, best = test_table(table)
@@ -413,9 +387,7 @@ def main(argv: list[str] | None = None) -> int:
     meta = {"commit": made_by, "set": str(where.relative_to(ROOT) if where.is_relative_to(ROOT) else where),
             "bandit_gym": bandit_gym.__version__, "numpy": np.__version__,
             "torch": torch.__version__, "gymnasium": gym.__version__, "python": platform.python_version(),
-            "seconds_this_call": time.perf_counter() - start,
-            "cell_seconds": {f"{data['families'][f]['family']} / {data['families'][f]['settings'][s]['label']} / "
-                             f"{label}": cell["seconds"] for (f, s, label), cell in cells.items()}}
+            "seconds_this_call": time.perf_counter() - start}
     (out / "meta.json").write_text(json.dumps(meta, indent=1) + "\n")
     print((out / "summary.md").read_text())
     return 0

@@ -105,3 +105,26 @@ def test_a_failed_policy_passes_no_goal(score: ModuleType) -> None:
     one = [{"family": "a", "problems": ["a"]}]
     assert list(score.decide_goals(missing[missing["family"] == "a"], one)["verdict"]) == [
         "inconclusive", "inconclusive", "inconclusive"]
+
+
+def test_each_instance_is_an_engine_experiment_of_the_protocol(score: ModuleType) -> None:
+    """The scorer hands the engine one spec per instance: the setting's agents (Uniform and the shipped policies
+    included), its R runs in one chunk, the seed ``1000 * score_seed + i``, the instance fixed; the correlated
+    family's model agents carry the env's kernel. Nothing is played."""
+    data = json.loads(score.SET.read_text())
+    for f, family in enumerate(data["families"]):
+        s, i = len(family["settings"]) - 1, 1
+        setting = family["settings"][s]
+        spec = score.instance_spec(f, s, i, data)
+        assert [agent.display for agent in spec.agents] == [
+            entry["label"] for entry in score.entries(family, setting, data["uniform"])]
+        assert (spec.runs, spec.chunk, spec.seed) == (setting["runs_per_instance"], setting["runs_per_instance"],
+                                                      1000 * setting["score_seed"] + i)
+        key = "distributions" if "distributions" in setting["instances"][i] else "means"
+        assert spec.env_kwargs[key] == setting["instances"][i][key]
+        modelled = [entry["label"] for entry in setting["agents"] if entry["model_from_env"]]
+        for agent in spec.agents:
+            if agent.display in modelled:
+                k = len(setting["instances"][i]["means"])
+                assert np.asarray(agent.params["kernel"]).shape == (k, k)
+        assert (family["family"] == "correlated") == bool(modelled)
