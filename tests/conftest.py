@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Iterator
 
 import gymnasium as gym
@@ -34,6 +35,11 @@ def make_agent(name: str, env_id: str, **params: object):
                   **params}
     if name == "ArmwisePPO" and "problem" not in params:  # the shipped policy of the env's family
         params = {"problem": family_of_id(env_id), **params}
+    engine = gym.make(env_id).unwrapped.engine if "distribution" in inspect.signature(cls).parameters else None
+    if hasattr(engine, "arm_distribution"):
+        # a fixed-confidence rule's family of arms: the env's (Gaussian of the env's sigma unless Bernoulli)
+        gaussian = engine.arm_distribution != "bernoulli"
+        params = {"distribution": "gaussian" if gaussian else "bernoulli", "sigma": float(engine.sigma), **params}
     if cls.oracle_parameters:
         env = gym.make(env_id)
         env.reset(seed=0)

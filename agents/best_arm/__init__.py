@@ -3,8 +3,9 @@
 from bandit_gym.agents.best_arm.lucb import LUCB
 from bandit_gym.agents.best_arm.sar import SAR
 from bandit_gym.agents.best_arm.successive_rejects import SuccessiveRejects
+from bandit_gym.agents.best_arm.track_and_stop import TrackAndStop
 from bandit_gym.agents.best_arm.ucbe import UCBEBestArm
 from bandit_gym.agents.best_arm.ugapeb import UGapEb
 from bandit_gym.agents.best_arm.ugapec import UGapEc
 
-__all__ = ["LUCB", "SAR", "SuccessiveRejects", "UCBEBestArm", "UGapEb", "UGapEc"]
+__all__ = ["LUCB", "SAR", "SuccessiveRejects", "TrackAndStop", "UCBEBestArm", "UGapEb", "UGapEc"]

@@ -1,0 +1,177 @@
+"""Stopping rules of fixed-confidence identification, as components: any fixed-confidence sampling rule of the
+package stops by any of them (its ``stopping`` and ``threshold`` parameters, in Python and in a spec).
+
+Given the empirical answer S (the m arms of largest empirical mean) after t pulls:
+
+- ``"glr"``, the generalised likelihood ratio (Chernoff) rule of Garivier and Kaufmann (2016, eq. 8, §4): stop
+  as soon as
+
+      Z(t) = min_{i in S, j not in S} Z_ij(t) > beta(t, delta),
+      Z_ij(t) = N_i d(mu_i, mu_ij) + N_j d(mu_j, mu_ij),  mu_ij = (N_i mu_i + N_j mu_j) / (N_i + N_j)
+
+  (empirical means mu, pull counts N; Z_ij = 0 when mu_i = mu_j: a tie never stops). Its thresholds
+  (``threshold``), with P = m (K - m) pairs (K - 1 for best-arm identification):
+
+  - ``"gk2016"``: ``beta = ln(2 t P / delta)``, GK 2016 Theorem 10: delta-correct on Bernoulli arms whatever the
+    sampling rule (their m = 1; for m > 1 their per-pair bound with a union over the P pairs, our extension).
+    Bernoulli arms only.
+  - ``"ls2020"``: ``beta = 2 ln(c t (t + 1)) + x_P``, c = 2 for Bernoulli arms and 1 for Gaussian ones, x_P the
+    root x >= 2 of ``(x / 2)^2 e^(2 - x) = delta / P``: Lattimore and Szepesvári (2020, Lemma 33.7 with
+    Proposition 33.9 and Lemma 33.8) applied to the two arms of each pair, with a union over the P pairs.
+    delta-correct on Bernoulli and Gaussian arms whatever the sampling rule (a wrong answer needs, for some pair
+    (i, j) with mu_j > mu_i truly, ``N_i d(mu_i_hat, mu_i) + N_j d(mu_j_hat, mu_j) >= Z_ij > beta``; Lemma 33.8
+    holds for each arm with ``g(s) = ln(c s (s + 1))``, by Chernoff's bound on each tail). Looser than
+    ``"gk2016"`` (about 4 ln t against ln t).
+  - ``"heuristic"``: ``beta = ln((1 + ln t) / delta)``, GK 2016 §6's choice for its experiments and the common
+    choice since: **outside the theory** (no proof of delta-correctness; it is observed to hold in their
+    experiments).
+
+- ``"lucb"``, LUCB1's rule (Kalyanakrishnan et al. 2012): with ``UCB/LCB = mu +- s sqrt(2 ln(k1 K t^4 / delta) /
+  N)`` (s = 1/2 for Bernoulli arms, Hoeffding; sigma for Gaussian arms; k1 = 5/4), stop when
+  ``max_{j not in S} UCB_j - min_{i in S} LCB_i < epsilon``. delta-correct by LUCB1's union bound over t, arms
+  and pull counts (``sum_t t K delta / (k1 K t^4) <= delta``); t counts pulls here, not LUCB1's rounds of two.
+
+The GLR rules identify the exact answer (epsilon = 0); the LUCB rule reads epsilon from the observation.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from typing import Any
+
+import numpy as np
+from scipy import optimize
+
+from bandit_gym import _validation as check
+
+STOPPING_RULES = ("glr", "lucb")
+THRESHOLDS = ("gk2016", "ls2020", "heuristic")
+DISTRIBUTIONS = ("bernoulli", "gaussian")
+#: the constant fields that a stopping rule reads (an agent's ``constant_fields`` include them)
+FIELDS = ("delta", "rule", "threshold", "family", "sigma", "offset")
+
+
+def check_stopping(stopping: str, threshold: str | None, distribution: str, sigma: float) -> tuple[str, str]:
+    """Validate a stopping rule's parameters; return (stopping, threshold), the threshold's default filled in
+    (``"gk2016"`` on Bernoulli arms, ``"ls2020"`` on Gaussian ones: the theory's)."""
+    stopping = check.choice("stopping", stopping, STOPPING_RULES)
+    distribution = check.choice("distribution", distribution, DISTRIBUTIONS)
+    check.real("sigma", sigma, low=0.0, low_open=True)
+    if threshold is None:
+        threshold = "gk2016" if distribution == "bernoulli" else "ls2020"
+    threshold = check.choice("threshold", threshold, THRESHOLDS)
+    if stopping == "glr" and threshold == "gk2016" and distribution != "bernoulli":
+        raise ValueError("threshold='gk2016' is GK 2016 Theorem 10's, proved for Bernoulli arms only; with "
+                         "distribution='gaussian' use 'ls2020' (proved) or 'heuristic' (outside the theory)")
+    return stopping, threshold
+
+
+@functools.cache
+def ls2020_offset(delta: float, pairs: int) -> float:
+    """x_P >= 2 with ``(x / 2)^2 e^(2 - x) = delta / P`` (Lattimore and Szepesvári 2020, Lemma 33.7's f^-1 at
+    k = 2 arms)."""
+    target = math.log(delta / pairs)
+    def f(x: float) -> float:
+        return 2.0 * math.log(x / 2.0) + 2.0 - x - target
+    high = 4.0
+    while f(high) > 0.0:
+        high *= 2.0
+    return float(optimize.brentq(f, 2.0, high, xtol=1e-14))
+
+
+def set_constants(constants: np.ndarray, rows: np.ndarray, stopping: str, threshold: str, delta: float,
+                  distribution: str, sigma: float, k: int, m: int, epsilon: float) -> None:
+    """Write a stopping rule's constants into the records ``constants[rows]`` for K arms and answer size m."""
+    if stopping == "glr" and epsilon != 0.0:
+        raise ValueError(f"the GLR stopping rule identifies the exact answer: the env's epsilon must be 0, got "
+                         f"{epsilon}; use stopping='lucb' for an epsilon-good answer")
+    pairs = m * (k - m)
+    constants["delta"][rows] = delta
+    constants["rule"][rows] = STOPPING_RULES.index(stopping)
+    constants["threshold"][rows] = THRESHOLDS.index(threshold)
+    constants["family"][rows] = DISTRIBUTIONS.index(distribution)
+    constants["sigma"][rows] = sigma
+    constants["offset"][rows] = ls2020_offset(delta, pairs) if threshold == "ls2020" else 0.0
+
+
+@functools.cache
+def compiled() -> Any:
+    """The compiled stopping rule and divergence (numba loads on first use)."""
+    from bandit_gym.agents.ranking import jit
+
+    @jit
+    def divergence(p: float, q: float, family: float, sigma: float) -> float:
+        """d(p, q): Bernoulli (``0 ln 0 = 0``; q strictly inside (0, 1)), or Gaussian of standard deviation
+        sigma."""
+        if family == 1.0:
+            return (p - q) ** 2 / (2.0 * sigma * sigma)
+        value = 0.0
+        if p > 0.0:
+            value += p * math.log(p / q)
+        if p < 1.0:
+            value += (1.0 - p) * math.log((1.0 - p) / (1.0 - q))
+        return value
+
+    @jit
+    def glr(counts: np.ndarray, mean: np.ndarray, answer: np.ndarray, family: float, sigma: float) -> float:
+        """Z(t) = min over i in the answer and j outside it of Z_ij(t) (0 on a tie or an arm never pulled)."""
+        k = counts.shape[0]
+        least = math.inf
+        for i in range(k):
+            if not answer[i]:
+                continue
+            for j in range(k):
+                if answer[j]:
+                    continue
+                ni, nj = np.float64(counts[i]), np.float64(counts[j])
+                if ni == 0.0 or nj == 0.0 or mean[i] <= mean[j]:
+                    return 0.0
+                mid = (ni * mean[i] + nj * mean[j]) / (ni + nj)
+                z = ni * divergence(mean[i], mid, family, sigma) + nj * divergence(mean[j], mid, family, sigma)
+                least = min(least, z)
+        return least
+
+    @jit
+    def beta(t: float, k: int, m: int, constants: Any) -> float:
+        """The GLR threshold beta(t, delta) named by ``constants["threshold"]``."""
+        pairs = np.float64(m * (k - m))
+        if constants["threshold"] == 0.0:  # gk2016
+            return math.log(2.0 * t * pairs / constants["delta"])
+        if constants["threshold"] == 1.0:  # ls2020
+            c = 2.0 if constants["family"] == 0.0 else 1.0
+            return 2.0 * math.log(c * t * (t + 1.0)) + constants["offset"]
+        return math.log((1.0 + math.log(t)) / constants["delta"])  # heuristic
+
+    @jit
+    def lucb_gap(counts: np.ndarray, mean: np.ndarray, answer: np.ndarray, t: float, constants: Any) -> float:
+        """``max_{j not in S} UCB_j - min_{i in S} LCB_i`` with LUCB1's widths (t the pulls made)."""
+        k = counts.shape[0]
+        scale = 0.5 if constants["family"] == 0.0 else constants["sigma"]
+        log_term = math.log(1.25 * k * t**4 / constants["delta"])
+        top, bottom = -math.inf, math.inf
+        for i in range(k):
+            width = scale * math.sqrt(2.0 * log_term / max(np.float64(counts[i]), 1.0))
+            if answer[i]:
+                bottom = min(bottom, mean[i] - width)
+            else:
+                top = max(top, mean[i] + width)
+        return top - bottom
+
+    @jit
+    def stopped(counts: np.ndarray, mean: np.ndarray, answer: np.ndarray, made: int, m: int, epsilon: float,
+                constants: Any) -> bool:
+        """Whether the stopping rule of ``constants`` stops now, with ``answer`` (the m largest of ``mean``, the
+        empirical means) as its answer, ``made`` pulls made."""
+        k = counts.shape[0]
+        t = max(np.float64(made), 1.0)
+        if constants["rule"] == 1.0:
+            return lucb_gap(counts, mean, answer, t, constants) < epsilon
+        return glr(counts, mean, answer, constants["family"], constants["sigma"]) > beta(t, k, m, constants)
+
+    return _Compiled(divergence, glr, beta, lucb_gap, stopped)
+
+
+class _Compiled:
+    def __init__(self, divergence: Any, glr: Any, beta: Any, lucb_gap: Any, stopped: Any) -> None:
+        self.divergence, self.glr, self.beta, self.lucb_gap, self.stopped = divergence, glr, beta, lucb_gap, stopped

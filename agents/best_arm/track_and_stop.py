@@ -1,0 +1,168 @@
+"""Track-and-Stop (Garivier and Kaufmann 2016): track the optimal allocation w*(mu_hat), stop by the GLR rule."""
+
+from __future__ import annotations
+
+import functools
+import math
+from typing import Any, ClassVar
+
+import numpy as np
+
+from bandit_gym import _validation as check
+from bandit_gym.agents.base import Obs
+from bandit_gym.agents.best_arm import _stopping
+from bandit_gym.agents.best_arm._fixed_confidence import FixedConfidenceAgent
+
+#: the work rows: the empirical means, w*(mu_hat), scratch
+MEANS, WEIGHTS, SCRATCH = range(3)
+TRACKING = ("D", "C")
+
+
+@functools.cache
+def track_and_stop_rule() -> Any:
+    """Track-and-Stop's step, compiled on first use (the rule of ``BestArmAgent``)."""
+    from bandit_gym.agents.best_arm._oracle import compiled as oracle
+    from bandit_gym.agents.ranking import empirical_means, jit, top_m, top_m_pulled
+
+    optimal_weights, stopped = oracle(), _stopping.compiled().stopped
+
+    @jit
+    def project(weights: np.ndarray, floor: float) -> None:
+        """The L-infinity projection of ``weights`` (on the simplex) onto ``{w : w_a >= floor}``:
+        ``w_a <- max(w_a - eta, floor)`` with eta >= 0 the shift that keeps the sum 1 (bisection)."""
+        low, high = 0.0, 1.0
+        for _ in range(60):
+            eta = 0.5 * (low + high)
+            total = 0.0
+            for a in range(weights.shape[0]):
+                total += max(weights[a] - eta, floor)
+            if total > 1.0:
+                low = eta
+            else:
+                high = eta
+        for a in range(weights.shape[0]):
+            weights[a] = max(weights[a] - high, floor)
+
+    @jit
+    def track_and_stop(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, epsilon: float,
+                       constants: Any, state: Any, arrays: Any, work: np.ndarray, answer: np.ndarray,
+                       final: bool) -> int:
+        """Each arm once; then stop (K) if the stopping rule does, else D- or C-tracking of w*(mu_hat(t))."""
+        k = counts.shape[0]
+        if made < k:
+            top_m_pulled(counts, sums, m, work[SCRATCH], answer)
+            return made
+        mean = work[MEANS]
+        empirical_means(counts, sums, mean)
+        top_m(mean, m, answer)
+        if made == state["last_made"]:  # a repeated act on one observation repeats its action
+            return np.int64(state["last_arm"])
+        if stopped(counts, mean, answer, made, m, epsilon, constants):
+            arm = k
+        else:
+            weights, t = work[WEIGHTS], np.float64(made)
+            optimal_weights(mean, constants["family"], constants["sigma"], weights, work[SCRATCH])
+            sum_w = arrays["sum"]
+            arm = -1
+            if constants["tracking"] == 0.0:  # D-tracking
+                floor = math.sqrt(t) - k / 2.0
+                for a in range(k):  # forced exploration: the least pulled arm of U_t = {a : N_a < sqrt(t) - K/2}
+                    if np.float64(counts[a]) < floor and (arm < 0 or counts[a] < counts[arm]):
+                        arm = a
+                if arm < 0:
+                    for a in range(k):
+                        if arm < 0 or t * weights[a] - counts[a] > t * weights[arm] - counts[arm]:
+                            arm = a
+            else:  # C-tracking: the cumulated projected allocations
+                project(weights, 0.5 / math.sqrt(k * k + t))
+                for a in range(k):
+                    sum_w[a] += weights[a]
+                    if arm < 0 or sum_w[a] - counts[a] > sum_w[arm] - counts[arm]:
+                        arm = a
+        state["last_made"], state["last_arm"] = np.float64(made), np.float64(arm)
+        return arm
+
+    return track_and_stop
+
+
+class TrackAndStop(FixedConfidenceAgent):
+    """Track-and-Stop: sample in the proportions w*(mu_hat(t)) of the lower bound, stop by the GLR rule.
+
+    Paper: A. Garivier, E. Kaufmann, Optimal Best Arm Identification with Fixed Confidence, COLT 2016 (GK 2016).
+    Not one of the five papers: the reference algorithm of fixed-confidence best-arm identification since.
+
+    After t pulls, with w*(mu) the optimal allocation of GK 2016 Theorem 5 (``bandit_gym.lower_bounds``) at the
+    empirical means:
+
+    - **D-tracking** (§3.1, ``tracking="D"``, the default): with ``U_t = {a : N_a(t) < sqrt(t) - K/2}``, pull
+      ``argmin_{a in U_t} N_a(t)`` if U_t is not empty (forced exploration), else
+      ``argmax_a t w*_a(mu_hat(t)) - N_a(t)``;
+    - **C-tracking** (``tracking="C"``): pull ``argmax_a sum_{s <= t} w^{eps_s}_a(mu_hat(s)) - N_a(t)``, w^eps the
+      L-infinity projection of w* onto ``{w : w_a >= eps}``, ``eps_s = (K^2 + s)^(-1/2) / 2``.
+
+    Stopping: by default the GLR (Chernoff) rule with GK 2016 Theorem 10's threshold ``ln(2 t (K - 1) / delta)``
+    on Bernoulli arms, Lattimore and Szepesvári's on Gaussian arms; any rule of the package's stopping
+    components (``stopping``, ``threshold``: see ``bandit_gym.agents.best_arm._stopping``; GK 2016 §6 ran its
+    experiments with ``threshold="heuristic"``, ``ln((1 + ln t) / delta)``). The answer is the empirical best
+    arm. Theorem 14: with D-tracking and a threshold ``ln(C t^alpha / delta)``, ``limsup E[tau] / ln(1 / delta)
+    <= alpha T*(mu)``: asymptotically optimal.
+
+    Parameters: ``delta`` in (0, 1); ``tracking`` ``"D"`` or ``"C"``; ``distribution`` and ``sigma`` (the arms'
+    family, whose divergence w* and the GLR use); ``stopping``, ``threshold``. Best-arm identification (m = 1)
+    only: the paper's setting.
+
+    Readings where the paper is silent:
+
+    - initialisation: each arm once, in the copy's arm order, with no stopping test (w* needs a mean per arm;
+      the authors' code does the same); C-tracking's cumulated sum then starts at those pulls (one per arm).
+    - t is the number of pulls made; the allocation is recomputed at every pull (as in the paper).
+    - ties (U_t's least pulled arm, the argmax, the empirical best arm): the first in the copy's arm order
+      (random per copy and episode; the smallest index with ``tie_break="index"``, see ``BestArmAgent``).
+      When several arms share the largest empirical mean, w* spreads evenly over them and the GLR statistic is 0.
+    - the L-infinity projection: ``w_a <- max(w_a - eta, eps)``, eta the shift that keeps the sum 1 (one of the
+      projections the paper allows).
+    - Bernoulli means of 0 or 1 are clamped to [1e-9, 1 - 1e-9] to compute w* (``_oracle``).
+    - the budget: the paper has no cap; on a fixed-confidence env the env's budget truncates the episode, with
+      the empirical best arm as the answer.
+
+    Examples:
+        One seeded episode on GK 2016's first instance, at delta = 0.1:
+
+        >>> import gymnasium as gym
+        >>> from bandit_gym.agents import TrackAndStop
+        >>> from bandit_gym.rollout import play_episode
+        >>> env = gym.make("BestArmIdentification-v0", means=[0.5, 0.45, 0.43, 0.4], setting="fixed_confidence",
+        ...                budget=100_000)
+        >>> result = play_episode(env, TrackAndStop(delta=0.1), seed=0)
+        >>> result["pulls"] < 100_000, result["error"]
+        (True, 0.0)
+    """
+
+    constant_fields: ClassVar[tuple[str, ...]] = (*_stopping.FIELDS, "tracking")
+    #: the pulls made at the last act (-1 before the first), its arm
+    state_fields: ClassVar[tuple[str, ...]] = ("last_made", "last_arm")
+    #: C-tracking's cumulated projected allocations
+    array_fields: ClassVar[tuple[str, ...]] = ("sum",)
+
+    def __init__(self, delta: float = 0.05, tracking: str = "D", *, stopping: str = "glr",
+                 threshold: str | None = None, distribution: str = "bernoulli", sigma: float = 1.0,
+                 tie_break: str = "random") -> None:
+        self.tracking = check.choice("tracking", tracking, TRACKING)
+        super().__init__(delta, stopping=stopping, threshold=threshold, distribution=distribution, sigma=sigma,
+                         tie_break=tie_break)
+
+    def params(self) -> dict[str, Any]:
+        return {"tracking": self.tracking, **super().params()}
+
+    def check_m(self, m: int) -> None:
+        if m != 1:
+            raise ValueError(f"TrackAndStop identifies the best arm (m = 1); the env has m = {m}")
+
+    @classmethod
+    def rule(cls) -> Any:
+        return track_and_stop_rule()
+
+    def begin(self, obs: Obs, rows: np.ndarray) -> None:
+        super().begin(obs, rows)
+        self.constants["tracking"][rows] = TRACKING.index(self.tracking)
+        self.arrays["sum"][rows] = 1.0

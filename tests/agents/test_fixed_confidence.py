@@ -1,0 +1,192 @@
+"""Fixed confidence: the stopping-rule components, the compiled optimal allocation, Track-and-Stop's first
+decisions computed by hand, and the delta-correctness of every stopping rule that claims it (slow)."""
+
+from __future__ import annotations
+
+import math
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from scipy import stats
+
+from bandit_gym.agents import TrackAndStop
+from bandit_gym.agents.best_arm import _stopping
+from bandit_gym.agents.best_arm._oracle import compiled as oracle
+from bandit_gym.envs.multi_armed import kl_bernoulli
+from bandit_gym.lower_bounds import best_arm_allocation
+from bandit_gym.rollout import play_vector
+
+
+# ------------------------------------------------------------------------------------------ components
+@pytest.mark.parametrize("distribution", ["bernoulli", "gaussian"])
+def test_the_compiled_allocation_is_the_lower_bounds_module_s(distribution):
+    rng = np.random.default_rng(0)
+    family = _stopping.DISTRIBUTIONS.index(distribution)
+    for _ in range(60):
+        k = int(rng.integers(2, 25))
+        means = rng.uniform(0.05, 0.95, k)
+        weights, scratch = np.zeros(k), np.zeros(k)
+        oracle()(means, float(family), 0.4, weights, scratch)
+        np.testing.assert_allclose(weights, best_arm_allocation(means, distribution, 0.4).weights, rtol=1e-8)
+
+
+def test_the_compiled_allocation_spreads_over_tied_best_arms_and_clamps_the_edges():
+    weights, scratch = np.zeros(4), np.zeros(4)
+    oracle()(np.array([0.6, 0.2, 0.6, 0.5]), 0.0, 1.0, weights, scratch)
+    np.testing.assert_array_equal(weights, [0.5, 0.0, 0.5, 0.0])
+    oracle()(np.array([1.0, 0.0, 0.5]), 0.0, 1.0, weights[:3], scratch[:3])
+    clamped = best_arm_allocation([1 - 1e-9, 1e-9, 0.5]).weights
+    np.testing.assert_allclose(weights[:3], clamped, rtol=1e-7)
+
+
+def test_the_glr_statistic_is_the_least_pairwise_likelihood_ratio():
+    # three Bernoulli arms: N = (40, 30, 20), means (0.6, 0.4, 0.5); the answer is arm 0
+    counts, means, answer = np.array([40.0, 30.0, 20.0]), np.array([0.6, 0.4, 0.5]), np.array([1, 0, 0])
+
+    def z(i, j):
+        mid = (counts[i] * means[i] + counts[j] * means[j]) / (counts[i] + counts[j])
+        return counts[i] * kl_bernoulli(means[i], mid) + counts[j] * kl_bernoulli(means[j], mid)
+
+    found = _stopping.compiled().glr(counts, means, answer, 0.0, 1.0)
+    assert found == pytest.approx(min(z(0, 1), z(0, 2)), rel=1e-12)
+    assert found == pytest.approx(z(0, 2), rel=1e-12)  # the closer, less pulled arm 2 is the challenger
+    gaussian = _stopping.compiled().glr(counts, means, answer, 1.0, 0.5)
+    assert gaussian == pytest.approx(min(40 * 30 / 70 * 0.2**2, 40 * 20 / 60 * 0.1**2) / (2 * 0.25), rel=1e-12)
+    assert _stopping.compiled().glr(counts, np.array([0.6, 0.6, 0.5]), answer, 0.0, 1.0) == 0.0  # a tie
+    top_two = _stopping.compiled().glr(counts, means, np.array([1, 0, 1]), 0.0, 1.0)
+    assert top_two == pytest.approx(min(z(0, 1), z(2, 1)), rel=1e-12)
+
+
+def test_the_thresholds_are_their_formulas():
+    records = np.zeros(1, np.dtype([(name, np.float64) for name in _stopping.FIELDS]))
+    beta = _stopping.compiled().beta
+    _stopping.set_constants(records, np.array([0]), "glr", "gk2016", 0.05, "bernoulli", 1.0, 5, 1, 0.0)
+    assert beta(1000.0, 5, 1, records[0]) == pytest.approx(math.log(2 * 1000 * 4 / 0.05), rel=1e-14)
+    _stopping.set_constants(records, np.array([0]), "glr", "gk2016", 0.05, "bernoulli", 1.0, 5, 2, 0.0)
+    assert beta(1000.0, 5, 2, records[0]) == pytest.approx(math.log(2 * 1000 * 6 / 0.05), rel=1e-14)
+    _stopping.set_constants(records, np.array([0]), "glr", "heuristic", 0.05, "bernoulli", 1.0, 5, 1, 0.0)
+    assert beta(1000.0, 5, 1, records[0]) == pytest.approx(math.log((1 + math.log(1000)) / 0.05), rel=1e-14)
+    for distribution, c in (("bernoulli", 2.0), ("gaussian", 1.0)):
+        _stopping.set_constants(records, np.array([0]), "glr", "ls2020", 0.05, distribution, 1.0, 5, 1, 0.0)
+        x = records["offset"][0]
+        assert x >= 2 and (x / 2) ** 2 * math.exp(2 - x) == pytest.approx(0.05 / 4, rel=1e-10)
+        assert beta(1000.0, 5, 1, records[0]) == pytest.approx(2 * math.log(c * 1000 * 1001) + x, rel=1e-14)
+
+
+@pytest.mark.parametrize(("kwargs", "message"), [
+    ({"stopping": "chernoff"}, "stopping"),
+    ({"threshold": "gk"}, "threshold"),
+    ({"distribution": "gaussian", "threshold": "gk2016"}, "Bernoulli arms only"),
+    ({"distribution": "poisson"}, "distribution"),
+    ({"sigma": 0.0, "distribution": "gaussian"}, "sigma"),
+    ({"tracking": "E"}, "tracking"),
+    ({"delta": 1.0}, "delta"),
+])
+def test_bad_parameters_are_named(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        TrackAndStop(**kwargs)
+
+
+def test_the_agent_refuses_arms_of_another_family():
+    agent = TrackAndStop()
+    with pytest.raises(ValueError, match="Bernoulli arms"):
+        agent.check_env(gym.make("CorrelatedBestArm-v0"))
+    with pytest.raises(ValueError, match="sigma"):
+        TrackAndStop(distribution="gaussian", sigma=1.0).check_env(gym.make("CorrelatedBestArm-v0"))
+    env = gym.make("BestArmIdentification-v0", means=[-0.5, 0.2, 0.1], arm_distribution="gaussian", budget=50)
+    obs, _ = env.reset(seed=0)
+    agent.reset(seed=0)
+    with pytest.raises(ValueError, match="not Bernoulli"):
+        for _ in range(10):
+            obs, *_ = env.step(agent.act(obs))
+    with pytest.raises(ValueError, match="m = 2"):
+        TrackAndStop().act(gym.make("BestArmIdentification-v0", m=2).reset(seed=0)[0])
+    with pytest.raises(ValueError, match="epsilon must be 0"):
+        TrackAndStop().act(gym.make("BestArmIdentification-v0", epsilon=0.1).reset(seed=0)[0])
+
+
+# ------------------------------------------------------------------------------------------ first decisions
+MEANS = np.array([0.5, 0.45, 0.43, 0.4])
+
+
+def decide(agent, counts, sums):
+    """The agent's action on an observation with the given statistics, after the first observation of an
+    episode of budget 10,000 (the agent counts pulls from that budget)."""
+    env = gym.make("BestArmIdentification-v0", means=MEANS, setting="fixed_confidence", budget=10_000)
+    obs, _ = env.reset(seed=0)
+    agent.reset(seed=0)
+    agent.act(obs)
+    made = int(np.sum(counts))
+    obs = {**obs, "counts": np.asarray(counts, np.float32), "sums": np.asarray(sums, np.float32),
+           "means": np.asarray(sums, np.float32) / np.asarray(counts, np.float32),
+           "budget_left": np.array([10_000 - made], np.float32)}
+    return agent.act(obs)
+
+
+def test_d_tracking_pulls_the_arm_furthest_behind_t_w_star():
+    counts, sums = np.array([10, 8, 7, 5]), np.array([6, 3, 3, 2])  # t = 30: sqrt(30) - 2 = 3.48, none below
+    w = best_arm_allocation(sums / counts).weights
+    want = int(np.argmax(30 * w - counts))
+    action = decide(TrackAndStop(tie_break="index"), counts, sums)
+    assert action[0] == want and action[1:].tolist() == [1, 0, 0, 0]
+
+
+def test_d_tracking_forces_exploration_of_the_least_pulled_arm_below_sqrt_t_minus_k_over_2():
+    counts, sums = np.array([40, 40, 3, 5]), np.array([20, 18, 1, 2])  # t = 88: sqrt(88) - 2 = 7.38
+    assert decide(TrackAndStop(tie_break="index"), counts, sums)[0] == 2
+    counts = np.array([41, 41, 3, 3])  # two arms tie at 3: the first in the copy's order (index order here)
+    assert decide(TrackAndStop(tie_break="index"), counts, np.array([20, 18, 1, 1]))[0] == 2
+
+
+def test_c_tracking_pulls_the_arm_furthest_behind_the_cumulated_projected_allocation():
+    counts, sums = np.array([10, 8, 7, 5]), np.array([6, 3, 3, 2])
+    w = best_arm_allocation(sums / counts).weights
+    eps = 0.5 / math.sqrt(16 + 30)
+    eta = next(e for e in np.linspace(0, 1, 1_000_001) if np.maximum(w - e, eps).sum() <= 1.0)
+    projected = np.maximum(w - eta, eps)
+    want = int(np.argmax(1.0 + projected - counts))  # the sum starts at the initial pulls, one per arm
+    assert decide(TrackAndStop(tracking="C", tie_break="index"), counts, sums)[0] == want == 3
+
+
+def test_the_glr_rule_stops_exactly_when_the_statistic_passes_the_threshold():
+    # two arms, N = (n, n), means (0.6, 0.4): Z = 2 n kl(0.6, 0.5) against ln(2 t (K - 1) / delta), t = 2 n
+    for n, stops in ((240, False), (250, True)):  # Z = 9.66 < beta = 9.86; Z = 10.07 > beta = 9.90
+        z = 2 * n * kl_bernoulli(0.6, 0.5)
+        beta = math.log(2 * 2 * n / 0.05)
+        assert (z > beta) == stops
+        env = gym.make("BestArmIdentification-v0", means=[0.6, 0.4], setting="fixed_confidence", budget=10_000)
+        obs, _ = env.reset(seed=0)
+        agent = TrackAndStop(delta=0.05)
+        agent.reset(seed=0)
+        agent.act(obs)
+        obs = {**obs, "counts": np.array([n, n], np.float32), "sums": np.array([0.6 * n, 0.4 * n], np.float32),
+               "budget_left": np.array([10_000 - 2 * n], np.float32)}
+        action = agent.act(obs)
+        assert (action[0] == 2) == stops and action[1:].tolist() == [1, 0]
+
+
+# ------------------------------------------------------------------------------------------ delta-correctness
+INSTANCES = [[0.5, 0.3], [0.6, 0.4, 0.3], [0.45, 0.3, 0.3, 0.2], [0.7, 0.5, 0.5, 0.4, 0.3], [0.35, 0.15, 0.1]]
+RULES = [("glr", "gk2016", "bernoulli"), ("glr", "ls2020", "bernoulli"), ("glr", "ls2020", "gaussian"),
+         ("lucb", None, "bernoulli")]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("stopping", "threshold", "distribution"), RULES)
+def test_every_stopping_rule_that_claims_delta_correctness_keeps_its_error_rate_below_delta(
+        stopping, threshold, distribution):
+    """delta = 0.2, 200 runs per instance, Track-and-Stop's D-tracking sampling: the exact (Clopper-Pearson) 95%
+    interval of the error rate must reach below delta on every instance (a rule that errs more often fails)."""
+    delta, runs = 0.2, 200
+    for i, means in enumerate(INSTANCES):
+        kwargs = {"arm_distribution": "gaussian", "sigma": 0.5} if distribution == "gaussian" else {}
+        env = gym.make_vec("BestArmIdentification-v0", num_envs=runs, vectorization_mode="vector_entry_point",
+                           means=means, setting="fixed_confidence", budget=200_000, **kwargs)
+        agent = TrackAndStop(delta=delta, stopping=stopping, threshold=threshold, distribution=distribution,
+                             sigma=0.5 if distribution == "gaussian" else 1.0)
+        result = play_vector(env, agent, seed=100 + i)
+        assert np.all(result["pulls"] < 200_000), "an episode reached the cap"
+        errors = int(np.sum(result["error"]))
+        low = stats.binomtest(errors, runs).proportion_ci(0.95, method="exact").low
+        assert low <= delta, f"{means}: {errors} errors in {runs} runs"
