@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any, ClassVar
 
 import numpy as np
@@ -12,6 +13,30 @@ from bandit_gym.agents.base import Obs
 from bandit_gym.agents.best_arm import _stopping
 from bandit_gym.agents.best_arm._base import BestArmAgent
 from bandit_gym.families import Family
+
+
+@functools.cache
+def opening() -> Any:
+    """``opening(counts, sums, made, m, state, mean, scratch, answer) -> arm``, compiled: the start of every
+    fixed-confidence rule's step. Each arm once first (its arm, with the m largest empirical means as the answer,
+    an arm never pulled ranking last); then ``mean`` = the empirical means, ``answer`` = their m largest, and a
+    repeated act on one observation (``state["last_made"]`` = the pulls made) returns its arm
+    (``state["last_arm"]``); otherwise -1: the rule decides."""
+    from bandit_gym.agents.ranking import empirical_means, jit, top_m, top_m_pulled
+
+    @jit
+    def start(counts: np.ndarray, sums: np.ndarray, made: int, m: int, state: Any, mean: np.ndarray,
+              scratch: np.ndarray, answer: np.ndarray) -> int:
+        if made < counts.shape[0]:
+            top_m_pulled(counts, sums, m, scratch, answer)
+            return made
+        empirical_means(counts, sums, mean)
+        top_m(mean, m, answer)
+        if made == state["last_made"]:
+            return np.int64(state["last_arm"])
+        return -1
+
+    return start
 
 
 class FixedConfidenceAgent(BestArmAgent):
@@ -25,6 +50,10 @@ class FixedConfidenceAgent(BestArmAgent):
 
     #: the stopping rule's fields; a subclass adds its own
     constant_fields: ClassVar[tuple[str, ...]] = _stopping.FIELDS
+    #: the pulls made at the last act (-1 before the first) and its arm (``opening``); a subclass adds its own
+    state_fields: ClassVar[tuple[str, ...]] = ("last_made", "last_arm")
+    #: whether the rule identifies the best arm only (m = 1), as its paper defines it
+    best_arm_only: ClassVar[bool] = False
     anytime = True  # never reads the horizon: the env's budget is only a cap
 
     def __init__(self, delta: float = 0.05, *, stopping: str = "glr", threshold: str | None = None,
@@ -37,6 +66,10 @@ class FixedConfidenceAgent(BestArmAgent):
     def params(self) -> dict[str, Any]:
         return {"delta": self.delta, "stopping": self.stopping, "threshold": self.threshold,
                 "distribution": self.distribution, "sigma": self.sigma, **super().params()}
+
+    def check_m(self, m: int) -> None:
+        if self.best_arm_only and m != 1:
+            raise ValueError(f"{type(self).__name__} identifies the best arm (m = 1); the env has m = {m}")
 
     def begin(self, obs: Obs, rows: np.ndarray) -> None:
         sizes, epsilons = np.asarray(obs["m"])[rows, 0].astype(np.int64), np.asarray(obs["epsilon"])[rows, 0]

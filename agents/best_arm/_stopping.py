@@ -31,7 +31,14 @@ Given the empirical answer S (the m arms of largest empirical mean) after t pull
   ``max_{j not in S} UCB_j - min_{i in S} LCB_i < epsilon``. delta-correct by LUCB1's union bound over t, arms
   and pull counts (``sum_t t K delta / (k1 K t^4) <= delta``); t counts pulls here, not LUCB1's rounds of two.
 
-The GLR rules identify the exact answer (epsilon = 0); the LUCB rule reads epsilon from the observation.
+- ``"kllucb"``, KL-LUCB's rule (Kaufmann and Kalyanakrishnan 2013): the same with the KL confidence bounds
+  ``U_a = max{q >= mu_a : N_a d(mu_a, q) <= b(t)}``, ``L_a = min{q <= mu_a : N_a d(mu_a, q) <= b(t)}`` and
+  ``b(t) = ln(k1 K t^alpha / delta) + ln ln(k1 K t^alpha / delta)``, alpha = 1.1, k1 = 405.5 (their
+  experiments' values, which meet their Theorem 3's condition on k1: delta-correct). t counts pulls here; the
+  ``KLLUCB`` agent, whose own rule this is, counts its rounds of two pulls as the paper does.
+
+The GLR rules identify the exact answer (epsilon = 0); the LUCB and KL-LUCB rules read epsilon from the
+observation.
 """
 
 from __future__ import annotations
@@ -45,7 +52,10 @@ from scipy import optimize
 
 from bandit_gym import _validation as check
 
-STOPPING_RULES = ("glr", "lucb")
+STOPPING_RULES = ("glr", "lucb", "kllucb")
+#: KL-LUCB's exploration rate: alpha and k1 of Kaufmann and Kalyanakrishnan 2013's experiments (Theorem 3 asks
+#: k1 > 2e + 1 + e / (alpha - 1) + (e + 1) / (alpha - 1)^2, 405.45 at alpha = 1.1)
+KL_LUCB_ALPHA, KL_LUCB_K1 = 1.1, 405.5
 THRESHOLDS = ("gk2016", "ls2020", "heuristic")
 DISTRIBUTIONS = ("bernoulli", "gaussian")
 #: the constant fields that a stopping rule reads (an agent's ``constant_fields`` include them)
@@ -159,6 +169,45 @@ def compiled() -> Any:
         return top - bottom
 
     @jit
+    def kl_bound(mean: float, n: float, level: float, upper: bool, family: float, sigma: float) -> float:
+        """The KL confidence bound: the largest (``upper``) or smallest q on mean's side with ``n d(mean, q) <=
+        level`` (Gaussian: ``mean +- sigma sqrt(2 level / n)``; Bernoulli: 60 bisections in [0, 1])."""
+        n = max(n, 1.0)
+        if family == 1.0:
+            width = sigma * math.sqrt(2.0 * level / n)
+            return mean + width if upper else mean - width
+        inside, outside = mean, 1.0 if upper else 0.0
+        if n * divergence(mean, outside, family, sigma) <= level:
+            return outside
+        for _ in range(60):
+            q = 0.5 * (inside + outside)
+            if n * divergence(mean, q, family, sigma) <= level:
+                inside = q
+            else:
+                outside = q
+        return inside
+
+    @jit
+    def kl_lucb_rate(t: float, k: int, delta: float) -> float:
+        """b(t) = ln(k1 K t^alpha / delta) + ln ln(k1 K t^alpha / delta)."""
+        inner = math.log(KL_LUCB_K1 * k * t**KL_LUCB_ALPHA / delta)
+        return inner + math.log(inner)
+
+    @jit
+    def kl_lucb_gap(counts: np.ndarray, mean: np.ndarray, answer: np.ndarray, t: float, constants: Any) -> float:
+        """``max_{j not in S} U_j - min_{i in S} L_i`` with KL-LUCB's bounds at rate b(t)."""
+        k = counts.shape[0]
+        level = kl_lucb_rate(t, k, constants["delta"])
+        top, bottom = -math.inf, math.inf
+        for i in range(k):
+            n = np.float64(counts[i])
+            if answer[i]:
+                bottom = min(bottom, kl_bound(mean[i], n, level, False, constants["family"], constants["sigma"]))
+            else:
+                top = max(top, kl_bound(mean[i], n, level, True, constants["family"], constants["sigma"]))
+        return top - bottom
+
+    @jit
     def stopped(counts: np.ndarray, mean: np.ndarray, answer: np.ndarray, made: int, m: int, epsilon: float,
                 constants: Any) -> bool:
         """Whether the stopping rule of ``constants`` stops now, with ``answer`` (the m largest of ``mean``, the
@@ -167,11 +216,15 @@ def compiled() -> Any:
         t = max(np.float64(made), 1.0)
         if constants["rule"] == 1.0:
             return lucb_gap(counts, mean, answer, t, constants) < epsilon
+        if constants["rule"] == 2.0:
+            return kl_lucb_gap(counts, mean, answer, t, constants) < epsilon
         return glr(counts, mean, answer, constants["family"], constants["sigma"]) > beta(t, k, m, constants)
 
-    return _Compiled(divergence, glr, beta, lucb_gap, stopped)
+    return _Compiled(divergence, glr, beta, lucb_gap, stopped, kl_bound, kl_lucb_rate, kl_lucb_gap)
 
 
 class _Compiled:
-    def __init__(self, divergence: Any, glr: Any, beta: Any, lucb_gap: Any, stopped: Any) -> None:
+    def __init__(self, divergence: Any, glr: Any, beta: Any, lucb_gap: Any, stopped: Any, kl_bound: Any,
+                 kl_lucb_rate: Any, kl_lucb_gap: Any) -> None:
         self.divergence, self.glr, self.beta, self.lucb_gap, self.stopped = divergence, glr, beta, lucb_gap, stopped
+        self.kl_bound, self.kl_lucb_rate, self.kl_lucb_gap = kl_bound, kl_lucb_rate, kl_lucb_gap

@@ -11,7 +11,7 @@ import numpy as np
 from bandit_gym import _validation as check
 from bandit_gym.agents.base import Obs
 from bandit_gym.agents.best_arm import _stopping
-from bandit_gym.agents.best_arm._fixed_confidence import FixedConfidenceAgent
+from bandit_gym.agents.best_arm._fixed_confidence import FixedConfidenceAgent, opening
 
 #: the work rows: the empirical means, w*(mu_hat), scratch
 MEANS, WEIGHTS, SCRATCH = range(3)
@@ -22,9 +22,9 @@ TRACKING = ("D", "C")
 def track_and_stop_rule() -> Any:
     """Track-and-Stop's step, compiled on first use (the rule of ``BestArmAgent``)."""
     from bandit_gym.agents.best_arm._oracle import compiled as oracle
-    from bandit_gym.agents.ranking import empirical_means, jit, top_m, top_m_pulled
+    from bandit_gym.agents.ranking import jit
 
-    optimal_weights, stopped = oracle(), _stopping.compiled().stopped
+    optimal_weights, stopped, start = oracle(), _stopping.compiled().stopped, opening()
 
     @jit
     def project(weights: np.ndarray, floor: float) -> None:
@@ -48,15 +48,10 @@ def track_and_stop_rule() -> Any:
                        constants: Any, state: Any, arrays: Any, work: np.ndarray, answer: np.ndarray,
                        final: bool) -> int:
         """Each arm once; then stop (K) if the stopping rule does, else D- or C-tracking of w*(mu_hat(t))."""
-        k = counts.shape[0]
-        if made < k:
-            top_m_pulled(counts, sums, m, work[SCRATCH], answer)
-            return made
-        mean = work[MEANS]
-        empirical_means(counts, sums, mean)
-        top_m(mean, m, answer)
-        if made == state["last_made"]:  # a repeated act on one observation repeats its action
-            return np.int64(state["last_arm"])
+        k, mean = counts.shape[0], work[MEANS]
+        arm = start(counts, sums, made, m, state, mean, work[SCRATCH], answer)
+        if arm >= 0:
+            return arm
         if stopped(counts, mean, answer, made, m, epsilon, constants):
             arm = k
         else:
@@ -139,8 +134,7 @@ class TrackAndStop(FixedConfidenceAgent):
     """
 
     constant_fields: ClassVar[tuple[str, ...]] = (*_stopping.FIELDS, "tracking")
-    #: the pulls made at the last act (-1 before the first), its arm
-    state_fields: ClassVar[tuple[str, ...]] = ("last_made", "last_arm")
+    best_arm_only = True
     #: C-tracking's cumulated projected allocations
     array_fields: ClassVar[tuple[str, ...]] = ("sum",)
 
@@ -153,10 +147,6 @@ class TrackAndStop(FixedConfidenceAgent):
 
     def params(self) -> dict[str, Any]:
         return {"tracking": self.tracking, **super().params()}
-
-    def check_m(self, m: int) -> None:
-        if m != 1:
-            raise ValueError(f"TrackAndStop identifies the best arm (m = 1); the env has m = {m}")
 
     @classmethod
     def rule(cls) -> Any:

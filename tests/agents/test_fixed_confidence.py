@@ -8,9 +8,9 @@ import math
 import gymnasium as gym
 import numpy as np
 import pytest
-from scipy import stats
+from scipy import optimize, stats
 
-from bandit_gym.agents import TrackAndStop
+from bandit_gym.agents import EBTCI, KLLUCB, TrackAndStop
 from bandit_gym.agents.best_arm import _stopping
 from bandit_gym.agents.best_arm._oracle import compiled as oracle
 from bandit_gym.envs.multi_armed import kl_bernoulli
@@ -110,18 +110,81 @@ def test_the_agent_refuses_arms_of_another_family():
 MEANS = np.array([0.5, 0.45, 0.43, 0.4])
 
 
-def decide(agent, counts, sums):
+def decide(agent, counts, sums, *later):
     """The agent's action on an observation with the given statistics, after the first observation of an
-    episode of budget 10,000 (the agent counts pulls from that budget)."""
+    episode of budget 10,000 (the agent counts pulls from that budget); with ``later`` (pairs of counts and sums),
+    the actions on those observations too, in order."""
     env = gym.make("BestArmIdentification-v0", means=MEANS, setting="fixed_confidence", budget=10_000)
-    obs, _ = env.reset(seed=0)
+    first, _ = env.reset(seed=0)
     agent.reset(seed=0)
-    agent.act(obs)
-    made = int(np.sum(counts))
-    obs = {**obs, "counts": np.asarray(counts, np.float32), "sums": np.asarray(sums, np.float32),
-           "means": np.asarray(sums, np.float32) / np.asarray(counts, np.float32),
-           "budget_left": np.array([10_000 - made], np.float32)}
-    return agent.act(obs)
+    agent.act(first)
+    actions = []
+    for n, x in ((counts, sums), *later):
+        obs = {**first, "counts": np.asarray(n, np.float32), "sums": np.asarray(x, np.float32),
+               "means": np.asarray(x, np.float32) / np.asarray(n, np.float32),
+               "budget_left": np.array([10_000 - int(np.sum(n))], np.float32)}
+        actions.append(agent.act(obs).copy())
+    return actions[0] if not later else actions
+
+
+def transportation(counts, means, i, j):
+    if means[i] <= means[j]:
+        return 0.0
+    mid = (counts[i] * means[i] + counts[j] * means[j]) / (counts[i] + counts[j])
+    return counts[i] * kl_bernoulli(means[i], mid) + counts[j] * kl_bernoulli(means[j], mid)
+
+
+def test_eb_tci_pulls_the_leader_for_a_beta_share_of_the_steps_it_leads_then_the_tci_challenger():
+    # means 0.8, 0.6, 0.2, 0.4 after five pulls each: leader 0; the challenger minimises W(0, j) + ln N_j (N_j = 5)
+    counts, sums = np.array([5, 5, 5, 5]), np.array([4, 3, 1, 2])
+    costs = [transportation(counts, sums / counts, 0, j) + math.log(5) for j in (1, 2, 3)]
+    assert int(np.argmin(costs)) + 1 == 1
+    actions = decide(EBTCI(tie_break="index"), counts, sums, ([6, 5, 5, 5], [5, 3, 1, 2]), ([7, 5, 5, 5], [6, 3, 1, 2]))
+    # led 1, 2, 3 times, pulled 0, 1, 2 times while leading: 0 <= 1/2, 1 <= 1, 2 > 3/2
+    assert [int(a[0]) for a in actions] == [0, 0, 1]
+
+
+def test_eb_tci_s_challenger_pays_ln_n_for_an_arm_pulled_often():
+    # arm 1 is closer in W but pulled 200 times; arm 2, pulled 4 times, has the least W + ln N
+    counts, sums = np.array([20, 200, 4, 20]), np.array([16, 140, 2, 4])
+    means = sums / counts
+    plain = [transportation(counts, means, 0, j) for j in (1, 2, 3)]
+    improved = [transportation(counts, means, 0, j) + math.log(counts[j]) for j in (1, 2, 3)]
+    assert int(np.argmin(plain)) != int(np.argmin(improved))
+    want = int(np.argmin(improved)) + 1
+    agent = EBTCI(tie_break="index")
+    actions = decide(agent, counts, sums, ([21, 200, 4, 20], [17, 140, 2, 4]), ([22, 200, 4, 20], [18, 140, 2, 4]))
+    assert int(actions[2][0]) == want
+
+
+def kl_bounds(mean, n, level):
+    upper = 1.0 if n * kl_bernoulli(mean, 1 - 1e-15) <= level else optimize.brentq(
+        lambda q: n * kl_bernoulli(mean, q) - level, mean, 1 - 1e-15, xtol=1e-14)
+    lower = 0.0 if n * kl_bernoulli(mean, 1e-15) <= level else optimize.brentq(
+        lambda q: n * kl_bernoulli(mean, q) - level, 1e-15, mean, xtol=1e-14)
+    return lower, upper
+
+
+def test_kl_lucb_pulls_the_least_certain_top_arm_then_the_most_promising_other_arm():
+    counts, sums = np.array([30, 12, 25, 8]), np.array([18, 6, 10, 2])  # t = 75 pulls: round 1 + (75 - 4) // 2
+    means, rounds = sums / counts, 1 + (75 - 4) // 2
+    inner = math.log(405.5 * 4 * rounds**1.1 / 0.05)
+    level = inner + math.log(inner)
+    bounds = [kl_bounds(means[a], counts[a], level) for a in range(4)]
+    best = int(np.argmax(means))
+    low = best  # m = 1: the top set is the empirical best arm alone
+    u = max((a for a in range(4) if a != best), key=lambda a: bounds[a][1])
+    assert bounds[u][1] - bounds[low][0] > 0  # the intervals overlap: no stop
+    actions = decide(KLLUCB(tie_break="index"), counts, sums, ([31, 12, 25, 8], [19, 6, 10, 2]))
+    assert [int(a[0]) for a in actions] == [low, u]
+    got = _stopping.compiled().kl_bound(means[1], 12.0, level, True, 0.0, 1.0)
+    assert got == pytest.approx(bounds[1][1], abs=1e-12)
+
+
+def test_kl_lucb_stops_when_its_intervals_separate():
+    counts, sums = np.array([2000, 2000, 2000, 2000]), np.array([1600, 1000, 600, 200])
+    action = decide(KLLUCB(tie_break="index"), counts, sums)
+    assert action[0] == 4 and action[1:].tolist() == [1, 0, 0, 0]
 
 
 def test_d_tracking_pulls_the_arm_furthest_behind_t_w_star():
@@ -169,22 +232,23 @@ def test_the_glr_rule_stops_exactly_when_the_statistic_passes_the_threshold():
 # ------------------------------------------------------------------------------------------ delta-correctness
 INSTANCES = [[0.5, 0.3], [0.6, 0.4, 0.3], [0.45, 0.3, 0.3, 0.2], [0.7, 0.5, 0.5, 0.4, 0.3], [0.35, 0.15, 0.1]]
 RULES = [("glr", "gk2016", "bernoulli"), ("glr", "ls2020", "bernoulli"), ("glr", "ls2020", "gaussian"),
-         ("lucb", None, "bernoulli")]
+         ("lucb", None, "bernoulli"), ("kllucb", None, "bernoulli")]
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize(("stopping", "threshold", "distribution"), RULES)
 def test_every_stopping_rule_that_claims_delta_correctness_keeps_its_error_rate_below_delta(
         stopping, threshold, distribution):
-    """delta = 0.2, 200 runs per instance, Track-and-Stop's D-tracking sampling: the exact (Clopper-Pearson) 95%
-    interval of the error rate must reach below delta on every instance (a rule that errs more often fails)."""
+    """delta = 0.2, 200 runs per instance, EB-TCI's sampling (the cheapest of the rules): the exact
+    (Clopper-Pearson) 95% interval of the error rate must reach below delta on every instance (a rule that errs
+    more often fails)."""
     delta, runs = 0.2, 200
     for i, means in enumerate(INSTANCES):
         kwargs = {"arm_distribution": "gaussian", "sigma": 0.5} if distribution == "gaussian" else {}
         env = gym.make_vec("BestArmIdentification-v0", num_envs=runs, vectorization_mode="vector_entry_point",
                            means=means, setting="fixed_confidence", budget=200_000, **kwargs)
-        agent = TrackAndStop(delta=delta, stopping=stopping, threshold=threshold, distribution=distribution,
-                             sigma=0.5 if distribution == "gaussian" else 1.0)
+        agent = EBTCI(delta=delta, stopping=stopping, threshold=threshold, distribution=distribution,
+                      sigma=0.5 if distribution == "gaussian" else 1.0)
         result = play_vector(env, agent, seed=100 + i)
         assert np.all(result["pulls"] < 200_000), "an episode reached the cap"
         errors = int(np.sum(result["error"]))
