@@ -16,6 +16,7 @@ from bandit_gym.agents.bayesian.probability_of_improvement import PI
 from bandit_gym.agents.bayesian.thompson_sampling import ThompsonSampling
 from bandit_gym.agents.best_arm.eb_tci import EBTCI
 from bandit_gym.agents.best_arm.kl_lucb import KLLUCB
+from bandit_gym.agents.best_arm.lil_ucb import LilUCB
 from bandit_gym.agents.best_arm.lucb import LUCB
 from bandit_gym.agents.best_arm.sar import SAR
 from bandit_gym.agents.best_arm.sequential_halving import SequentialHalving

@@ -2,6 +2,7 @@
 
 from bandit_gym.agents.best_arm.eb_tci import EBTCI
 from bandit_gym.agents.best_arm.kl_lucb import KLLUCB
+from bandit_gym.agents.best_arm.lil_ucb import LilUCB
 from bandit_gym.agents.best_arm.lucb import LUCB
 from bandit_gym.agents.best_arm.sar import SAR
 from bandit_gym.agents.best_arm.successive_rejects import SuccessiveRejects
@@ -10,4 +11,7 @@ from bandit_gym.agents.best_arm.ucbe import UCBEBestArm
 from bandit_gym.agents.best_arm.ugapeb import UGapEb
 from bandit_gym.agents.best_arm.ugapec import UGapEc
 
-__all__ = ["EBTCI", "KLLUCB", "LUCB", "SAR", "SuccessiveRejects", "TrackAndStop", "UCBEBestArm", "UGapEb", "UGapEc"]
+__all__ = [
+    "EBTCI", "KLLUCB", "LUCB", "SAR", "LilUCB", "SuccessiveRejects", "TrackAndStop", "UCBEBestArm", "UGapEb",
+    "UGapEc",
+]

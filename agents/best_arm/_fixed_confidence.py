@@ -54,12 +54,17 @@ class FixedConfidenceAgent(BestArmAgent):
     state_fields: ClassVar[tuple[str, ...]] = ("last_made", "last_arm")
     #: whether the rule identifies the best arm only (m = 1), as its paper defines it
     best_arm_only: ClassVar[bool] = False
+    #: a stopping rule of the agent's own that only its sampling makes meaningful (lil'UCB's ``"lil"``)
+    own_stopping: ClassVar[str | None] = None
     anytime = True  # never reads the horizon: the env's budget is only a cap
 
     def __init__(self, delta: float = 0.05, *, stopping: str = "glr", threshold: str | None = None,
                  distribution: str = "bernoulli", sigma: float = 1.0, tie_break: str = "random") -> None:
         self.delta = check.real("delta", delta, low=0.0, high=1.0, low_open=True, high_open=True)
         self.stopping, self.threshold = _stopping.check_stopping(stopping, threshold, distribution, sigma)
+        if self.stopping == "lil" and self.own_stopping != "lil":
+            raise ValueError(f"stopping='lil' is lil'UCB's own rule (it answers the most pulled arm), not "
+                             f"{type(self).__name__}'s; allowed: 'glr', 'lucb', 'kllucb'")
         self.distribution, self.sigma = distribution, float(sigma)
         super().__init__(tie_break=tie_break)
 

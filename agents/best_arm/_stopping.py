@@ -37,6 +37,9 @@ Given the empirical answer S (the m arms of largest empirical mean) after t pull
   experiments' values, which meet their Theorem 3's condition on k1: delta-correct). t counts pulls here; the
   ``KLLUCB`` agent, whose own rule this is, counts its rounds of two pulls as the paper does.
 
+- ``"lil"``, lil'UCB's own rule (some arm's pulls exceed 1 + lambda times all the others'; the answer is the most
+  pulled arm): ``LilUCB`` only, whose pulls make it meaningful.
+
 The GLR rules identify the exact answer (epsilon = 0); the LUCB and KL-LUCB rules read epsilon from the
 observation.
 """
@@ -52,7 +55,7 @@ from scipy import optimize
 
 from bandit_gym import _validation as check
 
-STOPPING_RULES = ("glr", "lucb", "kllucb")
+STOPPING_RULES = ("glr", "lucb", "kllucb", "lil")
 #: KL-LUCB's exploration rate: alpha and k1 of Kaufmann and Kalyanakrishnan 2013's experiments (Theorem 3 asks
 #: k1 > 2e + 1 + e / (alpha - 1) + (e + 1) / (alpha - 1)^2, 405.45 at alpha = 1.1)
 KL_LUCB_ALPHA, KL_LUCB_K1 = 1.1, 405.5

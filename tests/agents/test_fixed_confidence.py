@@ -10,9 +10,10 @@ import numpy as np
 import pytest
 from scipy import optimize, stats
 
-from bandit_gym.agents import EBTCI, KLLUCB, TrackAndStop
+from bandit_gym.agents import EBTCI, KLLUCB, LilUCB, TrackAndStop
 from bandit_gym.agents.best_arm import _stopping
 from bandit_gym.agents.best_arm._oracle import compiled as oracle
+from bandit_gym.agents.best_arm.lil_ucb import confidence_delta
 from bandit_gym.envs.multi_armed import kl_bernoulli
 from bandit_gym.lower_bounds import best_arm_allocation
 from bandit_gym.rollout import play_vector
@@ -227,6 +228,24 @@ def test_the_glr_rule_stops_exactly_when_the_statistic_passes_the_threshold():
                "budget_left": np.array([10_000 - 2 * n], np.float32)}
         action = agent.act(obs)
         assert (action[0] == 2) == stops and action[1:].tolist() == [1, 0]
+
+
+def test_lil_ucb_pulls_the_arm_of_largest_lil_index_and_stops_when_one_arm_dominates():
+    counts, sums = np.array([30, 12, 25, 8]), np.array([18, 6, 10, 2])
+    d = confidence_delta(0.05, 0.01)
+    c = 2.01 / 0.01 * (1 / math.log(1.01)) ** 1.01
+    assert 4 * math.sqrt(c * d) + 4 * c * d == pytest.approx(0.05, rel=1e-12)  # Theorem 2's bound is delta
+    index = [sums[a] / counts[a] + 2 * 1.1 * 0.5 * math.sqrt(2 * 1.01 * math.log(math.log(1.01 * counts[a]) / d)
+                                                             / counts[a]) for a in range(4)]
+    assert int(decide(LilUCB(tie_break="index"), counts, sums)[0]) == int(np.argmax(index))
+    # 1 + 9 (12 + 25 + 8) = 406: arm 0 stops the episode at 406 pulls, not at 405; the answer is the most pulled
+    for pulls, stops in ((405, False), (406, True)):
+        action = decide(LilUCB(tie_break="index"), [pulls, 12, 25, 8], [pulls // 2, 11, 20, 7])
+        assert (action[0] == 4) == stops
+        if stops:
+            assert action[1:].tolist() == [1, 0, 0, 0]  # the most pulled arm, not the empirical best (arm 3)
+    with pytest.raises(ValueError, match="lil'UCB's own rule"):
+        EBTCI(stopping="lil")
 
 
 # ------------------------------------------------------------------------------------------ delta-correctness

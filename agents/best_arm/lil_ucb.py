@@ -1,0 +1,144 @@
+"""lil'UCB (Jamieson, Malloy, Nowak, Bubeck 2014): a UCB rule with law-of-the-iterated-logarithm confidence
+bounds, stopped when one arm has been pulled far more often than all others together."""
+
+from __future__ import annotations
+
+import functools
+import math
+from typing import Any, ClassVar
+
+import numpy as np
+
+from bandit_gym import _validation as check
+from bandit_gym.agents.base import Obs
+from bandit_gym.agents.best_arm import _stopping
+from bandit_gym.agents.best_arm._fixed_confidence import FixedConfidenceAgent, opening
+
+#: the work rows: the empirical means, scratch
+MEANS, SCRATCH = range(2)
+
+
+def confidence_delta(delta: float, epsilon: float) -> float:
+    """The delta of lil'UCB's bounds for a target error probability ``delta``: Theorem 2 bounds the error by
+    ``4 sqrt(c_eps d) + 4 c_eps d``, ``c_eps = (2 + eps) / eps (1 / ln(1 + eps))^(1 + eps)``; this is the d that
+    makes it equal to ``delta``: ``d = (sqrt(1 + delta) - 1)^2 / (4 c_eps)``."""
+    c = (2.0 + epsilon) / epsilon * (1.0 / math.log(1.0 + epsilon)) ** (1.0 + epsilon)
+    return (math.sqrt(1.0 + delta) - 1.0) ** 2 / (4.0 * c)
+
+
+@functools.cache
+def lil_ucb_rule() -> Any:
+    """lil'UCB's step, compiled on first use (the rule of ``BestArmAgent``)."""
+    from bandit_gym.agents.ranking import jit
+
+    stopped, start = _stopping.compiled().stopped, opening()
+
+    @jit
+    def lil_ucb(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, epsilon: float,
+                constants: Any, state: Any, arrays: Any, work: np.ndarray, answer: np.ndarray, final: bool) -> int:
+        """Each arm once; then stop (K) if some T_i >= 1 + lambda sum_{j != i} T_j (its own rule; the answer the
+        most pulled arm) or if the chosen stopping component does, else pull the arm of largest index."""
+        k, mean = counts.shape[0], work[MEANS]
+        arm = start(counts, sums, made, m, state, mean, work[SCRATCH], answer)
+        if arm >= 0:
+            return arm
+        total, most = 0.0, 0
+        for a in range(k):
+            total += np.float64(counts[a])
+            if counts[a] > counts[most]:
+                most = a
+        if constants["rule"] == 3.0:  # its own rule: the answer is the most pulled arm
+            for a in range(k):
+                answer[a] = a == most
+            stop = np.float64(counts[most]) >= 1.0 + constants["lam"] * (total - np.float64(counts[most]))
+        else:
+            stop = stopped(counts, mean, answer, made, m, epsilon, constants)
+        if stop:
+            arm = k
+        else:
+            eps, scale = constants["epsilon"], constants["scale"]
+            width_factor = (1.0 + constants["beta"]) * (1.0 + math.sqrt(eps)) * scale
+            best = -math.inf
+            for a in range(k):
+                n = np.float64(counts[a])
+                log_term = math.log(math.log((1.0 + eps) * n) / constants["confidence"])
+                index = mean[a] + width_factor * math.sqrt(2.0 * (1.0 + eps) * log_term / n)
+                if index > best:
+                    arm, best = a, index
+        state["last_made"], state["last_arm"] = np.float64(made), np.float64(arm)
+        return arm
+
+    return lil_ucb
+
+
+class LilUCB(FixedConfidenceAgent):
+    """lil'UCB: pull the arm of largest LIL upper confidence bound; stop when one arm dominates the pull counts.
+
+    Paper: K. Jamieson, M. Malloy, R. Nowak, S. Bubeck, lil' UCB: An Optimal Exploration Algorithm for
+    Multi-Armed Bandits, COLT 2014 (Algorithm 1, Theorem 2). Not one of the five papers: the fixed-confidence
+    rule whose sample complexity meets the law of the iterated logarithm, a standard baseline.
+
+    After one pull of each arm, while ``T_i < 1 + lambda sum_{j != i} T_j`` for every arm i, pull
+
+        I_t = argmax_i mu_i + (1 + beta)(1 + sqrt(eps)) sqrt(2 sigma^2 (1 + eps) ln(ln((1 + eps) T_i) / d) / T_i)
+
+    (T_i the pulls of arm i, mu_i its empirical mean, sigma the arms' sub-Gaussian scale: 1/2 for Bernoulli arms,
+    ``sigma`` for Gaussian ones); then answer the most pulled arm. Theorem 2: with ``lambda = ((2 + beta) /
+    beta)^2`` the answer is the best arm with probability at least ``1 - 4 sqrt(c_eps d) - 4 c_eps d``; the agent
+    takes the target error ``delta`` and sets d so that this bound is delta (``confidence_delta``).
+
+    Parameters: ``delta`` in (0, 1); ``epsilon`` in (0, 1) (default 0.01), ``beta`` > 0 (default 1), ``lam``
+    (default ``((2 + beta) / beta)^2``, 9 at beta = 1): the paper's Theorem 2 values; ``distribution`` and
+    ``sigma``; ``stopping``: ``"lil"`` (its own rule, the default) or any of the package's stopping components
+    (then the answer is the empirical best arm). Best-arm identification (m = 1) only.
+
+    Readings where the paper is silent:
+
+    - ties (the index, the most pulled arm): the first in the copy's arm order (random per copy and episode; the
+      smallest index with ``tie_break="index"``, see ``BestArmAgent``). Initial pulls in that order, with no
+      stopping test.
+    - the answer submitted before the stop (scored by the anytime wrappers): the most pulled arm with its own rule,
+      the empirical best arm otherwise.
+    - the budget: on a fixed-confidence env the env's budget truncates the episode, with that answer.
+
+    Examples:
+        Three Bernoulli arms at delta = 0.05:
+
+        >>> import gymnasium as gym
+        >>> from bandit_gym.agents import LilUCB
+        >>> from bandit_gym.rollout import play_episode
+        >>> env = gym.make("BestArmIdentification-v0", means=[0.3, 0.8, 0.5], budget=100_000,
+        ...                setting="fixed_confidence")
+        >>> result = play_episode(env, LilUCB(delta=0.05), seed=0)
+        >>> result["pulls"] < 100_000, result["answer"].tolist()
+        (True, [0, 1, 0])
+    """
+
+    constant_fields: ClassVar[tuple[str, ...]] = (*_stopping.FIELDS, "epsilon", "beta", "lam", "scale",
+                                                  "confidence")
+    best_arm_only = True
+    own_stopping = "lil"
+
+    def __init__(self, delta: float = 0.05, epsilon: float = 0.01, beta: float = 1.0, lam: float | None = None, *,
+                 stopping: str = "lil", threshold: str | None = None, distribution: str = "bernoulli",
+                 sigma: float = 1.0, tie_break: str = "random") -> None:
+        self.epsilon = check.real("epsilon", epsilon, low=0.0, high=1.0, low_open=True, high_open=True)
+        self.beta = check.real("beta", beta, low=0.0, low_open=True)
+        self.lam = ((2.0 + self.beta) / self.beta) ** 2 if lam is None else check.real("lam", lam, low=0.0,
+                                                                                        low_open=True)
+        super().__init__(delta, stopping=stopping, threshold=threshold, distribution=distribution, sigma=sigma,
+                         tie_break=tie_break)
+
+    def params(self) -> dict[str, Any]:
+        return {"epsilon": self.epsilon, "beta": self.beta, "lam": self.lam, **super().params()}
+
+    @classmethod
+    def rule(cls) -> Any:
+        return lil_ucb_rule()
+
+    def begin(self, obs: Obs, rows: np.ndarray) -> None:
+        super().begin(obs, rows)
+        self.constants["epsilon"][rows], self.constants["beta"][rows] = self.epsilon, self.beta
+        self.constants["lam"][rows] = self.lam
+        self.constants["scale"][rows] = 0.5 if self.distribution == "bernoulli" else self.sigma
+        self.constants["confidence"][rows] = confidence_delta(self.delta, self.epsilon)
