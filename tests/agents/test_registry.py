@@ -26,7 +26,9 @@ EXAMPLES = ROOT / "examples"
 SETUP1 = "ThresholdingBandit-Tao2019Setup1-v0"
 #: the built-in agents that are anytime with their default parameters, as before the default became False
 ANYTIME_BEFORE = {"APT", "BayesUCB", "CLUCBPAC", "EI", "EpsilonGreedy", "GPUCB", "KLUCB", "LSA", "LUCB", "OptKG", "PI",
-                  "Thompson", "ThompsonSampling", "UCB1", "UGapEc", "Uniform"}
+                  "Thompson", "ThompsonSampling", "UCB1", "UGapEc", "Uniform",
+                  # the fixed-confidence rules of issue 38: they never read the horizon (the env's budget is a cap)
+                  "TrackAndStop", "EBTCI", "KLLUCB", "LilUCB"}
 
 
 class LeastPulled(Agent):
