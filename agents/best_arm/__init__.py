@@ -7,11 +7,12 @@ from bandit_gym.agents.best_arm.lucb import LUCB
 from bandit_gym.agents.best_arm.sar import SAR
 from bandit_gym.agents.best_arm.successive_rejects import SuccessiveRejects
 from bandit_gym.agents.best_arm.track_and_stop import TrackAndStop
+from bandit_gym.agents.best_arm.tt_ucb import TTUCB
 from bandit_gym.agents.best_arm.ucbe import UCBEBestArm
 from bandit_gym.agents.best_arm.ugapeb import UGapEb
 from bandit_gym.agents.best_arm.ugapec import UGapEc
 
 __all__ = [
-    "EBTCI", "KLLUCB", "LUCB", "SAR", "LilUCB", "SuccessiveRejects", "TrackAndStop", "UCBEBestArm", "UGapEb",
-    "UGapEc",
+    "EBTCI", "KLLUCB", "LUCB", "SAR", "TTUCB", "LilUCB", "SuccessiveRejects", "TrackAndStop", "UCBEBestArm",
+    "UGapEb", "UGapEc",
 ]

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 import numpy as np
@@ -39,7 +40,72 @@ def opening() -> Any:
     return start
 
 
-class FixedConfidenceAgent(BestArmAgent):
+@functools.cache
+def top_two() -> Any:
+    """``(challenger, tracked)``, compiled: the parts common to the Top Two rules (``EBTCI``, ``TTUCB``).
+
+    - ``challenger(counts, mean, leader, constants, improved)`` = ``argmin_{j != leader} W(leader, j)``, plus
+      ``ln N_j`` when ``improved`` (TCI; TC without), W the transportation cost (``_stopping``); the first in the
+      copy's arm order on ties.
+    - ``tracked(leader, challenger, constants, arrays)``: the leader if its pulls while it led are at most beta
+      times the steps it led (this one counted), else the challenger: the K tracking procedures of Jourdan et al.
+      (2023), one per leader (``arrays["led"]``, ``arrays["pulled_leading"]``)."""
+    import math
+
+    from bandit_gym.agents.ranking import jit
+
+    transportation_cost = _stopping.compiled().transportation_cost
+
+    @jit
+    def challenger(counts: np.ndarray, mean: np.ndarray, leader: int, constants: Any, improved: bool) -> int:
+        chosen, least = -1, math.inf
+        for j in range(counts.shape[0]):
+            if j != leader:
+                cost = transportation_cost(counts, mean, leader, j, constants["family"], constants["sigma"])
+                if improved:
+                    cost += math.log(np.float64(counts[j]))
+                if cost < least:
+                    chosen, least = j, cost
+        return chosen
+
+    @jit
+    def tracked(leader: int, other: int, constants: Any, arrays: Any) -> int:
+        led, pulled = arrays["led"], arrays["pulled_leading"]
+        led[leader] += 1.0
+        if pulled[leader] <= constants["beta"] * led[leader]:
+            pulled[leader] += 1.0
+            return leader
+        return other
+
+    return challenger, tracked
+
+
+class ComponentStopped(BestArmAgent):
+    """The checks of an agent that may stop by a stopping component (``stopping``, ``distribution``, ``sigma``;
+    ``bandit_gym.agents.best_arm._stopping``): the experiment engine refuses an env whose arms are not the
+    component's family (``check_env``), and on a Bernoulli component an empirical mean outside [0, 1] (rewards that
+    are not Bernoulli) raises as the agent plays (``_act_batch``). Nothing for an agent's own rule
+    (``stopping="own"``). The compiled rollout stays on: ``play_compiled`` plays the package's Bernoulli envs only,
+    whose rewards need no check."""
+
+    stopping: str
+    distribution: str
+    sigma: float
+
+    def check_env(self, env: Any) -> None:
+        _stopping.check_env_arms(type(self).__name__, env, self.stopping, self.distribution, self.sigma)
+
+    def compiled_rollout(self, obs: Obs) -> tuple[Callable[..., Any], tuple[Any, ...]] | None:
+        """``BestArmAgent``'s compiled whole episodes of the rule, defined here so that the check of
+        ``_act_batch`` below keeps it."""
+        return super().compiled_rollout(obs)
+
+    def _act_batch(self, obs: Obs, last: np.ndarray, family: Family) -> np.ndarray:
+        _stopping.check_rewards(obs, self.stopping, self.distribution)
+        return super()._act_batch(obs, last, family)
+
+
+class FixedConfidenceAgent(ComponentStopped):
     """A fixed-confidence sampling rule with a stopping rule of its choice (``stopping``, ``threshold``; see
     ``bandit_gym.agents.best_arm._stopping``), for arms of the family ``distribution`` (``"bernoulli"``, or
     ``"gaussian"`` of standard deviation ``sigma``): the GLR statistic and the sampling rule's divergences are
@@ -85,23 +151,3 @@ class FixedConfidenceAgent(BestArmAgent):
                                     float(np.max(epsilons[same])))
         for name in self.state_fields:
             self.state[name][rows] = -1.0
-
-    def check_env(self, env: Any) -> None:
-        engine = getattr(env.unwrapped, "engine", None)
-        arms = getattr(engine, "arm_distribution", None)
-        if engine is None or arms is None:
-            return
-        name = type(self).__name__
-        if self.distribution == "bernoulli" and arms != "bernoulli":
-            raise ValueError(f"{name}(distribution='bernoulli') plays Bernoulli arms; the env's arms are {arms!r}: "
-                             f"use distribution='gaussian' and sigma")
-        if arms == "gaussian" and self.distribution == "gaussian" and self.sigma != float(engine.sigma):
-            raise ValueError(f"{name}(sigma={self.sigma}) is not the env's sigma={float(engine.sigma)}")
-
-    def _act_batch(self, obs: Obs, last: np.ndarray, family: Family) -> np.ndarray:
-        if self.distribution == "bernoulli":
-            counts, sums = obs["counts"], obs["sums"]
-            if np.any(sums < 0.0) or np.any(sums > counts):
-                raise ValueError("an empirical mean lies outside [0, 1]: the rewards are not Bernoulli; build the "
-                                 "agent with distribution='gaussian' (and sigma) for Gaussian arms")
-        return super()._act_batch(obs, last, family)

@@ -1,5 +1,8 @@
 """Stopping rules of fixed-confidence identification, as components: any fixed-confidence sampling rule of the
-package stops by any of them (its ``stopping`` and ``threshold`` parameters, in Python and in a spec).
+package stops by any of them (its ``stopping`` and ``threshold`` parameters, in Python and in a spec): the rules
+built on ``FixedConfidenceAgent``, and the two older ones, ``LUCB`` and ``UGapEc``, which stop by their paper's
+own rule by default (``stopping="own"``, ``check_paper_stopping``) and by a component with ``stopping="glr"``
+(and a ``threshold``), ``"lucb"`` or ``"kllucb"``, their sampling and their answer unchanged.
 
 Given the empirical answer S (the m arms of largest empirical mean) after t pulls:
 
@@ -80,6 +83,67 @@ def check_stopping(stopping: str, threshold: str | None, distribution: str, sigm
     return stopping, threshold
 
 
+#: ``constants["rule"]`` of an agent stopped by its paper's own rule (``LUCB``, ``UGapEc``), not by a component
+OWN_RULE = -1.0
+#: the ``stopping`` values of an agent with a rule of its own paper: that rule, or a component (not ``"lil"``)
+PAPER_STOPPING_RULES = ("own", "glr", "lucb", "kllucb")
+
+
+def check_paper_stopping(agent: str, stopping: str, threshold: str | None, distribution: str,
+                         sigma: float) -> tuple[str, str]:
+    """Validate the stopping rule of ``agent``, a sampling rule with a stopping rule of its own paper (``LUCB``,
+    ``UGapEc``): ``"own"`` (that rule) or a component (``check_stopping``; ``"lil"``, lil'UCB's own rule, is
+    refused). Return (stopping, threshold), the threshold's default filled in as ``check_stopping`` does."""
+    if stopping == "lil":
+        raise ValueError(f"stopping='lil' is lil'UCB's own rule (it answers the most pulled arm), not {agent}'s; "
+                         f"allowed: {', '.join(map(repr, PAPER_STOPPING_RULES))}")
+    stopping = check.choice("stopping", stopping, PAPER_STOPPING_RULES)
+    # the own rule reads none of the component's parameters: they are only checked (as for the "lucb" component,
+    # which reads no threshold)
+    _, threshold = check_stopping("lucb" if stopping == "own" else stopping, threshold, distribution, sigma)
+    return stopping, threshold
+
+
+def begin_paper_stopping(constants: np.ndarray, rows: np.ndarray, obs: Any, stopping: str, threshold: str,
+                         delta: float, distribution: str, sigma: float, k: int) -> None:
+    """Write the stopping rule's constants of the copies ``rows`` that begin an episode, for an agent of
+    ``check_paper_stopping``: ``rule`` = ``OWN_RULE`` for its own rule, else the component's constants
+    (``set_constants``, per answer size m of the observation ``obs``, as ``FixedConfidenceAgent.begin``)."""
+    if stopping == "own":
+        constants["rule"][rows] = OWN_RULE
+        return
+    sizes, epsilons = np.asarray(obs["m"])[rows, 0].astype(np.int64), np.asarray(obs["epsilon"])[rows, 0]
+    for m in np.unique(sizes):
+        same = sizes == m
+        set_constants(constants, rows[same], stopping, threshold, delta, distribution, sigma, k, int(m),
+                      float(np.max(epsilons[same])))
+
+
+def check_env_arms(agent: str, env: Any, stopping: str, distribution: str, sigma: float) -> None:
+    """Refuse an env whose arms are not the family of a stopping component's divergence, as
+    ``FixedConfidenceAgent.check_env`` does; nothing for an agent's own rule (``stopping="own"``)."""
+    engine = getattr(env.unwrapped, "engine", None)
+    arms = getattr(engine, "arm_distribution", None)
+    if stopping == "own" or engine is None or arms is None:
+        return
+    if distribution == "bernoulli" and arms != "bernoulli":
+        raise ValueError(f"{agent}(stopping={stopping!r}, distribution='bernoulli') reads Bernoulli arms; the env's "
+                         f"arms are {arms!r}: use distribution='gaussian' and sigma")
+    if arms == "gaussian" and distribution == "gaussian" and sigma != float(engine.sigma):
+        raise ValueError(f"{agent}(sigma={sigma}) is not the env's sigma={float(engine.sigma)}")
+
+
+def check_rewards(obs: Any, stopping: str, distribution: str) -> None:
+    """Refuse the statistics of a batched observation whose empirical means lie outside [0, 1] when a stopping
+    component reads them as Bernoulli means (``distribution="bernoulli"``; not for an agent's own rule)."""
+    if stopping != "own" and distribution == "bernoulli":
+        counts, sums = obs["counts"], obs["sums"]
+        if np.any(sums < 0.0) or np.any(sums > counts):
+            raise ValueError(f"an empirical mean lies outside [0, 1]: the rewards are not Bernoulli; with "
+                             f"stopping={stopping!r} build the agent with distribution='gaussian' (and sigma) for "
+                             f"Gaussian arms")
+
+
 @functools.cache
 def ls2020_offset(delta: float, pairs: int) -> float:
     """x_P >= 2 with ``(x / 2)^2 e^(2 - x) = delta / P`` (Lattimore and Szepesvári 2020, Lemma 33.7's f^-1 at
@@ -127,6 +191,17 @@ def compiled() -> Any:
         return value
 
     @jit
+    def transportation_cost(counts: np.ndarray, mean: np.ndarray, i: int, j: int, family: float,
+                            sigma: float) -> float:
+        """``Z_ij = N_i d(mu_i, mu_ij) + N_j d(mu_j, mu_ij)`` if ``mu_i > mu_j``, else 0 (also when an arm was never
+        pulled): the GLR statistic of "i beats j", the Top Two rules' transportation cost W(i, j)."""
+        ni, nj = np.float64(counts[i]), np.float64(counts[j])
+        if ni == 0.0 or nj == 0.0 or mean[i] <= mean[j]:
+            return 0.0
+        mid = (ni * mean[i] + nj * mean[j]) / (ni + nj)
+        return ni * divergence(mean[i], mid, family, sigma) + nj * divergence(mean[j], mid, family, sigma)
+
+    @jit
     def glr(counts: np.ndarray, mean: np.ndarray, answer: np.ndarray, family: float, sigma: float) -> float:
         """Z(t) = min over i in the answer and j outside it of Z_ij(t) (0 on a tie or an arm never pulled)."""
         k = counts.shape[0]
@@ -137,12 +212,9 @@ def compiled() -> Any:
             for j in range(k):
                 if answer[j]:
                     continue
-                ni, nj = np.float64(counts[i]), np.float64(counts[j])
-                if ni == 0.0 or nj == 0.0 or mean[i] <= mean[j]:
+                if counts[i] == 0 or counts[j] == 0 or mean[i] <= mean[j]:
                     return 0.0
-                mid = (ni * mean[i] + nj * mean[j]) / (ni + nj)
-                z = ni * divergence(mean[i], mid, family, sigma) + nj * divergence(mean[j], mid, family, sigma)
-                least = min(least, z)
+                least = min(least, transportation_cost(counts, mean, i, j, family, sigma))
         return least
 
     @jit
@@ -214,7 +286,8 @@ def compiled() -> Any:
     def stopped(counts: np.ndarray, mean: np.ndarray, answer: np.ndarray, made: int, m: int, epsilon: float,
                 constants: Any) -> bool:
         """Whether the stopping rule of ``constants`` stops now, with ``answer`` (the m largest of ``mean``, the
-        empirical means) as its answer, ``made`` pulls made."""
+        empirical means, for most rules; UGapEc's J(t), which the GLR statistic reads as 0 unless it is those) as
+        its answer, ``made`` pulls made."""
         k = counts.shape[0]
         t = max(np.float64(made), 1.0)
         if constants["rule"] == 1.0:
@@ -223,11 +296,13 @@ def compiled() -> Any:
             return kl_lucb_gap(counts, mean, answer, t, constants) < epsilon
         return glr(counts, mean, answer, constants["family"], constants["sigma"]) > beta(t, k, m, constants)
 
-    return _Compiled(divergence, glr, beta, lucb_gap, stopped, kl_bound, kl_lucb_rate, kl_lucb_gap)
+    return _Compiled(divergence, glr, beta, lucb_gap, stopped, kl_bound, kl_lucb_rate, kl_lucb_gap,
+                     transportation_cost)
 
 
 class _Compiled:
     def __init__(self, divergence: Any, glr: Any, beta: Any, lucb_gap: Any, stopped: Any, kl_bound: Any,
-                 kl_lucb_rate: Any, kl_lucb_gap: Any) -> None:
+                 kl_lucb_rate: Any, kl_lucb_gap: Any, transportation_cost: Any) -> None:
         self.divergence, self.glr, self.beta, self.lucb_gap, self.stopped = divergence, glr, beta, lucb_gap, stopped
+        self.transportation_cost = transportation_cost
         self.kl_bound, self.kl_lucb_rate, self.kl_lucb_gap = kl_bound, kl_lucb_rate, kl_lucb_gap

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import functools
-import math
 from typing import Any, ClassVar
 
 import numpy as np
@@ -12,7 +11,7 @@ import numpy as np
 from bandit_gym import _validation as check
 from bandit_gym.agents.base import Obs
 from bandit_gym.agents.best_arm import _stopping
-from bandit_gym.agents.best_arm._fixed_confidence import FixedConfidenceAgent, opening
+from bandit_gym.agents.best_arm._fixed_confidence import FixedConfidenceAgent, opening, top_two
 
 #: the work rows: the empirical means, scratch
 MEANS, SCRATCH = range(2)
@@ -23,17 +22,8 @@ def eb_tci_rule() -> Any:
     """EB-TCI's step, compiled on first use (the rule of ``BestArmAgent``)."""
     from bandit_gym.agents.ranking import jit
 
-    divergence, stopped, start = _stopping.compiled().divergence, _stopping.compiled().stopped, opening()
-
-    @jit
-    def transportation_cost(counts: np.ndarray, mean: np.ndarray, i: int, j: int, family: float,
-                            sigma: float) -> float:
-        """W(i, j) = N_i d(mu_i, mu_ij) + N_j d(mu_j, mu_ij) if mu_i > mu_j, else 0 (the GLR of "i beats j")."""
-        if mean[i] <= mean[j]:
-            return 0.0
-        ni, nj = np.float64(counts[i]), np.float64(counts[j])
-        mid = (ni * mean[i] + nj * mean[j]) / (ni + nj)
-        return ni * divergence(mean[i], mid, family, sigma) + nj * divergence(mean[j], mid, family, sigma)
+    stopped, start = _stopping.compiled().stopped, opening()
+    challenger, tracked = top_two()
 
     @jit
     def eb_tci(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, epsilon: float,
@@ -51,20 +41,7 @@ def eb_tci_rule() -> Any:
             for a in range(k):
                 if answer[a]:
                     leader = a
-            challenger, least = -1, math.inf
-            for j in range(k):
-                if j != leader:
-                    cost = transportation_cost(counts, mean, leader, j, constants["family"], constants["sigma"])
-                    cost += math.log(np.float64(counts[j]))
-                    if cost < least:
-                        challenger, least = j, cost
-            led, pulled = arrays["led"], arrays["pulled_leading"]
-            led[leader] += 1.0
-            if pulled[leader] <= constants["beta"] * led[leader]:
-                arm = leader
-                pulled[leader] += 1.0
-            else:
-                arm = challenger
+            arm = tracked(leader, challenger(counts, mean, leader, constants, True), constants, arrays)
         state["last_made"], state["last_arm"] = np.float64(made), np.float64(arm)
         return arm
 

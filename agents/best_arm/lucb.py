@@ -10,7 +10,8 @@ import numpy as np
 
 from bandit_gym import _validation as check
 from bandit_gym.agents.base import Obs
-from bandit_gym.agents.best_arm._base import BestArmAgent
+from bandit_gym.agents.best_arm import _stopping
+from bandit_gym.agents.best_arm._fixed_confidence import ComponentStopped
 
 #: the scratch rows: the means, the widths beta, and a row for the answer
 MEANS, BETAS, SCRATCH = range(3)
@@ -21,12 +22,16 @@ def lucb_rule() -> Any:
     """LUCB1's step, compiled on first use (the rule of ``BestArmAgent``)."""
     from bandit_gym.agents.ranking import empirical_means, jit, pulled_first, top_m
 
+    stopped, own = _stopping.compiled().stopped, _stopping.OWN_RULE
+
     @jit
     def lucb(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, epsilon: float,
              constants: Any, state: Any, arrays: np.ndarray, work: np.ndarray, answer: np.ndarray,
              final: bool) -> int:
         """The answer is High (the m largest empirical means), but with an arm never pulled ranking last; h_t
-        and l_t come from High as the means rank it (a mean of 0 for an arm never pulled)."""
+        and l_t come from High as the means rank it (a mean of 0 for an arm never pulled). At the start of each
+        round, stop (K) by LUCB1's own rule (``UCB_l - LCB_h < epsilon``) or by the stopping component of
+        ``constants``, with High as its answer."""
         k = counts.shape[0]
         mean, beta = work[MEANS], work[BETAS]
         empirical_means(counts, sums, mean)
@@ -49,17 +54,22 @@ def lucb_rule() -> Any:
             arm = made
         elif state["pending"] >= 0:
             arm, state["pending"] = np.int64(state["pending"]), -1.0
-        elif (mean[low] + beta[low]) - (mean[h] - beta[h]) < epsilon:
-            arm = k
         else:
-            arm, state["pending"] = h, np.float64(low)
+            if constants["rule"] == own:  # LUCB1's own rule
+                stop = (mean[low] + beta[low]) - (mean[h] - beta[h]) < epsilon
+            else:
+                stop = stopped(counts, mean, answer, made, m, epsilon, constants)
+            if stop:
+                arm = k
+            else:
+                arm, state["pending"] = h, np.float64(low)
         state["last_made"], state["last_arm"] = np.float64(made), np.float64(arm)
         return arm
 
     return lucb
 
 
-class LUCB(BestArmAgent):
+class LUCB(ComponentStopped):
     """LUCB1: sample the two arms whose confidence intervals are most in doubt, stop when they separate.
 
     Paper: S. Kalyanakrishnan, A. Tewari, P. Auer, P. Stone, PAC Subset Selection in Stochastic Multi-armed
@@ -70,6 +80,15 @@ class LUCB(BestArmAgent):
     ``h_t = argmin_{j in High} LCB_j``, ``l_t = argmax_{j not in High} UCB_j`` with
     ``UCB/LCB = mu_hat +- beta``, ``beta(u, t) = sqrt( log(k1 K t^4 / delta) / (2 u) )``, ``k1 = 5/4``;
     stop with ``High`` when ``UCB_{l_t} - LCB_{h_t} < epsilon``, else sample h_t and l_t. Anytime.
+
+    Stopping: by default LUCB1's own rule above (``stopping="own"``); any of the package's stopping components
+    instead (``stopping="glr"`` with a ``threshold``, ``"lucb"``, ``"kllucb"``; see
+    ``bandit_gym.agents.best_arm._stopping``), checked at the start of each round with High as its answer; the
+    sampling is LUCB1's either way. The GLR statistic and the KL bounds read the divergence of the arms' family
+    ``distribution`` (``"bernoulli"``, or ``"gaussian"`` of standard deviation ``sigma``), which the experiment
+    engine checks against the env's arms (``check_env``); the own rule reads neither.
+
+    Parameters: ``delta`` in (0, 1); ``b`` > 0; ``stopping``, ``threshold``, ``distribution``, ``sigma``.
 
     Deviations: a round samples two arms, an env step one: h_t is pulled at the step that computes the round
     and l_t at the next, without recomputing.
@@ -100,25 +119,32 @@ class LUCB(BestArmAgent):
         (400, 0.1)
     """
 
-    #: the confidence delta, the range b
-    constant_fields = ("delta", "b")
+    #: the stopping rule's fields (``delta`` among them; ``rule`` = ``OWN_RULE`` for LUCB1's own), the range b
+    constant_fields = (*_stopping.FIELDS, "b")
     #: l_t still to pull (-1: none), the pulls made at the last act (-1 before the first), its arm
     state_fields = ("pending", "last_made", "last_arm")
     anytime = True  # never reads the horizon T
 
-    def __init__(self, delta: float = 0.05, b: float = 1.0, *, tie_break: str = "random") -> None:
+    def __init__(self, delta: float = 0.05, b: float = 1.0, *, stopping: str = "own", threshold: str | None = None,
+                 distribution: str = "bernoulli", sigma: float = 1.0, tie_break: str = "random") -> None:
         self.delta = check.real("delta", delta, low=0.0, high=1.0, low_open=True, high_open=True)
         self.b = check.real("b", b, low=0.0, low_open=True)
+        self.stopping, self.threshold = _stopping.check_paper_stopping("LUCB", stopping, threshold, distribution,
+                                                                       sigma)
+        self.distribution, self.sigma = distribution, float(sigma)
         super().__init__(tie_break=tie_break)
 
     def params(self) -> dict[str, object]:
-        return {"delta": self.delta, "b": self.b, **super().params()}
+        return {"delta": self.delta, "b": self.b, "stopping": self.stopping, "threshold": self.threshold,
+                "distribution": self.distribution, "sigma": self.sigma, **super().params()}
 
     @classmethod
     def rule(cls) -> Any:
         return lucb_rule()
 
     def begin(self, obs: Obs, rows: np.ndarray) -> None:
+        _stopping.begin_paper_stopping(self.constants, rows, obs, self.stopping, self.threshold, self.delta,
+                                       self.distribution, self.sigma, self.num_arms)
         self.constants["delta"][rows], self.constants["b"][rows] = self.delta, self.b
         for name in self.state_fields:
             self.state[name][rows] = -1.0

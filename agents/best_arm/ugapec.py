@@ -10,7 +10,8 @@ import numpy as np
 
 from bandit_gym import _validation as check
 from bandit_gym.agents.base import Obs
-from bandit_gym.agents.best_arm._base import BestArmAgent
+from bandit_gym.agents.best_arm import _stopping
+from bandit_gym.agents.best_arm._fixed_confidence import ComponentStopped
 from bandit_gym.agents.best_arm.ugape import CHOSEN, MEAN
 
 
@@ -21,6 +22,7 @@ def ugapec_rule() -> Any:
     from bandit_gym.agents.ranking import jit, top_m_pulled
 
     gap_select, gap_widths = compiled().gap_select, compiled().gap_widths
+    stopped, own = _stopping.compiled().stopped, _stopping.OWN_RULE
 
     @jit
     def ugapec(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, epsilon: float,
@@ -29,7 +31,8 @@ def ugapec_rule() -> Any:
         """Each arm once (arm t at pull t, no stop; the answer the m best empirical means, an arm never pulled
         ranking last, as J(t) would rank such an arm by a mean of 0); then SELECT-ARM with ``beta_k = b sqrt(x /
         T_k)``, ``x = c log(4 K t^3 / delta)``, t the pulls made; the answer is J(t); stop (K) once
-        ``B_J(t) < epsilon``."""
+        ``B_J(t) < epsilon`` (its own rule), or once the stopping component of ``constants`` does with J(t) as
+        its answer."""
         k = counts.shape[0]
         if made < k:
             top_m_pulled(counts, sums, m, work[MEAN], answer)
@@ -39,12 +42,14 @@ def ugapec_rule() -> Any:
         set_index, pull = gap_select(m, work)
         for i in range(k):
             answer[i] = work[CHOSEN, i] == 1.0
-        return k if set_index < epsilon else pull
+        if constants["rule"] == own:  # UGapEc's own rule
+            return k if set_index < epsilon else pull
+        return k if stopped(counts, work[MEAN], answer, made, m, epsilon, constants) else pull
 
     return ugapec
 
 
-class UGapEc(BestArmAgent):
+class UGapEc(ComponentStopped):
     """Unified gap-based exploration, fixed confidence.
 
     Paper: gabillon2012, Fig. 1 (right), Fig. 2, eq. 3-4, Theorem 2.
@@ -54,9 +59,18 @@ class UGapEc(BestArmAgent):
     ``J(t)`` as soon as ``B_J(t) < epsilon``, epsilon read from the observation. Theorem 2: with ``c = 1/2``,
     ``P(r_Omega <= epsilon and n_tilde <= N) >= 1 - delta``, ``N = K + O(H_eps log(H_eps / delta))``.
 
+    Stopping: by default the paper's rule above (``stopping="own"``); any of the package's stopping components
+    instead (``stopping="glr"`` with a ``threshold``, ``"lucb"``, ``"kllucb"``; see
+    ``bandit_gym.agents.best_arm._stopping``), tested after each SELECT-ARM with J(t) as its answer; the sampling
+    is UGapEc's either way. The GLR statistic is 0 while J(t) is not the m largest empirical means (it stops only
+    when they agree); the GLR statistic and the KL bounds read the divergence of the arms' family
+    ``distribution`` (``"bernoulli"``, or ``"gaussian"`` of standard deviation ``sigma``), which the experiment
+    engine checks against the env's arms (``check_env``); the own rule reads neither.
+
     Parameters: ``delta`` in (0, 1) (default 0.05, ours: the NIPS paper has no experiments), ``c = 0.5`` (the
-    paper's recommendation, §3, and the value of Theorem 2), ``b`` the upper end of the rewards' range [0, b].
-    Anytime: it never reads the budget. Deviations: none.
+    paper's recommendation, §3, and the value of Theorem 2), ``b`` the upper end of the rewards' range [0, b];
+    ``stopping``, ``threshold``, ``distribution``, ``sigma``. Anytime: it never reads the budget. Deviations:
+    none.
 
     Readings where the paper is silent:
 
@@ -84,22 +98,31 @@ class UGapEc(BestArmAgent):
         (400, 0.0)
     """
 
-    #: the confidence delta, the exploration constant c, the range b
-    constant_fields = ("delta", "c", "b")
+    #: the stopping rule's fields (``delta`` among them; ``rule`` = ``OWN_RULE`` for the paper's own), the
+    #: exploration constant c, the range b
+    constant_fields = (*_stopping.FIELDS, "c", "b")
     anytime = True  # never reads the horizon T
 
-    def __init__(self, delta: float = 0.05, c: float = 0.5, b: float = 1.0, *, tie_break: str = "random") -> None:
+    def __init__(self, delta: float = 0.05, c: float = 0.5, b: float = 1.0, *, stopping: str = "own",
+                 threshold: str | None = None, distribution: str = "bernoulli", sigma: float = 1.0,
+                 tie_break: str = "random") -> None:
         self.delta = check.real("delta", delta, low=0.0, high=1.0, low_open=True, high_open=True)
         self.c = check.real("c", c, low=0.0, low_open=True)
         self.b = check.real("b", b, low=0.0, low_open=True)
+        self.stopping, self.threshold = _stopping.check_paper_stopping("UGapEc", stopping, threshold, distribution,
+                                                                       sigma)
+        self.distribution, self.sigma = distribution, float(sigma)
         super().__init__(tie_break=tie_break)
 
     def params(self) -> dict[str, object]:
-        return {"delta": self.delta, "c": self.c, "b": self.b, **super().params()}
+        return {"delta": self.delta, "c": self.c, "b": self.b, "stopping": self.stopping, "threshold": self.threshold,
+                "distribution": self.distribution, "sigma": self.sigma, **super().params()}
 
     @classmethod
     def rule(cls) -> Any:
         return ugapec_rule()
 
     def begin(self, obs: Obs, rows: np.ndarray) -> None:
+        _stopping.begin_paper_stopping(self.constants, rows, obs, self.stopping, self.threshold, self.delta,
+                                       self.distribution, self.sigma, self.num_arms)
         self.constants["delta"][rows], self.constants["c"][rows], self.constants["b"][rows] = self.delta, self.c, self.b

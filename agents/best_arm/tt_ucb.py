@@ -1,0 +1,152 @@
+"""TTUCB, the Top Two rule with the UCB leader and the Transportation Cost challenger (Jourdan and Degenne 2023)."""
+
+from __future__ import annotations
+
+import functools
+import math
+from typing import Any, ClassVar
+
+import numpy as np
+
+from bandit_gym import _validation as check
+from bandit_gym.agents.base import Obs
+from bandit_gym.agents.best_arm import _stopping
+from bandit_gym.agents.best_arm._fixed_confidence import FixedConfidenceAgent, opening, top_two
+
+#: the work rows: the empirical means, scratch
+MEANS, SCRATCH = range(2)
+
+
+@functools.cache
+def tt_ucb_rule() -> Any:
+    """TTUCB's step, compiled on first use (the rule of ``BestArmAgent``)."""
+    from bandit_gym.agents.ranking import jit
+
+    stopped, start = _stopping.compiled().stopped, opening()
+    challenger, tracked = top_two()
+
+    @jit
+    def tt_ucb(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, epsilon: float,
+               constants: Any, state: Any, arrays: Any, work: np.ndarray, answer: np.ndarray, final: bool) -> int:
+        """Each arm once; then stop (K) if the stopping rule does, else the leader B (the largest UCB index
+        ``mu_a + sqrt(rate ln n / N_a)``, n = made + 1) or the challenger C = argmin_{j != B} W(B, j), B when its
+        share of the pulls it led is at most beta."""
+        k, mean = counts.shape[0], work[MEANS]
+        arm = start(counts, sums, made, m, state, mean, work[SCRATCH], answer)
+        if arm >= 0:
+            return arm
+        if stopped(counts, mean, answer, made, 1, epsilon, constants):
+            arm = k
+        else:
+            exploration = constants["rate"] * math.log(np.float64(made) + 1.0)
+            leader, largest = 0, -math.inf
+            for a in range(k):
+                index = mean[a] + math.sqrt(exploration / np.float64(counts[a]))
+                if index > largest:
+                    leader, largest = a, index
+            arm = tracked(leader, challenger(counts, mean, leader, constants, False), constants, arrays)
+        state["last_made"], state["last_arm"] = np.float64(made), np.float64(arm)
+        return arm
+
+    return tt_ucb
+
+
+class TTUCB(FixedConfidenceAgent):
+    """TTUCB: a Top Two sampling rule, the arm of largest UCB index as leader and a transportation-cost challenger.
+
+    Paper: M. Jourdan, R. Degenne, Non-Asymptotic Analysis of a UCB-based Top Two Algorithm, NeurIPS 2023
+    (arXiv:2210.05431; TTUCB, §2). Not one of the five papers: the first Top Two rule with a sample-complexity
+    bound at every delta, not only as delta -> 0; EB-TCI's sibling (``EBTCI``).
+
+    What was read: the paper's abstract (the NeurIPS 2023 proceedings page, OpenReview CxjmYRP9Ji, the opening
+    of arXiv:2210.05431 on ar5iv) and a public summary of it (a UCB leader, the TC challenger, a deterministic
+    tracking of beta in place of the coin, asymptotic beta-optimality); its body was not at hand. The formulas
+    below are the rule as recalled from the paper's §2, not checked against its text; the equation numbers are
+    therefore not given. No public code of the authors was found (openreview.net's supplementary zip was out of
+    reach).
+
+    After t pulls (time n = t + 1), with mu the empirical means and N the pull counts:
+
+    - leader ``B_n = argmax_a mu_a + sqrt(g_u(n) / N_a)`` (UCB), with the paper's exploration function for
+      Gaussian arms of unit variance ``g_u(n) = 2 alpha (1 + s) ln n``, s > 1, alpha > 1 (as recalled; our check
+      of its role: at every time t in ``[n^(1 / alpha), n]`` the bonus is at least ``sqrt(2 (1 + s) ln n / N_a)``,
+      so by a union bound over arms and counts every mean lies in its interval with probability at least
+      ``1 - 2 K n^-s``); for arms of sub-Gaussian scale sigma the agent uses ``sigma^2 g_u(n)``, that is
+      ``mu_a + sqrt(2 sigma^2 alpha (1 + s) ln n / N_a)``;
+    - challenger ``C_n = argmin_{j != B_n} (mu_B - mu_j)_+ / sqrt(1 / N_B + 1 / N_j)`` (TC, unit variance), computed
+      as ``argmin_{j != B_n} W_n(B_n, j)`` with EB-TCI's transportation cost ``W_n(i, j) = N_i d(mu_i, mu_ij) +
+      N_j d(mu_j, mu_ij)`` if ``mu_i > mu_j`` (else 0), ``mu_ij = (N_i mu_i + N_j mu_j) / (N_i + N_j)``, d the arms'
+      divergence: on Gaussian arms ``W = (mu_i - mu_j)_+^2 / (2 sigma^2 (1 / N_i + 1 / N_j))``, an increasing
+      function of the paper's ratio, so the same argmin; unlike EB-TCI's TCI challenger, no ``+ ln N_j``;
+    - pull ``B_n`` if ``N^B_{B}(n) <= beta L_B(n + 1)``, else ``C_n``, where ``L_i(n + 1)`` counts the steps at
+      which arm i was the leader (this one included) and ``N^i_i(n)`` the pulls of arm i while it led: K tracking
+      procedures, one per leader, exactly as ``EBTCI``.
+
+    Stopping: by default the GLR (Chernoff) rule, GK 2016 Theorem 10's threshold on Bernoulli arms, Lattimore
+    and Szepesvári's on Gaussian arms; any of the package's stopping components (``stopping``, ``threshold``).
+    The paper pairs TTUCB with the GLR rule at the threshold of Kaufmann and Koolen 2021 for Gaussian arms (as
+    recalled), which is not one of the package's components. With beta = 1/2 and the GLR rule its theorem bounds
+    ``E[tau_delta]`` at every delta and makes the pair asymptotically beta-optimal (at most ``2 T*(mu)``
+    asymptotically). The answer is the empirical best arm (not the leader).
+
+    Parameters: ``delta`` in (0, 1); ``beta`` in (0, 1) (default 1/2, the paper's); ``alpha`` > 0 and ``s`` > 0
+    (default 1.2 each, our choice inside the theory's s > 1, alpha > 1: the values of the paper's experiments
+    could not be checked), so that by default ``g_u(n) = 5.28 ln n``; ``distribution``, ``sigma``;
+    ``stopping``, ``threshold``. Best-arm identification (m = 1) only, as the paper.
+
+    Readings where the paper is silent (or where it could not be checked):
+
+    - Bernoulli arms (the paper's analysis is for Gaussian arms): the UCB bonus with the sub-Gaussian scale
+      sigma = 1/2 of variables in [0, 1] (Hoeffding), ``sqrt(alpha (1 + s) ln n / (2 N_a))``, not a KL-UCB
+      index; the challenger minimises the Bernoulli transportation cost W (TC with the arms' divergence, as the
+      Top Two rules of Jourdan et al. 2022 for other families). On Gaussian arms, sigma = the agent's ``sigma``.
+    - time: n = t + 1 when t pulls are made (N_a counts the pulls before time n), so ``ln n > 0`` from the first
+      decision after the initial pulls.
+    - initialisation: each arm once, in the copy's arm order, with no stopping test (the index needs N_a >= 1).
+    - ties (leader, challenger): the first in the copy's arm order (random per copy and episode; the smallest
+      index with ``tie_break="index"``, see ``BestArmAgent``). A UCB leader need not be the empirical best: every
+      arm of larger empirical mean than the leader then costs ``W = 0``, and the first of them is the challenger.
+    - the budget: on a fixed-confidence env the env's budget truncates the episode, with the empirical best arm as
+      the answer.
+
+    Examples:
+        One seeded episode on GK 2016's second instance, at delta = 0.01, stopped by the heuristic threshold:
+
+        >>> import gymnasium as gym
+        >>> from bandit_gym.agents import TTUCB
+        >>> from bandit_gym.rollout import play_episode
+        >>> env = gym.make("BestArmIdentification-v0", means=[0.3, 0.21, 0.2, 0.19, 0.18], budget=100_000,
+        ...                setting="fixed_confidence")
+        >>> result = play_episode(env, TTUCB(delta=0.01, threshold="heuristic"), seed=0)
+        >>> result["pulls"] < 100_000, result["error"]
+        (True, 0.0)
+    """
+
+    constant_fields: ClassVar[tuple[str, ...]] = (*_stopping.FIELDS, "beta", "rate")
+    best_arm_only = True
+    #: L_i (steps at which arm i led) and N^i_i (pulls of arm i while it led)
+    array_fields: ClassVar[tuple[str, ...]] = ("led", "pulled_leading")
+
+    def __init__(self, delta: float = 0.05, beta: float = 0.5, *, alpha: float = 1.2, s: float = 1.2,
+                 stopping: str = "glr", threshold: str | None = None, distribution: str = "bernoulli",
+                 sigma: float = 1.0, tie_break: str = "random") -> None:
+        self.beta = check.real("beta", beta, low=0.0, high=1.0, low_open=True, high_open=True)
+        self.alpha = check.real("alpha", alpha, low=0.0, low_open=True)
+        self.s = check.real("s", s, low=0.0, low_open=True)
+        super().__init__(delta, stopping=stopping, threshold=threshold, distribution=distribution, sigma=sigma,
+                         tie_break=tie_break)
+
+    def params(self) -> dict[str, Any]:
+        return {"beta": self.beta, "alpha": self.alpha, "s": self.s, **super().params()}
+
+    @classmethod
+    def rule(cls) -> Any:
+        return tt_ucb_rule()
+
+    def begin(self, obs: Obs, rows: np.ndarray) -> None:
+        super().begin(obs, rows)
+        scale = 0.5 if self.distribution == "bernoulli" else self.sigma
+        self.constants["beta"][rows] = self.beta
+        self.constants["rate"][rows] = 2.0 * scale * scale * self.alpha * (1.0 + self.s)  # sigma^2 g_u(n) / ln n
+        self.arrays["led"][rows] = 0.0
+        self.arrays["pulled_leading"][rows] = 0.0
