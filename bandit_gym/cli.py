@@ -40,8 +40,7 @@ def _list() -> str:
         width = max(len(name) for name, _ in plugged)
         lines += [f"  {name.ljust(width)}  {value}" for name, value in plugged]
         lines.append("")
-    lines.append("Reproductions (bandit-gym reproduce PAPER): tao2019, abernethy2016, gabillon2012, chen2017, "
-                 "hoffman2014")
+    lines.append(f"Reproductions (bandit-gym reproduce PAPER): {', '.join(PAPER_NAMES)}")
     return "\n".join(lines)
 
 
@@ -390,11 +389,12 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--force", action="store_true",
                      help="recompute every cell, also those stored in --out by the code installed now")
     _add_parallel(run)
-    rep = sub.add_parser("reproduce", help="reproduce a paper's figure and tables")
+    rep = sub.add_parser("reproduce", help="reproduce a paper's figure and tables (or run a study: "
+                                           "fixed-confidence)")
     rep.add_argument("paper", choices=PAPER_NAMES)
     rep.add_argument("--runs", type=_runs, default=None,
                      help="runs per point (tao2019: 5000, 200 with --quick; abernethy2016: 200, 50 with --quick; "
-                          "hoffman2014: 840 traffic runs, 30 with --quick)")
+                          "hoffman2014: 840 traffic runs, 30 with --quick; fixed-confidence: 50, 10 with --quick)")
     rep.add_argument("--quick", action="store_true", help="a short version: fewer runs and budgets")
     rep.add_argument("--out", help="results folder (default results/PAPER[-quick])")
     rep.add_argument("--agent", type=_agent, action="append", default=[], metavar="AGENT",

@@ -1,6 +1,7 @@
-"""The claims ledger: every claim of the five papers that the reproductions touch, with our numbers, a statistical
-test, its statistic, a p-value corrected for multiple comparisons, the decision rule and a verdict, generated from
-the committed results (``bandit-gym claims``; ``docs/claims.md`` and ``docs/claims.csv``).
+"""The claims ledger: every claim of the five papers that the reproductions touch (and of the papers behind the
+fixed-confidence study: Garivier and Kaufmann 2016, the Top Two papers, the stopping rules'), with our numbers, a
+statistical test, its statistic, a p-value corrected for multiple comparisons, the decision rule and a verdict,
+generated from the committed results (``bandit-gym claims``; ``docs/claims.md`` and ``docs/claims.csv``).
 
 Every verdict is decided by one function, ``bandit_gym.claims._verdict.decide``, from a typed description of the
 test (``Evidence``: the kind of claim, the test, the comparisons or bound settings with their p-values, effect
@@ -48,8 +49,8 @@ __all__ = ["ARTEFACTS", "COLUMNS", "VERDICTS", "Claim", "Decision", "Loss", "bui
 
 ARTEFACTS = {"tao2019": "tao2019-5000runs", "gabillon2012": "gabillon2012-1000runs",
              "abernethy2016": "abernethy2016-200runs", "chen2017": "chen2017-200runs",
-             "hoffman2014": "hoffman2014-840runs"}
-"""Paper -> the folder (under ``docs/``) of its committed full reproduction."""
+             "hoffman2014": "hoffman2014-840runs", "fixed-confidence": "fixed-confidence-50runs"}
+"""Paper (or study: ``fixed-confidence``) -> the folder (under ``docs/``) of its committed full reproduction."""
 COLUMNS = ("id", "paper", "source", "claim", "setting", "observed", "test", "statistic", "correction", "p_value",
            "rule", "verdict", "why")
 """The columns of ``claims.csv``, in order."""
@@ -120,10 +121,11 @@ class Loss:
 
 def papers() -> dict[str, Callable[[Path], tuple[list[Claim], list[Loss]]]]:
     """paper -> the function that reads its artefact folder and returns its claims and its algorithm's losses."""
-    from bandit_gym.claims import abernethy2016, chen2017, gabillon2012, hoffman2014, tao2019
+    from bandit_gym.claims import abernethy2016, chen2017, fixed_confidence, gabillon2012, hoffman2014, tao2019
 
     return {"tao2019": tao2019.claims, "gabillon2012": gabillon2012.claims, "abernethy2016": abernethy2016.claims,
-            "chen2017": chen2017.claims, "hoffman2014": hoffman2014.claims}
+            "chen2017": chen2017.claims, "hoffman2014": hoffman2014.claims,
+            "fixed-confidence": fixed_confidence.claims}
 
 
 def build_ledger(docs: str | Path) -> tuple[list[Claim], list[Loss]]:

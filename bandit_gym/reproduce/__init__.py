@@ -13,8 +13,13 @@ import importlib
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-PAPER_NAMES = ("tao2019", "abernethy2016", "gabillon2012", "chen2017", "hoffman2014")
-"""The papers with a reproduction, in the order the docs list them."""
+PAPER_NAMES = ("tao2019", "abernethy2016", "gabillon2012", "chen2017", "hoffman2014", "fixed-confidence")
+"""The papers with a reproduction, in the order the docs list them, and the studies beyond them
+(``fixed-confidence``: the fixed-confidence agents against the lower bound; its module is ``fixed_confidence``)."""
+
+
+def _module(name: str) -> str:
+    return name.replace("-", "_")
 
 
 class _Papers(Mapping[str, Callable[..., Any]]):
@@ -23,7 +28,8 @@ class _Papers(Mapping[str, Callable[..., Any]]):
     def __getitem__(self, name: str) -> Callable[..., Any]:
         if name not in PAPER_NAMES:
             raise KeyError(name)
-        return getattr(importlib.import_module(f"{__name__}.{name}"), f"reproduce_{name}")  # type: ignore[no-any-return]
+        module = importlib.import_module(f"{__name__}.{_module(name)}")
+        return getattr(module, f"reproduce_{_module(name)}")  # type: ignore[no-any-return]
 
     def __iter__(self) -> Iterator[str]:
         return iter(PAPER_NAMES)
@@ -35,9 +41,10 @@ class _Papers(Mapping[str, Callable[..., Any]]):
 PAPERS: Mapping[str, Callable[..., Any]] = _Papers()
 """Paper short name -> its reproduction (what `bandit-gym reproduce PAPER` calls)."""
 
-__all__ = ["PAPERS", "PAPER_NAMES", "abernethy2016_specs", "chen2017_specs", "gabillon2012_specs",
-           "hoffman2014_specs", "reproduce_abernethy2016", "reproduce_chen2017", "reproduce_gabillon2012",
-           "reproduce_hoffman2014", "reproduce_tao2019", "tao2019_specs"]
+__all__ = ["PAPERS", "PAPER_NAMES", "abernethy2016_specs", "chen2017_specs", "fixed_confidence_specs",
+           "gabillon2012_specs", "hoffman2014_specs", "reproduce_abernethy2016", "reproduce_chen2017",
+           "reproduce_fixed_confidence", "reproduce_gabillon2012", "reproduce_hoffman2014", "reproduce_tao2019",
+           "tao2019_specs"]
 
 
 def __getattr__(name: str) -> Any:
@@ -46,6 +53,6 @@ def __getattr__(name: str) -> Any:
     paper = name.removeprefix("reproduce_").removesuffix("_specs")
     if name == "TAO2019_AGENTS":
         paper = "tao2019"
-    if paper in PAPER_NAMES and (name in __all__ or name == "TAO2019_AGENTS"):
+    if paper in map(_module, PAPER_NAMES) and (name in __all__ or name == "TAO2019_AGENTS"):
         return getattr(importlib.import_module(f"{__name__}.{paper}"), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
