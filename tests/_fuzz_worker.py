@@ -108,7 +108,9 @@ _BAYESIAN = ("BayesGap", "ThompsonSampling", "BayesUCB", "GPUCB", "EI", "PI")
 def fuzz_observations(pair: tuple[str, str], seed: int, mid: bool, key: int, how: str, replacement: Any,
                       value: Any) -> None:
     name, env_id = pair
-    env = _env(env_id)
+    # a fresh env: the shared one may have had a first reset that raised (fuzz_reset_options), after which
+    # Gymnasium 1.4's passive checker fails its first step (its reset data was never stored)
+    env = gym.make(env_id, **small_kwargs(env_id))
     obs, _ = env.reset(seed=seed)
     agent = make_agent(name, env_id)
     agent.reset(seed=seed)
