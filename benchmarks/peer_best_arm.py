@@ -13,8 +13,10 @@ theory's parameters (epsilon = 0.01, beta = 1, lambda = 9).
 
 The pairs are the rules that both packages define: Track-and-Stop with D- and C-tracking, EB-TCI (the peer's
 ``top_two`` with an EB leader, a TCI challenger and beta = 1/2, chosen at random with probability beta where this
-package tracks it), lil'UCB. The peer has no KL-LUCB and no TTUCB; its LUCB1 is another reading of the paper
-(its h_t is the empirical best, its t counts pulls), so it is not paired.
+package tracks it), TTTS (the peer's ``top_two`` with a TS leader and an RS challenger, whose redraws it never caps,
+where this package caps them at 100 and then draws the challenger by a normal approximation), lil'UCB. The peer
+has no KL-LUCB and no TTUCB; its LUCB1 is another reading of the paper (its h_t is the empirical best, its t counts
+pulls), so it is not paired.
 """
 
 from __future__ import annotations
@@ -53,6 +55,8 @@ PAIRS = (
          {"algo": "track_and_stop", "tracker": "c_tracking", **HEURISTIC}),
     Pair("EB-TCI", AgentSpec("EBTCI", {"threshold": "heuristic"}),
          {"algo": "top_two", "algo_args": {"beta": 0.5, "leader_type": "EB", "challenger_type": "TCI"}, **HEURISTIC}),
+    Pair("TTTS", AgentSpec("TTTS", {"threshold": "heuristic"}),
+         {"algo": "top_two", "algo_args": {"beta": 0.5, "leader_type": "TS", "challenger_type": "RS"}, **HEURISTIC}),
     Pair("lil'UCB", AgentSpec("LilUCB", {}), {"algo": "lil_ucb"}),
 )
 

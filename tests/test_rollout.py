@@ -113,6 +113,9 @@ BEST_ARM_CASES = [
      {"setting": "fixed_confidence", "budget": 300}),
     ("EBTCI", {"delta": 0.1, "threshold": "heuristic"}, {"setting": "fixed_confidence", "budget": 20000}),
     ("TTUCB", {"delta": 0.1}, {"setting": "fixed_confidence", "budget": 300}),
+    ("TTTS", {"delta": 0.1}, {"setting": "fixed_confidence", "budget": 300}),
+    ("TTTS", {"delta": 0.1, "max_resamples": 1, "threshold": "heuristic"},  # the pairwise challenger
+     {"setting": "fixed_confidence", "budget": 20000}),
     ("KLLUCB", {"delta": 0.1}, {"setting": "fixed_confidence", "m": 2, "epsilon": 0.05, "budget": 300}),
     ("LilUCB", {"delta": 0.1}, {"setting": "fixed_confidence", "budget": 300}),
 ]

@@ -8,11 +8,12 @@ from bandit_gym.agents.best_arm.sar import SAR
 from bandit_gym.agents.best_arm.successive_rejects import SuccessiveRejects
 from bandit_gym.agents.best_arm.track_and_stop import TrackAndStop
 from bandit_gym.agents.best_arm.tt_ucb import TTUCB
+from bandit_gym.agents.best_arm.ttts import TTTS
 from bandit_gym.agents.best_arm.ucbe import UCBEBestArm
 from bandit_gym.agents.best_arm.ugapeb import UGapEb
 from bandit_gym.agents.best_arm.ugapec import UGapEc
 
 __all__ = [
-    "EBTCI", "KLLUCB", "LUCB", "SAR", "TTUCB", "LilUCB", "SuccessiveRejects", "TrackAndStop", "UCBEBestArm",
+    "EBTCI", "KLLUCB", "LUCB", "SAR", "TTTS", "TTUCB", "LilUCB", "SuccessiveRejects", "TrackAndStop", "UCBEBestArm",
     "UGapEb", "UGapEc",
 ]

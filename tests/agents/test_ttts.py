@@ -1,0 +1,277 @@
+"""TTTS (Russo 2016): the posterior draws against exact probabilities, the first decisions at K = 2 against their
+closed form, the pairwise challenger against its formula, a whole episode against the rule written in plain
+Python (bit for bit), stopping, correctness, bad parameters."""
+
+from __future__ import annotations
+
+import math
+
+import gymnasium as gym
+import numba
+import numpy as np
+import pytest
+from scipy import integrate, stats
+
+from bandit_gym.agents import TTTS
+from bandit_gym.agents.best_arm._base import records
+from bandit_gym.agents.best_arm.ttts import posterior
+from bandit_gym.rollout import play_episode, play_vector
+from bandit_gym.streams import stream_uniforms
+from tests.agents.test_fixed_confidence import MEANS
+
+
+def copy_records(family: int, sigma: float = 1.0, key: int = 12345) -> tuple[np.ndarray, np.ndarray]:
+    constants = np.zeros(1, records(TTTS.constant_fields))
+    constants["family"], constants["sigma"], constants["key"] = family, sigma, key
+    return constants, np.zeros(1, records(TTTS.state_fields))
+
+
+@numba.njit
+def _draw_bests(sample_best, counts, sums, mean, constants, state, n):  # pragma: no cover (compiled)
+    out = np.zeros(n, np.int64)
+    for i in range(n):
+        out[i] = sample_best(counts, sums, mean, constants, state)
+    return out
+
+
+def argmax_probabilities(posteriors) -> np.ndarray:
+    """P(argmax theta = a) for independent frozen scipy laws, by quadrature."""
+    def density(x, a):
+        return posteriors[a].pdf(x) * np.prod([p.cdf(x) for j, p in enumerate(posteriors) if j != a])
+    low = min(p.ppf(1e-12) for p in posteriors)
+    high = max(p.ppf(1 - 1e-12) for p in posteriors)
+    return np.array([integrate.quad(density, low, high, args=(a,), limit=200)[0] for a in range(len(posteriors))])
+
+
+# ------------------------------------------------------------------------------------------ the posterior draws
+@pytest.mark.parametrize(("family", "counts", "sums", "sigma"), [
+    (0, [100, 100, 100, 100], [50, 45, 43, 40], 1.0),  # Beta(1 + S, 1 + N - S)
+    (0, [3, 10, 40, 7], [2, 6, 25, 5], 1.0),
+    (1, [20, 5, 8, 30], [4.0, 0.5, 1.2, 5.1], 0.5),  # N(mu, sigma^2 / N)
+])
+def test_the_best_arm_of_a_posterior_draw_has_the_exact_probabilities(family, counts, sums, sigma):
+    counts, sums = np.array(counts, np.float32), np.array(sums, np.float32)
+    mean = sums.astype(float) / counts
+    if family == 0:
+        laws = [stats.beta(1 + s, 1 + n - s) for n, s in zip(counts, sums, strict=True)]
+    else:
+        laws = [stats.norm(m, sigma / math.sqrt(n)) for n, m in zip(counts, mean, strict=True)]
+    exact = argmax_probabilities(laws)
+    constants, state = copy_records(family, sigma)
+    runs = 40_000
+    best = _draw_bests(posterior()[1], counts, sums, mean, constants[0], state[0], runs)
+    observed = np.bincount(best, minlength=4)
+    # a chi-square test of the counts against the exact probabilities (fixed key: one fixed outcome)
+    assert stats.chisquare(observed, exact / exact.sum() * runs).pvalue > 1e-3
+    assert np.allclose(observed / runs, exact, atol=0.012)
+
+
+@numba.njit
+def _draw_pairwise(pairwise, counts, sums, mean, leader, constants, state, n):  # pragma: no cover (compiled)
+    out = np.zeros(n, np.int64)
+    centre, weights = np.zeros(counts.shape[0]), np.zeros(counts.shape[0])
+    for i in range(n):
+        out[i] = pairwise(counts, sums, mean, leader, constants, state, centre, weights)
+    return out
+
+
+@pytest.mark.parametrize(("family", "sums", "sigma"), [
+    (0, [240, 210, 205, 200], 1.0),
+    (1, [48.0, 40.0, 38.0, 30.0], 2.0),
+    (1, [400.0, 60.0, 48.0, 40.0], 2.0),  # z = 6.0, 6.2, 6.4: the tails beyond z = 5
+])
+def test_the_pairwise_challenger_draws_the_normal_approximation_of_p_theta_j_above_theta_leader(family, sums, sigma):
+    counts = np.full(4, 400, np.float32)
+    sums = np.array(sums, np.float32)
+    mean = sums.astype(float) / counts
+    if family == 0:  # the Beta posteriors' means and variances
+        a, b = 1 + sums.astype(float), 1 + counts - sums.astype(float)
+        centre, var = a / (a + b), a * b / ((a + b) ** 2 * (a + b + 1))
+    else:
+        centre, var = mean, np.full(4, sigma**2 / 400)
+    weights = stats.norm.cdf(-(centre[0] - centre[1:]) / np.sqrt(var[0] + var[1:]))
+    exact = weights / weights.sum()
+    assert exact.min() > 0.01  # every arm has a chance: the test can see a wrong weight
+    constants, state = copy_records(family, sigma)
+    runs = 30_000
+    drawn = _draw_pairwise(posterior()[2], counts, sums, mean, 0, constants[0], state[0], runs)
+    assert not np.any(drawn == 0)
+    observed = np.bincount(drawn, minlength=4)[1:]
+    assert stats.chisquare(observed, exact * runs).pvalue > 1e-3
+
+
+# ------------------------------------------------------------------------------------------ first decisions
+def test_each_arm_is_pulled_once_first_in_the_copy_s_order():
+    env = gym.make("BestArmIdentification-v0", means=MEANS, setting="fixed_confidence", budget=10_000)
+    agent = TTTS(tie_break="index")
+    obs, _ = env.reset(seed=0)
+    agent.reset(seed=0)
+    arms = []
+    for _ in range(len(MEANS)):
+        action = agent.act(obs)
+        arms.append(int(action[0]))
+        obs, *_ = env.step(action)
+    assert arms == list(range(len(MEANS)))
+    assert agent.state["draws"][0] == 0  # no posterior draw before every arm is pulled
+
+
+@pytest.mark.parametrize("beta", [0.5, 0.2])
+def test_at_two_arms_arm_one_is_pulled_with_beta_p_plus_one_minus_beta_one_minus_p(beta):
+    # K = 2: the challenger is always the other arm, so P(pull arm 1) = beta p + (1 - beta)(1 - p) with
+    # p = P(theta_1 > theta_0) = P(I = 1); one decision in each of 20,000 copies at the same statistics
+    counts, sums = np.array([6.0, 6.0], np.float32), np.array([4.0, 2.0], np.float32)
+    p = argmax_probabilities([stats.beta(1 + s, 1 + n - s) for n, s in zip(counts, sums, strict=True)])[1]
+    want = beta * p + (1 - beta) * (1 - p)
+    n = 20_000
+    venv = gym.make_vec("BestArmIdentification-v0", num_envs=n, vectorization_mode="vector_entry_point",
+                        means=[0.5, 0.4], setting="fixed_confidence", budget=10_000)
+    obs, _ = venv.reset(seed=0)
+    agent = TTTS(beta=beta, delta=0.01, tie_break="index")
+    agent.reset(seed=0)
+    agent.act(obs)
+    later = {**obs, "counts": np.tile(counts, (n, 1)), "sums": np.tile(sums, (n, 1)),
+             "means": np.tile(sums / counts, (n, 1)), "budget_left": np.full((n, 1), 10_000 - 12, np.float32)}
+    arms = agent.act(later)[:, 0]
+    assert set(np.unique(arms)) == {0, 1}  # no stop: Z(t) is far below the threshold
+    assert stats.binomtest(int(np.sum(arms == 1)), n, want).pvalue > 1e-3
+    assert abs(np.mean(arms == 1) - want) < 0.015
+
+
+# ------------------------------------------------------------------------------------------ whole episodes
+class PlainTTTS:
+    """TTTS's decisions after the initial pulls, in plain Python: the copy's SplitMix64 stream
+    (``bandit_gym.streams``), Box-Muller normals, Marsaglia-Tsang Gamma draws, the capped resampling."""
+
+    def __init__(self, key: int, beta: float, cap: int) -> None:
+        self.key, self.beta, self.cap, self.draws, self.fallbacks = np.uint64(key), beta, cap, 0, 0
+
+    def uniform(self) -> float:
+        u = float(stream_uniforms(np.array([self.key]), np.array([self.draws]))[0])
+        self.draws += 1
+        return u
+
+    def normal(self) -> float:
+        radius = math.sqrt(-2.0 * math.log(self.uniform()))
+        return radius * math.cos(2.0 * math.pi * self.uniform())
+
+    def gamma(self, shape: float) -> float:
+        d = shape - 1.0 / 3.0
+        c = 1.0 / math.sqrt(9.0 * d)
+        while True:
+            x = self.normal()
+            v = 1.0 + c * x
+            if v <= 0.0:
+                continue
+            v = v * v * v
+            if math.log(self.uniform()) < 0.5 * x * x + d - d * v + d * math.log(v):
+                return d * v
+
+    def best(self, counts, sums) -> int:
+        thetas = []
+        for n, s in zip(counts, sums, strict=True):
+            wins = self.gamma(1.0 + s)
+            thetas.append(wins / (wins + self.gamma(1.0 + n - s)))
+        return int(np.argmax(thetas))
+
+    @staticmethod
+    def log_tail(z: float) -> float:
+        """ln P(Z > z), as the rule computes it (Mills' ratio's series beyond z = 5)."""
+        if z < 5.0:
+            return math.log(0.5 * math.erfc(z / math.sqrt(2.0)))
+        inverse = 1.0 / (z * z)
+        return -0.5 * z * z - math.log(z) - 0.5 * math.log(2.0 * math.pi) + math.log(1.0 - inverse + 3.0 * inverse**2)
+
+    def pairwise(self, counts, sums, leader) -> int:
+        self.fallbacks += 1
+        a, b = 1.0 + sums, 1.0 + counts - sums
+        centre, var = a / (a + b), a * b / ((a + b) ** 2 * (a + b + 1.0))
+        others = [j for j in range(len(counts)) if j != leader]
+        logs = {j: self.log_tail((centre[leader] - centre[j]) / math.sqrt(var[leader] + var[j])) for j in others}
+        largest = max(logs.values())
+        target = self.uniform() * sum(math.exp(logs[j] - largest) for j in others)
+        for j in others:
+            target -= math.exp(logs[j] - largest)
+            if target < 0.0:
+                break
+        return j
+
+    def decide(self, counts, sums) -> int:
+        arm = self.best(counts, sums)
+        if self.uniform() >= self.beta:
+            leader, draws = arm, 0
+            while arm == leader and draws < self.cap:
+                arm, draws = self.best(counts, sums), draws + 1
+            if arm == leader:
+                arm = self.pairwise(counts, sums, leader)
+        return arm
+
+
+@pytest.mark.parametrize(("beta", "cap"), [(0.5, 100), (0.3, 2)])
+def test_a_whole_episode_follows_the_rule_written_in_plain_python(beta, cap):
+    env = gym.make("BestArmIdentification-v0", means=[0.6, 0.45, 0.43, 0.4], setting="fixed_confidence",
+                   budget=100_000)
+    agent = TTTS(delta=0.1, beta=beta, max_resamples=cap, tie_break="index")
+    obs, _ = env.reset(seed=3)
+    agent.reset(seed=3)
+    plain = None
+    for t in range(500):
+        counts, sums = np.ravel(obs["counts"]).astype(float), np.ravel(obs["sums"]).astype(float)
+        action = agent.act(obs)
+        if plain is None:
+            plain = PlainTTTS(int(agent.constants["key"][0]), beta, cap)
+        want = t if t < 4 else plain.decide(counts, sums)
+        assert int(action[0]) == want, f"pull {t}"
+        assert agent.state["draws"][0] == plain.draws, f"draws at pull {t}"
+        obs, *_ = env.step(action)
+    if cap == 2:
+        assert plain.fallbacks > 0  # the pairwise challenger was exercised
+
+
+def test_it_stops_and_answers_the_best_arm_on_an_easy_instance():
+    venv = gym.make_vec("BestArmIdentification-v0", num_envs=20, vectorization_mode="vector_entry_point",
+                        means=[0.7, 0.4, 0.3], setting="fixed_confidence", budget=100_000)
+    result = play_vector(venv, TTTS(delta=0.05), seed=1)
+    assert np.all(result["pulls"] < 100_000) and np.all(result["pulls"] > 3)
+    assert result["error"].sum() == 0
+
+
+def test_gaussian_arms_stop_with_the_best_arm():
+    env = gym.make("BestArmIdentification-v0", means=[0.5, 0.0, -0.2], arm_distribution="gaussian", sigma=1.0,
+                   setting="fixed_confidence", budget=100_000)
+    result = play_episode(env, TTTS(delta=0.05, distribution="gaussian", sigma=1.0), seed=0)
+    assert result["pulls"] < 100_000 and result["error"] == 0.0
+
+
+def test_the_same_seed_gives_the_same_episode_and_another_seed_another():
+    env = gym.make("BestArmIdentification-v0", means=[0.6, 0.5, 0.45], setting="fixed_confidence", budget=100_000)
+    pulls = [play_episode(env, TTTS(delta=0.1), seed=seed)["pulls"] for seed in (4, 4, 5)]
+    assert pulls[0] == pulls[1] != pulls[2]
+
+
+# ------------------------------------------------------------------------------------------ parameters
+@pytest.mark.parametrize(("kwargs", "error", "message"), [
+    ({"delta": 1.0}, ValueError, "delta"),
+    ({"beta": 0.0}, ValueError, "beta"),
+    ({"beta": 1.0}, ValueError, "beta"),
+    ({"max_resamples": 0}, ValueError, "max_resamples"),
+    ({"max_resamples": 2.5}, TypeError, "max_resamples"),
+    ({"stopping": "lil"}, ValueError, "lil'UCB's own rule"),
+    ({"distribution": "gaussian", "threshold": "gk2016"}, ValueError, "Bernoulli arms only"),
+])
+def test_bad_parameters_are_named(kwargs, error, message):
+    with pytest.raises(error, match=message):
+        TTTS(**kwargs)
+
+
+def test_it_identifies_the_best_arm_only():
+    with pytest.raises(ValueError, match="m = 2"):
+        TTTS().act(gym.make("BestArmIdentification-v0", means=MEANS, m=2).reset(seed=0)[0])
+
+
+def test_the_keys_are_exact_in_the_float64_constants():
+    agent = TTTS()
+    agent.reset(seed=0)
+    agent.act(gym.make_vec("BestArmIdentification-v0", num_envs=50, vectorization_mode="vector_entry_point",
+                           means=MEANS, setting="fixed_confidence").reset(seed=0)[0])
+    keys = agent.constants["key"]
+    assert np.all(keys == np.floor(keys)) and keys.max() < 2**52 and len(np.unique(keys)) == 50
