@@ -2,7 +2,7 @@
 
 Not one paper's figure: the study that a new fixed-confidence algorithm is measured in since Garivier and
 Kaufmann (2016). Every fixed-confidence agent of the package, old (LUCB1, UGapEc) and new (KL-LUCB, lil'UCB,
-Track-and-Stop C and D, EB-TCI, TTUCB), each with its paper's stopping rule or the theory's GLR threshold, plays
+Track-and-Stop C and D, EB-TCI, TTUCB, TTTS), each with its paper's stopping rule or the theory's GLR threshold, plays
 the same instances at delta in ``DELTAS``; two agents are also played with the GLR rule's heuristic threshold
 ``ln((1 + ln t) / delta)``, GK 2016 §6's choice for its experiments, which no theorem covers (labelled
 ``heuristic``). For every agent, instance and delta:
@@ -102,6 +102,7 @@ AGENTS: tuple[tuple[str, str, dict[str, Any]], ...] = (
     ("TaS-D", "TrackAndStop", {"tracking": "D"}),
     ("EB-TCI", "EBTCI", {}),
     ("TTUCB", "TTUCB", {}),
+    ("TTTS", "TTTS", {}),
     ("TaS-D heuristic", "TrackAndStop", {"tracking": "D", "threshold": "heuristic"}),
     ("EB-TCI heuristic", "EBTCI", {"threshold": "heuristic"}),
 )
