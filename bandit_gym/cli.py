@@ -16,6 +16,22 @@ import gymnasium as gym
 
 from bandit_gym.reproduce import PAPER_NAMES
 
+#: the longest agent summary ``bandit-gym list`` prints whole; a longer first paragraph is cut at a sentence's end
+_SUMMARY_LENGTH = 160
+
+
+def _summary(doc: str | None) -> str:
+    """One line for ``bandit-gym list``: the docstring's first paragraph as plain text (its lines joined, the
+    reStructuredText literal markers ````` ``...`` ````` dropped), cut after the last whole sentence that fits in
+    ``_SUMMARY_LENGTH`` characters when the paragraph is longer (the first sentence whole if it is longer itself;
+    never in the middle of a sentence)."""
+    paragraph = " ".join((doc or "").strip().split("\n\n")[0].split()).replace("``", "")
+    if len(paragraph) <= _SUMMARY_LENGTH:
+        return paragraph
+    ends = [i + 1 for i in range(len(paragraph)) if paragraph[i] == "." and paragraph[i + 1:i + 2] in (" ", "")]
+    fitting = [end for end in ends if end <= _SUMMARY_LENGTH]
+    return paragraph[:fitting[-1]] if fitting else paragraph[:ends[0]] if ends else paragraph
+
 
 def _list() -> str:
     import bandit_gym
@@ -30,8 +46,7 @@ def _list() -> str:
     lines.append("Agents (bandit_gym.agents):")
     width = max(map(len, AGENTS))
     for name, cls in AGENTS.items():
-        summary = (cls.__doc__ or "").strip().splitlines()[0]
-        lines.append(f"  {name.ljust(width)}  [{', '.join(cls.families)}] {summary}")
+        lines.append(f"  {name.ljust(width)}  [{', '.join(cls.families)}] {_summary(cls.__doc__)}")
     lines.append("")
     plugged = sorted((point.name, point.value) for point in registry._entry_points() if point.name not in AGENTS)
     if plugged:
@@ -123,9 +138,9 @@ def _run(args: argparse.Namespace) -> int:
         if client is not None:
             client.close()  # type: ignore[attr-defined]
     for result, folder in zip(results, folders, strict=True):
-        summary = result.summary()  # run_experiments wrote it to results.csv
-        print(summary.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
-        print(f"-> {folder / 'results.csv'}")
+        _print_means(result, result.spec.metrics[0])
+        print(f"-> {folder / 'results.csv'} (every metric, with standard errors and 95% intervals); "
+              f"`bandit-gym stats {folder}` for paired tests")
         for line in result.damaged:
             print(f"recomputed a damaged cell: {folder}/{line}")
         print(f"reused {result.reused} stored cell{'' if result.reused == 1 else 's'}"
@@ -150,6 +165,15 @@ def _reproduce(args: argparse.Namespace) -> int:
         print(f"wrote {path}")
     print(f"finished in {report.seconds:.1f} s")
     return 0
+
+
+def _print_means(result: Any, metric: str) -> None:
+    """The readable summary of an experiment: the mean of ``metric`` per agent (rows) and budget (columns)."""
+    summary = result.summary()
+    table = summary[summary["metric"] == metric].pivot_table(index="agent", columns="budget", values="mean",
+                                                             sort=False)
+    print(f"{result.spec.title}: mean {metric} over {result.spec.runs} runs")
+    print(table.to_string(float_format=lambda v: f"{v:.4g}"))
 
 
 def _stats(args: argparse.Namespace) -> int:
@@ -177,14 +201,10 @@ def _stats(args: argparse.Namespace) -> int:
                          f"{', '.join(labels)}")
     if metric not in metrics:
         raise ValueError(f"--metric {metric!r} is not recorded here; choose one of {', '.join(metrics)}")
-    summary = result.summary()
-    table = summary[summary["metric"] == metric].pivot_table(index="agent", columns="budget", values="mean",
-                                                             sort=False)
     if result.stale:
         print(f"note: {folder} holds cells made by code other than the code installed now ({'; '.join(result.stale)}); "
               "`bandit-gym run` of its spec into the folder recomputes them")
-    print(f"{result.spec.title}: mean {metric} over {result.spec.runs} runs")
-    print(table.to_string(float_format=lambda v: f"{v:.4g}"))
+    _print_means(result, metric)
     tests = result.paired_tests(reference, metric)
     tests["p_holm"] = holm(tests["p_value"].to_numpy())
     tests["significant"] = tests["p_holm"] < 0.05

@@ -285,9 +285,9 @@ def test_the_console_script_and_the_environment_variable(tmp_path: Path) -> None
     spec.write_text("experiment = []\n")
     script = Path(sys.executable).with_name("bandit-gym")
     command = [str(script)] if script.exists() else [sys.executable, "-m", "bandit_gym.cli"]
-    quiet = subprocess.run([*command, "run", str(spec)], capture_output=True, text=True, timeout=120)
+    quiet = subprocess.run([*command, "run", str(spec)], capture_output=True, text=True)
     assert quiet.returncode == 2 and quiet.stderr.count("\n") == 1 and "Traceback" not in quiet.stderr, quiet.stderr
     assert quiet.stderr.startswith(f"bandit-gym run: error: {spec} holds no experiment")
-    loud = subprocess.run([*command, "run", str(spec)], capture_output=True, text=True, timeout=120,
+    loud = subprocess.run([*command, "run", str(spec)], capture_output=True, text=True,
                           env={**os.environ, "BANDIT_GYM_DEBUG": "1"})
     assert loud.returncode == 1 and "Traceback" in loud.stderr and "holds no experiment" in loud.stderr

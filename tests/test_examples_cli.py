@@ -47,6 +47,24 @@ def test_cli_list(capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out
     assert all(env_id in out for env_id in bandit_gym.ENV_SPECS)
     assert all(name in out for name in AGENTS)
+    agents = out.split("Agents (bandit_gym.agents):")[1].split("\n\n")[0].splitlines()[1:]
+    assert len(agents) == len(AGENTS)
+    for line in agents:  # whole sentences in plain text, whatever the docstring's layout
+        assert "``" not in line and line.endswith("."), line
+
+
+def test_an_agent_summary_is_its_first_paragraph_in_plain_text_cut_at_a_sentence() -> None:
+    from bandit_gym.cli import _SUMMARY_LENGTH as SUMMARY_LENGTH
+    from bandit_gym.cli import _summary as summary
+
+    assert summary("""Pull the arm of largest ``mu + b``,
+    ties at random.
+
+    More.""") == "Pull the arm of largest mu + b, ties at random."
+    long = "First sentence, short. " + "x" * SUMMARY_LENGTH + " end."
+    assert summary(long) == "First sentence, short."
+    assert summary("y" * (SUMMARY_LENGTH + 5) + ". Then more.") == "y" * (SUMMARY_LENGTH + 5) + "."
+    assert summary(None) == ""
 
 
 @pytest.mark.slow
@@ -57,3 +75,17 @@ def test_cli_reproduce_abernethy2016_quick(tmp_path: Path, capsys: pytest.Captur
     table = (tmp_path / "regret.md").read_text()
     assert "| DKWUCB |" in table and "| cyclic | KMUCB |" in table
     assert "finished in" in capsys.readouterr().out
+
+
+def test_cli_run_ends_with_the_readable_table_and_where_the_results_are(tmp_path: Path,
+                                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    spec = tmp_path / "spec.toml"
+    spec.write_text('env = "ThresholdingBandit-Tao2019Setup1-v0"\nagents = ["LSA", "APT", "Uniform"]\n'
+                    "budgets = [100, 200]\nruns = 20\n")
+    assert main(["run", str(spec), "--quiet", "--jobs", "1", "--out", str(tmp_path / "out")]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "ThresholdingBandit-Tao2019Setup1-v0: mean aggregate_regret over 20 runs"
+    table = lines[1:lines.index(next(line for line in lines if line.startswith("->")))]
+    assert len(table) == 2 + 3 and all(len(line) < 40 for line in table)  # header, index name, one row per agent
+    assert [line.split()[0] for line in table[2:]] == ["LSA", "APT", "Uniform"]
+    assert f"-> {tmp_path / 'out' / 'results.csv'}" in "\n".join(lines) and lines[-1] == "reused 0 stored cells"

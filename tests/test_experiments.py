@@ -207,8 +207,7 @@ def test_killed_cli_run_resumes_with_the_same_table(tmp_path: Path) -> None:
     command = [sys.executable, "-m", "bandit_gym.cli", "run", str(tmp_path / "spec.toml"), "--jobs", "1", "--quiet"]
     killed = subprocess.Popen([*command, "--out", str(tmp_path / "killed")], stdout=subprocess.DEVNULL)
     cells = tmp_path / "killed" / "cells"
-    deadline = time.time() + 120
-    while time.time() < deadline and len(list(cells.glob("*.npz"))) < 1:
+    while killed.poll() is None and len(list(cells.glob("*.npz"))) < 1:  # however slow the machine
         time.sleep(0.05)
     killed.send_signal(signal.SIGKILL)
     killed.wait()

@@ -215,7 +215,7 @@ def test_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
 def _execute(notebook: nbformat.NotebookNode, cwd: Path, allow_errors: bool) -> None:
     from nbclient import NotebookClient
 
-    client = NotebookClient(notebook, kernel_name="python3", timeout=300, allow_errors=allow_errors,
+    client = NotebookClient(notebook, kernel_name="python3", timeout=None, allow_errors=allow_errors,
                             resources={"metadata": {"path": str(cwd)}})
     client.execute()
 

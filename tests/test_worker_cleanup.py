@@ -49,14 +49,14 @@ def test_workers_end_with_the_run(tmp_path: Path, sig: signal.Signals) -> None:
                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     workers: list[int] = []
     try:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 600  # generous: a busy machine starts workers slowly
         while len(_children(run.pid)) < 2 or not any((tmp_path / "busy" / "cells").glob("*.npz")):
             assert run.poll() is None and time.monotonic() < deadline, run.stderr.read() if run.stderr else ""
             time.sleep(0.2)
         workers = _children(run.pid)
         run.send_signal(sig)
-        run.wait(timeout=30)
-        deadline = time.monotonic() + 10
+        run.wait(timeout=300)
+        deadline = time.monotonic() + 120
         while any(_alive(pid) for pid in workers) and time.monotonic() < deadline:
             time.sleep(0.2)
         assert not [pid for pid in workers if _alive(pid)]

@@ -9,6 +9,8 @@ problem logic, and a single env's trajectory equals a one-copy vector env's, bit
 
 from __future__ import annotations
 
+import difflib
+import inspect
 import sys
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
@@ -26,6 +28,37 @@ from bandit_gym import _validation as check
 from bandit_gym.families import CONTRACTS, Family
 
 Info = dict[str, np.ndarray]
+
+
+def engine_arguments(engine_class: type) -> list[str]:
+    """The keyword arguments an engine class takes (its ``__init__``'s and, where it passes ``**kwargs`` on, its
+    bases'), ``num`` and the class's ``derived_arguments`` (those it sets itself for its base) excluded: the
+    arguments of the env built on it."""
+    names: list[str] = list(getattr(engine_class, "derived_arguments", ()))
+    derived = len(names)
+    for cls in engine_class.__mro__:
+        if "__init__" not in vars(cls) or cls is object:
+            continue
+        parameters = inspect.signature(vars(cls)["__init__"]).parameters.values()
+        names += [p.name for p in parameters if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+                  and p.name not in ("self", "num") and p.name not in names]
+        if not any(p.kind is p.VAR_KEYWORD for p in parameters):
+            break
+    return names[derived:]
+
+
+def build_engine(engine_class: type[Engine], num: int, env: type, kwargs: Mapping[str, Any]) -> Engine:
+    """``engine_class(num, **kwargs)`` for the env class ``env``, after a check of the argument names: a name the
+    env does not take raises a TypeError that names the env, the argument, the closest allowed name and all of
+    them (not the engine's internal ``__init__``)."""
+    allowed = engine_arguments(engine_class)
+    for name in kwargs:
+        if name not in allowed:
+            close = difflib.get_close_matches(name, allowed, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise TypeError(f"{env.__name__} got an unexpected keyword argument {name!r}{hint}; its arguments: "
+                            f"{', '.join(allowed)}")
+    return engine_class(num, **kwargs)
 
 
 class Engine(ABC):

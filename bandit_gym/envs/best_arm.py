@@ -13,7 +13,7 @@ from gymnasium.vector import AutoresetMode
 from bandit_gym import _validation as check
 from bandit_gym import metrics
 from bandit_gym.envs import _render
-from bandit_gym.envs._base import BanditEnv, BanditVectorEnv, Info
+from bandit_gym.envs._base import BanditEnv, BanditVectorEnv, Info, build_engine
 from bandit_gym.envs.thresholding import ThresholdingEngine
 from bandit_gym.families import Family
 from bandit_gym.families.best_arm import top_m_answer
@@ -186,6 +186,10 @@ class BestArmIdentificationEnv(BanditEnv):
     the current answer, one bit per arm, exactly m ones (any other answer counts as the worst possible set and
     is flagged in ``info["invalid_answer"]``). The answer given at step t comes from t - 1 samples; after the
     last pull the next step is the answer step.
+    ``env.action_space.sample()`` draws the stop action ``K`` with probability 1 / (K + 1), so a random policy
+    ends its episode after about K + 1 steps (one step in eleven at K = 10) and its answer bits are random;
+    ``bandit_gym.wrappers.EmpiricalAnswer(env)`` (``Discrete(K)``, no stop, the empirical answer) is the space
+    to sample from.
 
     ## Observation Space
     A ``Dict`` of 1-D float32 ``Box`` spaces: ``m``, ``epsilon``, ``budget_left``, ``last_arm`` (-1 at the
@@ -268,7 +272,7 @@ class BestArmIdentificationEnv(BanditEnv):
     empirical_answer = staticmethod(top_m_answer)
 
     def __init__(self, render_mode: str | None = None, **kwargs: Any) -> None:
-        super().__init__(self.engine_class(1, **kwargs), render_mode)
+        super().__init__(build_engine(self.engine_class, 1, type(self), kwargs), render_mode)
 
     def allocate(self, allocation: Any) -> dict[str, np.ndarray]:
         """Batched allocation, as ``ThresholdingBanditEnv.allocate``."""
@@ -300,8 +304,8 @@ class BestArmIdentificationVectorEnv(BanditVectorEnv):
                  **kwargs: Any):
         if render_mode is not None:
             raise ValueError(f"render_mode={render_mode!r}: the vector env does not render; use a single env")
-        super().__init__(self.engine_class(num_envs, **kwargs), copy=copy, autoreset_mode=autoreset_mode,
-                         max_episode_steps=max_episode_steps)
+        super().__init__(build_engine(self.engine_class, num_envs, type(self), kwargs), copy=copy,
+                         autoreset_mode=autoreset_mode, max_episode_steps=max_episode_steps)
 
     def allocate(self, allocation: Any) -> dict[str, np.ndarray]:
         """Batched allocation for all copies, ``(N, K)``."""

@@ -105,6 +105,10 @@ class CorrelatedBestArmEnv(BestArmIdentificationEnv):
     early); ``action[1:]`` the current recommendation, one bit per arm, exactly one set (anything else is the
     worst answer and is flagged in ``info["invalid_answer"]``). After the last pull the next step is the answer
     step.
+    ``env.action_space.sample()`` draws the stop action ``K`` with probability 1 / (K + 1), so a random policy
+    ends its episode after about K + 1 steps (one step in eleven at K = 10) and its answer bits are random;
+    ``bandit_gym.wrappers.EmpiricalAnswer(env)`` (``Discrete(K)``, no stop, the empirical answer) is the space
+    to sample from.
 
     ## Observation Space
     As ``BestArmIdentification-v0`` (``m`` = 1, ``epsilon``, ``budget_left``, ``last_arm``, ``last_value``,

@@ -110,6 +110,10 @@ class ModelSelectionEnv(BestArmIdentificationEnv):
 
     ## Action Space
     ``MultiDiscrete([161] + [2] * 160)``: the model to train (160 stops), then the recommended model as one bit.
+    ``env.action_space.sample()`` draws the stop action 160 with probability 1 / 161, so a random policy
+    ends its episode after about 161 steps and its answer bits are random;
+    ``bandit_gym.wrappers.EmpiricalAnswer(env)`` (``Discrete(160)``, no stop, the empirical answer) is the space
+    to sample from.
 
     ## Observation Space
     As ``BestArmIdentification-v0`` with K = 160 and m = 1.

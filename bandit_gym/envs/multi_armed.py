@@ -15,7 +15,7 @@ from scipy import special
 from bandit_gym import _validation as check
 from bandit_gym._validation import MAX_BUDGET
 from bandit_gym.envs import _render
-from bandit_gym.envs._base import BanditEnv, BanditVectorEnv, Engine, Info, check_arm_actions, draw_means
+from bandit_gym.envs._base import BanditEnv, BanditVectorEnv, Engine, Info, build_engine, check_arm_actions, draw_means
 from bandit_gym.families import Family
 from bandit_gym.instances import UniformMeans
 from bandit_gym.streams import stream_seeds, stream_uniforms
@@ -386,7 +386,7 @@ class MultiArmedBanditEnv(BanditEnv):
     engine: MultiArmedEngine
 
     def __init__(self, render_mode: str | None = None, **kwargs: Any) -> None:
-        super().__init__(MultiArmedEngine(1, **kwargs), render_mode)
+        super().__init__(build_engine(MultiArmedEngine, 1, type(self), kwargs), render_mode)
 
 
 class MultiArmedBanditVectorEnv(BanditVectorEnv):
@@ -411,5 +411,5 @@ class MultiArmedBanditVectorEnv(BanditVectorEnv):
                  **kwargs: Any):
         if render_mode is not None:
             raise ValueError(f"render_mode={render_mode!r}: the vector env does not render; use a single env")
-        super().__init__(MultiArmedEngine(num_envs, **kwargs), copy=copy, autoreset_mode=autoreset_mode,
-                         max_episode_steps=max_episode_steps)
+        super().__init__(build_engine(MultiArmedEngine, num_envs, type(self), kwargs), copy=copy,
+                         autoreset_mode=autoreset_mode, max_episode_steps=max_episode_steps)

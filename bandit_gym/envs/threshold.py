@@ -14,7 +14,7 @@ from bandit_gym import _validation as check
 from bandit_gym import metrics
 from bandit_gym._validation import MAX_BUDGET
 from bandit_gym.envs import _render
-from bandit_gym.envs._base import BanditEnv, BanditVectorEnv, Engine, Info, check_arm_actions
+from bandit_gym.envs._base import BanditEnv, BanditVectorEnv, Engine, Info, build_engine, check_arm_actions
 from bandit_gym.families import Family
 from bandit_gym.instances import Preset, RandomSurvival, threshold_assumption_failures
 
@@ -427,7 +427,7 @@ class ThresholdBanditEnv(BanditEnv):
     """
 
     def __init__(self, render_mode: str | None = None, **kwargs: Any) -> None:
-        super().__init__(ThresholdEngine(1, **kwargs), render_mode)
+        super().__init__(build_engine(ThresholdEngine, 1, type(self), kwargs), render_mode)
 
 
 class ThresholdBanditVectorEnv(BanditVectorEnv):
@@ -450,5 +450,5 @@ class ThresholdBanditVectorEnv(BanditVectorEnv):
                  **kwargs: Any):
         if render_mode is not None:
             raise ValueError(f"render_mode={render_mode!r}: the vector env does not render; use a single env")
-        super().__init__(ThresholdEngine(num_envs, **kwargs), copy=copy, autoreset_mode=autoreset_mode,
-                         max_episode_steps=max_episode_steps)
+        super().__init__(build_engine(ThresholdEngine, num_envs, type(self), kwargs), copy=copy,
+                         autoreset_mode=autoreset_mode, max_episode_steps=max_episode_steps)

@@ -16,7 +16,7 @@ from bandit_gym import _validation as check
 from bandit_gym import metrics
 from bandit_gym._validation import MAX_BUDGET
 from bandit_gym.envs import _render
-from bandit_gym.envs._base import BanditEnv, BanditVectorEnv, Engine, Info, draw_means
+from bandit_gym.envs._base import BanditEnv, BanditVectorEnv, Engine, Info, build_engine, draw_means
 from bandit_gym.families import Family
 from bandit_gym.families.thresholding import empirical_answer
 from bandit_gym.instances import BudgetRange, Preset, oracle_values
@@ -476,6 +476,10 @@ class ThresholdingBanditEnv(BanditEnv):
     at step t is the one formed from the t - 1 samples seen so far. When no pulls are left the next step is the
     answer step: it pulls nothing, its answer is final and the episode terminates. A budget of T means at most
     T pulls and T + 1 steps. ``bandit_gym.wrappers.EmpiricalAnswer`` exposes ``Discrete(K)`` instead.
+    ``env.action_space.sample()`` draws the stop action ``K`` with probability 1 / (K + 1), so a random policy
+    ends its episode after about K + 1 steps (one step in eleven at K = 10) and its answer bits are random;
+    ``bandit_gym.wrappers.EmpiricalAnswer(env)`` (``Discrete(K)``, no stop, the empirical answer) is the space
+    to sample from.
 
     ## Observation Space
     A ``Dict`` of 1-D float32 ``Box`` spaces:
@@ -572,7 +576,7 @@ class ThresholdingBanditEnv(BanditEnv):
         return self._observation()
 
     def __init__(self, render_mode: str | None = None, **kwargs: Any) -> None:
-        super().__init__(ThresholdingEngine(1, **kwargs), render_mode)
+        super().__init__(build_engine(ThresholdingEngine, 1, type(self), kwargs), render_mode)
 
 
 class ThresholdingBanditVectorEnv(BanditVectorEnv):
@@ -607,5 +611,5 @@ class ThresholdingBanditVectorEnv(BanditVectorEnv):
                  **kwargs: Any):
         if render_mode is not None:
             raise ValueError(f"render_mode={render_mode!r}: the vector env does not render; use a single env")
-        super().__init__(ThresholdingEngine(num_envs, **kwargs), copy=copy, autoreset_mode=autoreset_mode,
-                         max_episode_steps=max_episode_steps)
+        super().__init__(build_engine(ThresholdingEngine, num_envs, type(self), kwargs), copy=copy,
+                         autoreset_mode=autoreset_mode, max_episode_steps=max_episode_steps)

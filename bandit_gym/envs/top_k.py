@@ -28,6 +28,9 @@ class TopKEngine(BestArmEngine):
     default_means: ClassVar[tuple[float, ...]] = tuple(chen2017_means("Uniform", 100, 10))
     set_size_name: ClassVar[str] = "k"
 
+    #: the base's argument this engine sets itself (m = k): not an argument of the top-K envs
+    derived_arguments: ClassVar[tuple[str, ...]] = ("m",)
+
     def __init__(
         self,
         num: int,
@@ -95,6 +98,10 @@ class TopKIdentificationEnv(BestArmIdentificationEnv):
     ``MultiDiscrete([n + 1] + [2] * n)``: ``action[0]`` the arm to pull or ``n`` to stop; ``action[1:]`` the
     current answer, exactly K ones (any other answer counts as the worst set, the K smallest means, and is
     flagged in ``info["invalid_answer"]``). Batched pulls: ``env.unwrapped.allocate(c)``.
+    ``env.action_space.sample()`` draws the stop action ``n`` with probability 1 / (n + 1), so a random policy
+    ends its episode after about n + 1 steps and its answer bits are random;
+    ``bandit_gym.wrappers.EmpiricalAnswer(env)`` (``Discrete(n)``, no stop, the empirical answer) is the space
+    to sample from.
 
     ## Observation Space
     A ``Dict`` of 1-D float32 ``Box`` spaces: ``m`` (= K, the number of arms to return), ``epsilon``,

@@ -288,7 +288,7 @@ def test_cli_runs_an_import_path_in_parallel_workers(tmp_path: Path, monkeypatch
     script = Path(sys.executable).with_name("bandit-gym")
     command = [str(script), "run", str(spec_file), "--jobs", "2", "--quiet", "--out", str(tmp_path / "out")]
     env = {**os.environ, "PYTHONPATH": str(EXAMPLES)}
-    done = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    done = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert "custom_agent:VarianceAPT(0.05)" in done.stdout
     monkeypatch.syspath_prepend(str(EXAMPLES))
@@ -304,7 +304,7 @@ def test_cli_run_and_stats_find_a_module_in_the_working_directory(tmp_path: Path
     env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
     for command in (["run", str(spec_file), "--jobs", "2", "--quiet", "--out", "out"],
                     ["stats", "out", "--reference", "APT"]):
-        done = subprocess.run([script, *command], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+        done = subprocess.run([script, *command], cwd=tmp_path, env=env, capture_output=True, text=True)
         assert done.returncode == 0, done.stderr
     assert "custom_agent:VarianceAPT(0.05)" in done.stdout and "p_holm" in done.stdout
 

@@ -136,3 +136,27 @@ def test_presets_accept_distributions_where_the_base_env_does(env_id: str) -> No
 def test_a_threshold_preset_accepts_survival() -> None:
     env = gym.make("ThresholdBandit-Delivery-v0", survival=[[1.0, 0.5], [1.0, 0.7]])
     assert env.unwrapped.engine.survival.shape == (2, 2)
+
+
+@pytest.mark.parametrize("env_id", ENV_IDS)
+def test_a_misspelt_argument_names_the_env_and_the_closest_allowed_one(env_id: str) -> None:
+    registered = gym.spec(env_id).kwargs
+    known = sorted(registered) or ["budget"]
+    typo = known[0][:-1] + "x" + known[0][-1]  # one letter changed inside a real argument's name
+    with pytest.raises(TypeError) as raised:
+        gym.make(env_id, **{typo: 1})
+    message = str(raised.value)
+    assert f"unexpected keyword argument {typo!r} (did you mean {known[0]!r}?)" in message
+    assert "Engine" not in message.split(" was raised")[0]  # the env's class, not the internal engine's
+    with pytest.raises(TypeError, match=f"VectorEnv got an unexpected keyword argument {typo!r}"):
+        gym.make_vec(env_id, num_envs=2, vectorization_mode="vector_entry_point", **{typo: 1})
+
+
+def test_a_sampled_action_stops_one_step_in_k_plus_one_as_the_action_space_docs_say() -> None:
+    from bandit_gym.wrappers import EmpiricalAnswer
+
+    env = gym.make("ThresholdingBandit-Tao2019Setup1-v0")  # K = 10
+    env.action_space.seed(0)
+    stops = np.mean([env.action_space.sample()[0] == 10 for _ in range(22_000)])
+    assert abs(stops - 1 / 11) < 0.006  # 3.5 standard errors
+    assert EmpiricalAnswer(env).action_space == gym.spaces.Discrete(10)
