@@ -22,9 +22,13 @@ first rewrites each solution in jupytext's own cell markup (```` ```python tags=
 the result with jupytext and writes two notebooks with nbformat:
 
 - the **student** notebook, ``STEM.ipynb``: every cell but the solutions, which are absent (not collapsed), each
-  replaced by its stub (``# Exercise N: your code here``);
+  replaced by its stub (``# Exercise N: your code here``), and but the teachers' parts;
 - the **solutions** notebook, ``STEM-solutions.ipynb``: every cell, the solutions as ordinary cells tagged
   ``"solution"``, no stubs.
+
+A teachers' part (how to build the notebooks, what to hand out) sits between the lines ``<!-- teacher -->`` and
+``<!-- /teacher -->``: the docs site shows it as ordinary text (the markers are HTML comments), the solutions
+notebook keeps it as cells tagged ``"teacher"``, the student notebook leaves it out.
 
 Local pictures (``![alt](path)`` relative to the doc, in its folder or below it) are embedded as cell
 attachments, so that a notebook is one self-contained file; a local image path outside the doc's folder (``..``
@@ -48,19 +52,25 @@ except ImportError as error:  # neither is a dependency of the package
     raise ImportError(f"bandit_gym.notebooks needs jupytext and nbformat ({error.name} is missing): "
                       "pip install 'bandit-gym[teach]'") from error
 
-__all__ = ["EXERCISE_TAG", "SOLUTION_TAG", "build_all", "build_notebooks", "mark_solutions", "read_tutorial",
-           "solutions_notebook", "student_notebook"]
+__all__ = ["EXERCISE_TAG", "SOLUTION_TAG", "TEACHER_TAG", "build_all", "build_notebooks", "mark_solutions",
+           "read_tutorial", "solutions_notebook", "student_notebook"]
 
 SOLUTION_TAG = "solution"
 """The cell tag of a solution cell (dropped from the student notebook)."""
 EXERCISE_TAG = "exercise"
 """The cell tag of an exercise cell (the student's to fill in)."""
+TEACHER_TAG = "teacher"
+"""The cell tag of a teachers' part (dropped from the student notebook)."""
 
 SOLUTION_START = r"^[ \t]*<details>\s*<summary>\s*Solution\s*</summary>"
 """A folded solution: ``<details><summary>Solution</summary> ... </details>``, the tags at the start of a line (an
 HTML block; a mention of the tags in running text is not a solution).
 """
 SOLUTION = re.compile(SOLUTION_START + r"(.*?)^[ \t]*</details>", re.DOTALL | re.MULTILINE)
+TEACHER_START = r"^[ \t]*<!--[ \t]*teacher[ \t]*-->[ \t]*$"
+"""The line that opens a teachers' part, closed by the line ``<!-- /teacher -->`` (HTML comments: the docs site
+shows the part as ordinary text)."""
+TEACHER = re.compile(TEACHER_START + r"\n(.*?)^[ \t]*<!--[ \t]*/teacher[ \t]*-->[ \t]*$", re.DOTALL | re.MULTILINE)
 PYTHON_BLOCK = re.compile(r"^```python[ \t]*\n(.*?)^```[ \t]*$", re.DOTALL | re.MULTILINE)
 """A fenced block opened by ```python (nothing else on the line) and closed by ``` at the start of a line."""
 FENCE = re.compile(r"^(?P<fence>`{3,}|~{3,})(?P<info>[^\n]*)\n.*?^(?P=fence)[ \t]*$", re.DOTALL | re.MULTILINE)
@@ -100,40 +110,55 @@ def _display_only(markdown: str) -> str:
     return FENCE.sub(region, markdown)
 
 
-def _solution(body: str) -> str:
-    """A solution's body in jupytext's markup: its code cells and its prose regions tagged ``"solution"``."""
-    parts = [_region("**Solution**", SOLUTION_TAG)]
+def _cells(body: str, tag: str) -> list[str]:
+    """``body`` in jupytext's markup: its ```` ```python ```` blocks as code cells and the prose around them as
+    markdown regions, every cell tagged ``tag``."""
+    parts = []
     start = 0
     for block in PYTHON_BLOCK.finditer(body):
         if body[start:block.start()].strip():
-            parts.append(_region(body[start:block.start()], SOLUTION_TAG))
-        parts.append(f"```python {_tags(SOLUTION_TAG)}\n{block.group(1)}```")
+            parts.append(_region(body[start:block.start()], tag))
+        parts.append(f"```python {_tags(tag)}\n{block.group(1)}```")
         start = block.end()
     if body[start:].strip():
-        parts.append(_region(body[start:], SOLUTION_TAG))
-    return "\n\n".join(parts)
+        parts.append(_region(body[start:], tag))
+    return parts
+
+
+def _solution(body: str) -> str:
+    """A solution's body in jupytext's markup: its code cells and its prose regions tagged ``"solution"``."""
+    return "\n\n".join([_region("**Solution**", SOLUTION_TAG), *_cells(body, SOLUTION_TAG)])
 
 
 def mark_solutions(text: str) -> str:
-    """The doc's markdown with every folded solution rewritten in jupytext's cell markup, after a stub.
+    """The doc's markdown with every folded solution and every teachers' part rewritten in jupytext's cell markup.
 
     Each ``<details><summary>Solution</summary> ... </details>`` becomes: a stub tagged ``"exercise"`` (a code
     cell ``# Exercise N: your code here`` for the nearest ``### Exercise N`` heading above it, or a markdown cell
     if the solution holds no ```` ```python ```` block), a ``**Solution**`` markdown cell, then the solution's
-    code and prose as cells, all tagged ``"solution"``. Outside the solutions, fenced blocks other than
-    ```` ```python ```` (shell commands, output) are put in markdown regions, so that they stay text; the rest is
-    unchanged.
+    code and prose as cells, all tagged ``"solution"``. Each part between the lines ``<!-- teacher -->`` and
+    ``<!-- /teacher -->`` (how to build and hand out the notebooks: shown on the docs site, not to students)
+    becomes cells tagged ``"teacher"``. Elsewhere, fenced blocks other than ```` ```python ```` (shell commands,
+    output) are put in markdown regions, so that they stay text; the rest is unchanged.
     """
     if len(SOLUTION.findall(text)) < len(re.findall(SOLUTION_START, text, re.MULTILINE)):
         raise ValueError("a <details><summary>Solution</summary> block is not closed by </details>")
+    if len(TEACHER.findall(text)) < len(re.findall(TEACHER_START, text, re.MULTILINE)):
+        raise ValueError("a <!-- teacher --> part is not closed by <!-- /teacher -->")
+    blocks = sorted([*SOLUTION.finditer(text), *TEACHER.finditer(text)], key=lambda match: match.start())
     out, start = [], 0
-    for solution in SOLUTION.finditer(text):
-        headings = EXERCISE.findall(text, 0, solution.start())
-        body = solution.group(1)
-        out += [_display_only(text[start:solution.start()].lstrip("\n").rstrip()), "\n\n",
-                _stub(headings[-1] if headings else None, bool(PYTHON_BLOCK.search(body))), "\n\n",
-                _solution(body), "\n\n"]
-        start = solution.end()
+    for block in blocks:
+        if block.start() < start:
+            raise ValueError("a solution and a <!-- teacher --> part overlap; close one before opening the other")
+        body = block.group(1)
+        out += [_display_only(text[start:block.start()].lstrip("\n").rstrip()), "\n\n"]
+        if block.re is TEACHER:
+            out += ["\n\n".join(_cells(body, TEACHER_TAG)), "\n\n"]
+        else:
+            headings = EXERCISE.findall(text, 0, block.start())
+            out += [_stub(headings[-1] if headings else None, bool(PYTHON_BLOCK.search(body))), "\n\n",
+                    _solution(body), "\n\n"]
+        start = block.end()
     out.append(_display_only(text[start:].lstrip("\n")))
     return "".join(out)
 
@@ -189,8 +214,8 @@ def _without(notebook: nbformat.NotebookNode, tag: str) -> nbformat.NotebookNode
 
 
 def student_notebook(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
-    """The notebook without the cells tagged ``"solution"``: the exercises' stubs stay."""
-    return _without(notebook, SOLUTION_TAG)
+    """The notebook without the cells tagged ``"solution"`` or ``"teacher"``: the exercises' stubs stay."""
+    return _without(_without(notebook, SOLUTION_TAG), TEACHER_TAG)
 
 
 def solutions_notebook(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:

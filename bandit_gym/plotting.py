@@ -4,7 +4,9 @@
 ``bandit-gym plot`` calls): axis labels and scales per family and metric, a shaded 95% confidence band per agent,
 one colour per agent across figures (``agent_color``), nothing clipped. ``plot_log_regret`` draws tao2019
 Figure 1's layout for any thresholding table; the other papers' figures live beside their reproductions
-(``bandit_gym.reproduce.<paper>``), which draw them with the panel helpers here.
+(``bandit_gym.reproduce.<paper>``), which draw them with the panel helpers here. Every figure is saved through
+``save_figure``, which first checks that no title, label or legend lies outside the canvas
+(``FigureOverflowWarning`` otherwise).
 """
 
 from __future__ import annotations
@@ -129,14 +131,7 @@ def wilson_interval(rate: Any, runs: Any, z: float = 1.959964) -> tuple[np.ndarr
 def plot_results(summary: Any, path: str | Path, metric: str | None = None, title: str = "",
                  family: str | None = None) -> Path:
     """Draw ``results_figure`` and save it as a PNG at ``path`` (folders created); returns the path."""
-    import matplotlib.pyplot as plt
-
-    fig = results_figure(summary, metric=metric, title=title, family=family)
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save_figure(results_figure(summary, metric=metric, title=title, family=family), path)
 
 
 def results_figure(summary: Any, metric: str | None = None, title: str = "", family: str | None = None) -> Any:
@@ -251,27 +246,84 @@ def _constrained(panels: int, width: float = 5.4, height: float = 4.4) -> tuple[
     return fig, axes[0]
 
 
-def _legend_and_title(fig: Any, axes: Any, title: str, band: str) -> None:
-    """A legend under the panels (every agent once, then what the shading is) and a wrapped title, placed by
-    constrained layout inside the figure."""
+def _legend_and_title(fig: Any, axes: Any, title: str, band: str | None = None, columns: int | None = None) -> None:
+    """A legend under the panels (every agent once, then what the shading is when ``band`` names it) and a wrapped
+    title, placed by constrained layout inside the figure. The legend has ``columns`` columns when given (as many
+    rows as it needs), else as many as fit in the figure's width (at most 6); a label longer than the figure's
+    width is wrapped."""
     from matplotlib.patches import Patch
 
+    fig.set_layout_engine("constrained")
     seen: dict[str, Any] = {}
     for ax in axes:
         for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
-            seen.setdefault(label, handle)
-    seen[band] = Patch(facecolor="gray", alpha=0.25, linewidth=0)
+            if not label.startswith("_"):
+                seen.setdefault(label, handle)
+    if band is not None:
+        seen[band] = Patch(facecolor="gray", alpha=0.25, linewidth=0)
     width = fig.get_size_inches()[0]
     labels = ["\n".join(textwrap.wrap(label, int(width * 9))) for label in seen]
     renderer = fig.canvas.get_renderer()
-    for columns in range(min(len(seen), 6), 0, -1):  # as many columns as fit in the figure's width
-        legend = fig.legend(list(seen.values()), labels, loc="outside lower center", ncol=columns, fontsize=8,
+    tries = [max(columns, 1)] if columns else []
+    tries += range(min(len(seen), max(columns or 0, 6)), 0, -1)
+    for ncol in tries:  # the asked columns, else as many as fit in the figure's width
+        legend = fig.legend(list(seen.values()), labels, loc="outside lower center", ncol=ncol, fontsize=8,
                             frameon=False)
-        if columns == 1 or legend.get_window_extent(renderer).width <= 0.98 * fig.bbox.width:
+        if ncol == 1 or legend.get_window_extent(renderer).width <= 0.98 * fig.bbox.width:
             break
         legend.remove()
     if title:
         fig.suptitle("\n".join(textwrap.wrap(title, max(int(width * 10), 30))))
+
+
+class FigureOverflowWarning(UserWarning):
+    """A figure has a title, label, tick label or legend outside its canvas: that part is cut off in the image.
+    Every figure the package draws is checked before it is saved or rendered (``save_figure``); the test suite
+    turns this warning into an error."""
+
+
+def save_figure(fig: Any, path: str | Path, dpi: int = 110) -> Path:
+    """Save a matplotlib figure as a PNG at ``path`` (folders created) and close it; returns the path. Before
+    saving, the figure is laid out and checked: a title, label or legend outside the canvas gives a
+    ``FigureOverflowWarning`` that names it (the PNG is written all the same). Every figure of the package goes
+    through here; a researcher's own figures can too."""
+    import matplotlib.pyplot as plt
+
+    path = Path(path)
+    _warn_outside_canvas(fig, path.name)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=dpi)
+    plt.close(fig)
+    return path
+
+
+def _warn_outside_canvas(fig: Any, name: str) -> None:
+    """Warn (``FigureOverflowWarning``) when any part of ``fig`` lies outside its canvas (``outside_canvas``);
+    ``name`` says which figure in the message."""
+    import warnings
+
+    parts = outside_canvas(fig)
+    if parts:
+        warnings.warn(f"figure {name}: {len(parts)} part(s) outside the canvas, cut off: {'; '.join(parts)}",
+                      FigureOverflowWarning, stacklevel=3)
+
+
+def outside_canvas(fig: Any) -> list[str]:
+    """What of a matplotlib figure lies outside its canvas once laid out: the figure's title, texts and legends,
+    and each visible axes with all it draws (title, axis and tick labels, legend, colour bar), each named with
+    its box in pixels; an empty list when everything fits."""
+    fig.draw_without_rendering()
+    renderer = fig._get_renderer()
+    width, height = fig.bbox.width, fig.bbox.height
+    texts = [text for text in [fig._suptitle, fig._supxlabel, fig._supylabel, *fig.texts]
+             if text is not None and text.get_visible() and text.get_text().strip()]
+    boxes = [(repr(text.get_text()[:60]), text.get_window_extent(renderer)) for text in texts]
+    boxes += [("the figure's legend", legend.get_window_extent(renderer)) for legend in fig.legends]
+    boxes += [(f"the axes {ax.get_title()[:60] or ax.get_ylabel()[:60]!r} with its labels",
+               ax.get_tightbbox(renderer)) for ax in fig.axes if ax.get_visible()]
+    return [f"{label} at x {box.x0:.0f}..{box.x1:.0f}, y {box.y0:.0f}..{box.y1:.0f} (canvas {width:.0f} x "
+            f"{height:.0f})" for label, box in boxes
+            if box.x0 < -0.5 or box.y0 < -0.5 or box.x1 > width + 0.5 or box.y1 > height + 0.5]
 
 
 def plot_log_regret(
@@ -311,26 +363,16 @@ def _figure(panels: int, width: float = 5.0, height: float = 4.2) -> tuple[Any, 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, panels, figsize=(width * panels, height), squeeze=False)
+    fig, axes = plt.subplots(1, panels, figsize=(width * panels, height), squeeze=False, layout="constrained")
     return fig, axes[0]
 
 
-def _finish(fig: Any, axes: Any, path: str | Path, title: str) -> Path:
-    import matplotlib.pyplot as plt
-
-    seen: dict[str, Any] = {}  # every panel's labelled lines, each label once
-    for ax in axes:
-        for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
-            seen.setdefault(label, handle)
-    handles, labels = list(seen.values()), list(seen)
-    fig.legend(handles, labels, loc="lower center", ncol=min(6, len(labels)), fontsize=8, frameon=False)
-    if title:
-        fig.suptitle("\n".join(textwrap.wrap(title, max(int(fig.get_size_inches()[0] * 11), 40))))
-    fig.tight_layout(rect=(0, 0.1, 1, 1))
-    path = Path(path)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+def _finish(fig: Any, axes: Any, path: str | Path, title: str, columns: int | None = None) -> Path:
+    """Put every panel's labelled lines in one legend under the panels (each label once; ``columns`` columns, else
+    as many as fit), the wrapped ``title`` above them, lay the figure out (constrained layout: nothing outside the
+    canvas) and save it as a PNG at ``path``; returns the path."""
+    _legend_and_title(fig, axes, title, columns=columns)
+    return save_figure(fig, path)
 
 
 def _grid(panels: int, columns: int, width: float = 4.2, height: float = 3.6) -> tuple[Any, Any]:
@@ -341,7 +383,7 @@ def _grid(panels: int, columns: int, width: float = 4.2, height: float = 3.6) ->
 
     rows = -(-panels // columns)
     fig, axes = plt.subplots(rows, min(columns, panels), figsize=(width * min(columns, panels), height * rows),
-                             squeeze=False)
+                             squeeze=False, layout="constrained")
     flat = axes.ravel()
     for ax in flat[panels:]:
         ax.set_visible(False)

@@ -20,6 +20,7 @@ import numpy as np
 import bandit_gym  # noqa: F401  (registers the envs)
 from bandit_gym.agents import KLUCB, UCB1, EpsilonGreedy, Thompson, Uniform
 from bandit_gym.envs.multi_armed import lai_robbins_constant
+from bandit_gym.plotting import save_figure
 
 SMOKE = os.environ.get("BANDIT_GYM_SMOKE") == "1"
 MEANS = [0.7, 0.5, 0.3]
@@ -81,5 +82,5 @@ if Figure is not None:
     ax.plot(t, C * np.log(t), "k--", label=f"Lai-Robbins C ln t, C = {C:.2f}")
     ax.set(xscale="log", xlabel="round t", ylabel="mean cumulative pseudo-regret")
     ax.legend()
-    fig.savefig(out / "multi_armed_regret.png")
+    save_figure(fig, out / "multi_armed_regret.png")  # checks that nothing is cut off, then saves
     print(f"wrote {out / 'multi_armed_regret.png'}")

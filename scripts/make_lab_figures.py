@@ -23,6 +23,7 @@ import numpy as np
 import bandit_gym  # noqa: F401  (registers the envs)
 from bandit_gym.agents import KLUCB, UCB1, Agent, EpsilonGreedy, Thompson
 from bandit_gym.envs.multi_armed import lai_robbins_constant
+from bandit_gym.plotting import save_figure
 
 OUT = Path(__file__).resolve().parents[1] / "docs" / "lab"
 #: the lab's instance, horizon, runs and seed
@@ -79,8 +80,7 @@ def regret_figure(out: Path) -> Path:
     left.legend(fontsize=8, loc="upper left")
     fig.suptitle(f"Bernoulli arms {MEANS}, {COPIES} runs", fontsize=11)
     path = out / "regret_vs_lai_robbins.png"
-    fig.savefig(path)
-    return path
+    return save_figure(fig, path, dpi=100)
 
 
 def main(argv: list[str] | None = None) -> list[Path]:

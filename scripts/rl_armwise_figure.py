@@ -21,6 +21,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import pandas as pd
 
+from bandit_gym.plotting import save_figure
+
 ORDER = ("thresholding", "threshold", "best_arm", "best_arm_dev_select", "top_k", "correlated")
 
 
@@ -102,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
     ax.legend(fontsize=8, loc="lower right")
     fig.tight_layout()
     out = args.out or args.docs / "heldout.png"
-    fig.savefig(out, dpi=120)
+    save_figure(fig, out, dpi=120)
     print(f"wrote {out}")
     (args.docs / "summary.md").write_text(summary(args.docs))
     print(f"wrote {args.docs / 'summary.md'}")

@@ -17,6 +17,7 @@ from pathlib import Path
 import pandas as pd
 
 from bandit_gym.experiments import AgentSpec, ExperimentSpec, run_experiment
+from bandit_gym.plotting import save_figure
 from bandit_gym.rl import recipe_for, train
 
 
@@ -95,9 +96,8 @@ def plot_results(table: pd.DataFrame, path: Path) -> Path:
         ax.set_title(f"{family}: {case.score_id}\nT = {case.budget}", fontsize=9)
         ax.set_xlabel(rows["metric"].iloc[0].replace("_", " "))
     fig.suptitle("Trained policies (orange) next to the papers' agents (blue); 95% intervals")
-    fig.tight_layout()
-    fig.savefig(path, dpi=90)
-    return path
+    fig.set_layout_engine("constrained")
+    return save_figure(fig, path, dpi=90)
 
 
 def main(argv: list[str] | None = None) -> int:

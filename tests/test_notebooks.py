@@ -18,6 +18,8 @@ from bandit_gym.notebooks import (  # noqa: E402
     SOLUTION,
     SOLUTION_START,
     SOLUTION_TAG,
+    TEACHER,
+    TEACHER_TAG,
     build_notebooks,
     read_tutorial,
     solutions_notebook,
@@ -78,7 +80,7 @@ def test_student_notebook_has_no_solution(built: tuple[Path, Path, Path]) -> Non
     stubs = [cell for cell in student.cells if EXERCISE_TAG in _tags(cell)]
     assert len(stubs) == len(solutions)
     given = [cell.source.strip() for cell in student.cells if cell.cell_type == "code" and cell not in stubs]
-    assert given == [block.strip() for block in PYTHON_BLOCK.findall(SOLUTION.sub("", text))]
+    assert given == [block.strip() for block in PYTHON_BLOCK.findall(TEACHER.sub("", SOLUTION.sub("", text)))]
     # each stub names the exercise whose heading precedes it
     heading = None
     for cell in student.cells:
@@ -87,6 +89,20 @@ def test_student_notebook_has_no_solution(built: tuple[Path, Path, Path]) -> Non
             heading = found[-1]
         if EXERCISE_TAG in _tags(cell):
             assert heading is not None and cell.source.strip().startswith(f"# {heading}: your code here")
+
+
+def test_teachers_part_is_only_in_the_solutions_notebook(built: tuple[Path, Path, Path]) -> None:
+    """How to build and hand out the notebooks is for the teacher: the student notebook has none of it."""
+    doc, student_path, solutions_path = built
+    parts = TEACHER.findall(doc.read_text(encoding="utf-8"))
+    assert parts, f"{doc.name} has no <!-- teacher --> part"
+    lines = [line.strip() for part in parts for line in part.splitlines() if len(line.strip()) >= 25]
+    assert any("bandit-gym notebooks" in line for line in lines)
+    student = _text(nbformat.read(student_path, as_version=4))
+    solutions = nbformat.read(solutions_path, as_version=4)
+    assert not [line for line in lines if line in student]
+    teacher = "\n".join(cell.source for cell in solutions.cells if TEACHER_TAG in _tags(cell))
+    assert not [line for line in lines if line not in teacher]
 
 
 def test_plain_jupytext_would_show_the_solutions() -> None:
@@ -159,6 +175,16 @@ Because the prose-only solution says so.
 
 </details>
 
+<!-- teacher -->
+## For the teacher
+
+Hand out lab.ipynb, keep the solutions.
+
+```python
+teacher_only = 3
+```
+<!-- /teacher -->
+
 ```python
 print(x)
 ```
@@ -176,9 +202,13 @@ def test_conventions_on_a_small_doc(tmp_path: Path) -> None:
     assert "```bash\npip install shown-not-run\n```" in [cell.source for cell in student.cells]
     assert "*Exercise 2: your answer here.*" in [cell.source for cell in student.cells
                                                   if EXERCISE_TAG in _tags(cell) and cell.cell_type == "markdown"]
-    for hidden in ("doubled_by_the_solution", "the solution's answer", "prose-only", "attachment:"):
+    for hidden in ("doubled_by_the_solution", "the solution's answer", "prose-only", "attachment:", "Hand out",
+                   "teacher_only", "For the teacher"):
         assert hidden not in _text(student)
-    assert _code(solutions) == ["x = 1", "doubled_by_the_solution = 2 * x", "print(x)"]
+    teacher = [cell for cell in solutions.cells if TEACHER_TAG in _tags(cell)]
+    assert [cell.cell_type for cell in teacher] == ["markdown", "code"]
+    assert "Hand out lab.ipynb" in teacher[0].source and teacher[1].source.strip() == "teacher_only = 3"
+    assert _code(solutions) == ["x = 1", "doubled_by_the_solution = 2 * x", "teacher_only = 3", "print(x)"]
     assert "Because the prose-only solution says so." in _text(solutions)
     pictures = [cell.attachments for cell in solutions.cells if "attachments" in cell]
     assert pictures == [{"figures_pic.png": {"image/png": "iVBORyBub3QgcmVhbGx5"}}]
@@ -190,6 +220,9 @@ def test_bad_docs_are_refused(tmp_path: Path) -> None:
     unclosed.write_text("### Exercise 1: x\n\n<details><summary>Solution</summary>\n\n```python\n1\n```\n",
                         encoding="utf-8")
     with pytest.raises(ValueError, match=r"unclosed\.md: .*not closed by </details>"):
+        build_notebooks(unclosed, tmp_path / "out")
+    unclosed.write_text("<!-- teacher -->\n\nfor teachers\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"unclosed\.md: .*not closed by <!-- /teacher -->"):
         build_notebooks(unclosed, tmp_path / "out")
     with pytest.raises(ValueError, match="expected a markdown doc"):
         build_notebooks(ROOT / "pyproject.toml", tmp_path / "out")
@@ -220,6 +253,20 @@ def _execute(notebook: nbformat.NotebookNode, cwd: Path, allow_errors: bool) -> 
     client.execute()
 
 
+FIGURE_CODE = re.compile(r"\bplt\.|\bsavefig\(|\bimshow\(")
+"""A code cell that draws a figure (pyplot, or a figure it saves)."""
+
+
+def _assert_figures_shown(code: list[nbformat.NotebookNode]) -> None:
+    """Every cell that draws a figure shows it under the cell (an image/png output), and there is one."""
+    drawing = [i for i, cell in enumerate(code) if FIGURE_CODE.search(cell.source)]
+    assert drawing, "no cell draws a figure"
+    for i in drawing:
+        kinds = [output.output_type for output in code[i].outputs]
+        assert any("image/png" in output.get("data", {}) for output in code[i].outputs), \
+            f"code cell {i} draws a figure but shows none (outputs: {kinds})"
+
+
 def _errors(cell: nbformat.NotebookNode) -> list[str]:
     return [output.ename for output in cell.get("outputs", []) if output.output_type == "error"]
 
@@ -234,6 +281,7 @@ def test_solutions_notebook_runs(built: tuple[Path, Path, Path], tmp_path: Path)
     assert [cell.execution_count for cell in code] == list(range(1, len(code) + 1))
     assert any(output.output_type == "stream" for cell in code if SOLUTION_TAG in _tags(cell)
                for output in cell.outputs)
+    _assert_figures_shown(code)
 
 
 @pytest.mark.slow
@@ -251,3 +299,4 @@ def test_student_notebook_runs_up_to_the_exercises(built: tuple[Path, Path, Path
             assert not _errors(cell), f"code cell {i}: {_errors(cell)}"
         else:
             assert set(_errors(cell)) <= {"NameError"}, f"code cell {i}: {_errors(cell)}"
+    _assert_figures_shown([cell for cell in code if not _errors(cell)])

@@ -59,6 +59,8 @@ def bar_chart(
     from matplotlib.figure import Figure
     from matplotlib.patches import Patch
 
+    from bandit_gym.plotting import _warn_outside_canvas
+
     fig = Figure(figsize=(6.4, 3.6), dpi=80)
     canvas = FigureCanvasAgg(fig)
     ax = fig.add_subplot()
@@ -100,5 +102,6 @@ def bar_chart(
     ax.set_ylabel(ylabel)
     fig.suptitle(title, fontsize=11)
     fig.tight_layout()
+    _warn_outside_canvas(fig, "of render()")
     canvas.draw()
     return np.asarray(canvas.buffer_rgba())[..., :3].copy()

@@ -26,7 +26,6 @@ the paper does not give. Four parts:
 from __future__ import annotations
 
 import json
-import textwrap
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -356,7 +355,7 @@ def plot_failure_against_scale(table: Any, path: str | Path, title: str = "",
         ax.set(xlabel="scale of the round sizes", ylabel="failure probability", ylim=(-0.02, 1.02),
                title=f"{dataset}, K = {k}")
         ax.grid(alpha=0.3, which="both")
-    return _finish_columns(fig, axes, path, title, columns=len(budgets))
+    return _finish(fig, axes, path, title, columns=len(budgets))
 
 
 def _power_of_two(value: float) -> str:
@@ -365,24 +364,3 @@ def _power_of_two(value: float) -> str:
     if exponent == round(exponent):
         return f"1/{round(2.0 ** -exponent)}" if exponent < 0 else f"{round(value)}"
     return f"{value:g}"
-
-
-def _finish_columns(fig: Any, axes: Any, path: str | Path, title: str, columns: int) -> Path:
-    """``_finish`` with a legend of ``columns`` columns (as many rows as it needs) and a wrapped title."""
-    import matplotlib.pyplot as plt
-
-    seen: dict[str, Any] = {}
-    for ax in axes:
-        for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
-            seen.setdefault(label, handle)
-    rows = -(-len(seen) // max(columns, 1))
-    fig.legend(list(seen.values()), list(seen), loc="lower center", ncol=max(columns, 1), fontsize=8, frameon=False)
-    width = fig.get_size_inches()[0]
-    if title:
-        fig.suptitle("\n".join(textwrap.wrap(title, width=max(int(width * 11), 40))))
-    height = fig.get_size_inches()[1]
-    fig.tight_layout(rect=(0, min(0.4, (0.25 + 0.2 * rows) / height), 1, 1))
-    path = Path(path)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path

@@ -293,8 +293,9 @@ def plot_error_against_budget(summary: Any, path: str | Path, title: str = "") -
 
 
 def plot_generality(summary: Any, path: str | Path, title: str = "") -> Path:
-    """One panel per problem: probability of error for each (m, epsilon) at n = H_eps / 4, one marker per agent
-    (the m = 1 baseline SR and the m > 1 baseline SAR share a label: ``SR / SAR``)."""
+    """One panel per problem: probability of error for each (m, epsilon) at n = H_eps / 4, one marker per agent,
+    the agents side by side around each case's tick (the m = 1 baseline SR and the m > 1 baseline SAR share a
+    label: ``SR / SAR``)."""
     rows = summary[summary["metric"] == "error"].copy()
     rows["agent"] = rows["agent"].replace({"SR": "SR / SAR", "SAR": "SR / SAR"})
     problems = list(dict.fromkeys(rows["problem"]))
@@ -306,9 +307,9 @@ def plot_generality(summary: Any, path: str | Path, title: str = "") -> Path:
         for agent, curve in panel.groupby("agent", sort=False):
             i = agents.index(agent)
             x = [cases.index(case) for case in zip(curve["m"], curve["epsilon"], strict=True)]
-            _errorbars(ax, x, curve, agent, i, offset=0.1 * (i - len(agents) / 2), line=False)
+            _errorbars(ax, x, curve, agent, i, offset=0.6 / len(agents) * (i - (len(agents) - 1) / 2), line=False)
         ax.set_xticks(range(len(cases)), [f"m={m}\neps={e:g}" for m, e in cases], fontsize=8)
-        ax.set(ylabel="P(error)", ylim=(-0.02, 1.0), title=f"problem {problem}")
+        ax.set(ylabel="P(error)", ylim=(-0.02, 1.0), xlim=(-0.5, len(cases) - 0.5), title=f"problem {problem}")
         ax.grid(alpha=0.3)
     return _finish(fig, axes, path, title)
 
