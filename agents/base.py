@@ -312,6 +312,11 @@ class Agent:
         elif family in _STEP_CHECKS:  # within episodes, the values the agents index with
             _STEP_CHECKS[family](batch, single, k)
 
+    def _reads_levels(self) -> bool:
+        """Whether this agent reads the threshold bandit's per-level counts (``level_keys`` by default; a policy
+        network knows it only once loaded)."""
+        return self.level_keys
+
     def check_env(self, env: Any) -> None:
         """Raise a ValueError if this agent cannot play ``env`` (a single env of the spec, at its first budget),
         saying why; the experiment engine calls it when it checks a spec, so that the mistake is one line
@@ -567,7 +572,7 @@ class Agent:
         else:
             batch = {key: np.asarray(value) for key, value in obs.items()}
         n, k = batch["counts"].shape
-        if self.level_keys:
+        if self._reads_levels():
             keys += LEVEL_KEYS
             missing = [key for key in LEVEL_KEYS if key not in batch]
             if missing:

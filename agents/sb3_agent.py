@@ -54,9 +54,9 @@ class SB3Agent(Agent):
     ``deterministic=None`` (the default) samples the action on pure-exploration envs and plays the most likely
     one on the threshold bandit. A pure-exploration policy is trained on many instances, where its most likely
     arm at a given state hardly depends on the rewards seen: played greedily it pulls nearly always the same
-    few arms and never learns the others' means (``docs/rl.md``: PPO on tao2019 Setup 1 answers 5 arms wrong in
-    every run, aggregate regret 5 against 1.57 sampled), while sampling explores as in training. On the threshold
-    bandit the greedy action is the policy's best guess of the arm that wins at c_t, and sampling only adds
+    few arms and never learns the others' means (``docs/rl-reference.md``: PPO on tao2019 Setup 1 answers 5 arms
+    wrong in every run, aggregate regret 5 against 1.57 sampled), while sampling explores as in training. On the
+    threshold bandit the greedy action is the policy's best guess of the arm that wins at c_t, and sampling only adds
     regret (38.7 against 46.4 over 1000 rounds). ``True`` or ``False`` force one way; sampling uses torch's
     global generator, which ``reset`` seeds (``torch.manual_seed``). A DQN has no distribution to sample:
     SB3's non-deterministic ``predict`` is epsilon-greedy at its final exploration rate (0.05 by default), so a
@@ -175,8 +175,7 @@ class SB3Agent(Agent):
             state.pop("_policies", None)
         return state
 
-    @property  # type: ignore[override]
-    def level_keys(self) -> bool:
+    def _reads_levels(self) -> bool:
         """A policy that reads the threshold bandit's per-level counts (``level_exceed``, ``level_trials`` in its
         observation space) has them checked as DKWUCB's are (read at the first ``act``)."""
         self._load()

@@ -6,7 +6,7 @@ imports it for you.
 
 from bandit_gym.registration import ENV_SPECS, register_envs
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 register_envs()
 

@@ -12,7 +12,7 @@ it classifies above the threshold, on best-arm and top-K envs the arms it recomm
 the empirical best arm at the current c_t) and, with ``show_truth`` (the default), the true means as green ticks
 with the answer's loss in the title. ``env.unwrapped.show_truth = False`` hides them in ``env.render()`` too.
 
-The GIF is written by Pillow (``pip install -e ".[plot]"``; matplotlib draws the frames and needs it too). For
+The GIF is written by Pillow (``pip install ".[plot]"``; matplotlib draws the frames and needs it too). For
 a video file, Gymnasium's own ``gymnasium.wrappers.RecordVideo`` works on the same envs (it needs moviepy).
 """
 

@@ -63,7 +63,7 @@ try:
     from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
     from torch import nn
 except ImportError as error:  # pragma: no cover - the rl extra is missing
-    raise ImportError('bandit_gym.armwise needs stable-baselines3: pip install -e ".[rl]"') from error
+    raise ImportError('bandit_gym.armwise needs stable-baselines3: pip install "pure-exploration-gym[rl]"') from error
 
 from bandit_gym.families import CONTRACTS, Family, family_of
 from bandit_gym.families.threshold import LEVEL_KEYS

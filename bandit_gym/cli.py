@@ -47,6 +47,8 @@ def _list() -> str:
     width = max(map(len, AGENTS))
     for name, cls in AGENTS.items():
         lines.append(f"  {name.ljust(width)}  [{', '.join(cls.families)}] {_summary(cls.__doc__)}")
+        regimes = getattr(cls, "regime_lines", None)  # a learned agent: where it was trained and tested
+        lines += [f"  {''.ljust(width)}    {line}" for line in (regimes() if regimes else [])]
     lines.append("")
     plugged = sorted((point.name, point.value) for point in registry._entry_points() if point.name not in AGENTS)
     if plugged:

@@ -7,7 +7,7 @@ used the Wine Quality data, which is not available offline: we use scikit-learn'
 ``bandit_gym/data/`` (``load_table``), made by ``scripts/make_model_selection_table.py``.
 
 Importing this module does not import scikit-learn; the functions that train models do, lazily
-(``pip install "bandit-gym[automl]"``).
+(``pip install "pure-exploration-gym[automl]"``).
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ GRIDS: MappingProxyType[str, tuple[tuple[str, tuple[float, ...]], ...]] = Mappin
 TABLE_FILE = "model_selection_diabetes.npz"
 """The pre-computed table of pulls (package data, `bandit_gym/data/`) that `ModelSelection-v0` samples from."""
 _TRAIN_FRACTION = 0.1
-_SKLEARN_HINT = 'this needs scikit-learn: pip install "bandit-gym[automl]" (or pip install scikit-learn)'
+_SKLEARN_HINT = 'this needs scikit-learn: pip install "pure-exploration-gym[automl]" (or pip install scikit-learn)'
 
 
 @dataclass(frozen=True)

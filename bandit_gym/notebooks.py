@@ -50,7 +50,7 @@ try:
     import nbformat
 except ImportError as error:  # neither is a dependency of the package
     raise ImportError(f"bandit_gym.notebooks needs jupytext and nbformat ({error.name} is missing): "
-                      "pip install 'bandit-gym[teach]'") from error
+                      "pip install 'pure-exploration-gym[teach]'") from error
 
 __all__ = ["EXERCISE_TAG", "SOLUTION_TAG", "TEACHER_TAG", "build_all", "build_notebooks", "mark_solutions",
            "read_tutorial", "solutions_notebook", "student_notebook"]

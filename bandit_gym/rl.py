@@ -31,7 +31,8 @@ Recipes (``RECIPES``, one per env family and algorithm; every value can be overr
   also be trained on the full ``MultiDiscrete`` action (``discrete=False``), where it must learn the answer
   bits too.
 
-``docs/rl.md`` has the recipes' settings and how the trained policies do next to the papers' agents.
+``docs/rl.md`` is the five-minute how-to; ``docs/rl-reference.md`` has the recipes' settings and how the trained
+policies do next to the papers' agents.
 
 ``ARMWISE_RECIPES`` / ``train_armwise`` train the arm-wise policy (``bandit_gym.armwise``: one network for any
 K and budget) on envs that draw a new instance and budget every episode, with the dense reward of
@@ -60,7 +61,7 @@ try:
     from stable_baselines3.common.callbacks import BaseCallback
     from stable_baselines3.common.vec_env import VecEnv, VecMonitor, VecNormalize
 except ImportError as error:  # pragma: no cover - the rl extra is missing
-    raise ImportError('bandit_gym.rl needs stable-baselines3: pip install -e ".[rl]"') from error
+    raise ImportError('bandit_gym.rl needs stable-baselines3: pip install "pure-exploration-gym[rl]"') from error
 
 from bandit_gym import _validation as check
 from bandit_gym.agents.sb3_agent import ALGORITHMS
@@ -326,20 +327,71 @@ class BanditMetricsCallback(BaseCallback):
         return True
 
 
+class BanditProgressBar(BaseCallback):
+    """A progress bar over the training steps (``tqdm``) whose postfix is the mean regret (and, on
+    pure-exploration envs, the error rate) of the last ``window`` episodes: the policy learning, as it happens.
+    ``train`` shows it by default where a terminal is attached; with SB3 directly,
+    ``model.learn(n, callback=BanditProgressBar())`` (it reads the ``info["bandit"]`` that ``make_vec_env``'s
+    envs record). ``file`` is where the bar is drawn (standard error by default)."""
+
+    def __init__(self, window: int = 100, file: Any = None) -> None:
+        super().__init__()
+        self.window = check.integer("window", window, minimum=1)
+        self.file = file
+        self.recent: deque[dict[str, float]] = deque(maxlen=self.window)
+        self.bar: Any = None
+
+    def _on_training_start(self) -> None:
+        from tqdm.auto import tqdm
+
+        total = self.locals.get("total_timesteps", 0) - self.model.num_timesteps
+        self.bar = tqdm(total=total, unit="step", unit_scale=True, file=self.file, dynamic_ncols=True,
+                        desc="training")
+
+    def _on_step(self) -> bool:
+        self.bar.update(self.training_env.num_envs)
+        ended = [info["bandit"] for info in self.locals.get("infos", ()) if "bandit" in info]
+        if ended:
+            self.recent.extend(ended)
+            shown: dict[str, Any] = {"episodes": len(self.recent)}
+            shown.update({name: f"{np.mean([e[name] for e in self.recent if name in e]):.4g}"
+                          for name in ("regret", "error") if any(name in e for e in self.recent)})
+            self.bar.set_postfix(ordered_dict=shown, refresh=False)
+        return True
+
+    def _on_training_end(self) -> None:
+        self.bar.close()
+
+
 def train(env_id: str, algo: str = "PPO", total_timesteps: int | None = None, seed: int | None = 0,
-          verbose: int = 0, env_kwargs: dict[str, Any] | None = None, **overrides: Any) -> TrainedPolicy:
+          verbose: int = 0, env_kwargs: dict[str, Any] | None = None, progress: bool | None = None,
+          callback: Any = None, **overrides: Any) -> TrainedPolicy:
     """Train ``algo`` on ``env_id`` with its family's recipe (``overrides`` replace recipe fields, e.g.
     ``num_envs=8``, ``algo_kwargs={"learning_rate": 1e-3}``, ``discrete=False``), for ``total_timesteps``
     steps (the recipe's default if None). ``env_kwargs`` go to ``gym.make_vec`` (e.g. ``{"budget": 100}``).
-    Returns the model and its observation statistics, ready for ``SB3Agent``."""
+    Returns the model and its observation statistics, ready for ``SB3Agent``.
+
+    ``progress`` draws a ``BanditProgressBar`` (the steps done and the recent episodes' mean regret and error);
+    None, the default, draws it where standard error is a terminal, so that a script in a terminal shows it and a
+    log or a test does not. ``BanditMetricsCallback`` always runs (``bandit/regret`` ... in SB3's logger:
+    ``verbose=1`` prints them with SB3's table every rollout; ``tensorboard_log=`` in ``algo_kwargs`` plots
+    them); ``callback`` adds SB3 callbacks of your own."""
+    import sys
+
     recipe = recipe_for(env_id, algo, **overrides)
+    steps = recipe.total_timesteps if total_timesteps is None else check.integer("total_timesteps",
+                                                                                 total_timesteps, minimum=1)
+    if progress is None:
+        progress = sys.stderr.isatty()
+    elif not isinstance(progress, (bool, np.bool_)):
+        raise TypeError(f"progress must be True, False or None (a terminal decides), got {progress!r}")
     venv = make_vec_env(env_id, recipe.num_envs, recipe.discrete, recipe.normalize, **(env_kwargs or {}))
     venv.seed(seed)
     cls = getattr(stable_baselines3, recipe.algo)
     model = cls("MultiInputPolicy", venv, seed=seed, verbose=verbose, device="cpu", **recipe.algo_kwargs)
-    steps = recipe.total_timesteps if total_timesteps is None else check.integer("total_timesteps",
-                                                                                 total_timesteps, minimum=1)
-    model.learn(total_timesteps=steps)
+    callbacks = [BanditMetricsCallback(), *([BanditProgressBar()] if progress else []),
+                 *(callback if isinstance(callback, (list, tuple)) else [callback] if callback is not None else [])]
+    model.learn(total_timesteps=steps, callback=callbacks)
     normalize = venv if recipe.normalize is not None else None
     if normalize is not None:
         normalize.training, normalize.norm_reward = False, False

@@ -64,4 +64,4 @@ print(summary[["agent", "budget", "mean", "se", "ci_low", "ci_high"]].to_string(
 # (about 80) falls far below Uniform's (about 213, a fifth of a pull lost per round), but it stays far above
 # DKWUCB's (about 4): the policy was trained on this one instance and acts deterministically, so any threshold it maps
 # to the wrong arm costs at every round, while DKWUCB keeps learning within the episode. Longer training
-# (`total_timesteps=50_000`, the recipe's default) closes part of the gap; see `docs/rl.md`.
+# (`total_timesteps=50_000`, the recipe's default) closes part of the gap; see `docs/rl-reference.md`.

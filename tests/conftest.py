@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import inspect
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import gymnasium as gym
 import pytest
@@ -11,6 +13,30 @@ import pytest
 import bandit_gym
 from bandit_gym.agents import AGENTS
 from bandit_gym.families import family_of_env
+
+ROOT = Path(__file__).resolve().parents[1]
+TESTS = ROOT / "tests"
+"""Where ``python_command`` runs: a folder without the checkout's ``bandit_gym`` source in it."""
+
+
+def python_command(code: str, *args: str) -> list[str]:
+    """``python -c code args`` with the repository appended to ``sys.path`` (so that ``tests`` imports), not put
+    first: the ``bandit_gym`` it imports is the installed one (a wheel, or an editable checkout), as in the test
+    run itself. Run it with ``cwd=TESTS`` (or any folder but the repository's root, whose ``bandit_gym/`` source
+    would come first)."""
+    return [sys.executable, "-c", f"import sys; sys.path.append({str(ROOT)!r}); {code}", *args]
+
+
+def module_command(module: str, *args: str) -> list[str]:
+    """``python -m module args`` for a module of the test tree, as ``python_command`` runs code."""
+    return python_command(f"import runpy; runpy.run_module({module!r}, run_name='__main__', alter_sys=True)", *args)
+
+
+def pytest_report_header() -> str:
+    """Which bandit_gym the run tests: the installed wheel or a checkout (an editable install)."""
+    where = Path(bandit_gym.__file__).resolve().parent
+    kind = "the checkout (editable install)" if where.is_relative_to(ROOT) else "an installed copy (not the checkout)"
+    return f"bandit_gym {bandit_gym.__version__} from {where}: {kind}"
 
 ENV_IDS = list(bandit_gym.ENV_SPECS)
 

@@ -493,3 +493,77 @@ def test_the_held_out_script_scores_fresh_runs_of_one_setting_with_a_recorded_ch
     subprocess.run([*command, "--env-seed", "6"], check=True, capture_output=True)
     other = pd.read_csv(tmp_path / "best_arm.csv").set_index("agent")["mean"]
     assert not np.allclose(other.to_numpy(), mine.reindex(other.index).to_numpy())  # fresh runs
+
+
+def _heldout_ranges() -> dict[str, tuple[list[int], list[int]]]:
+    """K and T of every setting of the second held-out set, by problem."""
+    from pathlib import Path
+
+    data = json.loads((Path(__file__).resolve().parents[1] / "docs/rl-armwise/heldout2/instances.json").read_text())
+    ranges: dict[str, tuple[list[int], list[int]]] = {}
+    for family in data["families"]:
+        ks, ts = [], []
+        for setting in family["settings"]:
+            kwargs = setting["env_kwargs"]
+            ts.append(int(kwargs.get("budget", kwargs.get("horizon"))))
+            ks.append(int(setting["label"].split("K = ")[-1].split(" ")[0].rstrip(",")) if family["family"] != "top_k"
+                      else int(setting["label"].split("n = ")[1].split(",")[0]))
+        for problem in family["problems"]:
+            ranges[problem] = (ks, ts)
+    return ranges
+
+
+def test_the_regimes_are_the_recipes_and_the_held_out_settings() -> None:
+    """REGIMES (what ArmwisePPO warns outside of) spans each recipe's training K and budgets and the second
+    held-out set's settings, no more."""
+    from bandit_gym.agents.armwise_ppo import REGIMES, SHIPPED_PROBLEMS
+    from bandit_gym.rl import ARMWISE_RECIPES
+
+    assert set(REGIMES) == set(SHIPPED_PROBLEMS)
+    heldout = _heldout_ranges()
+    for problem, regime in REGIMES.items():
+        recipe = ARMWISE_RECIPES[problem]
+        env = gym.make(recipe.env_id, **recipe.env_kwargs)
+        trained_k = env.observation_space["counts"].shape[0]
+        budget = recipe.env_kwargs.get("budget", recipe.env_kwargs.get("horizon"))
+        low, high = (budget.low, budget.high) if hasattr(budget, "low") else (budget, budget)
+        ks, ts = heldout[problem]
+        assert regime.arms == (min(trained_k, *ks), max(trained_k, *ks)), problem
+        assert regime.budgets == (min(low, *ts), max(high, *ts)), problem
+
+
+def test_a_shipped_policy_warns_once_outside_its_regime() -> None:
+    import warnings
+
+    from bandit_gym.agents import ArmwisePPO
+
+    agent = ArmwisePPO("thresholding", seed=0)
+    inside = gym.make_vec("ThresholdingBandit-Tao2019Setup1-v0", num_envs=4, vectorization_mode="vector_entry_point",
+                          budget=200)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        play_vector(inside, agent, seed=0)  # K = 10, T = 200, threshold 0.5: inside
+    wide = gym.make_vec("ThresholdingBandit-v0", num_envs=4, vectorization_mode="vector_entry_point", budget=100,
+                        means=np.linspace(0.05, 0.95, 30))
+    with pytest.warns(UserWarning, match=r"outside the regime .*\(K = 30; its regime: K 6 to 15, T 50 to 2400"):
+        play_vector(wide, agent, seed=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        play_vector(wide, agent, seed=1)  # once per agent
+    high = gym.make_vec("ThresholdingBandit-v0", num_envs=3, vectorization_mode="vector_entry_point", budget=5000,
+                        threshold=0.8)
+    with pytest.warns(UserWarning, match=r"\(T = 5000, threshold 0\.8;"):
+        play_vector(high, ArmwisePPO("thresholding", seed=1), seed=0)
+
+
+def test_the_docstring_and_list_state_every_regime() -> None:
+    from bandit_gym.agents import ArmwisePPO
+    from bandit_gym.agents.armwise_ppo import REGIMES
+    from bandit_gym.cli import _list
+
+    doc = " ".join((ArmwisePPO.__doc__ or "").split())
+    listed = _list()
+    for problem, regime in REGIMES.items():
+        assert f"K {regime.arms[0]} to {regime.arms[1]}, T {regime.budgets[0]} to {regime.budgets[1]}" in doc
+        assert regime.outcome in doc, problem
+        assert f"{problem}: {regime.line()}" in listed

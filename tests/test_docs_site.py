@@ -15,8 +15,15 @@ LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)\)")
 def test_the_readme_is_a_landing_page_under_200_lines_with_its_two_commands() -> None:
     readme = (ROOT / "README.md").read_text()
     assert len(readme.splitlines()) < 200
-    assert "bandit-gym reproduce tao2019 --quick" in readme
-    assert re.search(r"python -m pytest[^`]*tests", readme)
+    commands = re.findall(r"```bash\n(.*?)\n```", readme, re.DOTALL)[:2]
+    run, test = commands
+    # one line each; the first installs the package (not an editable install) and reproduces tao2019; the second
+    # makes an environment of its own and runs the suite from tests/, against the installed package
+    assert "\n" not in run and "\n" not in test
+    assert run.startswith("python3 -m venv .venv && ") and 'pip install ".[plot]"' in run and "-e" not in run.split()
+    assert run.endswith("bandit-gym reproduce tao2019 --quick")
+    assert test.startswith("python3 -m venv .venv-test && . .venv-test/bin/activate && ")
+    assert 'pip install ".[test]"' in test and test.endswith("cd tests && python -m pytest -n 2")
 
 
 def test_every_relative_link_of_the_readme_resolves() -> None:

@@ -13,7 +13,6 @@ import importlib
 import inspect
 import json
 import subprocess
-import sys
 import warnings
 from pathlib import Path
 from typing import Any
@@ -27,6 +26,7 @@ from hypothesis.extra import numpy as hnp
 import bandit_gym
 from bandit_gym.agents import AGENTS
 from bandit_gym.envs._base import Engine
+from tests.conftest import TESTS, module_command
 
 ROOT = Path(__file__).resolve().parents[1]
 ALLOWED = (ValueError, TypeError, RuntimeError)
@@ -76,8 +76,8 @@ def test_agent_constructors_raise_only_clear_errors(name: str, pick: int, value:
 
 
 def _fuzz(examples: int) -> dict[str, Any]:
-    done = subprocess.run([sys.executable, "-m", "tests._fuzz_worker", str(examples)], cwd=ROOT,
-                          capture_output=True, text=True)
+    done = subprocess.run(module_command("tests._fuzz_worker", str(examples)), cwd=TESTS, capture_output=True,
+                          text=True)
     last = [line for line in done.stderr.splitlines() if line.startswith("[")][-1:] or ["(none)"]
     assert done.returncode == 0, f"the fuzz worker ended with code {done.returncode}; its last input: {last[0]}\n" \
                                  f"{done.stderr[-3000:]}"

@@ -28,3 +28,36 @@ def test_every_package_of_the_checkout_is_listed_for_the_wheel() -> None:
     missing = packages_on_disk() - listed
     assert not missing, f"add {sorted(missing)} to [tool.setuptools] packages in pyproject.toml"
     assert "bandit_gym.agents.multi_armed" in listed
+
+
+def test_the_distribution_carries_the_package_version() -> None:
+    """One version, semantic (MAJOR.MINOR.PATCH), read by the build from ``bandit_gym.__version__``; the
+    distribution is installed under its own name (``bandit-gym`` is another project's on the package index)."""
+    import importlib.metadata
+    import re
+
+    import bandit_gym
+
+    assert re.fullmatch(r"\d+\.\d+\.\d+", bandit_gym.__version__)
+    assert importlib.metadata.version("pure-exploration-gym") == bandit_gym.__version__
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert project["name"] == "pure-exploration-gym" and project["dynamic"] == ["version"]
+    assert f"## {bandit_gym.__version__} " in (ROOT / "CHANGELOG.md").read_text()
+
+
+def test_the_suite_tests_the_package_it_was_asked_to() -> None:
+    """``BANDIT_GYM_TESTED=installed`` (``.ci/run`` sets it): the ``bandit_gym`` under test, in every worker, is an
+    installed copy (the wheel), not the checkout's source; ``=checkout``: the checkout (an editable install)."""
+    import os
+
+    import bandit_gym
+
+    wanted = os.environ.get("BANDIT_GYM_TESTED")
+    if wanted is None:
+        pytest.skip("BANDIT_GYM_TESTED is not set (installed or checkout)")
+    where = pathlib.Path(bandit_gym.__file__).resolve().parent
+    agents = pathlib.Path(__import__("bandit_gym.agents").agents.__file__).resolve().parent
+    if wanted == "installed":
+        assert not where.is_relative_to(ROOT) and agents == where / "agents", (where, agents)
+    else:
+        assert (wanted, where, agents) == ("checkout", ROOT / "bandit_gym", ROOT / "agents")

@@ -293,3 +293,38 @@ def test_bandit_metrics_callback_logs_the_regret_of_the_episodes_that_ended(tmp_
         assert float(row["rollout/ep_rew_mean"]) == pytest.approx(np.mean(monitor))
         assert float(row["bandit/regret"]) == pytest.approx(-float(row["bandit/return"]))
     assert all(episode["pulls"] == 9 and episode["length"] == 10 for _, episode in recorder.ended)
+
+
+def test_bandit_progress_bar_counts_the_steps_and_shows_the_recent_regret() -> None:
+    import io
+
+    from bandit_gym.rl import BanditProgressBar, make_vec_env
+
+    venv = make_vec_env("ThresholdingBandit-Tao2019Setup1-v0", num_envs=4, discrete=True, budget=9)
+    model = PPO("MultiInputPolicy", venv, n_steps=20, batch_size=40, n_epochs=1, seed=0, device="cpu")
+    recorder, drawn = Recorder(), io.StringIO()
+    bar = BanditProgressBar(window=6, file=drawn)
+    model.learn(total_timesteps=160, callback=[recorder, bar])
+    assert bar.bar.n == 160 and bar.bar.total == 160
+    last = [episode["regret"] for _, episode in recorder.ended][-6:]
+    assert bar.bar.postfix == f"episodes=6, regret={np.mean(last):.4g}, error=" + \
+        f"{np.mean([episode['error'] for _, episode in recorder.ended][-6:]):.4g}"
+    assert "160/160" in drawn.getvalue()
+
+
+def test_train_draws_its_progress_where_asked_and_only_on_a_terminal_by_default(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    from bandit_gym.rl import train
+
+    kwargs = {"total_timesteps": 64, "seed": 0, "num_envs": 2, "env_kwargs": {"horizon": 16}}
+    train("ThresholdBandit-v0", **kwargs)  # the test's standard error is not a terminal: no bar
+    assert "training" not in capsys.readouterr().err
+    train("ThresholdBandit-v0", progress=True, **kwargs)
+    assert "training" in capsys.readouterr().err
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    train("ThresholdBandit-v0", **kwargs)
+    assert "training" in capsys.readouterr().err
+    with pytest.raises(TypeError, match="progress must be True, False or None"):
+        train("ThresholdBandit-v0", progress="yes", **kwargs)

@@ -83,13 +83,13 @@ class BayesianAgent(Agent):
         self.posterior = GaussianPosterior(kernel, self.eta, self.sigma, n, self.form, self.prior_mean)
         self.order = self.new_scores()  # each copy's arm order: the tie rule of every argmax / argmin
         self.all_rows = np.arange(n)
-        self.answer = np.zeros(n, dtype=np.int64)
+        self.recommended = np.zeros(n, dtype=np.int64)
 
     def begin(self, obs: Obs, rows: np.ndarray) -> None:
         self.posterior.reset(rows)
         self._action[rows, 1:] = 0
-        self.answer[rows] = self.best(self.posterior.mean[rows], rows)
-        self._action[rows, 1 + self.answer[rows]] = 1
+        self.recommended[rows] = self.best(self.posterior.mean[rows], rows)
+        self._action[rows, 1 + self.recommended[rows]] = 1
 
     def best(self, values: np.ndarray, rows: np.ndarray | None = None, largest: bool = True) -> np.ndarray:
         """The arm of largest (smallest) ``values`` in each copy ``rows`` (all by default), ties by the tie rule."""
@@ -105,10 +105,10 @@ class BayesianAgent(Agent):
         arms = self.choose(obs, self.total_budget - left + 1)
         self._action[:, 0] = np.where(left > 0, arms, 0)
         new = self.recommend(obs)
-        changed = np.flatnonzero(new != self.answer)
-        self._action[changed, 1 + self.answer[changed]] = 0
+        changed = np.flatnonzero(new != self.recommended)
+        self._action[changed, 1 + self.recommended[changed]] = 0
         self._action[changed, 1 + new[changed]] = 1
-        self.answer = new
+        self.recommended = new
         return self._action
 
     def _observe(self, obs: Obs, last: np.ndarray) -> None:

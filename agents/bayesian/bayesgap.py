@@ -127,7 +127,7 @@ class BayesGap(BayesianAgent):
     def begin(self, obs: Obs, rows: np.ndarray) -> None:
         super().begin(obs, rows)
         self.best_gap[rows] = np.inf
-        self.best_arm[rows] = self.answer[rows]
+        self.best_arm[rows] = self.recommended[rows]
 
     def choose(self, obs: Obs, t: np.ndarray) -> np.ndarray:
         mean, std = self.posterior.mean, self.posterior.std()

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import gymnasium as gym
@@ -21,7 +20,7 @@ import pytest
 
 from bandit_gym.agents import AGENTS
 from bandit_gym.rollout import play_compiled
-from tests.conftest import family_of_id, make_agent
+from tests.conftest import TESTS, family_of_id, make_agent, python_command
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -81,11 +80,10 @@ def test_every_compiled_rule_equals_its_plain_python_source(tmp_path: Path) -> N
     ``NUMBA_DISABLE_JIT=1``: equal bit for bit."""
     compiled, plain = tmp_path / "compiled.npz", tmp_path / "plain.npz"
     play_all(str(compiled))
-    code = f"import sys; sys.path.insert(0, {str(ROOT)!r}); from tests.agents.test_kernels import play_all; " \
-           f"play_all({str(plain)!r})"
-    # -W: the sample streams' uint64 hash wraps around by design; numpy warns where numba does not
-    subprocess.run([sys.executable, "-W", "ignore::RuntimeWarning", "-c", code], check=True, cwd=ROOT,
-                   env={**os.environ, "NUMBA_DISABLE_JIT": "1"})
+    # the warnings filter: the sample streams' uint64 hash wraps around by design; numpy warns where numba does not
+    code = f"import warnings; warnings.simplefilter('ignore', RuntimeWarning); " \
+           f"from tests.agents.test_kernels import play_all; play_all({str(plain)!r})"
+    subprocess.run(python_command(code), check=True, cwd=TESTS, env={**os.environ, "NUMBA_DISABLE_JIT": "1"})
     got, want = np.load(plain), np.load(compiled)
     assert sorted(got.files) == sorted(want.files)
     played = {key.split("@")[0] for key in want.files}

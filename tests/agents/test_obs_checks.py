@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 
@@ -18,6 +17,7 @@ import numpy as np
 import pytest
 
 from bandit_gym.agents import AGENTS
+from tests.conftest import TESTS, module_command
 
 ROOT = Path(__file__).resolve().parents[2]
 #: valid observations at the edge of what is accepted
@@ -28,7 +28,7 @@ CONSTANTS = {"threshold_nan", "epsilon_negative", "delta_one"}
 
 @pytest.fixture(scope="module")
 def probe_rows() -> list[dict]:
-    done = subprocess.run([sys.executable, "-m", "tests._obs_probe"], cwd=ROOT, capture_output=True, text=True)
+    done = subprocess.run(module_command("tests._obs_probe"), cwd=TESTS, capture_output=True, text=True)
     last = done.stderr.strip().splitlines()[-1:] or ["(none)"]
     assert done.returncode == 0, f"the probe died with code {done.returncode}; its last case: {last[0]}"
     return [json.loads(line) for line in done.stdout.splitlines()]
