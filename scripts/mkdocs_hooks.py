@@ -9,6 +9,7 @@ pages are rendered.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -16,19 +17,57 @@ ROOT = Path(__file__).resolve().parents[1]
 STAGE = ROOT / "build" / "docs-api" / "bandit_gym"
 
 
+def _wanted() -> dict[str, Path]:
+    entries = {entry.name: entry for entry in (ROOT / "bandit_gym").iterdir() if entry.name != "__pycache__"}
+    return {**entries, **{folder: ROOT / folder for folder in ("agents", "wrappers")}}
+
+
+def _staged() -> dict[str, Path] | None:
+    if not STAGE.is_dir():
+        return None
+    links = list(STAGE.iterdir())
+    return {link.name: Path(os.readlink(link)) for link in links} if all(p.is_symlink() for p in links) else None
+
+
 def stage() -> None:
-    """Lay out ``build/docs-api/bandit_gym`` (links to the checkout's files)."""
+    """Lay out ``build/docs-api/bandit_gym`` (links to the checkout's files). A layout that is already right is
+    left alone, and a new one replaces the old by a rename, so that two builds at once (the test suite's workers)
+    never see it half made."""
+    wanted = _wanted()
+    if _staged() == wanted:
+        return
+    fresh = STAGE.with_name(f"bandit_gym.new-{os.getpid()}")
+    shutil.rmtree(fresh, ignore_errors=True)
+    fresh.mkdir(parents=True)
+    for name, target in wanted.items():
+        os.symlink(target, fresh / name)
     if STAGE.exists():
-        shutil.rmtree(STAGE)
-    STAGE.mkdir(parents=True)
-    for entry in (ROOT / "bandit_gym").iterdir():
-        if entry.name != "__pycache__":
-            os.symlink(entry, STAGE / entry.name)
-    for folder in ("agents", "wrappers"):
-        os.symlink(ROOT / folder, STAGE / folder)
+        old = STAGE.with_name(f"bandit_gym.old-{os.getpid()}")
+        os.rename(STAGE, old)
+        shutil.rmtree(old)
+    try:
+        os.rename(fresh, STAGE)
+    except OSError:  # another build staged it in between: the same layout
+        shutil.rmtree(fresh, ignore_errors=True)
 
 
 # When MkDocs loads this hook with the configuration, before any plugin reads its configuration: mkdocstrings
 # drops search paths that do not exist when it is configured, so the layout must exist by then (a fresh
 # checkout has no build/).
 stage()
+
+
+_IMAGE = re.compile(r'(<a\b[^>]*>\s*)?(<img\b[^>]*?\bsrc="([^"]+)"[^>]*>)')
+
+
+def on_page_content(html: str, **_: object) -> str:
+    """Every figure of a page opens at full size: an ``<img>`` that is not already a link's content is wrapped in
+    a link to its own file (the page shows it at the column's width)."""
+
+    def wrap(match: re.Match[str]) -> str:
+        inside, image, src = match.groups()
+        if inside or src.startswith(("http://", "https://", "data:")):
+            return match.group(0)
+        return f'<a class="figure-link" href="{src}" title="the figure at full size">{image}</a>'
+
+    return _IMAGE.sub(wrap, html)
