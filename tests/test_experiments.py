@@ -284,3 +284,22 @@ def test_best_arm_experiments_record_error_regret_and_pulls() -> None:
     stopped = run_experiment(confidence, progress=False).summary()
     sample_complexity = stopped[stopped.metric == "pulls"]["mean"].iloc[0]
     assert 1000 < sample_complexity < 200000  # stopped by its own rule, before the cap
+
+
+def test_every_toml_spec_of_the_experiments_page_is_a_valid_spec(tmp_path: Path) -> None:
+    """The TOML examples of docs/experiments.md load as specs and pass the checks a run makes before any cell
+    (the env made with its env_kwargs, each agent with its params), the one with env_kwargs included."""
+    import re
+
+    from bandit_gym.experiments import load_specs
+
+    page = (Path(__file__).resolve().parents[1] / "docs" / "experiments.md").read_text()
+    blocks = re.findall(r"```toml\n(.*?)```", page, re.DOTALL)
+    assert len(blocks) >= 2 and any("env_kwargs" in block for block in blocks)
+    for i, block in enumerate(blocks):
+        path = tmp_path / f"spec{i}.toml"
+        path.write_text(block)
+        specs = load_specs(path)  # checked whole as it is built (ExperimentSpec.__post_init__)
+        assert specs and all(len(spec.agents) >= 1 for spec in specs)
+        if "env_kwargs" in block:
+            assert specs[0].env_kwargs["threshold"] == 0.6 and len(specs[0].env_kwargs["means"]) == 6
