@@ -15,6 +15,7 @@ from bandit_gym.agents.bayesian.gp_ucb import GPUCB
 from bandit_gym.agents.bayesian.probability_of_improvement import PI
 from bandit_gym.agents.bayesian.thompson_sampling import ThompsonSampling
 from bandit_gym.agents.best_arm.eb_tci import EBTCI
+from bandit_gym.agents.best_arm.fw_sampling import FWSampling
 from bandit_gym.agents.best_arm.kl_lucb import KLLUCB
 from bandit_gym.agents.best_arm.lil_ucb import LilUCB
 from bandit_gym.agents.best_arm.lucb import LUCB
@@ -51,5 +52,6 @@ AGENTS: dict[str, type[Agent]] = {
     value.__name__: value for value in list(globals().values())
     if isinstance(value, type) and issubclass(value, Agent) and value is not Agent
 }
+"""Every built-in agent, by name (the class's name): what experiment specs, the CLI and the tests look up."""
 
 __all__ = ["AGENTS", "Agent", "agent_class", "register", *AGENTS]

@@ -141,9 +141,14 @@ def public_names() -> dict[str, list[str]]:
 
     import bandit_gym
 
+    # agents/ and wrappers/ are documented by what their packages export (their modules are one class each):
+    # the same modules whether the package is installed from the wheel or from the checkout (editable), where
+    # walk_packages does not see them
     found = pkgutil.walk_packages(bandit_gym.__path__, "bandit_gym.")
     modules = ["bandit_gym", *sorted(info.name for info in found
-                                     if not any(part.startswith("_") for part in info.name.split(".")))]
+                                     if not any(part.startswith("_") for part in info.name.split("."))
+                                     and info.name.split(".")[1] not in ("agents", "wrappers")),
+               "bandit_gym.agents", "bandit_gym.wrappers"]
     names = {}
     for name in modules:
         module = importlib.import_module(name)

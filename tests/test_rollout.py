@@ -114,6 +114,8 @@ BEST_ARM_CASES = [
     ("EBTCI", {"delta": 0.1, "threshold": "heuristic"}, {"setting": "fixed_confidence", "budget": 20000}),
     ("TTUCB", {"delta": 0.1}, {"setting": "fixed_confidence", "budget": 300}),
     ("TTTS", {"delta": 0.1}, {"setting": "fixed_confidence", "budget": 300}),
+    ("FWSampling", {"delta": 0.1}, {"setting": "fixed_confidence", "budget": 300}),
+    ("FWSampling", {"delta": 0.01, "threshold": "heuristic"}, {"setting": "fixed_confidence", "budget": 2000}),
     ("TTTS", {"delta": 0.1, "max_resamples": 1, "threshold": "heuristic"},  # the pairwise challenger
      {"setting": "fixed_confidence", "budget": 20000}),
     ("KLLUCB", {"delta": 0.1}, {"setting": "fixed_confidence", "m": 2, "epsilon": 0.05, "budget": 300}),

@@ -142,7 +142,7 @@ def test_every_page_renders_its_math_figures_and_tables(site: Path, served: str,
     problems: list[str] = []
     counts = {"formulas": 0, "figures": 0, "tables": 0}
     for name in _read_pages(site):
-        page.goto(served + name, wait_until="load")
+        page.goto(served + name, wait_until="networkidle")  # every request of the page done: none aborted
         page.wait_for_function("() => document.fonts.status === 'loaded'")
         math = page.evaluate(MATH)
         counts["formulas"] += len(math)

@@ -1,6 +1,7 @@
 """Agents for (epsilon, m)-best arm identification (gabillon2012)."""
 
 from bandit_gym.agents.best_arm.eb_tci import EBTCI
+from bandit_gym.agents.best_arm.fw_sampling import FWSampling
 from bandit_gym.agents.best_arm.kl_lucb import KLLUCB
 from bandit_gym.agents.best_arm.lil_ucb import LilUCB
 from bandit_gym.agents.best_arm.lucb import LUCB
@@ -14,6 +15,6 @@ from bandit_gym.agents.best_arm.ugapeb import UGapEb
 from bandit_gym.agents.best_arm.ugapec import UGapEc
 
 __all__ = [
-    "EBTCI", "KLLUCB", "LUCB", "SAR", "TTTS", "TTUCB", "LilUCB", "SuccessiveRejects", "TrackAndStop", "UCBEBestArm",
-    "UGapEb", "UGapEc",
+    "EBTCI", "KLLUCB", "LUCB", "SAR", "TTTS", "TTUCB", "FWSampling", "LilUCB", "SuccessiveRejects", "TrackAndStop",
+    "UCBEBestArm", "UGapEb", "UGapEc",
 ]

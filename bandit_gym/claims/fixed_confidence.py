@@ -32,8 +32,8 @@ SETTING = ("BestArmIdentification-v0, setting = fixed_confidence, the study's {i
            "literature, 4 random; K = 4 to 50, Bernoulli and Gaussian), delta in {{0.1, 0.01, 0.001}}, {runs} runs "
            "per cell, cap 10^7 pulls")
 #: the rules a theorem makes delta-correct (the study's labels), and those outside the theory
-THEORY = ("LUCB1", "UGapEc", "KL-LUCB", "lilUCB", "TaS-C", "TaS-D", "EB-TCI", "TTUCB", "TTTS")
-GLR_THEORY = ("TaS-C", "TaS-D", "EB-TCI", "TTUCB", "TTTS")
+THEORY = ("LUCB1", "UGapEc", "KL-LUCB", "lilUCB", "TaS-C", "TaS-D", "EB-TCI", "TTUCB", "TTTS", "FWS")
+GLR_THEORY = ("TaS-C", "TaS-D", "EB-TCI", "TTUCB", "TTTS", "FWS")
 OWN_RULES = ("LUCB1", "UGapEc", "KL-LUCB", "lilUCB")
 HEURISTIC = ("TaS-D heuristic", "EB-TCI heuristic")
 #: a delta-correctness setting is tested where runs * delta reaches this (where the runs can confirm the bound)

@@ -2,10 +2,10 @@
 
 Not one paper's figure: the study that a new fixed-confidence algorithm is measured in since Garivier and
 Kaufmann (2016). Every fixed-confidence agent of the package, old (LUCB1, UGapEc) and new (KL-LUCB, lil'UCB,
-Track-and-Stop C and D, EB-TCI, TTUCB, TTTS), each with its paper's stopping rule or the theory's GLR threshold, plays
-the same instances at delta in ``DELTAS``; two agents are also played with the GLR rule's heuristic threshold
-``ln((1 + ln t) / delta)``, GK 2016 §6's choice for its experiments, which no theorem covers (labelled
-``heuristic``). For every agent, instance and delta:
+Track-and-Stop C and D, EB-TCI, TTUCB, TTTS, FWS), each with its paper's stopping rule or the theory's GLR
+threshold, plays the same instances at delta in ``DELTAS``; two agents are also played with the GLR rule's
+heuristic threshold ``ln((1 + ln t) / delta)``, GK 2016 §6's choice for its experiments, which no theorem covers
+(labelled ``heuristic``). For every agent, instance and delta:
 
 - the mean sample complexity E[tau] over the runs (95% CI), and its ratio to the lower bound
   ``kl(delta, 1 - delta) T*(mu)`` (Garivier and Kaufmann 2016, Theorem 1; ``bandit_gym.lower_bounds``): a
@@ -105,6 +105,7 @@ AGENTS: tuple[tuple[str, str, dict[str, Any]], ...] = (
     ("TTTS", "TTTS", {}),
     ("TaS-D heuristic", "TrackAndStop", {"tracking": "D", "threshold": "heuristic"}),
     ("EB-TCI heuristic", "EBTCI", {"threshold": "heuristic"}),
+    ("FWS", "FWSampling", {}),  # last: the allocation study's seeds follow the agents' positions
 )
 #: the agents whose rates are Hoeffding's for rewards in [0, b] (no ``distribution``)
 HOEFFDING = ("LUCB", "UGapEc")
