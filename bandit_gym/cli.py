@@ -43,6 +43,12 @@ def _list() -> str:
         assert env_id in gym.registry
         lines.append(f"  {env_id.ljust(width)}  [{spec.paper}] {spec.description}")
     lines.append("")
+    from bandit_gym.registration import JAX_ENV_IDS, JAX_NAMESPACE
+
+    families = sorted({str(bandit_gym.ENV_SPECS[env_id].family) for env_id in JAX_ENV_IDS.values()})
+    lines.append(f"JAX twins (pip install 'pure-exploration-gym[jax]'; bandit_gym.jax): {JAX_NAMESPACE}/<id> for the "
+                 f"{len(JAX_ENV_IDS)} ids of the families {', '.join(families)}")
+    lines.append("")
     lines.append("Agents (bandit_gym.agents):")
     width = max(map(len, AGENTS))
     for name, cls in AGENTS.items():

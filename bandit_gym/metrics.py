@@ -1,19 +1,41 @@
-"""Loss and regret functions of the papers, as pure numpy functions.
+"""Loss and regret functions of the papers, as pure array functions.
 
 Every function broadcasts over leading axes: pass one episode (arrays of shape ``(K,)``) or a batch of episodes
 (shape ``(N, K)``) and get a scalar or an ``(N,)`` array back.
+
+The losses of the pure-exploration families (``aggregate_regret``, ``error_indicator``, ``set_simple_regret``,
+``set_error``, ``top_k_regret``, ``top_k_error``) also take JAX arrays, traced or not, and then compute with
+``jax.numpy`` in JAX's default precision: the functional JAX envs (``bandit_gym.jax``) score their answers with
+these same functions. NumPy arrays are computed in float64, as always; nothing here imports JAX.
 """
 
 from __future__ import annotations
+
+import sys
+from types import ModuleType
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 
+def _namespace(*arrays: Any) -> tuple[ModuleType, Any, Any]:
+    """The array module for ``arrays``, its float type and its integer type: ``jax.numpy`` and JAX's default
+    float and integer if any of them is a JAX array (only possible once JAX is imported), else ``numpy``, float64
+    and int64."""
+    jax = sys.modules.get("jax")
+    if jax is not None and any(isinstance(a, jax.Array) for a in arrays):
+        import jax.numpy as jnp
+
+        return jnp, jnp.result_type(float), jnp.result_type(int)
+    return np, np.float64, np.int64
+
+
 def true_classes(means: ArrayLike, threshold: float) -> np.ndarray:
     """Ground truth of the thresholding bandit, ``z_i = 1{theta_i >= theta}`` (tao2019 §2; an arm at theta is
     positive)."""
-    return np.asarray(means) >= threshold
+    xp, _, _ = _namespace(means, threshold)
+    return xp.asarray(means) >= threshold
 
 
 def counted_arms(means: ArrayLike, threshold: float, epsilon: float = 0.0) -> np.ndarray:
@@ -22,26 +44,30 @@ def counted_arms(means: ArrayLike, threshold: float, epsilon: float = 0.0) -> np
     Arms strictly inside the indifference zone ``(theta - epsilon, theta + epsilon)`` count for nothing; with
     ``epsilon = 0`` every arm counts.
     """
-    return np.abs(np.asarray(means, dtype=np.float64) - threshold) >= epsilon
+    xp, real, _ = _namespace(means, threshold, epsilon)
+    return xp.abs(xp.asarray(means, dtype=real) - threshold) >= epsilon
 
 
 def misclassified(answer: ArrayLike, means: ArrayLike, threshold: float, epsilon: float = 0.0) -> np.ndarray:
     """Per-arm mask of counted arms whose answer bit ``d_i`` differs from ``z_i``."""
-    answer = np.asarray(answer).astype(bool)
-    return (answer != true_classes(means, threshold)) & counted_arms(means, threshold, epsilon)
+    xp, _, _ = _namespace(answer, means, threshold, epsilon)
+    bits = xp.asarray(answer).astype(bool)
+    return (bits != true_classes(means, threshold)) & counted_arms(means, threshold, epsilon)
 
 
 def aggregate_regret(answer: ArrayLike, means: ArrayLike, threshold: float, epsilon: float = 0.0) -> np.ndarray:
     """Aggregate regret of one answer: the number of misclassified counted arms,
     ``sum_i 1{d_i != z_i}`` (tao2019 eq. 3, before the expectation)."""
-    return np.asarray(misclassified(answer, means, threshold, epsilon).sum(axis=-1))
+    xp, _, _ = _namespace(answer, means, threshold, epsilon)
+    return xp.asarray(misclassified(answer, means, threshold, epsilon).sum(axis=-1))
 
 
 def error_indicator(answer: ArrayLike, means: ArrayLike, threshold: float, epsilon: float = 0.0) -> np.ndarray:
     """Error indicator ``1{exists i: d_i != z_i}``, whose expectation is the thresholding bandit's simple
     regret, the probability that some arm is misclassified (tao2019 §1; Locatelli et al. 2016's objective;
     tao2019 Appendix F.1)."""
-    return np.asarray(misclassified(answer, means, threshold, epsilon).any(axis=-1), dtype=np.int64)
+    xp, _, integer = _namespace(answer, means, threshold, epsilon)
+    return xp.asarray(misclassified(answer, means, threshold, epsilon).any(axis=-1), dtype=integer)
 
 
 def simple_regret(recommendation: ArrayLike, means: ArrayLike) -> np.ndarray:
@@ -79,12 +105,13 @@ def set_simple_regret(answer: ArrayLike, means: ArrayLike, m: int) -> np.ndarray
     """Simple regret of an answer set of (epsilon, m)-best arm identification (gabillon2012 §2, eq. 2):
     ``r = mu_(m) - min_{k in answer} mu_k`` for an answer of exactly m arms (bits, one per arm). Any other
     answer counts as the worst possible set: ``mu_(m) - min_k mu_k``."""
-    answer = np.asarray(answer).astype(bool)
-    means = np.asarray(means, dtype=np.float64)
-    mth = -np.partition(-means, m - 1, axis=-1)[..., m - 1]
-    chosen_min = np.where(answer, means, np.inf).min(axis=-1)
-    valid = answer.sum(axis=-1) == m
-    return np.where(valid, mth - chosen_min, mth - means.min(axis=-1))
+    xp, real, _ = _namespace(answer, means, m)
+    bits = xp.asarray(answer).astype(bool)
+    mu = xp.asarray(means, dtype=real)
+    mth = -xp.sort(-mu, axis=-1)[..., m - 1]
+    chosen_min = xp.where(bits, mu, xp.inf).min(axis=-1)
+    valid = bits.sum(axis=-1) == m
+    return xp.where(valid, mth - chosen_min, mth - mu.min(axis=-1))
 
 
 def set_error(answer: ArrayLike, means: ArrayLike, m: int, epsilon: float = 0.0) -> np.ndarray:
@@ -92,25 +119,33 @@ def set_error(answer: ArrayLike, means: ArrayLike, m: int, epsilon: float = 0.0)
     ``r >= epsilon``, which at epsilon = 0 holds for every answer; we read it as ``r > epsilon``, the complement
     of its success (m arms with ``mu_k >= mu_(m) - epsilon``, the event of Theorem 2): with epsilon = 0 an answer
     errs iff it holds an arm below the m-th best mean."""
-    return (set_simple_regret(answer, means, m) > epsilon).astype(np.int64)
+    _, _, integer = _namespace(answer, means, m, epsilon)
+    return (set_simple_regret(answer, means, m) > epsilon).astype(integer)
 
 
 def top_k_regret(answer: ArrayLike, means: ArrayLike, k: int) -> np.ndarray:
     """Aggregate regret of a top-K answer (chen2017 eq. 1): ``R = (1/K) (sum of the K best means - sum of the
     answer's means)`` for an answer of exactly K arms; any other answer counts as the worst possible set (the K
     smallest means; ours: the paper's answers always hold K arms)."""
-    answer = np.asarray(answer).astype(bool)
-    means = np.asarray(means, dtype=np.float64)
-    ranked = -np.sort(-means, axis=-1)
-    best, worst = ranked[..., :k].sum(axis=-1), ranked[..., -k:].sum(axis=-1)
-    chosen = np.where(answer, means, 0.0).sum(axis=-1)
-    valid = answer.sum(axis=-1) == k
-    return (best - np.where(valid, chosen, worst)) / k
+    xp, real, _ = _namespace(answer, means, k)
+    bits = xp.asarray(answer).astype(bool)
+    mu = xp.asarray(means, dtype=real)
+    ranked = -xp.sort(-mu, axis=-1)
+    if xp is np:
+        best, worst = ranked[..., :k].sum(axis=-1), ranked[..., -k:].sum(axis=-1)
+    else:  # k may be traced under jit: masks instead of slices
+        position = xp.arange(ranked.shape[-1])
+        best = xp.where(position < k, ranked, 0.0).sum(axis=-1)
+        worst = xp.where(position >= ranked.shape[-1] - k, ranked, 0.0).sum(axis=-1)
+    chosen = xp.where(bits, mu, 0.0).sum(axis=-1)
+    valid = bits.sum(axis=-1) == k
+    return (best - xp.where(valid, chosen, worst)) / k
 
 
 def top_k_error(answer: ArrayLike, means: ArrayLike, k: int, epsilon: float) -> np.ndarray:
     """Failure ``1{R > epsilon}`` of a top-K answer, R its aggregate regret (chen2017's experiment metric)."""
-    return (top_k_regret(answer, means, k) > epsilon).astype(np.int64)
+    _, _, integer = _namespace(answer, means, k, epsilon)
+    return (top_k_regret(answer, means, k) > epsilon).astype(integer)
 
 
 def top_k_hardness(means: ArrayLike, k: int, epsilon: float) -> tuple[int, float]:

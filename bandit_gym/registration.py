@@ -182,8 +182,24 @@ ENV_SPECS["MultiArmedBandit-v0"] = Registration(
 )
 
 
+JAX_STEMS = {
+    _THRESHOLDING: "bandit_gym.jax.envs:ThresholdingBanditJax",
+    _BEST_ARM: "bandit_gym.jax.envs:BestArmIdentificationJax",
+    _TOP_K: "bandit_gym.jax.envs:TopKIdentificationJax",
+    _MULTI_ARMED: "bandit_gym.jax.envs:MultiArmedBanditJax",
+    _THRESHOLD: "bandit_gym.jax.envs:ThresholdBanditJax",
+}
+"""The numpy env stems that have a functional JAX twin (``bandit_gym.jax.envs``), and the twin's stem."""
+JAX_NAMESPACE = "jax"
+"""The Gymnasium namespace of the JAX ids: ``jax/<id>`` is the JAX twin of ``<id>``, with the same arguments."""
+JAX_ENV_IDS: dict[str, str] = {f"{JAX_NAMESPACE}/{env_id}": env_id for env_id, spec in ENV_SPECS.items()
+                               if spec.stem in JAX_STEMS}
+"""JAX id -> the numpy id it twins (registered by ``register_envs``; making one needs the ``jax`` extra)."""
+
+
 def register_envs() -> None:
-    """Register every id of ``ENV_SPECS`` that is not registered yet."""
+    """Register every id of ``ENV_SPECS`` that is not registered yet, and its JAX twin ``jax/<id>`` where it has
+    one (``JAX_ENV_IDS``; registering imports nothing of JAX)."""
     for env_id, spec in ENV_SPECS.items():
         if env_id in gym.registry:
             continue
@@ -193,6 +209,14 @@ def register_envs() -> None:
             vector_entry_point=f"{spec.stem}VectorEnv",
             kwargs=_presets(spec.stem, spec.kwargs),
         )
+    for jax_id, env_id in JAX_ENV_IDS.items():
+        if jax_id in gym.registry:
+            continue
+        spec = ENV_SPECS[env_id]
+        stem = JAX_STEMS[spec.stem]
+        # Gymnasium registers its own JAX envs (phys2d) without its passive checker, which reads numpy arrays
+        gym.register(id=jax_id, entry_point=f"{stem}Env", vector_entry_point=f"{stem}VectorEnv",
+                     kwargs=_presets(spec.stem, spec.kwargs), disable_env_checker=True)
 
 
 #: entry point -> the instance argument of its presets, which the env's other instance argument replaces

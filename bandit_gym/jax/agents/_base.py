@@ -1,0 +1,125 @@
+"""The protocol of the JAX agents: pure functions of one copy, the package's agent protocol without hidden state.
+
+An agent is a frozen dataclass of its parameters (hashable, so a compiled rollout is cached per agent). Its
+methods take and return its state explicitly:
+
+- ``init(key, obs) -> state``: the state of a new episode from its first observation; by default the copy's
+  arm order (``ArmOrder``), a random permutation of the arms from ``key`` (``tie_break="random"``) or the
+  identity (``tie_break="index"``), and the episode's budget T;
+- ``select(state, obs, key) -> (arm, state)``: the arm to pull, required;
+- ``answer(state, obs, key) -> bits``: the family's empirical answer by default (ties: the arm first in the arm
+  order);
+- ``stop(state, obs) -> bool``: False by default (the fixed-confidence setting reads it).
+
+``act(agent, family, state, obs, key)`` composes the env's action from them, as the numpy agents do. Everything is
+written for one copy; ``jax.vmap`` plays a batch.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar, NamedTuple
+
+import jax
+import jax.numpy as jnp
+
+from bandit_gym.families import Family
+
+Array = jax.Array
+Obs = dict[str, Array]
+TIE_BREAKS = ("random", "index")
+
+
+class ArmOrder(NamedTuple):
+    """The state every agent starts from: the copy's arm order and the episode's budget."""
+
+    #: ``arm_at[p]``: the arm at position p of the copy's order (ties go to the earlier position)
+    arm_at: Array
+    #: ``position_of[i]``: the position of arm i in the order
+    position_of: Array
+    #: the episode's budget T (pulls), read from the first observation
+    total: Array
+
+
+def thresholding_answer(obs: Obs) -> Array:
+    """``d_i = 1{mean_i >= theta}`` (``bandit_gym.families.thresholding.empirical_answer``)."""
+    return (obs["means"] >= obs["threshold"][0]).astype(jnp.int32)
+
+
+def top_m_answer(obs: Obs, position_of: Array) -> Array:
+    """The m arms of largest empirical mean, an arm never pulled ranking last, ties to the arm first in the arm
+    order (``bandit_gym.families.best_arm.top_m_answer`` and the numpy agents' ``top_m_answers``)."""
+    key = jnp.where(obs["counts"] > 0, obs["sums"] / jnp.maximum(obs["counts"], 1.0), -jnp.inf)
+    ranked = jnp.lexsort((position_of, -key))  # by mean, then by position in the order
+    rank = jnp.argsort(ranked)
+    return (rank < obs["m"][0].astype(jnp.int32)).astype(jnp.int32)
+
+
+def first_minimum(values: Array, order: ArmOrder) -> Array:
+    """The arm of smallest value, ties to the arm first in the copy's order (the numpy agents' argmin).
+
+    Written with comparisons over the K arms, not by indexing with the order (a gather per step under ``vmap``,
+    which costs more than the rule on a CPU)."""
+    tied = values == jnp.min(values)
+    return jnp.argmin(jnp.where(tied, order.position_of, values.shape[-1]))
+
+
+def first_maximum(values: Array, order: ArmOrder) -> Array:
+    """The arm of largest value, ties to the arm first in the copy's order."""
+    return first_minimum(-values, order)
+
+
+def arm_at(order: ArmOrder, position: Array) -> Array:
+    """The arm at ``position`` of the copy's order (a comparison over the K arms, not a gather)."""
+    return jnp.argmax(order.position_of == position)
+
+
+@dataclass(frozen=True)
+class JaxAgent:
+    """Base class of the JAX agents (see the module's docstring for the protocol)."""
+
+    #: the families the agent plays
+    families: ClassVar[tuple[str, ...]] = ()
+    #: the numpy agent of ``bandit_gym.agents`` that this one equals in distribution
+    numpy_agent: ClassVar[str] = ""
+
+    tie_break: str = "random"
+
+    def __post_init__(self) -> None:
+        if self.tie_break not in TIE_BREAKS:
+            raise ValueError(f"tie_break={self.tie_break!r} is not a tie rule; allowed: {TIE_BREAKS}")
+
+    def init(self, key: Array, obs: Obs) -> Any:
+        k = obs["counts"].shape[-1]
+        arm_at = jax.random.permutation(key, k) if self.tie_break == "random" else jnp.arange(k)
+        return ArmOrder(arm_at=arm_at.astype(jnp.int32), position_of=jnp.argsort(arm_at).astype(jnp.int32),
+                        total=obs["budget_left"][0].astype(jnp.int32))
+
+    def select(self, state: Any, obs: Obs, key: Array) -> tuple[Array, Any]:
+        raise NotImplementedError
+
+    def answer(self, state: Any, obs: Obs, key: Array) -> Array:
+        if "m" in obs:
+            return top_m_answer(obs, self.order(state).position_of)
+        return thresholding_answer(obs)
+
+    def stop(self, state: Any, obs: Obs) -> Array:
+        return jnp.bool_(False)
+
+    def order(self, state: Any) -> ArmOrder:
+        """The copy's arm order in ``state`` (an ``ArmOrder``, or a state that holds one as ``order``)."""
+        return state if isinstance(state, ArmOrder) else state.order
+
+
+def act(agent: JaxAgent, family: Family, state: Any, obs: Obs, key: Array) -> tuple[Array, Any]:
+    """The env's action from ``agent`` (``[arm or K, answer bits]`` in a pure-exploration family, the arm in an
+    online one) and the agent's next state."""
+    select_key, answer_key = jax.random.split(key)
+    arm, state = agent.select(state, obs, select_key)
+    arm = jnp.asarray(arm, dtype=jnp.int32)
+    if not family.pure_exploration:
+        return arm, state
+    bits = agent.answer(state, obs, answer_key).astype(jnp.int32)
+    k = bits.shape[-1]
+    arm = jnp.where(agent.stop(state, obs), k, arm)
+    return jnp.concatenate([arm[None], bits]), state

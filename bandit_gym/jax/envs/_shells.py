@@ -1,0 +1,106 @@
+"""Gymnasium's shells around a functional env: ``FunctionalJaxEnv`` for one copy, and a ``FunctionalJaxVectorEnv``
+whose step is one compiled function over the whole batch.
+
+Gymnasium's ``FunctionalJaxVectorEnv.step`` autoresets with ``state.at[rows].set(...)``, which needs the state to
+be one array; the bandit envs keep a pytree (``ArmState``), so ``BanditJaxVectorEnv`` replaces the step with one
+``jax.jit`` function that autoresets every leaf with ``jnp.where``, keeping Gymnasium's ``NEXT_STEP`` convention:
+the step after a copy's episode ends ignores its action, returns its new episode's first observation with reward 0,
+``terminated`` and ``truncated`` False.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from gymnasium.envs.functional_jax_env import FunctionalJaxEnv, FunctionalJaxVectorEnv
+from gymnasium.utils import EzPickle
+from gymnasium.vector import AutoresetMode
+
+from bandit_gym.jax.envs._base import BanditFunctional
+
+
+class BanditJaxEnv(FunctionalJaxEnv, EzPickle):
+    """One copy of a functional bandit env as a ``gymnasium.Env`` (observations are JAX arrays)."""
+
+    functional: ClassVar[type[BanditFunctional]]
+    metadata = {"render_modes": [], "jax": True}  # noqa: RUF012 (Gymnasium's convention)
+
+    def __init__(self, render_mode: str | None = None, **kwargs: Any) -> None:
+        if render_mode is not None:
+            raise ValueError(f"render_mode={render_mode!r}: the JAX envs do not render; use the numpy env "
+                             f"{self.functional.numpy_id}")
+        EzPickle.__init__(self, render_mode=render_mode, **kwargs)
+        env = self.functional(**kwargs)
+        env.transform(jax.jit)
+        FunctionalJaxEnv.__init__(self, env, metadata=self.metadata, render_mode=render_mode)
+
+    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        if not hasattr(self, "state"):
+            raise RuntimeError("step() was called before reset(); call reset() first")
+        if bool(self.state.done):
+            raise ValueError("step() was called after the episode terminated; call reset() before stepping again")
+        if not self.action_space.contains(np.asarray(action, dtype=np.int64)):
+            raise ValueError(f"action={action!r} is not in the action space {self.action_space}")
+        obs, reward, terminated, _, info = super().step(jnp.asarray(action))
+        return obs, reward, terminated, bool(self.state.capped), info
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[Any, dict[str, Any]]:
+        _refuse_options(options)
+        return super().reset(seed=seed)
+
+
+class BanditJaxVectorEnv(FunctionalJaxVectorEnv, EzPickle):
+    """``num_envs`` copies of a functional bandit env, stepped by one compiled function (``jax.vmap`` inside
+    ``jax.jit``); Gymnasium's ``NEXT_STEP`` autoreset."""
+
+    functional: ClassVar[type[BanditFunctional]]
+    metadata = {"render_modes": [], "jax": True, "autoreset_mode": AutoresetMode.NEXT_STEP}  # noqa: RUF012
+
+    def __init__(self, num_envs: int = 1, render_mode: str | None = None, **kwargs: Any) -> None:
+        if render_mode is not None:
+            raise ValueError(f"render_mode={render_mode!r}: the JAX envs do not render")
+        EzPickle.__init__(self, num_envs=num_envs, render_mode=render_mode, **kwargs)
+        env = self.functional(**kwargs)
+        FunctionalJaxVectorEnv.__init__(self, env, num_envs=num_envs, metadata=self.metadata,
+                                        render_mode=render_mode)
+        self._step = jax.jit(self._pure_step)
+
+    def _pure_step(self, state: Any, prev_done: jax.Array, action: jax.Array, key: jax.Array) -> tuple[Any, ...]:
+        env, n = self.func_env, self.num_envs
+        step_key, reset_key = jax.random.split(key)
+        keys = jax.random.split(step_key, n)
+        next_state = env.transition(state, action, keys)
+        reward = env.reward(state, action, next_state, keys)
+        terminated = env.terminal(next_state, keys)
+        truncated = next_state.capped & ~state.capped
+        fresh = env.initial(jax.random.split(reset_key, n))
+        next_state = jax.tree.map(
+            lambda new, old: jnp.where(prev_done.reshape((n,) + (1,) * (old.ndim - 1)), new, old), fresh, next_state)
+        reward = jnp.where(prev_done, 0.0, reward)
+        terminated, truncated = terminated & ~prev_done, truncated & ~prev_done
+        obs = env.observation(next_state, keys)
+        return next_state, obs, reward, terminated, truncated
+
+    def step(self, action: Any) -> tuple[Any, jax.Array, jax.Array, jax.Array, dict[str, Any]]:
+        if not hasattr(self, "state"):
+            raise RuntimeError("step() was called before reset(); call reset() first")
+        key, self.rng = jax.random.split(self.rng)
+        self.state, obs, reward, terminated, truncated = self._step(self.state, self.prev_done, jnp.asarray(action),
+                                                                    key)
+        self.prev_done = terminated | truncated
+        return obs, reward, terminated, truncated, {}
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[Any, dict[str, Any]]:
+        _refuse_options(options)
+        obs, info = super().reset(seed=seed)
+        self.prev_done = jnp.zeros(self.num_envs, dtype=bool)
+        return obs, info
+
+
+def _refuse_options(options: dict | None) -> None:
+    if options:
+        raise ValueError(f"reset options {sorted(options)} are not supported by the JAX envs; pass the instance as "
+                         "means= when making the env, or in the params of the pure functions")
