@@ -75,7 +75,9 @@ def _add_parallel(parser: argparse.ArgumentParser) -> None:
                              "(default 2, or 1 on one core)")
     parser.add_argument("--backend", choices=BACKENDS, default=None,
                         help="joblib backend (default: local processes); dask starts a local cluster unless "
-                             "--scheduler is given")
+                             "--scheduler is given; jax plays the cells with JAX in this process, on the device JAX "
+                             "finds (pip install 'pure-exploration-gym[jax]'; --jobs is not used), numbers equal in "
+                             "distribution to the default's, in a folder of their own")
     parser.add_argument("--scheduler", default=None, help="address of a running Dask scheduler")
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
 

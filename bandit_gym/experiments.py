@@ -17,6 +17,13 @@ Parallelism. Cells run through joblib: local processes by default (``backend="lo
 Dask or Ray cluster through joblib's ``"dask"`` or ``"ray"`` backends. The parent process writes each finished
 cell atomically; a failing cell is reported with its spec and does not take the others with it.
 
+Accelerators. A spec's ``backend`` is ``"numba"`` (the default: the numpy envs and numba agents above) or
+``"jax"``: its cells are played by ``bandit_gym.jax.engine`` on the JAX twins of its env and agents, in this
+process, one compiled call per cell, on the device JAX finds (the ``jax`` extra). The numbers are then equal in
+distribution to the numba backend's, not bit for bit, so the backend is part of the spec (written in
+``spec.json`` when it is ``"jax"``): a folder never mixes the two. ``run_experiments(..., backend="jax")`` (and
+``--backend jax`` on the command line) runs its specs with the JAX backend.
+
 Files. A run writes only inside its folder: ``spec.json``, ``layout.json`` (how each agent's cells are stored),
 ``cells/*.npz`` (one per cell, named injectively from the agent's label), ``results.csv`` and a lock file
 ``.bandit-gym.lock`` that keeps a second run out of the folder while the first writes. It refuses a folder that
@@ -69,7 +76,10 @@ from bandit_gym.families import Family
 from bandit_gym.provenance import agent_fingerprint, code_fingerprint, record, stale_reason, stored
 from bandit_gym.rollout import play_batched, play_compiled, play_vector
 
-BACKENDS = ("loky", "threading", "multiprocessing", "sequential", "dask", "ray")
+BACKENDS = ("loky", "threading", "multiprocessing", "sequential", "dask", "ray", "jax")
+"""How the cells run: joblib's backends, or ``"jax"`` (the spec's cells played with JAX, in this process)."""
+CELL_BACKENDS = ("numba", "jax")
+"""A spec's ``backend``: what plays its cells."""
 MAX_RUNS = 10**7
 """The most runs a spec may ask for (tao2019's full reproduction uses 5000 per point)."""
 MAX_CELLS = 100_000
@@ -150,6 +160,8 @@ class ExperimentSpec:
     chunk: int = 2500
     common_random_numbers: bool = True
     name: str = ""
+    #: what plays the cells: ``"numba"`` (the numpy envs and numba agents) or ``"jax"`` (their JAX twins)
+    backend: str = "numba"
 
     def __post_init__(self) -> None:
         """Check everything before any work starts: each mistake is one error naming the key, the value and what
@@ -171,6 +183,16 @@ class ExperimentSpec:
             if built is not None and type(built).check_env is not Agent.check_env:
                 self._check_agent_env(index, agent, built, budgets[0])
         self._check_oracles(first)
+        if self.backend == "jax":
+            self._check_jax()
+
+    def _check_jax(self) -> None:
+        """A JAX run needs the ``jax`` extra and JAX twins of the env and of every agent (``bandit_gym.jax``)."""
+        try:
+            from bandit_gym.jax.engine import check_spec
+        except ImportError as error:
+            raise ValueError(f"backend='jax' needs JAX: {error}") from None
+        check_spec(self)
 
     def _check_data(self) -> list[int]:
         """The checks that need no agent class and no env: types, ranges and sizes of the keys, distinct labels
@@ -187,6 +209,7 @@ class ExperimentSpec:
                 raise TypeError(f"{key} must be a {'table' if kind is Mapping else kind.__name__}, got "
                                 f"{getattr(self, key)!r}")
         _check_name(self.name)
+        check.choice("backend", self.backend, CELL_BACKENDS)
         if not isinstance(self.agents, Sequence) or isinstance(self.agents, str) or not all(
                 isinstance(agent, AgentSpec) for agent in self.agents):
             raise TypeError(f"agents must be a tuple of AgentSpec (e.g. (AgentSpec('APT'),)), got {self.agents!r}; "
@@ -320,6 +343,8 @@ class ExperimentSpec:
         out["agents"] = [{"name": a.name, "params": dict(a.params), "label": a.label} for a in self.agents]
         out["budgets"] = list(self.budgets)
         out["env_kwargs"] = dict(self.env_kwargs)
+        if self.backend == "numba":  # the default, left out: the spec.json of every numba run stays as it was
+            del out["backend"]
         return out
 
 
@@ -566,9 +591,14 @@ def _oracle_filled(agent: AgentSpec) -> tuple[str, ...]:
     return tuple(key for key in agent.cls.oracle_parameters if key not in agent.params)
 
 
-def play_cell(spec: ExperimentSpec, cell: Cell) -> tuple[dict[str, np.ndarray], Agent]:
+def play_cell(spec: ExperimentSpec, cell: Cell) -> tuple[dict[str, np.ndarray], Any]:
     """Play one cell as the engine does (its env, seeds and rollout path) and return the rollout's raw result
-    and the agent after the play (whose state, e.g. BayesGap's beta, a study may read)."""
+    and the agent after the play (whose state, e.g. BayesGap's beta, a study may read; the JAX agent, which keeps
+    none, with ``backend="jax"``)."""
+    if spec.backend == "jax":
+        from bandit_gym.jax.engine import play_cell as play_jax_cell
+
+        return play_jax_cell(spec, cell)
     runs = cell.runs(spec)
     facts = spec.facts
     horizon = spec.budgets[-1] if cell.budget is None else cell.budget
@@ -733,6 +763,9 @@ class CellStore:
         if index not in self._codes:
             agent = self.spec.agents[index]
             cls = agent.cls if self.heal else loaded_class(agent.name)
+            if self.spec.backend == "jax":  # the JAX twin's code made the cells (reading imports no JAX)
+                jax_agents = sys.modules.get("bandit_gym.jax.agents")
+                cls = None if jax_agents is None else jax_agents.JAX_AGENTS.get(agent.name)
             self._codes[index] = None if cls is None else agent_fingerprint(cls, agent.params)
         return self._codes[index]
 
@@ -1014,6 +1047,8 @@ def run_experiments(
     if backend is not None:
         check.choice("backend", backend, BACKENDS)
     check_jobs(jobs, backend)
+    if backend == "jax":  # the specs' cells played with JAX, in this process
+        specs = [dataclasses.replace(spec, backend="jax") for spec in specs]
     if len(outs) != len(specs):
         raise ValueError(f"outs must hold one folder (or None) per spec: {len(specs)} specs, {len(outs)} outs")
     stores: list[CellStore] = []
@@ -1100,7 +1135,8 @@ def _run_work(index: int, spec: ExperimentSpec, cell: Cell) -> Done:
 
 
 def _results(work: Sequence[Work], jobs: int, backend: str | None) -> Iterator[Done]:
-    if jobs == 1 and backend in (None, "sequential"):
+    if (jobs == 1 and backend in (None, "sequential")) or backend == "jax" or all(
+            spec.backend == "jax" for _, spec, _ in work):  # JAX cells: in this process, on its device
         for item in work:
             yield _run_work(*item)
         return

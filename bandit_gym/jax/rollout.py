@@ -9,10 +9,12 @@ One episode is a ``lax.while_loop`` over the steps of one copy (observe, act, tr
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 from typing import Any
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from bandit_gym.jax.agents._base import JaxAgent, act
 from bandit_gym.jax.envs._base import BanditFunctional
@@ -21,67 +23,128 @@ MAX_EPISODES = 2**31 - 1
 """The most episodes one ``play`` call takes (a JAX key split)."""
 
 
-def episode(env: BanditFunctional, agent: JaxAgent, key: jax.Array, params: Any = None) -> dict[str, jax.Array]:
+def episode(env: BanditFunctional, agent: JaxAgent, key: jax.Array, params: Any = None,
+            agent_key: jax.Array | None = None, checkpoints: tuple[int, ...] = (),
+            common_random_numbers: bool = False) -> dict[str, jax.Array]:
     """Play one episode of ``env`` with ``agent`` from ``key``; return ``env.episode_metrics`` of its last
     state (pure; ``jax.vmap`` it for a batch).
 
     In a pure-exploration family only the answer of the last step is scored, so the loop asks the agent for arms
     (and whether to stop) only, and for its answer once, on the answer step: the same episode as acting with
-    ``act`` at every step, without K answer bits per step that the env would ignore."""
+    ``act`` at every step, without K answer bits per step that the env would ignore.
+
+    ``agent_key`` (default: drawn from ``key``) seeds the agent alone, so that two agents given the same ``key``
+    play the same instance. ``checkpoints`` (pure exploration; increasing pull counts) also scores the agent's
+    answer after each of them, as ``anytime_regret`` and ``anytime_error`` (one value per checkpoint), the way the
+    numpy anytime wrapper scores an anytime agent at several budgets from one episode. With
+    ``common_random_numbers`` the s-th pull of arm i draws from a key of (episode, i, s) alone, so that every agent
+    given the same ``key`` sees the same samples of each arm in the same order (the numpy envs' streams)."""
     params = env.default_params if params is None else params
-    env_key, agent_key, act_keys, pull_keys = jax.random.split(key, 4)
+    env_key, own_agent_key, act_keys, pull_keys = jax.random.split(key, 4)
+    if agent_key is None:
+        init_key = own_agent_key
+    else:  # the agent's randomness from its own key alone
+        init_key, act_keys = jax.random.split(agent_key)
     state = env.initial(env_key, params)
-    carry = (state, agent.init(agent_key, env.observation(state, env_key, params)), jnp.int32(0))
+    agent_state = agent.init(init_key, env.observation(state, env_key, params))
     exploring = env.family.pure_exploration
+    if checkpoints and not exploring:
+        raise ValueError(f"checkpoints score answers: the {env.family.value} env is online and has none")
+    arms = jnp.arange(env.num_arms)
+
+    def pull_key(t: jax.Array, arm: jax.Array, counts: jax.Array) -> jax.Array:
+        if not common_random_numbers:
+            return jax.random.fold_in(pull_keys, t)
+        draws = jnp.sum(jnp.where(arms == arm, counts, 0.0)).astype(jnp.int32)  # the arm's pulls so far
+        return jax.random.fold_in(jax.random.fold_in(pull_keys, arm), draws)
 
     # The observation is recomputed from the state where it is read rather than carried, and step t's keys are
     # folded from the episode's (``fold_in(keys, t)``) rather than split from a carried key: a batched while loop
     # selects every changing leaf of its carry at every step, and an agent that draws nothing leaves its key unused
     # (compiled away).
-    def running(carry: tuple[Any, ...]) -> jax.Array:
-        state, agent_state, _ = carry
-        if exploring:  # pulls remain and the agent goes on: the next step is a pull
+    def loop(carry: tuple[Any, ...], until: int | None) -> tuple[Any, ...]:
+        def running(carry: tuple[Any, ...]) -> jax.Array:
+            state, agent_state, _ = carry
+            if exploring:  # pulls remain (before ``until``) and the agent goes on: the next step is a pull
+                more = state.budget_left > 0
+                if until is not None:
+                    more &= params.budget - state.budget_left < until
+                return more & ~agent.stop(agent_state, env.observation(state, None, params))
+            return ~env.terminal(state, None, params)
+
+        def step(carry: tuple[Any, ...]) -> tuple[Any, ...]:
+            state, agent_state, t = carry
+            act_key = jax.random.fold_in(act_keys, t)
             obs = env.observation(state, None, params)
-            return (state.budget_left > 0) & ~agent.stop(agent_state, obs)
-        return ~env.terminal(state, None, params)
+            if exploring:  # a pull: the env's transition without the answer it would ignore
+                arm, agent_state = agent.select(agent_state, obs, act_key)
+                state = env.pull_step(state, arm, pull_key(t, arm, state.counts), params)
+            else:
+                action, agent_state = act(agent, env.family, agent_state, obs, act_key)
+                state = env.transition(state, action, jax.random.fold_in(pull_keys, t), params)
+            return state, agent_state, t + 1
 
-    def step(carry: tuple[Any, ...]) -> tuple[Any, ...]:
+        return jax.lax.while_loop(running, step, carry)
+
+    carry: tuple[Any, ...] = (state, agent_state, jnp.int32(0))
+    anytime: list[dict[str, jax.Array]] = []
+    for budget in checkpoints:
+        carry = loop(carry, budget)
         state, agent_state, t = carry
-        act_key, pull_key = jax.random.fold_in(act_keys, t), jax.random.fold_in(pull_keys, t)
-        obs = env.observation(state, None, params)
-        if exploring:  # a pull: the env's transition without the answer it would ignore
-            arm, agent_state = agent.select(agent_state, obs, act_key)
-            state = env.pull_step(state, arm, pull_key, params)
-        else:
-            action, agent_state = act(agent, env.family, agent_state, obs, act_key)
-            state = env.transition(state, action, pull_key, params)
-        return state, agent_state, t + 1
-
-    state, agent_state, t = jax.lax.while_loop(running, step, carry)
+        bits = agent.answer(agent_state, env.observation(state, None, params), jax.random.fold_in(act_keys, t))
+        anytime.append(env.answer_losses(bits, state.means, params))
+    state, agent_state, t = loop(carry, None)
     if exploring:  # the answer step: a stop, or the step after the last pull
         action, _ = act(agent, env.family, agent_state, env.observation(state, None, params),
                         jax.random.fold_in(act_keys, t))
         state = env.transition(state, action, jax.random.fold_in(pull_keys, t), params)
-    return env.episode_metrics(state, params)
+    metrics = env.episode_metrics(state, params)
+    if anytime:
+        metrics["anytime_regret"] = jnp.stack([losses["regret"] for losses in anytime]).astype(jnp.float32)
+        metrics["anytime_error"] = jnp.stack([losses["error"] for losses in anytime]).astype(jnp.float32)
+    return metrics
 
 
-@functools.partial(jax.jit, static_argnames=("env", "agent", "episodes"))
-def _play(env: BanditFunctional, agent: JaxAgent, key: jax.Array, episodes: int, params: Any) -> dict[str, Any]:
-    return jax.vmap(lambda k: episode(env, agent, k, params))(jax.random.split(key, episodes))
+@functools.partial(jax.jit, static_argnames=("env", "agent", "episodes", "checkpoints", "common_random_numbers"))
+def _play(env: BanditFunctional, agent: JaxAgent, key: jax.Array, episodes: int, params: Any,
+          agent_key: jax.Array | None, checkpoints: tuple[int, ...], common_random_numbers: bool) -> dict[str, Any]:
+    keys = jax.random.split(key, episodes)
+    if agent_key is None:
+        return jax.vmap(lambda k: episode(env, agent, k, params, None, checkpoints, common_random_numbers))(keys)
+    return jax.vmap(lambda k, a: episode(env, agent, k, params, a, checkpoints, common_random_numbers))(
+        keys, jax.random.split(agent_key, episodes))
 
 
-def play(env: BanditFunctional, agent: JaxAgent, key: jax.Array | int, episodes: int,
-         params: Any = None) -> dict[str, jax.Array]:
+def _key(value: jax.Array | int, name: str) -> jax.Array:
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        if not 0 <= value < 2**32:
+            raise ValueError(f"{name}={value!r} must be a seed in 0..2^32 - 1 or a jax.random key")
+        return jax.random.key(int(value))
+    return jnp.asarray(value)
+
+
+def play(env: BanditFunctional, agent: JaxAgent, key: jax.Array | int, episodes: int, params: Any = None, *,
+         agent_key: jax.Array | int | None = None, checkpoints: Sequence[int] = (),
+         common_random_numbers: bool = False) -> dict[str, jax.Array]:
     """Play ``episodes`` independent episodes of ``env`` with ``agent`` (one per key split from ``key``, an int
     seed or a ``jax.random`` key) and return one array of ``episodes`` values per metric (pure exploration:
     ``regret``, ``error``, ``pulls``, ...; online: ``regret``, ``pulls``). ``params`` (default
-    ``env.default_params``) may change between calls without recompiling."""
+    ``env.default_params``) may change between calls without recompiling.
+
+    ``agent_key`` seeds the agents apart from the instances and samples (two agents played with the same ``key``
+    then face the same instances); ``checkpoints`` adds ``(episodes, len(checkpoints))`` arrays
+    ``anytime_regret`` and ``anytime_error``, the answer's losses after each checkpoint's pulls; and
+    ``common_random_numbers`` draws each arm's samples from streams of their own (see ``episode``)."""
     if isinstance(episodes, bool) or not isinstance(episodes, int) or not 1 <= episodes <= MAX_EPISODES:
         raise ValueError(f"episodes={episodes!r} must be an integer in 1..{MAX_EPISODES}")
     if env.family.value not in agent.families:
         raise ValueError(f"{type(agent).__name__} plays {agent.families}, not the {env.family.value} env "
                          f"{type(env).__name__}")
-    if isinstance(key, int) and not isinstance(key, bool):
-        key = jax.random.key(key)
+    marks = tuple(int(b) for b in checkpoints)
+    if list(marks) != sorted(set(marks)) or (marks and marks[0] < 1):
+        raise ValueError(f"checkpoints={list(checkpoints)!r} must be increasing pull counts >= 1")
+    if not isinstance(common_random_numbers, bool):
+        raise TypeError(f"common_random_numbers must be True or False, got {common_random_numbers!r}")
     params = env.default_params if params is None else params
-    return _play(env, agent, jnp.asarray(key), episodes, params)
+    return _play(env, agent, _key(key, "key"), episodes, params,
+                 None if agent_key is None else _key(agent_key, "agent_key"), marks, common_random_numbers)

@@ -176,6 +176,10 @@ class BanditFunctional(FuncEnv):
         """``transition`` on a step that pulls ``arm`` (pure exploration: any step but the answer step)."""
         raise NotImplementedError
 
+    def answer_losses(self, answer: Array, means: Array, params: Any) -> dict[str, Any]:
+        """``regret`` and ``error`` of an answer (pure exploration; an online family has none)."""
+        raise NotImplementedError(f"a {self.family.value} env scores no answer")
+
     def episode_metrics(self, state: Any, params: Any = None) -> dict[str, Array]:
         """The metrics of an ended episode, as the numpy env's ``RecordEpisodeRegret`` records them."""
         raise NotImplementedError
