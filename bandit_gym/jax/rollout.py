@@ -62,9 +62,16 @@ def episode(env: BanditFunctional, agent: JaxAgent, key: jax.Array, params: Any 
     # folded from the episode's (``fold_in(keys, t)``) rather than split from a carried key: a batched while loop
     # selects every changing leaf of its carry at every step, and an agent that draws nothing leaves its key unused
     # (compiled away).
+    # A fixed-budget episode of an agent that never stops pulls on every step until the budget: its loop runs on
+    # the step count alone, which is the same for every copy, so that under ``vmap`` the loop's condition is not
+    # batched and the copies' states are not re-selected at every step (the general condition is per copy).
+    lockstep = exploring and not getattr(env, "fixed_confidence", False) and type(agent).stop is JaxAgent.stop
+
     def loop(carry: tuple[Any, ...], until: int | None) -> tuple[Any, ...]:
         def running(carry: tuple[Any, ...]) -> jax.Array:
-            state, agent_state, _ = carry
+            state, agent_state, t = carry
+            if lockstep:  # t pulls made so far
+                return t < (params.budget if until is None else jnp.minimum(params.budget, until))
             if exploring:  # pulls remain (before ``until``) and the agent goes on: the next step is a pull
                 more = state.budget_left > 0
                 if until is not None:

@@ -125,3 +125,24 @@ def test_permuted_arms_give_the_same_results(agent) -> None:
     results = [np.asarray(play(ThresholdingFunctional(means=m, budget=200), agent, seed, 8000)["regret"])
                for seed, m in ((1, means), (2, permuted))]
     assert abs(z_statistic(*results)) < Z_LIMIT
+
+
+class _NeverStops(LSA):
+    """LSA with a ``stop`` of its own (always False): ``play`` then runs its general, per-copy loop."""
+
+    def stop(self, state, obs):  # type: ignore[no-untyped-def]
+        return jnp.bool_(False)
+
+
+@pytest.mark.parametrize("checkpoints", [(), (17, 120)])
+def test_the_lockstep_loop_plays_the_same_episodes_as_the_per_copy_loop(checkpoints) -> None:
+    """A fixed-budget agent that never stops runs on the step count alone; the episodes, the answers and the
+    checkpoint scores are those of the per-copy loop, draw for draw."""
+    env = ThresholdingFunctional(means=bandit_gym.instances.TAO2019_SETUPS[1], budget=150)
+    for crn in (False, True):
+        fast = play(env, LSA(), 3, 300, checkpoints=checkpoints, common_random_numbers=crn)
+        general = play(env, _NeverStops(), 3, 300, checkpoints=checkpoints, common_random_numbers=crn)
+        assert set(fast) == set(general)
+        for name in fast:
+            np.testing.assert_array_equal(np.asarray(fast[name]), np.asarray(general[name]))
+        assert float(jnp.mean(fast["regret"])) > 0  # episodes that can differ
