@@ -149,12 +149,18 @@ def score_heldout2(problems: list[str], entries: dict[str, dict[str, dict[str, A
     tests.to_csv(out / "tests.csv", index=False)
     goals.to_csv(out / "goals.csv", index=False)
     failed = [f"{r.family} / {r.setting} / {r.agent}: {r.failed}" for r in table[table["failed"] != ""].itertuples()]
-    note = ("> Scored by `python scripts/rl_jax_ppo.py score all --set heldout2` with the protocol's own functions "
+    shipped = any(e["name"] == "ArmwisePPO" for family in families for e in family["learned"])
+    note = ("> Scored by `python scripts/rl_jax_ppo.py score ... --set heldout2` with the protocol's own functions "
             "(`scripts/rl_heldout2_score.py`): the policies trained in JAX after the set was fixed, reported apart "
-            "from the set's own scoring, beside the shipped SB3 policies (rows `SB3 PPO ...`, the same runs). The "
-            "goals below are decided for the JAX-trained policies alone.\n\n")
-    (out / "summary.md").write_text(note + protocol.summary(data, means, tests, goals, best, failed,
-                                                            protocol.commit()) + "\n")
+            "from the set's own scorings, as its rule asks. The goals below are decided for the JAX-trained policies "
+            "alone. " + ("The shipped SB3 policies play the same runs (rows `SB3 PPO ...`)." if shipped else
+                         "The shipped SB3 policies are not rescored here: their rows in the set's second scoring "
+                         "(`scores-engine`) sit on the same runs (the engine's env seeds come from the instance's "
+                         "seed, an agent's from its label).") + "\n\n")
+    text = protocol.summary(data, means, tests, goals, best, failed, protocol.commit())
+    text = text.replace("Made by `python scripts/rl_heldout2_score.py` at commit", "Made with its functions at commit")
+    text = text.replace("## Headline: each shipped policy", "## Headline: each JAX-trained policy")
+    (out / "summary.md").write_text(note + text + "\n")
     print((out / "summary.md").read_text())
 
 
