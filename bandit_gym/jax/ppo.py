@@ -385,6 +385,7 @@ def train(recipe: str | JaxRecipe, seeds: int | Sequence[int] = 0, total_timeste
     non-determinism)."""
     recipe = _recipe(recipe)
     seed_list: list[Any] = [seeds] if isinstance(seeds, (int, np.integer)) else list(seeds)
+    seed_list = [int(seed) if isinstance(seed, np.integer) else seed for seed in seed_list]
     for seed in seed_list:
         if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**32:
             raise ValueError(f"seeds: {seed!r} must be an integer in 0..2^32 - 1")
