@@ -34,11 +34,12 @@ def accept_reject_rule() -> Any:
     def accept_reject(theta: np.ndarray, status: np.ndarray, rows: np.ndarray, k: int,
                       threshold: np.ndarray) -> None:
         """AdaptiveTopK's inner loop (chen2017 Algorithm 1, lines 6-14) for the copies ``rows``; ``theta[j]`` are
-        copy ``rows[j]``'s round means. With S sorted by decreasing theta (ties: smaller index first), the arm of
-        largest ``Delta~_i = max(theta_i - theta_a, theta_b - theta_i)`` is the first or the last of S, so each
-        removal costs O(1) plus the number of arms tied with it (ties between equal values: the smallest index;
-        the arms tied at the bottom stay in index order after a removal). The agent passes ``theta`` and
-        ``status`` by position (``RoundAgent``), so its ties go to the earlier position."""
+        copy ``rows[j]``'s round means (or its round sums, with the threshold times their common count, when every
+        arm of S has the same count: then every comparison is exact). With S sorted by decreasing theta (ties:
+        smaller index first), the arm of largest ``Delta~_i = max(theta_i - theta_a, theta_b - theta_i)`` is the
+        first or the last of S, so each removal costs O(1) plus the number of arms tied with it (ties between equal
+        values: the smallest index; the arms tied at the bottom stay in index order after a removal). The agent
+        passes ``theta`` and ``status`` by position (``RoundAgent``), so its ties go to the earlier position."""
         n_arms = status.shape[1]
         for j in range(rows.shape[0]):
             row = rows[j]
@@ -140,7 +141,10 @@ class AdaptiveTopK(RoundAgent):
     arms, by a random order of the arms drawn per copy and episode from the agent's seeded generator
     (``RoundAgent``), so the results do not depend on the arms' positions; ``tie_break="index"`` gives them to
     the smallest index instead (the rule before the random one); the guards; the fixed-budget answer (all
-    samples, the interrupted round included). The inner loop runs over S sorted once per round: the arm of
+    samples, the interrupted round included). An exact tie (a gap equal to ``2 2^-r``, or two equal gaps) is
+    decided exactly: every arm of S has the same number of samples at a round's end, so the gaps are compared on
+    the sums (differences of float64 means would decide such ties by their rounding: 5/6 - 2/6 is 0.5000000000000001
+    in float64). The inner loop runs over S sorted once per round: the arm of
     largest Delta~ is always the largest or the smallest theta~ of S.
 
     Examples:
@@ -196,9 +200,16 @@ class AdaptiveTopK(RoundAgent):
             p = rows[played]
             fresh_counts = counts[played] - (0.0 if self.pools else self.start_counts_pos[p])
             fresh_sums = sums[played] - (0.0 if self.pools else self.start_sums_pos[p])
-            theta = np.where(self.status_pos[p] == ACTIVE, fresh_sums / np.maximum(fresh_counts, 1.0), 0.0)
+            active = self.status_pos[p] == ACTIVE
+            theta = np.where(active, fresh_sums / np.maximum(fresh_counts, 1.0), 0.0)
             self.last_theta_pos[p] = theta
-            accept_reject(theta, self.status_pos, p, k, 2.0 * 2.0 ** -r[played].astype(np.float64))
+            threshold = 2.0 * 2.0 ** -r[played].astype(np.float64)
+            # every arm of S has the same number of samples at a round's end: the gaps are compared on the sums,
+            # exactly (differences of float64 means would decide an exact tie with the threshold by rounding)
+            common = np.where(active, fresh_counts, 0.0).max(axis=1)
+            exact = np.all(~active | (fresh_counts == common[:, None]), axis=1)
+            values = np.where(exact[:, None], np.where(active, fresh_sums, 0.0), theta)
+            accept_reject(values, self.status_pos, p, k, np.where(exact, threshold * common, threshold))
         left = k - (self.status_pos[rows] == ACCEPTED).sum(axis=1)
         active = (self.status_pos[rows] == ACTIVE).sum(axis=1)
         done = (left <= 0) | (active <= left)

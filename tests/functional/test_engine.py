@@ -25,7 +25,8 @@ SPECS = {
         agents=(AgentSpec("SuccessiveRejects"), AgentSpec("SAR"), AgentSpec("UCBEBestArm"), AgentSpec("Uniform"))),
     "top_k": ExperimentSpec(
         env="TopKIdentification-v0", env_kwargs={"means": [0.9, 0.8, 0.7, 0.5, 0.45, 0.3], "k": 2, "epsilon": 0.05},
-        budgets=(60, 120), runs=2000, chunk=2000, seed=3, agents=(AgentSpec("Uniform"),)),
+        budgets=(60, 120), runs=2000, chunk=2000, seed=3,
+        agents=(AgentSpec("Uniform"), AgentSpec("AdaptiveTopK", {"scale": 0.25}), AgentSpec("CLUCBPAC"))),
 }
 
 

@@ -4,7 +4,9 @@ distribution to the numpy agent of the same name."""
 from __future__ import annotations
 
 from bandit_gym.jax.agents._base import ArmOrder, JaxAgent, act
+from bandit_gym.jax.agents.adaptive_top_k import AdaptiveTopK
 from bandit_gym.jax.agents.apt import APT
+from bandit_gym.jax.agents.clucb_pac import CLUCBPAC
 from bandit_gym.jax.agents.eb_tci import EBTCI
 from bandit_gym.jax.agents.kl_ucb import KLUCB
 from bandit_gym.jax.agents.lsa import LSA
@@ -20,10 +22,10 @@ from bandit_gym.jax.agents.uniform import Uniform
 
 JAX_AGENTS: dict[str, type[JaxAgent]] = {
     cls.__name__: cls
-    for cls in (APT, EBTCI, KLUCB, LSA, OptKG, SAR, SuccessiveRejects, Thompson, TrackAndStop, UCB1, UCBE,
-                UCBEBestArm, Uniform)
+    for cls in (AdaptiveTopK, APT, CLUCBPAC, EBTCI, KLUCB, LSA, OptKG, SAR, SuccessiveRejects, Thompson, TrackAndStop,
+                UCB1, UCBE, UCBEBestArm, Uniform)
 }
 """Name -> JAX agent class (the name of the numpy agent it equals in distribution)."""
 
-__all__ = ["APT", "EBTCI", "JAX_AGENTS", "KLUCB", "LSA", "SAR", "UCB1", "UCBE", "ArmOrder", "JaxAgent", "OptKG",
-           "SuccessiveRejects", "Thompson", "TrackAndStop", "UCBEBestArm", "Uniform", "act"]
+__all__ = ["APT", "CLUCBPAC", "EBTCI", "JAX_AGENTS", "KLUCB", "LSA", "SAR", "UCB1", "UCBE", "AdaptiveTopK", "ArmOrder",
+           "JaxAgent", "OptKG", "SuccessiveRejects", "Thompson", "TrackAndStop", "UCBEBestArm", "Uniform", "act"]
