@@ -143,9 +143,9 @@ class AdaptiveTopK(RoundAgent):
     the smallest index instead (the rule before the random one); the guards; the fixed-budget answer (all
     samples, the interrupted round included). An exact tie (a gap equal to ``2 2^-r``, or two equal gaps) is
     decided exactly: every arm of S has the same number of samples at a round's end, so the gaps are compared on
-    the sums (differences of float64 means would decide such ties by their rounding: 5/6 - 2/6 is 0.5000000000000001
-    in float64). The inner loop runs over S sorted once per round: the arm of
-    largest Delta~ is always the largest or the smallest theta~ of S.
+    the sums (differences of float64 means would decide such ties by their rounding: 5/6 - 2/6 is
+    0.5000000000000001 in float64). The inner loop runs over S sorted once per round: the arm of largest Delta~ is
+    always the largest or the smallest theta~ of S.
 
     Examples:
         One seeded episode (top 10 of 100 arms) and the record of ``RecordEpisodeRegret``

@@ -61,7 +61,7 @@ def size_table(n: int, delta: float, scale: float, schedule: str) -> np.ndarray:
     round of 2^30 pulls or more, which is capped at 2^30 and stands for every later round."""
     sizes = []
     for r in range(1, 2048):
-        size = int(numpy_round_size(np.array([r]), n, delta, scale, schedule)[0])
+        size = int(numpy_round_size(np.array([r]), n, np.asarray(delta, dtype=np.float64), scale, schedule)[0])
         sizes.append(min(size, _LONGEST))
         if size >= _LONGEST:
             break
@@ -139,10 +139,13 @@ class AdaptiveTopK(JaxAgent):
     ranks, for the largest gap, in the answer, in the order of the pulls) goes to the arm first in the order
     (random per copy and episode, the identity with ``tie_break="index"``), as the numpy rule's do.
 
-    Differences: theta~, the gaps and ``m_r`` are computed in float32 (numpy: float64), which can change a
-    decision only where a gap lies within a float32 rounding of another gap or of the threshold ``2 2^-r``, or a
-    round size where ``scale 4^r ln(2 n r^2 / delta)`` lies within a float32 rounding of an integer; the state
-    is recomputed where ``stop`` reads it (a round's end is decided twice).
+    The gaps are compared on the sums, exactly, as the numpy agent compares them (every arm of S has the same
+    number of samples at a round's end), and the round sizes are the numpy agent's own (``size_table``) when
+    delta is the agent's or the schedule log-free. Differences: with delta read from the observation the printed
+    round sizes are computed in float32 (``round_size``: equal to numpy's on the settings tested; they could
+    differ only where ``scale 4^r ln(2 n r^2 / delta)`` lies within a float32 rounding of an integer); the PAC
+    form's answer ranks float32 means (numpy: float64); the state is recomputed where ``stop`` reads it (a
+    round's end is decided twice).
     """
 
     families: ClassVar[tuple[str, ...]] = ("top_k",)
