@@ -27,7 +27,7 @@ class IndexAgent(Agent):
     pulled first) with the empirical answer, or a whole arm rule through ``arm_rule`` (Opt-KG)."""
 
     families: ClassVar[tuple[str, ...]] = ("thresholding",)
-    #: pull each arm once, in index order, before following the index (rounds 1..K)
+    #: pull each arm once, in the copy's arm order, before following the index (rounds 1..K)
     init_pulls: ClassVar[bool] = True
 
     #: ``index(count, sum, theta, param, per_copy) -> float``, plain Python on floats (``math``), compiled by the

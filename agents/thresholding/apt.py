@@ -29,8 +29,10 @@ class APT(IndexAgent):
     - ties in the argmin: no rule in either paper; the agent's tie rule, a random arm order per copy and episode
       by default, or the smallest index with ``tie_break="index"`` (what the public banditpylib code's
       ``np.argmin`` does).
-    - initialisation: each arm once in index order 1..K (the order is ours).
-    - T < K: only the first T arms are pulled; an arm never pulled has empirical mean 0, answered ``1{0 >= theta}``.
+    - initialisation: each arm once, in the copy's arm order (the tie rule above; index order 1..K with
+      ``tie_break="index"``; the order is ours).
+    - T < K: only the first T arms of that order are pulled; an arm never pulled has empirical mean 0, answered
+      ``1{0 >= theta}``.
     - answer before the end: the empirical rule on the current statistics at every step; only the answer after
       the T-th pull is scored.
 

@@ -29,8 +29,10 @@ class LSA(IndexAgent):
     - ties in the argmin: the paper gives no rule; we draw a random order of the arms per copy and episode from
       the agent's seeded generator and take the first tied arm in it (a fixed smallest-index rule would favour
       low indices); ``tie_break="index"`` takes the smallest index instead.
-    - initialisation: the paper says "pull each arm once" without an order; we pull arms 1..K in index order.
-    - T < K: only the first T arms get their initial pull; an arm never pulled has empirical mean 0 and is
+    - initialisation: the paper says "pull each arm once" without an order; we pull each arm once in the copy's
+      arm order (the tie rule above: a random order per copy and episode; index order 1..K with
+      ``tie_break="index"``).
+    - T < K: only the first T arms of that order get their initial pull; an arm never pulled has empirical mean 0 and is
       answered ``d_i = 1{0 >= theta}``.
     - answer before the end: the paper outputs d only after T pulls; we submit the empirical rule on the current
       statistics at every step, and only the answer after the T-th pull is scored.
