@@ -173,6 +173,44 @@ def test_the_vector_shell_autoresets_on_the_next_step() -> None:
     np.testing.assert_array_equal(obs["counts"].sum(axis=1), [1, 1, 1])
 
 
+@pytest.mark.parametrize("on_device", [False, True])
+@pytest.mark.parametrize(("bad", "error", "message"), [
+    ((1, 0, -1), ValueError, r"copy 1: action\[0\]=-1 is not an arm in 0..2 or 3 \(stop\)"),
+    ((2, 0, 4), ValueError, r"copy 2: action\[0\]=4 is not an arm"),
+    ((0, 3, 2), ValueError, r"copy 0: action\[1:\] is the answer and must hold bits 0 or 1, got the value 2"),
+])
+def test_the_vector_shell_refuses_an_action_out_of_the_space_and_keeps_its_state(on_device, bad, error, message):
+    # the pure functions clip an arm (compiled code cannot raise); the shell checks as the numpy vector env does
+    envs = gym.make_vec("jax/ThresholdingBandit-v0", num_envs=3, means=[0.2, 0.5, 0.8], threshold=0.5, budget=10)
+    envs.reset(seed=0)
+    actions = np.zeros((3, 4), dtype=np.int64)
+    actions[bad[0], bad[1]] = bad[2]
+    with pytest.raises(error, match=message):
+        envs.step(jnp.asarray(actions) if on_device else actions)
+    obs, *_ = envs.step(np.zeros((3, 4), dtype=np.int64))  # the refused batch changed nothing
+    np.testing.assert_array_equal(obs["counts"], [[1, 0, 0]] * 3)
+    np.testing.assert_array_equal(obs["budget_left"].ravel(), [9, 9, 9])
+
+
+def test_the_shells_refuse_actions_of_another_shape_or_type() -> None:
+    envs = gym.make_vec("jax/ThresholdingBandit-v0", num_envs=3, means=[0.2, 0.5, 0.8], threshold=0.5, budget=10)
+    envs.reset(seed=0)
+    with pytest.raises(ValueError, match=r"actions must have shape \(3, 4\)"):
+        envs.step(np.zeros((3, 3), dtype=np.int64))
+    with pytest.raises(TypeError, match="actions must hold integers, got dtype float"):
+        envs.step(jnp.zeros((3, 4)))
+    online = gym.make_vec("jax/MultiArmedBandit-v0", num_envs=2, means=[0.2, 0.5])
+    online.reset(seed=0)
+    with pytest.raises(ValueError, match=r"copy 1: action=2 is not an arm; allowed arms are 0\.\.1"):
+        online.step(np.array([0, 2]))
+    env = gym.make("jax/ThresholdingBandit-v0", means=[0.2, 0.5, 0.8], threshold=0.5, budget=10)
+    env.reset(seed=0)
+    with pytest.raises(TypeError, match="action must hold integers"):  # 0.7 was read as a pull of no arm
+        env.step(np.array([0.7, 0, 0, 0]))
+    obs, *_ = env.step(np.array([2, 0, 0, 0]))
+    np.testing.assert_array_equal(obs["counts"], [0, 0, 1])
+
+
 def test_refused_arguments_name_what_is_allowed() -> None:
     with pytest.raises(ValueError, match="common_random_numbers"):
         ThresholdingFunctional(common_random_numbers=True)

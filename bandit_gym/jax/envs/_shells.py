@@ -6,6 +6,11 @@ be one array; the bandit envs keep a pytree (``ArmState``), so ``BanditJaxVector
 ``jax.jit`` function that autoresets every leaf with ``jnp.where``, keeping Gymnasium's ``NEXT_STEP`` convention:
 the step after a copy's episode ends ignores its action, returns its new episode's first observation with reward 0,
 ``terminated`` and ``truncated`` False.
+
+Both check every action as the numpy envs do, with their messages (the pure functions clip an arm out of range
+instead, as compiled code must): a batch given as a numpy array (or a list) is checked on the host before it is
+sent; a JAX array is checked inside the compiled step, which returns a flag, and a batch that fails it leaves the
+state as it was.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from typing import Any, ClassVar
 import jax
 import jax.numpy as jnp
 import numpy as np
+from gymnasium import spaces
 from gymnasium.envs.functional_jax_env import FunctionalJaxEnv, FunctionalJaxVectorEnv
 from gymnasium.utils import EzPickle
 from gymnasium.vector import AutoresetMode
@@ -34,6 +40,7 @@ class BanditJaxEnv(FunctionalJaxEnv, EzPickle):
                              f"{self.functional.numpy_id}")
         EzPickle.__init__(self, render_mode=render_mode, **kwargs)
         env = self.functional(**kwargs)
+        self._checks = env.engine  # the numpy engine of one copy: its action checks and messages
         env.transform(jax.jit)
         FunctionalJaxEnv.__init__(self, env, metadata=self.metadata, render_mode=render_mode)
 
@@ -42,9 +49,8 @@ class BanditJaxEnv(FunctionalJaxEnv, EzPickle):
             raise RuntimeError("step() was called before reset(); call reset() first")
         if bool(self.state.done):
             raise ValueError("step() was called after the episode terminated; call reset() before stepping again")
-        if not self.action_space.contains(np.asarray(action, dtype=np.int64)):
-            raise ValueError(f"action={action!r} is not in the action space {self.action_space}")
-        obs, reward, terminated, _, info = super().step(jnp.asarray(action))
+        checked = self._checks.check_actions(np.asarray(action)[None])[0]
+        obs, reward, terminated, _, info = super().step(jnp.asarray(checked))
         return obs, reward, terminated, bool(self.state.capped), info
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[Any, dict[str, Any]]:
@@ -64,12 +70,15 @@ class BanditJaxVectorEnv(FunctionalJaxVectorEnv, EzPickle):
             raise ValueError(f"render_mode={render_mode!r}: the JAX envs do not render")
         EzPickle.__init__(self, num_envs=num_envs, render_mode=render_mode, **kwargs)
         env = self.functional(**kwargs)
+        self._checks = env.engine  # the numpy engine of one copy: its action checks and messages
         FunctionalJaxVectorEnv.__init__(self, env, num_envs=num_envs, metadata=self.metadata,
                                         render_mode=render_mode)
+        self._upper = _upper_bounds(env.action_space)
         self._step = jax.jit(self._pure_step)
 
     def _pure_step(self, state: Any, prev_done: jax.Array, action: jax.Array, key: jax.Array) -> tuple[Any, ...]:
         env, n = self.func_env, self.num_envs
+        valid = jnp.all((action >= 0) & (action < jnp.asarray(self._upper)))
         step_key, reset_key = jax.random.split(key)
         keys = jax.random.split(step_key, n)
         next_state = env.transition(state, action, keys)
@@ -82,22 +91,57 @@ class BanditJaxVectorEnv(FunctionalJaxVectorEnv, EzPickle):
         reward = jnp.where(prev_done, 0.0, reward)
         terminated, truncated = terminated & ~prev_done, truncated & ~prev_done
         obs = env.observation(next_state, keys)
-        return next_state, obs, reward, terminated, truncated
+        return next_state, obs, reward, terminated, truncated, valid
 
     def step(self, action: Any) -> tuple[Any, jax.Array, jax.Array, jax.Array, dict[str, Any]]:
         if not hasattr(self, "state"):
             raise RuntimeError("step() was called before reset(); call reset() first")
-        key, self.rng = jax.random.split(self.rng)
-        self.state, obs, reward, terminated, truncated = self._step(self.state, self.prev_done, jnp.asarray(action),
-                                                                    key)
-        self.prev_done = terminated | truncated
+        on_device = isinstance(action, jax.Array)
+        actions = self._static_checks(action if on_device else np.asarray(action))
+        if not on_device and not np.all((actions >= 0) & (actions < self._upper)):
+            self._refuse(actions)
+        key, rng = jax.random.split(self.rng)
+        state, obs, reward, terminated, truncated, valid = self._step(self.state, self.prev_done,
+                                                                      jnp.asarray(actions), key)
+        if on_device and not bool(valid):
+            self._refuse(np.asarray(actions))
+        self.state, self.rng, self.prev_done = state, rng, terminated | truncated
         return obs, reward, terminated, truncated, {}
+
+    def _static_checks(self, actions: Any) -> Any:
+        """The batch's shape and integer type, read without looking at its values."""
+        shape = (self.num_envs, *(self.single_action_space.shape or ()))
+        if tuple(actions.shape) != shape:
+            raise ValueError(f"actions must have shape {shape}, one action of {self.single_action_space} per copy; "
+                             f"got shape {tuple(actions.shape)}")
+        if not np.issubdtype(actions.dtype, np.integer):
+            raise TypeError(f"actions must hold integers, got dtype {actions.dtype}")
+        return actions
+
+    def _refuse(self, actions: np.ndarray) -> None:
+        """Raise the numpy env's error for the first copy whose action is out of the space."""
+        outside = (actions < 0) | (actions >= self._upper)
+        row = int(np.flatnonzero(outside.reshape(self.num_envs, -1).any(axis=1))[0])
+        try:
+            self._checks.check_actions(actions[row:row + 1])
+        except (ValueError, TypeError) as error:
+            raise type(error)(f"copy {row}: {error}") from None
+        raise ValueError(f"copy {row}: action {actions[row]} is not in {self.single_action_space}")
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[Any, dict[str, Any]]:
         _refuse_options(options)
         obs, info = super().reset(seed=seed)
         self.prev_done = jnp.zeros(self.num_envs, dtype=bool)
         return obs, info
+
+
+def _upper_bounds(space: spaces.Space) -> np.ndarray:
+    """One copy's action space as the exclusive upper bound of each entry (every entry starts at 0)."""
+    if isinstance(space, spaces.MultiDiscrete) and not np.any(space.start):
+        return np.asarray(space.nvec, dtype=np.int64)
+    if isinstance(space, spaces.Discrete) and int(space.start) == 0:
+        return np.asarray(int(space.n), dtype=np.int64)
+    raise TypeError(f"the JAX vector env takes actions from 0, not {space}")  # pragma: no cover
 
 
 def _refuse_options(options: dict | None) -> None:
