@@ -124,13 +124,21 @@ def check_env_arms(agent: str, env: Any, stopping: str, distribution: str, sigma
     ``FixedConfidenceAgent.check_env`` does; nothing for an agent's own rule (``stopping="own"``)."""
     engine = getattr(env.unwrapped, "engine", None)
     arms = getattr(engine, "arm_distribution", None)
-    if stopping == "own" or engine is None or arms is None:
+    if engine is not None and arms is not None:
+        check_arms(agent, arms, float(getattr(engine, "sigma", math.nan)), stopping, distribution, sigma)
+
+
+def check_arms(agent: str, arms: str, env_sigma: float | np.floating, stopping: str, distribution: str,
+               sigma: float) -> None:
+    """``check_env_arms`` on an env whose arms are ``arms`` (``"bernoulli"``, ``"gaussian"``, ...) of standard
+    deviation ``env_sigma`` (the JAX envs' check too)."""
+    if stopping == "own":
         return
     if distribution == "bernoulli" and arms != "bernoulli":
         raise ValueError(f"{agent}(stopping={stopping!r}, distribution='bernoulli') reads Bernoulli arms; the env's "
                          f"arms are {arms!r}: use distribution='gaussian' and sigma")
-    if arms == "gaussian" and distribution == "gaussian" and sigma != float(engine.sigma):
-        raise ValueError(f"{agent}(sigma={sigma}) is not the env's sigma={float(engine.sigma)}")
+    if arms == "gaussian" and distribution == "gaussian" and sigma != env_sigma:
+        raise ValueError(f"{agent}(sigma={sigma}) is not the env's sigma={env_sigma!s}")
 
 
 def check_rewards(obs: Any, stopping: str, distribution: str) -> None:
@@ -157,12 +165,18 @@ def ls2020_offset(delta: float, pairs: int) -> float:
     return float(optimize.brentq(f, 2.0, high, xtol=1e-14))
 
 
+def check_glr_epsilon(stopping: str, epsilon: float | np.floating) -> None:
+    """Refuse an env whose answers may be epsilon-good (epsilon > 0) for the GLR rule, which identifies the exact
+    answer."""
+    if stopping == "glr" and epsilon != 0.0:
+        raise ValueError(f"the GLR stopping rule identifies the exact answer: the env's epsilon must be 0, got "
+                         f"{epsilon!s}; use stopping='lucb' for an epsilon-good answer")
+
+
 def set_constants(constants: np.ndarray, rows: np.ndarray, stopping: str, threshold: str, delta: float,
                   distribution: str, sigma: float, k: int, m: int, epsilon: float) -> None:
     """Write a stopping rule's constants into the records ``constants[rows]`` for K arms and answer size m."""
-    if stopping == "glr" and epsilon != 0.0:
-        raise ValueError(f"the GLR stopping rule identifies the exact answer: the env's epsilon must be 0, got "
-                         f"{epsilon}; use stopping='lucb' for an epsilon-good answer")
+    check_glr_epsilon(stopping, epsilon)
     pairs = m * (k - m)
     constants["delta"][rows] = delta
     constants["rule"][rows] = STOPPING_RULES.index(stopping)

@@ -153,5 +153,6 @@ def play(env: BanditFunctional, agent: JaxAgent, key: jax.Array | int, episodes:
     if not isinstance(common_random_numbers, bool):
         raise TypeError(f"common_random_numbers must be True or False, got {common_random_numbers!r}")
     params = env.default_params if params is None else params
+    agent.check_env(env, params)
     return _play(env, agent, _key(key, "key"), episodes, params,
                  None if agent_key is None else _key(agent_key, "agent_key"), marks, common_random_numbers)

@@ -24,6 +24,7 @@ from bandit_gym.agents.best_arm._fixed_confidence import top_two
 from bandit_gym.jax.agents import _stopping
 from bandit_gym.jax.agents._base import ArmOrder
 from bandit_gym.jax.agents.eb_tci import EBTCI, TopTwoState
+from bandit_gym.jax.agents.track_and_stop import TrackAndStop
 from bandit_gym.jax.envs import BestArmFunctional
 from bandit_gym.jax.rollout import play
 from bandit_gym.rollout import play_vector
@@ -294,6 +295,33 @@ def test_eb_tci_parameters() -> None:
         with pytest.raises(ValueError, match=match):
             numpy_agents.EBTCI(**bad)
     hash(EBTCI(delta=0.1))  # a static argument of the compiled rollout
+
+
+@pytest.mark.parametrize(("agent", "env_kwargs", "match"), [
+    (EBTCI(), {"m": 2}, r"EBTCI identifies the best arm \(m = 1\); the env has m = 2"),
+    (TrackAndStop(), {"epsilon": 0.1}, r"the env's epsilon must be 0, got 0\.1"),
+    (EBTCI(), {"arm_distribution": "gaussian", "sigma": 1.0}, "reads Bernoulli arms; the env's arms are 'gaussian'"),
+    (EBTCI(distribution="gaussian", sigma=0.2), {"arm_distribution": "gaussian", "sigma": 0.3},
+     r"EBTCI\(sigma=0.2\) is not the env's sigma=0.3"),
+])
+def test_play_refuses_the_envs_that_the_numpy_agents_refuse(agent: Any, env_kwargs: dict[str, Any],
+                                                             match: str) -> None:
+    env = BestArmFunctional(means=EASY, setting="fixed_confidence", budget=1000, **env_kwargs)
+    with pytest.raises(ValueError, match=match):
+        play(env, agent, 0, 2)
+    numpy_agent = getattr(numpy_agents, type(agent).__name__)(**{
+        name: getattr(agent, name) for name in ("delta", "stopping", "threshold", "distribution", "sigma")})
+    numpy_env = gym.make_vec("BestArmIdentification-v0", num_envs=2, vectorization_mode="vector_entry_point",
+                             means=EASY, setting="fixed_confidence", budget=1000, **env_kwargs)
+    with pytest.raises(ValueError, match=match):  # the numpy twin's refusal (the engine's check_env, or play)
+        numpy_agent.check_env(numpy_env)
+        play_vector(numpy_env, numpy_agent, seed=0)
+
+
+def test_play_takes_a_gaussian_agent_of_the_env_s_float32_sigma() -> None:
+    env = BestArmFunctional(means=EASY, setting="fixed_confidence", budget=1000, arm_distribution="gaussian",
+                            sigma=0.3)  # 0.3 in the float32 params
+    assert int(play(env, EBTCI(distribution="gaussian", sigma=0.3), 0, 2)["pulls"].min()) > 4
 
 
 # --------------------------------------------------------------------------------------------- in distribution

@@ -9,7 +9,9 @@ methods take and return its state explicitly:
 - ``select(state, obs, key) -> (arm, state)``: the arm to pull, required;
 - ``answer(state, obs, key) -> bits``: the family's empirical answer by default (ties: the arm first in the arm
   order);
-- ``stop(state, obs) -> bool``: False by default (the fixed-confidence setting reads it).
+- ``stop(state, obs) -> bool``: False by default (the fixed-confidence setting reads it);
+- ``check_env(env, params)``: raise where the numpy twin refuses the env (its arms, its m or epsilon), called by
+  ``play`` on the concrete params before anything is compiled; nothing by default.
 
 ``act(agent, family, state, obs, key)`` composes the env's action from them, as the numpy agents do. Everything is
 written for one copy; ``jax.vmap`` plays a batch.
@@ -105,6 +107,9 @@ class JaxAgent:
 
     def stop(self, state: Any, obs: Obs) -> Array:
         return jnp.bool_(False)
+
+    def check_env(self, env: Any, params: Any) -> None:
+        """Raise where the numpy agent refuses ``env`` with ``params``; nothing by default."""
 
     def order(self, state: Any) -> ArmOrder:
         """The copy's arm order in ``state`` (an ``ArmOrder``, or a state that holds one as ``order``)."""

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import jax.numpy as jnp
+import numpy as np
 
 from bandit_gym.jax.agents import _stopping
 from bandit_gym.jax.agents._base import ArmOrder, Array, JaxAgent, Obs, first_maximum
@@ -33,12 +34,28 @@ class FixedConfidenceAgent(JaxAgent):
     distribution: str = "bernoulli"
     sigma: float = 1.0
 
+    #: the rule identifies the best arm only (m = 1), as its paper defines it (both JAX rules: Track-and-Stop, EB-TCI)
+    best_arm_only: ClassVar[bool] = True
+
     def __post_init__(self) -> None:
         super().__post_init__()
         checked = _stopping.check_agent_stopping(type(self).__name__, self.delta, self.stopping, self.threshold,
                                                  self.distribution, self.sigma)
         for name, value in checked.items():
             object.__setattr__(self, name, value)
+
+    def check_env(self, env: Any, params: Any) -> None:
+        """The numpy agent's refusals, with its messages: arms of another family than the stopping component's
+        (or another sigma), m != 1, and epsilon != 0 for the GLR rule."""
+        name = type(self).__name__
+        env_sigma = np.float32(params.sigma)  # the params' float32, compared with the agent's sigma in float32
+        same = np.float32(self.sigma) == env_sigma
+        _stopping.check_arms(name, "gaussian" if env.gaussian else "bernoulli", self.sigma if same else env_sigma,
+                             self.stopping, self.distribution, self.sigma)
+        m = int(params.m)
+        if self.best_arm_only and m != 1:
+            raise ValueError(f"{name} identifies the best arm (m = 1); the env has m = {m}")
+        _stopping.check_glr_epsilon(self.stopping, np.float32(params.epsilon))
 
     @property
     def gaussian(self) -> bool:

@@ -42,6 +42,8 @@ from bandit_gym.agents.best_arm._stopping import (
     KL_LUCB_K1,
     STOPPING_RULES,
     THRESHOLDS,
+    check_arms,
+    check_glr_epsilon,
     check_stopping,
     ls2020_offset,
 )
@@ -54,6 +56,8 @@ __all__ = [
     "STOPPING_RULES",
     "THRESHOLDS",
     "check_agent_stopping",
+    "check_arms",
+    "check_glr_epsilon",
     "check_stopping",
     "divergence",
     "glr_statistic",
