@@ -127,6 +127,17 @@ def test_budget_at_most_k() -> None:
     assert (arm, bits) == (1, [0, 1, 0, 0])  # the accepted arm 0 was never pulled: the pulled survivor
 
 
+def test_successive_rejects_refuses_m_above_one_as_numpy_does() -> None:
+    env = BestArmFunctional(means=[0.5, 0.4, 0.3, 0.2], m=2, budget=100)
+    message = r"SuccessiveRejects returns one arm \(m = 1\); this env asks for m = 2: use SAR"
+    with pytest.raises(ValueError, match=message):
+        play(env, SuccessiveRejects(), 0, 2)
+    with pytest.raises(ValueError, match=message):
+        play_vector(gym.make_vec("BestArmIdentification-v0", num_envs=2, vectorization_mode="vector_entry_point",
+                                 means=[0.5, 0.4, 0.3, 0.2], m=2, budget=100), numpy_agents.SuccessiveRejects(), seed=0)
+    assert np.all(np.asarray(play(env, SAR(), 0, 2)["invalid"]) == 0)  # SAR answers m = 2 arms
+
+
 # --------------------------------------------------------------------------------------------- SAR by hand
 @pytest.mark.parametrize(("sums", "alive", "accepted"), [
     # counts 16 each (n_1 for K = 4, n = 100), m = 2 so l = 2; ranks by sums 10 >= 9 >= 8 >= 2:

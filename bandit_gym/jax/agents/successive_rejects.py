@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import ClassVar, NamedTuple
+from typing import Any, ClassVar, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -118,10 +118,14 @@ class SuccessiveRejects(JaxAgent):
     Differences: the means are compared in float32 (numpy: float64 of the same float32 statistics), which can
     only differ where two means of different arms are within a float32 rounding of each other and not equal
     (never for Bernoulli arms with fewer than about 4000 pulls each: equal fractions round equally, and unequal
-    ones differ by at least ``1 / (T_i T_j)``, more than a float32 rounding). The numpy
-    agent refuses m > 1 (``check_m``); a traced m cannot raise here, so with m > 1 the answer holds one arm (an
-    invalid answer): use ``SAR``.
+    ones differ by at least ``1 / (T_i T_j)``, more than a float32 rounding). Like the numpy
+    agent's ``check_m``, ``check_env`` (called by ``play``) refuses m > 1: use ``SAR``.
     """
+
+    def check_env(self, env: Any, params: Any) -> None:
+        m = int(params.m)
+        if not self.accepts and m != 1:
+            raise ValueError(f"SuccessiveRejects returns one arm (m = 1); this env asks for m = {m}: use SAR")
 
     families: ClassVar[tuple[str, ...]] = ("best_arm",)
     numpy_agent: ClassVar[str] = "SuccessiveRejects"
