@@ -67,11 +67,12 @@ def empirical_answers(last: np.ndarray, counts: np.ndarray, sums: np.ndarray, th
     return action
 
 
-def parallel_pair(function: Callable[..., Any], **options: Any) -> Callable[..., Any]:
-    """Compile ``function`` (whose loop over copies is a ``numba.prange``) twice, serial and parallel, and
-    return a caller that runs one of them (``bandit_gym._dispatch.Kernel``; the copies are counted by the
-    last argument's length)."""
-    kernel = compile_pair(function, **options)
+def parallel_pair(function: Callable[..., Any], parallel: Callable[..., Any] | None = None,
+                  **options: Any) -> Callable[..., Any]:
+    """Compile ``function`` (whose loop over copies is a ``numba.prange``) twice, serial and parallel (or
+    ``parallel`` for the parallel variant, ``compile_pair``), and return a caller that runs one of them
+    (``bandit_gym._dispatch.Kernel``; the copies are counted by the last argument's length)."""
+    kernel = compile_pair(function, parallel=parallel, **options)
 
     def call(*args: Any) -> Any:
         return kernel(len(args[-1]), *args)

@@ -69,10 +69,13 @@ class Kernel:
         self.best = best
 
 
-def compile_pair(function: Callable[..., Any], cache: bool = False, **options: Any) -> Kernel:
-    """``function`` (its loop over copies a ``numba.prange``) compiled serial and parallel, as a ``Kernel``.
-    ``cache`` applies to the serial one only: numba's cache does not tell the two compilations apart."""
+def compile_pair(function: Callable[..., Any], cache: bool = False, parallel: Callable[..., Any] | None = None,
+                 **options: Any) -> Kernel:
+    """``function`` (its loop over copies a ``numba.prange``) compiled serial and parallel, as a ``Kernel``;
+    ``parallel``, when given, is compiled for the parallel variant instead (the same computation written for
+    numba's parallel pipeline, see ``bandit_gym.agents.best_arm._kernels.decide_step``). ``cache`` applies to the
+    serial one only: numba's cache does not tell the two compilations apart."""
     import numba  # the callers import it anyway; this module stays free of it
 
     return Kernel(numba.njit(cache=cache, nogil=True, error_model="numpy", **options)(function),
-                  numba.njit(nogil=True, error_model="numpy", parallel=True, **options)(function))
+                  numba.njit(nogil=True, error_model="numpy", parallel=True, **options)(parallel or function))

@@ -28,27 +28,54 @@ def decide_step(rule: Any) -> Any:
 
     The rule plays in the copy's arm order (``arm_at[n, p]`` = the arm at position p, the agent's tie rule): it is
     handed the statistics by position (``seen_counts``, ``seen_sums``, rewritten here) and keeps its answer by
-    position in ``seen_answer``; its arm and answer are mapped back to arms. O(K) per copy."""
+    position in ``seen_answer``; its arm and answer are mapped back to arms. O(K) per copy.
 
-    def step(m: np.ndarray, epsilon: np.ndarray, budget_left: np.ndarray, total_budget: np.ndarray,
-             counts: np.ndarray, sums: np.ndarray, arm_at: np.ndarray, seen_counts: np.ndarray,
-             seen_sums: np.ndarray, seen_answer: np.ndarray, constants: np.ndarray, state: np.ndarray,
-             arrays: np.ndarray, work: np.ndarray, action: np.ndarray) -> np.ndarray:
+    The parallel variant calls a copy's step as a compiled function of its own (``called``) instead of inlining it
+    in the ``prange`` loop: numba (0.68) compiles a parallel loop body through its parfor passes, whose dead-code
+    elimination decides which stores through a view may be dropped (``pulled = arrays["pulled_leading"];
+    pulled[i] += 1`` with ``pulled`` not read again) from an alias analysis that depends on the order of the body's
+    blocks, and that order on the labels numba numbers globally, so on what was compiled before. It dropped
+    EB-TCI's tracking store after four other rules had been compiled in the process, and EB-TCI then never
+    stopped (``tests/agents/test_dispatch_isolation.py``). A call keeps the store: the step is compiled by the
+    serial pipeline, as the serial variant's inlined one is."""
+
+    def one_copy(n: int, m: np.ndarray, epsilon: np.ndarray, budget_left: np.ndarray, total_budget: np.ndarray,
+                 counts: np.ndarray, sums: np.ndarray, arm_at: np.ndarray, seen_counts: np.ndarray,
+                 seen_sums: np.ndarray, seen_answer: np.ndarray, constants: np.ndarray, state: np.ndarray,
+                 arrays: np.ndarray, work: np.ndarray, action: np.ndarray) -> None:
         k = counts.shape[1]
-        for n in numba.prange(counts.shape[0]):
-            for p in range(k):
-                seen_counts[n, p] = counts[n, arm_at[n, p]]
-                seen_sums[n, p] = sums[n, arm_at[n, p]]
-            made = total_budget[n] - np.int64(budget_left[n, 0])
-            position = rule(seen_counts[n], seen_sums[n], made, total_budget[n], np.int64(m[n, 0]),
-                            np.float64(epsilon[n, 0]), constants[n], state[n], arrays[n], work[n], seen_answer[n],
-                            True)
-            action[n, 0] = k if position >= k else arm_at[n, position]
-            for p in range(k):
-                action[n, 1 + arm_at[n, p]] = seen_answer[n, p]
+        for p in range(k):
+            seen_counts[n, p] = counts[n, arm_at[n, p]]
+            seen_sums[n, p] = sums[n, arm_at[n, p]]
+        made = total_budget[n] - np.int64(budget_left[n, 0])
+        position = rule(seen_counts[n], seen_sums[n], made, total_budget[n], np.int64(m[n, 0]),
+                        np.float64(epsilon[n, 0]), constants[n], state[n], arrays[n], work[n], seen_answer[n], True)
+        action[n, 0] = k if position >= k else arm_at[n, position]
+        for p in range(k):
+            action[n, 1 + arm_at[n, p]] = seen_answer[n, p]
+
+    inlined = numba.njit(inline="always", error_model="numpy")(one_copy)
+    called = numba.njit(nogil=True, error_model="numpy")(one_copy)
+
+    def serial(m: np.ndarray, epsilon: np.ndarray, budget_left: np.ndarray, total_budget: np.ndarray,
+               counts: np.ndarray, sums: np.ndarray, arm_at: np.ndarray, seen_counts: np.ndarray,
+               seen_sums: np.ndarray, seen_answer: np.ndarray, constants: np.ndarray, state: np.ndarray,
+               arrays: np.ndarray, work: np.ndarray, action: np.ndarray) -> np.ndarray:
+        for n in range(counts.shape[0]):
+            inlined(n, m, epsilon, budget_left, total_budget, counts, sums, arm_at, seen_counts, seen_sums,
+                    seen_answer, constants, state, arrays, work, action)
         return action
 
-    return parallel_pair(step)
+    def parallel(m: np.ndarray, epsilon: np.ndarray, budget_left: np.ndarray, total_budget: np.ndarray,
+                 counts: np.ndarray, sums: np.ndarray, arm_at: np.ndarray, seen_counts: np.ndarray,
+                 seen_sums: np.ndarray, seen_answer: np.ndarray, constants: np.ndarray, state: np.ndarray,
+                 arrays: np.ndarray, work: np.ndarray, action: np.ndarray) -> np.ndarray:
+        for n in numba.prange(counts.shape[0]):
+            called(n, m, epsilon, budget_left, total_budget, counts, sums, arm_at, seen_counts, seen_sums,
+                   seen_answer, constants, state, arrays, work, action)
+        return action
+
+    return parallel_pair(serial, parallel)
 
 
 def in_arm_order(play: Any, arm_at: np.ndarray) -> Any:

@@ -1,0 +1,117 @@
+"""The serial and parallel variants of the best-arm agents' per-step kernel compute the same numbers, whatever
+was compiled before them in the process.
+
+numba (0.68.1) compiles a parallel loop body through its parfor passes, whose dead-code elimination decides
+which stores through a view it may drop from an alias analysis that follows the order of the body's blocks, an
+order that depends on what the process compiled before. After four other rules had been compiled and played,
+the parallel variant of EB-TCI's step dropped the store of its tracking count, and EB-TCI never stopped;
+compiled first, it was right. Since then the parallel variant calls the per-copy step as a function compiled by
+the serial pipeline (``bandit_gym.agents.best_arm._kernels.decide_step``).
+
+A test run in a fresh process sees only the first situation, so each case runs in a subprocess of its own that
+compiles and plays rules one after the other, as a test session or an experiment with several agents does, then
+checks rules at every step of a short episode: the serial and the parallel variant applied to copies of the
+same inputs must leave every output array equal bit for bit. The default case is the exact sequence that showed
+the defect (it fails on the kernel before the fix); it depends on the compile history, so a change to the rules
+or to numba may stop it from reproducing the old defect: the slow case checks every compiled rule after all the
+others.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from bandit_gym.agents import AGENTS
+from bandit_gym.agents.best_arm._base import BestArmAgent
+
+SCRIPT = textwrap.dedent('''
+    import copy, sys
+    import gymnasium as gym
+    import numpy as np
+    import bandit_gym.agents as A
+    from bandit_gym import _dispatch
+
+    def env_for(cls, copies, means, budget, **options):
+        if "top_k" in [family.value for family in cls.families]:
+            return gym.make_vec("TopKIdentification-v0", num_envs=copies, vectorization_mode="vector_entry_point",
+                                means=means, m=2, budget=budget, **options)
+        setting = {"setting": "fixed_confidence"} if cls.anytime else {}
+        return gym.make_vec("BestArmIdentification-v0", num_envs=copies, vectorization_mode="vector_entry_point",
+                            means=means, budget=budget, **setting, **options)
+
+    def agent_for(cls):
+        return cls(delta=0.1) if "delta" in cls.__init__.__code__.co_varnames else cls()
+
+    before, checked = sys.argv[1].split(","), sys.argv[2].split(",")
+    for name in filter(None, before):  # both variants compiled and played, as a session with several agents does
+        for force in ("serial", "parallel"):
+            _dispatch.FORCE = force
+            env = env_for(A.AGENTS[name], 4, [0.5, 0.4, 0.3], 10_000)
+            obs, _ = env.reset(seed=0)
+            agent = agent_for(A.AGENTS[name])
+            agent.reset(seed=0)
+            for _ in range(8):
+                obs, *_ = env.step(agent.act(obs))
+
+    calls = []
+    call = _dispatch.Kernel.__call__
+
+    def recorded(self, copies, *args):
+        calls.append((self, [id(a) for a in args], copy.deepcopy(args)))
+        return call(self, copies, *args)
+
+    def raw(x):
+        return np.ascontiguousarray(x).view(np.uint8) if isinstance(x, np.ndarray) else np.asarray(x)
+
+    _dispatch.Kernel.__call__ = recorded
+    _dispatch.FORCE = "serial"
+    for name in checked:  # the serial variant plays; both are applied to copies of each step's inputs
+        env = env_for(A.AGENTS[name], 8, [0.7, 0.5, 0.45, 0.4], 2000, copy=False)
+        agent = agent_for(A.AGENTS[name])
+        agent.reset(seed=0)
+        obs, _ = env.reset(seed=1)
+        for step in range(60):
+            calls.clear()
+            obs, *_ = env.step(agent.act(obs))
+            kernel, _, args = [c for c in calls if id(agent.constants) in c[1]][-1]  # the agent's kernel
+            serial, parallel = copy.deepcopy(args), copy.deepcopy(args)
+            kernel.variants[0](*serial)
+            kernel.variants[1](*parallel)
+            unequal = [i for i in range(len(args)) if not np.array_equal(raw(serial[i]), raw(parallel[i]))]
+            if unequal:
+                print(f"{name}: the variants differ at step {step} in arguments {unequal}")
+                break
+        else:
+            print(f"{name}: equal")
+''')
+
+COMPILED = tuple(name for name, cls in AGENTS.items()
+                 if isinstance(cls, type) and issubclass(cls, BestArmAgent) and cls.rule is not BestArmAgent.rule)
+"""Every agent whose rule runs in the compiled per-step kernel (``decide_step``)."""
+
+
+def variants_after(before: tuple[str, ...], checked: tuple[str, ...]) -> list[str]:
+    """In a fresh process, compile and play the rules ``before`` (both variants), then check the rules
+    ``checked``; one line per checked rule."""
+    done = subprocess.run([sys.executable, "-c", SCRIPT, ",".join(before), ",".join(checked)], capture_output=True,
+                          text=True, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return [line for line in done.stdout.splitlines() if line]
+
+
+def test_the_compiled_rules_are_the_ones_checked() -> None:
+    assert {"EBTCI", "TTTS", "TrackAndStop", "UGapEc", "CLUCBPAC", "SuccessiveRejects"} <= set(COMPILED)
+
+
+def test_eb_tci_after_four_other_rules() -> None:
+    """The sequence in which the parallel variant of EB-TCI's step dropped its tracking store (numba 0.68.1)."""
+    assert variants_after(("LilUCB", "FWSampling", "LUCB", "UGapEc"), ("EBTCI",)) == ["EBTCI: equal"]
+
+
+@pytest.mark.slow
+def test_every_compiled_rule_after_all_the_others() -> None:
+    assert variants_after(COMPILED, COMPILED) == [f"{name}: equal" for name in COMPILED]
