@@ -18,8 +18,8 @@ import numpy as np
 from bandit_gym.agents._kernels import parallel_pair
 from bandit_gym.envs._kernels import stream_uniform
 
-WORK_ROWS = 6
-"""Scratch rows per copy (SELECT-ARM uses all six: means, beta, U, L, B, J bits)."""
+WORK_ROWS = 7
+"""Scratch rows per copy (SELECT-ARM uses six: means, beta, U, L, B, J bits; TTTS seven)."""
 
 
 @functools.cache

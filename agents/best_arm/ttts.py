@@ -13,64 +13,73 @@ from bandit_gym.agents.base import Obs
 from bandit_gym.agents.best_arm import _stopping
 from bandit_gym.agents.best_arm._fixed_confidence import FixedConfidenceAgent, opening
 
-#: the work rows: the empirical means, scratch (the posterior means when the challenger's draws run out), weights
-MEANS, SCRATCH, WEIGHTS = range(3)
+#: the work rows: the empirical means, scratch (the posterior means when the challenger's draws run out), weights;
+#: each arm's Gamma constants (d, c) of its Beta posterior's two shapes (Bernoulli arms), or its posterior's standard
+#: deviation (Gaussian arms, in ``SCALE_WINS``), computed once per step for all of its draws
+MEANS, SCRATCH, WEIGHTS, SHAPE_WINS, SCALE_WINS, SHAPE_LOSSES, SCALE_LOSSES = range(7)
 #: the per-copy keys of the posterior draws are integers below 2^52, exact in the float64 constants
 KEY_BOUND = 2**52
 
 
 @functools.cache
 def posterior() -> Any:
-    """``(uniform, sample_best, pairwise_challenger)``, compiled: the posterior draws of a copy, from its own
-    counter-based stream.
+    """``(uniform, prepare, sample_best, pairwise_challenger)``, compiled: the posterior draws of a copy, from its
+    own counter-based streams (``bandit_gym.agents._variates``).
 
-    - ``uniform(constants, state)``: the next uniform in (0, 1) of the copy's SplitMix64 stream (key
-      ``constants["key"]``, draw number ``state["draws"]``, which it increments), the envs' ``stream_uniform``;
-    - ``sample_best(counts, sums, mean, constants, state)``: the arm of largest theta, one draw of every arm's
-      posterior in the copy's arm order (Bernoulli arms: ``Beta(1 + S_a, 1 + N_a - S_a)``, S the sum of rewards, as
-      the ratio of two Gamma draws; Gaussian arms: ``N(mu_a, sigma^2 / N_a)``). Normal draws by Box and Muller (one
-      of each pair), Gamma draws (shape >= 1) by Marsaglia and Tsang (2000);
+    A copy's draws are numbered events (``state["draws"]``, incremented by each): event e owns sub-streams
+    ``2 K e`` to ``2 K e + 2 K - 1`` of the copy's key ``constants["key"]``.
+
+    - ``uniform(constants, state, k)``: one event, a uniform in (0, 1): the event's first sub-stream seed read as a
+      uniform;
+    - ``prepare(counts, sums, constants, work)``: the step's posterior constants of every arm, in the work rows
+      (Bernoulli arms: Marsaglia and Tsang's (d, c) of ``1 + S_a`` and of ``1 + N_a - S_a``; Gaussian arms: the
+      posterior's standard deviation ``sigma / sqrt(N_a)``);
+    - ``sample_best(mean, constants, state, work)``: one event, the arm of largest theta, one draw of every arm's
+      posterior (Bernoulli arms: ``Beta(1 + S_a, 1 + N_a - S_a)`` as ``G_1 / (G_1 + G_2)``, G_1 and G_2 Gamma
+      variates of those shapes from sub-streams ``2 K e + 2 a`` and ``2 K e + 2 a + 1``; Gaussian arms:
+      ``N(mu_a, sigma^2 / N_a)``, the normal from sub-stream ``2 K e + 2 a``), ties to the first arm;
     - ``pairwise_challenger(counts, sums, mean, leader, constants, state, centre, weights)``: an arm j != leader
       drawn with probability proportional to ``Phi(-(m_leader - m_j) / sqrt(v_leader + v_j))``, m and v the
       posteriors' means and variances (``centre`` and ``weights`` are scratch rows)."""
+    from bandit_gym.agents._variates import gamma_constants, standard_gamma, standard_normal, sub_stream, unit
     from bandit_gym.agents.ranking import jit
-    from bandit_gym.envs._kernels import stream_uniform
 
     @jit
-    def uniform(constants: Any, state: Any) -> float:
-        draw = state["draws"]
-        state["draws"] = draw + 1.0
-        return stream_uniform(np.uint64(constants["key"]), np.uint64(draw))
+    def event(state: Any, k: int) -> np.uint64:
+        """The first sub-stream of the copy's next event."""
+        e = state["draws"]
+        state["draws"] = e + 1.0
+        return np.uint64(e) * np.uint64(2 * k)
 
     @jit
-    def normal(constants: Any, state: Any) -> float:
-        radius = math.sqrt(-2.0 * math.log(uniform(constants, state)))
-        return radius * math.cos(2.0 * math.pi * uniform(constants, state))
+    def uniform(constants: Any, state: Any, k: int) -> float:
+        return unit(sub_stream(np.uint64(constants["key"]), event(state, k)))
 
     @jit
-    def gamma(shape: float, constants: Any, state: Any) -> float:
-        d = shape - 1.0 / 3.0
-        c = 1.0 / math.sqrt(9.0 * d)
-        while True:
-            x = normal(constants, state)
-            v = 1.0 + c * x
-            if v <= 0.0:
-                continue
-            v = v * v * v
-            if math.log(uniform(constants, state)) < 0.5 * x * x + d - d * v + d * math.log(v):
-                return d * v
-
-    @jit
-    def sample_best(counts: np.ndarray, sums: np.ndarray, mean: np.ndarray, constants: Any, state: Any) -> int:
-        best, largest = 0, -math.inf
+    def prepare(counts: np.ndarray, sums: np.ndarray, constants: Any, work: np.ndarray) -> None:
         for a in range(counts.shape[0]):
             n = np.float64(counts[a])
-            if constants["family"] == 0.0:  # Bernoulli arms: the Beta posterior of the uniform prior
+            if constants["family"] == 0.0:
                 s = np.float64(sums[a])
-                wins = gamma(1.0 + s, constants, state)
-                theta = wins / (wins + gamma(1.0 + n - s, constants, state))
+                work[SHAPE_WINS, a], work[SCALE_WINS, a] = gamma_constants(1.0 + s)
+                work[SHAPE_LOSSES, a], work[SCALE_LOSSES, a] = gamma_constants(1.0 + n - s)
+            else:
+                work[SCALE_WINS, a] = constants["sigma"] / math.sqrt(n)
+
+    @jit
+    def sample_best(mean: np.ndarray, constants: Any, state: Any, work: np.ndarray) -> int:
+        k = mean.shape[0]
+        key, first = np.uint64(constants["key"]), event(state, k)
+        best, largest = 0, -math.inf
+        for a in range(k):
+            x = first + np.uint64(2 * a)
+            if constants["family"] == 0.0:  # Bernoulli arms: the Beta posterior of the uniform prior
+                wins = standard_gamma(work[SHAPE_WINS, a], work[SCALE_WINS, a], sub_stream(key, x))
+                losses = standard_gamma(work[SHAPE_LOSSES, a], work[SCALE_LOSSES, a],
+                                        sub_stream(key, x + np.uint64(1)))
+                theta = wins / (wins + losses)
             else:  # Gaussian arms of known sigma: the posterior of the flat prior
-                theta = mean[a] + constants["sigma"] / math.sqrt(n) * normal(constants, state)
+                theta = mean[a] + work[SCALE_WINS, a] * standard_normal(sub_stream(key, x), np.uint64(0))[0]
             if theta > largest:
                 best, largest = a, theta
         return best
@@ -115,7 +124,7 @@ def posterior() -> Any:
         for j in range(k):
             if j != leader:
                 total += math.exp(weights[j] - largest)
-        target, arm = uniform(constants, state) * total, -1
+        target, arm = uniform(constants, state, k) * total, -1
         for j in range(k):
             if j != leader:
                 arm = j
@@ -124,7 +133,7 @@ def posterior() -> Any:
                     break
         return arm
 
-    return uniform, sample_best, pairwise_challenger
+    return uniform, prepare, sample_best, pairwise_challenger
 
 
 @functools.cache
@@ -133,7 +142,7 @@ def ttts_rule() -> Any:
     from bandit_gym.agents.ranking import jit
 
     stopped, start = _stopping.compiled().stopped, opening()
-    uniform, sample_best, pairwise_challenger = posterior()
+    uniform, prepare, sample_best, pairwise_challenger = posterior()
 
     @jit
     def ttts(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, epsilon: float,
@@ -148,11 +157,12 @@ def ttts_rule() -> Any:
         if stopped(counts, mean, answer, made, 1, epsilon, constants):
             arm = k
         else:
-            arm = sample_best(counts, sums, mean, constants, state)
-            if uniform(constants, state) >= constants["beta"]:  # the challenger, with probability 1 - beta
+            prepare(counts, sums, constants, work)
+            arm = sample_best(mean, constants, state, work)
+            if uniform(constants, state, k) >= constants["beta"]:  # the challenger, with probability 1 - beta
                 leader, draws = arm, 0
                 while arm == leader and draws < constants["max_resamples"]:
-                    arm = sample_best(counts, sums, mean, constants, state)
+                    arm = sample_best(mean, constants, state, work)
                     draws += 1
                 if arm == leader:  # no draw in max_resamples left I: the pairwise approximation
                     arm = pairwise_challenger(counts, sums, mean, leader, constants, state, work[SCRATCH],
@@ -201,16 +211,18 @@ class TTTS(FixedConfidenceAgent):
       ``P(argmax theta = j | argmax theta != I)`` is about ``P(theta_j > theta_I)`` normalised, and the
       posteriors are close to normal). Measured (GK 2016's mu2, delta = 0.1, 40 runs each with common random
       numbers): mean pulls 4,641 (cap 10^4), 4,751 (10^3), 4,758 (100), 4,815 (10), 4,756 (1), standard errors
-      about 230; at 1.1e3, 7.7e3 and 5.8e4 pulls per CPU-second for caps 10^4, 10^3 and 100, hence the default.
+      about 230; at 1.1e3, 7.7e3 and 5.8e4 pulls per CPU-second for caps 10^4, 10^3 and 100 (with the package's
+      first posterior sampler, about 4 times slower per draw than today's), hence the default.
     - initialisation: each arm once, in the copy's arm order, with no stopping test (the flat Gaussian prior needs
       one sample; Russo's Bernoulli prior does not, but the GLR statistic does).
     - Bernoulli posteriors on rewards in [0, 1] that are not 0 or 1: ``Beta(1 + S_a, 1 + N_a - S_a)`` with the real
       sum S_a (no binarisation of the rewards).
     - the random draws come from the agent's seeded generator: each copy and episode gets a key from it, and its
-      draws are the SplitMix64 stream of that key (the counter-based streams of ``bandit_gym.streams``), so a copy's
-      draws do not depend on the batch or on the other copies, and the compiled whole-episode play equals the
-      stepwise play bit for bit. The Beta draws are ratios of Marsaglia-Tsang Gamma draws, the normal ones Box and
-      Muller's (one of each pair of uniforms).
+      draws come from SplitMix64 sub-streams of that key (the counter-based streams of ``bandit_gym.streams``), one
+      per variate, so a copy's draws do not depend on the batch or on the other copies, and the compiled
+      whole-episode play equals the stepwise play bit for bit. The Beta draws are ratios of Marsaglia and Tsang's
+      Gamma draws, the normal ones Marsaglia and Tsang's ziggurat: numpy ``Generator``'s algorithms
+      (``bandit_gym.agents._variates``).
     - ties between draws (probability 0 on Gaussian arms): the first in the copy's arm order (random per copy and
       episode; the smallest index with ``tie_break="index"``, see ``BestArmAgent``).
     - the budget: on a fixed-confidence env the env's budget truncates the episode, with the empirical best arm as
@@ -230,7 +242,8 @@ class TTTS(FixedConfidenceAgent):
     """
 
     constant_fields: ClassVar[tuple[str, ...]] = (*_stopping.FIELDS, "beta", "max_resamples", "key")
-    #: the pulls made at the last act and its arm (``opening``); the posterior draws made in the episode
+    #: the pulls made at the last act and its arm (``opening``); the random events of the episode (a posterior draw
+    #: of every arm, or a uniform)
     state_fields: ClassVar[tuple[str, ...]] = (*FixedConfidenceAgent.state_fields, "draws")
     best_arm_only = True
 

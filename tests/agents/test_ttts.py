@@ -14,10 +14,11 @@ from scipy import integrate, stats
 
 from bandit_gym.agents import TTTS
 from bandit_gym.agents.best_arm._base import records
+from bandit_gym.agents.best_arm._kernels import WORK_ROWS
 from bandit_gym.agents.best_arm.ttts import posterior
 from bandit_gym.rollout import play_episode, play_vector
-from bandit_gym.streams import stream_uniforms
 from tests.agents.test_fixed_confidence import MEANS
+from tests.agents.test_variates import SubStream, plain_gamma, splitmix, unit
 
 
 def copy_records(family: int, sigma: float = 1.0, key: int = 12345) -> tuple[np.ndarray, np.ndarray]:
@@ -27,10 +28,12 @@ def copy_records(family: int, sigma: float = 1.0, key: int = 12345) -> tuple[np.
 
 
 @numba.njit
-def _draw_bests(sample_best, counts, sums, mean, constants, state, n):  # pragma: no cover (compiled)
+def _draw_bests(prepare, sample_best, counts, sums, mean, constants, state, n):  # pragma: no cover (compiled)
     out = np.zeros(n, np.int64)
+    work = np.zeros((WORK_ROWS, counts.shape[0]))
+    prepare(counts, sums, constants, work)
     for i in range(n):
-        out[i] = sample_best(counts, sums, mean, constants, state)
+        out[i] = sample_best(mean, constants, state, work)
     return out
 
 
@@ -59,7 +62,9 @@ def test_the_best_arm_of_a_posterior_draw_has_the_exact_probabilities(family, co
     exact = argmax_probabilities(laws)
     constants, state = copy_records(family, sigma)
     runs = 40_000
-    best = _draw_bests(posterior()[1], counts, sums, mean, constants[0], state[0], runs)
+    _, prepare, sample_best, _ = posterior()
+    best = _draw_bests(prepare, sample_best, counts, sums, mean, constants[0], state[0], runs)
+    assert state["draws"][0] == runs  # one event per draw of the K posteriors
     observed = np.bincount(best, minlength=4)
     # a chi-square test of the counts against the exact probabilities (fixed key: one fixed outcome)
     assert stats.chisquare(observed, exact / exact.sum() * runs).pvalue > 1e-3
@@ -94,7 +99,7 @@ def test_the_pairwise_challenger_draws_the_normal_approximation_of_p_theta_j_abo
     assert exact.min() > 0.01  # every arm has a chance: the test can see a wrong weight
     constants, state = copy_records(family, sigma)
     runs = 30_000
-    drawn = _draw_pairwise(posterior()[2], counts, sums, mean, 0, constants[0], state[0], runs)
+    drawn = _draw_pairwise(posterior()[3], counts, sums, mean, 0, constants[0], state[0], runs)
     assert not np.any(drawn == 0)
     observed = np.bincount(drawn, minlength=4)[1:]
     assert stats.chisquare(observed, exact * runs).pvalue > 1e-3
@@ -139,38 +144,26 @@ def test_at_two_arms_arm_one_is_pulled_with_beta_p_plus_one_minus_beta_one_minus
 
 # ------------------------------------------------------------------------------------------ whole episodes
 class PlainTTTS:
-    """TTTS's decisions after the initial pulls, in plain Python: the copy's SplitMix64 stream
-    (``bandit_gym.streams``), Box-Muller normals, Marsaglia-Tsang Gamma draws, the capped resampling."""
+    """TTTS's decisions after the initial pulls, in plain Python: event e of the copy's key owns its sub-streams
+    2Ke..2Ke+2K-1 (a coin: the first one's seed as a uniform; a posterior draw: arm a's two Gamma variates from
+    sub-streams 2Ke+2a and 2Ke+2a+1), ziggurat normals, Marsaglia-Tsang Gamma draws, the capped resampling."""
 
     def __init__(self, key: int, beta: float, cap: int) -> None:
-        self.key, self.beta, self.cap, self.draws, self.fallbacks = np.uint64(key), beta, cap, 0, 0
+        self.key, self.beta, self.cap, self.draws, self.fallbacks = key, beta, cap, 0, 0
 
-    def uniform(self) -> float:
-        u = float(stream_uniforms(np.array([self.key]), np.array([self.draws]))[0])
+    def event(self, k: int) -> int:
         self.draws += 1
-        return u
+        return 2 * k * (self.draws - 1)
 
-    def normal(self) -> float:
-        radius = math.sqrt(-2.0 * math.log(self.uniform()))
-        return radius * math.cos(2.0 * math.pi * self.uniform())
-
-    def gamma(self, shape: float) -> float:
-        d = shape - 1.0 / 3.0
-        c = 1.0 / math.sqrt(9.0 * d)
-        while True:
-            x = self.normal()
-            v = 1.0 + c * x
-            if v <= 0.0:
-                continue
-            v = v * v * v
-            if math.log(self.uniform()) < 0.5 * x * x + d - d * v + d * math.log(v):
-                return d * v
+    def uniform(self, k: int) -> float:
+        return unit(splitmix(self.key, self.event(k)))
 
     def best(self, counts, sums) -> int:
-        thetas = []
-        for n, s in zip(counts, sums, strict=True):
-            wins = self.gamma(1.0 + s)
-            thetas.append(wins / (wins + self.gamma(1.0 + n - s)))
+        first, thetas = self.event(len(counts)), []
+        for a, (n, s) in enumerate(zip(counts, sums, strict=True)):
+            wins = plain_gamma(1.0 + s, SubStream(splitmix(self.key, first + 2 * a)))
+            losses = plain_gamma(1.0 + n - s, SubStream(splitmix(self.key, first + 2 * a + 1)))
+            thetas.append(wins / (wins + losses))
         return int(np.argmax(thetas))
 
     @staticmethod
@@ -188,7 +181,7 @@ class PlainTTTS:
         others = [j for j in range(len(counts)) if j != leader]
         logs = {j: self.log_tail((centre[leader] - centre[j]) / math.sqrt(var[leader] + var[j])) for j in others}
         largest = max(logs.values())
-        target = self.uniform() * sum(math.exp(logs[j] - largest) for j in others)
+        target = self.uniform(len(counts)) * sum(math.exp(logs[j] - largest) for j in others)
         for j in others:
             target -= math.exp(logs[j] - largest)
             if target < 0.0:
@@ -197,7 +190,7 @@ class PlainTTTS:
 
     def decide(self, counts, sums) -> int:
         arm = self.best(counts, sums)
-        if self.uniform() >= self.beta:
+        if self.uniform(len(counts)) >= self.beta:
             leader, draws = arm, 0
             while arm == leader and draws < self.cap:
                 arm, draws = self.best(counts, sums), draws + 1
