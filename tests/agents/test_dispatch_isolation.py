@@ -36,14 +36,16 @@ SCRIPT = textwrap.dedent('''
     from bandit_gym import _dispatch
 
     def env_for(cls, copies, means, budget, **options):
+        setting = {"setting": "fixed_confidence"} if cls.anytime else {}
         if "top_k" in [family.value for family in cls.families]:
             return gym.make_vec("TopKIdentification-v0", num_envs=copies, vectorization_mode="vector_entry_point",
-                                means=means, m=2, budget=budget, **options)
-        setting = {"setting": "fixed_confidence"} if cls.anytime else {}
+                                means=means, k=2, budget=budget, **setting, **options)
         return gym.make_vec("BestArmIdentification-v0", num_envs=copies, vectorization_mode="vector_entry_point",
                             means=means, budget=budget, **setting, **options)
 
     def agent_for(cls):
+        if cls.__name__ in ("UCBEBestArm", "UGapEb"):  # no default exploration
+            return cls(a=1.0)
         return cls(delta=0.1) if "delta" in cls.__init__.__code__.co_varnames else cls()
 
     before, checked = sys.argv[1].split(","), sys.argv[2].split(",")
