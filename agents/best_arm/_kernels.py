@@ -57,25 +57,21 @@ def decide_step(rule: Any) -> Any:
     inlined = numba.njit(inline="always", error_model="numpy")(one_copy)
     called = numba.njit(nogil=True, error_model="numpy")(one_copy)
 
-    def serial(m: np.ndarray, epsilon: np.ndarray, budget_left: np.ndarray, total_budget: np.ndarray,
-               counts: np.ndarray, sums: np.ndarray, arm_at: np.ndarray, seen_counts: np.ndarray,
-               seen_sums: np.ndarray, seen_answer: np.ndarray, constants: np.ndarray, state: np.ndarray,
-               arrays: np.ndarray, work: np.ndarray, action: np.ndarray) -> np.ndarray:
-        for n in range(counts.shape[0]):
-            inlined(n, m, epsilon, budget_left, total_budget, counts, sums, arm_at, seen_counts, seen_sums,
-                    seen_answer, constants, state, arrays, work, action)
-        return action
+    def over_copies(step: Any) -> Any:
+        """The batch: ``step`` for every copy. Compiled without ``parallel=True`` the ``prange`` is a ``range``."""
 
-    def parallel(m: np.ndarray, epsilon: np.ndarray, budget_left: np.ndarray, total_budget: np.ndarray,
-                 counts: np.ndarray, sums: np.ndarray, arm_at: np.ndarray, seen_counts: np.ndarray,
-                 seen_sums: np.ndarray, seen_answer: np.ndarray, constants: np.ndarray, state: np.ndarray,
-                 arrays: np.ndarray, work: np.ndarray, action: np.ndarray) -> np.ndarray:
-        for n in numba.prange(counts.shape[0]):
-            called(n, m, epsilon, budget_left, total_budget, counts, sums, arm_at, seen_counts, seen_sums,
-                   seen_answer, constants, state, arrays, work, action)
-        return action
+        def batch(m: np.ndarray, epsilon: np.ndarray, budget_left: np.ndarray, total_budget: np.ndarray,
+                  counts: np.ndarray, sums: np.ndarray, arm_at: np.ndarray, seen_counts: np.ndarray,
+                  seen_sums: np.ndarray, seen_answer: np.ndarray, constants: np.ndarray, state: np.ndarray,
+                  arrays: np.ndarray, work: np.ndarray, action: np.ndarray) -> np.ndarray:
+            for n in numba.prange(counts.shape[0]):
+                step(n, m, epsilon, budget_left, total_budget, counts, sums, arm_at, seen_counts, seen_sums,
+                     seen_answer, constants, state, arrays, work, action)
+            return action
 
-    return parallel_pair(serial, parallel)
+        return batch
+
+    return parallel_pair(over_copies(inlined), over_copies(called))
 
 
 def in_arm_order(play: Any, arm_at: np.ndarray) -> Any:
