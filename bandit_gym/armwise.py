@@ -49,7 +49,6 @@ K): the features are scaled here.
 from __future__ import annotations
 
 import itertools
-import json
 import math
 from pathlib import Path
 from typing import Any
@@ -65,6 +64,7 @@ try:
 except ImportError as error:  # pragma: no cover - the rl extra is missing
     raise ImportError('bandit_gym.armwise needs stable-baselines3: pip install "pure-exploration-gym[rl]"') from error
 
+from bandit_gym import _weights_file as weights_file
 from bandit_gym.families import CONTRACTS, Family, family_of
 from bandit_gym.families.threshold import LEVEL_KEYS
 
@@ -287,34 +287,24 @@ def logits_and_value(policy: ArmwisePolicy, obs: dict[str, np.ndarray]) -> tuple
     return logits.cpu().numpy(), value.squeeze(1).cpu().numpy()
 
 
-SHIPPED_FORMAT = 1
-"""Version of the weights files written by ``save_weights``."""
-
-
 def save_weights(policy: ArmwisePolicy, path: str | Path, **meta: Any) -> Path:
     """Write the policy's weights (float32 arrays, no optimiser state) and what rebuilds it (the hidden size,
     ``standardize``, ``k_invariant``, the observation entries' shapes it was trained on, and ``meta``) to one
-    ``.npz``; read it with ``load_weights``. About 90 kB for the default hidden size, without pickles."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    ``.npz`` (``bandit_gym._weights_file``'s format); read it with ``load_weights``. About 90 kB for the default
+    hidden size, without pickles."""
     extractor: Any = policy.features_extractor
     shapes = {key: list(box.shape) for key, box in policy.observation_space.spaces.items()}  # type: ignore[attr-defined]
-    header = {"format": SHIPPED_FORMAT, "hidden": policy.hidden, "standardize": extractor.standardize,
-              "k_invariant": extractor.k_invariant, "shapes": shapes, **meta}
-    arrays = {f"w/{key}": value.detach().cpu().numpy().astype(np.float32) for key, value in
-              policy.state_dict().items()}
-    np.savez_compressed(path, header=np.array(json.dumps(header)), **arrays)  # type: ignore[arg-type]
-    return path
+    header = {"hidden": policy.hidden, "standardize": extractor.standardize, "k_invariant": extractor.k_invariant,
+              "shapes": shapes, **meta}
+    arrays = {key: value.detach().cpu().numpy() for key, value in policy.state_dict().items()}
+    return weights_file.write(path, header, arrays)
 
 
 def load_weights(path: str | Path) -> tuple[ArmwisePolicy, dict[str, Any]]:
     """The policy written by ``save_weights`` (for the observation shapes it was trained on; ``SB3Agent``
     rebuilds it for others) and its header."""
-    with np.load(Path(path), allow_pickle=False) as data:
-        header = json.loads(str(data["header"]))
-        if header.get("format") != SHIPPED_FORMAT:
-            raise ValueError(f"{path}: weights format {header.get('format')!r}, this version reads {SHIPPED_FORMAT}")
-        state = {key[2:]: th.from_numpy(data[key].copy()) for key in data.files if key.startswith("w/")}
+    arrays, header = weights_file.read(path)
+    state = {key: th.from_numpy(value) for key, value in arrays.items()}
     space = spaces.Dict({key: spaces.Box(-np.inf, np.inf, shape=tuple(shape), dtype=np.float32)
                          for key, shape in header["shapes"].items()})
     k = int(np.prod(header["shapes"]["counts"]))

@@ -322,6 +322,9 @@ def test_saved_weights_rebuild_the_same_policy(tmp_path) -> None:
     np.savez(tmp_path / "old.npz", header=np.array('{"format": 0}'))
     with pytest.raises(ValueError, match="format"):
         load_weights(tmp_path / "old.npz")
+    with pytest.raises(ValueError, match="'format' is the file's version"):  # metadata cannot relabel the file
+        save_weights(model.policy, tmp_path / "relabelled.npz", format=2)
+    assert not (tmp_path / "relabelled.npz").exists()
 
 
 @pytest.mark.parametrize(("problem", "env_id", "kwargs"), [

@@ -16,7 +16,6 @@ Permuting the arms permutes the logits and leaves the value unchanged.
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 from typing import Any
@@ -25,6 +24,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from bandit_gym import _weights_file as weights_file
 from bandit_gym.families import Family
 
 Array = jax.Array
@@ -35,8 +35,6 @@ FAMILIES = (Family.THRESHOLDING, Family.BEST_ARM, Family.TOP_K)
 bandit's are not)."""
 NUM_FEATURES = 10
 """Columns of ``arm_features`` for these families (one fewer with ``k_invariant``)."""
-WEIGHTS_FORMAT = 1
-"""The format of ``bandit_gym.armwise.save_weights``, which ``save_weights`` writes too."""
 
 
 def _pull_scales(counts: Array, total: Array, k_invariant: bool) -> list[Array]:
@@ -161,24 +159,16 @@ def save_weights(params: Params, path: str | Path, shapes: dict[str, list[int]],
     the torch state dict, a JSON header with the hidden size, the feature options and ``shapes``, the observation
     entries' shapes of the training env), so that ``bandit_gym.armwise.load_weights`` reads it. ``meta`` is added
     to the header (JSON values)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     hidden = int(np.shape(params["mlp_extractor.phi.0.2"]["weight"])[0])
-    header = {"format": WEIGHTS_FORMAT, "hidden": hidden, "standardize": bool(standardize),
-              "k_invariant": bool(k_invariant), "shapes": shapes, **meta}
-    arrays = {f"w/{name}.{part}": np.asarray(value, dtype=np.float32)
-              for name, layer in params.items() for part, value in layer.items()}
-    np.savez_compressed(path, header=np.array(json.dumps(header)), **arrays)  # type: ignore[arg-type]
-    return path
+    header = {"hidden": hidden, "standardize": bool(standardize), "k_invariant": bool(k_invariant),
+              "shapes": shapes, **meta}
+    arrays = {f"{name}.{part}": value for name, layer in params.items() for part, value in layer.items()}
+    return weights_file.write(path, header, arrays)
 
 
 def load_weights(path: str | Path) -> tuple[Params, dict[str, Any]]:
     """The parameters and header of a weights file (``save_weights`` here or in ``bandit_gym.armwise``)."""
-    with np.load(Path(path), allow_pickle=False) as data:
-        header = json.loads(str(data["header"]))
-        if header.get("format") != WEIGHTS_FORMAT:
-            raise ValueError(f"{path}: weights format {header.get('format')!r}, this version reads {WEIGHTS_FORMAT}")
-        params: Params = {}
-        for name in LAYERS:
-            params[name] = {part: jnp.asarray(data[f"w/{name}.{part}"]) for part in ("weight", "bias")}
+    arrays, header = weights_file.read(path)
+    params: Params = {name: {part: jnp.asarray(arrays[f"{name}.{part}"]) for part in ("weight", "bias")}
+                      for name in LAYERS}
     return params, header
