@@ -66,41 +66,57 @@ def episode(env: BanditFunctional, agent: JaxAgent, key: jax.Array, params: Any 
     # the step count alone, which is the same for every copy, so that under ``vmap`` the loop's condition is not
     # batched and the copies' states are not re-selected at every step (the general condition is per copy).
     lockstep = exploring and not getattr(env, "fixed_confidence", False) and type(agent).stop is JaxAgent.stop
+    # An agent whose ``decide`` computes the stop and the arm at once (CLUCB-PAC) is asked once per step: the carry
+    # holds its pending decision for the current state (stop, arm, next agent state), made at the end of the
+    # previous step, and the loop's condition reads it. The same decisions, from the same keys, as asking ``stop``
+    # in the condition and ``select`` in the step.
+    fused = exploring and not lockstep and type(agent).decide is not JaxAgent.decide
+
+    def decision(state: Any, agent_state: Any, t: jax.Array) -> tuple[Any, ...]:
+        return agent.decide(agent_state, env.observation(state, None, params), jax.random.fold_in(act_keys, t))
 
     def loop(carry: tuple[Any, ...], until: int | None) -> tuple[Any, ...]:
         def running(carry: tuple[Any, ...]) -> jax.Array:
-            state, agent_state, t = carry
+            state, agent_state, t, *pending = carry
             if lockstep:  # t pulls made so far
                 return t < (params.budget if until is None else jnp.minimum(params.budget, until))
             if exploring:  # pulls remain (before ``until``) and the agent goes on: the next step is a pull
                 more = state.budget_left > 0
                 if until is not None:
                     more &= params.budget - state.budget_left < until
-                return more & ~agent.stop(agent_state, env.observation(state, None, params))
+                stop = pending[0] if fused else agent.stop(agent_state, env.observation(state, None, params))
+                return more & ~stop
             return ~env.terminal(state, None, params)
 
         def step(carry: tuple[Any, ...]) -> tuple[Any, ...]:
-            state, agent_state, t = carry
+            state, agent_state, t, *pending = carry
             act_key = jax.random.fold_in(act_keys, t)
             obs = env.observation(state, None, params)
             if exploring:  # a pull: the env's transition without the answer it would ignore
-                arm, agent_state = agent.select(agent_state, obs, act_key)
+                if fused:
+                    _, arm, agent_state = pending
+                else:
+                    arm, agent_state = agent.select(agent_state, obs, act_key)
                 state = env.pull_step(state, arm, pull_key(t, arm, state.counts), params)
             else:
                 action, agent_state = act(agent, env.family, agent_state, obs, act_key)
                 state = env.transition(state, action, jax.random.fold_in(pull_keys, t), params)
+            if fused:
+                return state, agent_state, t + 1, *decision(state, agent_state, t + 1)
             return state, agent_state, t + 1
 
         return jax.lax.while_loop(running, step, carry)
 
     carry: tuple[Any, ...] = (state, agent_state, jnp.int32(0))
+    if fused:
+        carry = (*carry, *decision(state, agent_state, jnp.int32(0)))
     anytime: list[dict[str, jax.Array]] = []
     for budget in checkpoints:
         carry = loop(carry, budget)
-        state, agent_state, t = carry
+        state, agent_state, t = carry[:3]
         bits = agent.answer(agent_state, env.observation(state, None, params), jax.random.fold_in(act_keys, t))
         anytime.append(env.answer_losses(bits, state.means, params))
-    state, agent_state, t = loop(carry, None)
+    state, agent_state, t = loop(carry, None)[:3]
     if exploring:  # the answer step: a stop, or the step after the last pull
         action, _ = act(agent, env.family, agent_state, env.observation(state, None, params),
                         jax.random.fold_in(act_keys, t))

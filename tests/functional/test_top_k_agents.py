@@ -117,12 +117,14 @@ def test_clucb_pac_first_decisions() -> None:
     agent = CLUCBPAC(tie_break="index")
     state = agent.init(KEY, env.observation(env.initial(KEY)))
     obs = observation(env, [4, 2, 4, 8], [3, 1, 2, 2])
-    stop, position = agent.decide(state, obs)
+    stop, position = agent.selections(state, obs)
     assert (bool(stop), int(position)) == (False, 1)
     assert int(agent.select(state, obs, KEY)[0]) == 1 and not bool(agent.stop(state, obs))
+    stop, arm, _ = agent.decide(state, obs, KEY)  # the rollout's call: both at once
+    assert (bool(stop), int(arm)) == (False, 1)
     assert np.asarray(agent.answer(state, obs, KEY)).tolist() == [1, 1, 0, 0]
     sure = observation(env, [1e6] * 4, [9e5, 8e5, 2e5, 1e5])
-    assert bool(agent.stop(state, sure))
+    assert bool(agent.stop(state, sure)) and bool(agent.decide(state, sure, KEY)[0])
     # the first round: arm t at pull t in the copy's order, no stop (the order of a random tie rule is a shuffle)
     for made in range(4):
         assert int(agent.select(state, observation(env, [1] * made + [0] * (4 - made), [0] * 4), KEY)[0]) == made

@@ -10,6 +10,9 @@ methods take and return its state explicitly:
 - ``answer(state, obs, key) -> bits``: the family's empirical answer by default (ties: the arm first in the arm
   order);
 - ``stop(state, obs) -> bool``: False by default (the fixed-confidence setting reads it);
+- ``decide(state, obs, key) -> (stop, arm, state)``: ``stop`` and ``select`` of the same step at once, what the
+  compiled rollout asks a fixed-confidence agent at every step; by default it calls both, and an agent whose two
+  compute the same thing (CLUCB-PAC's selections) overrides it to compute it once;
 - ``check_env(env, params)``: raise where the numpy twin refuses the env (its arms, its m or epsilon), called by
   ``play`` on the concrete params before anything is compiled; nothing by default.
 
@@ -107,6 +110,12 @@ class JaxAgent:
 
     def stop(self, state: Any, obs: Obs) -> Array:
         return jnp.bool_(False)
+
+    def decide(self, state: Any, obs: Obs, key: Array) -> tuple[Array, Array, Any]:
+        """``(stop(state, obs), *select(state, obs, key))``: whether to stop, else the arm to pull and the state
+        after it."""
+        arm, next_state = self.select(state, obs, key)
+        return self.stop(state, obs), arm, next_state
 
     def check_env(self, env: Any, params: Any) -> None:
         """Raise where the numpy agent refuses ``env`` with ``params``; nothing by default."""

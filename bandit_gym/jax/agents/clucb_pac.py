@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
+import jax
 import jax.numpy as jnp
 
 from bandit_gym import _validation as check
@@ -40,9 +41,10 @@ class CLUCBPAC(JaxAgent):
     Differences: the means, radii, w~ and the gain are float32 and the gain is summed in another order (numpy:
     float64 of the same float32 statistics, summed in position order), which can change a decision only where
     two compared values, or the gain and the stop level, lie within a float32 rounding of each other; with
-    ``epsilon_sum="epsilon"`` the level is epsilon itself (numpy: ``K (epsilon / K)`` in float64). The stop is
-    decided from the observation, so a step computes the selections twice (once for ``stop``, once for
-    ``select``). The numpy agent's run-time refusal of an env of another family is not made here.
+    ``epsilon_sum="epsilon"`` the level is epsilon itself (numpy: ``K (epsilon / K)`` in float64). ``decide``
+    computes the selections once per step for both the stop and the arm (the compiled rollout calls it); ``stop``
+    and ``select`` alone compute them each. The numpy agent's run-time refusal of an env of another family is not
+    made here.
     """
 
     families: ClassVar[tuple[str, ...]] = ("top_k",)
@@ -60,7 +62,7 @@ class CLUCBPAC(JaxAgent):
         object.__setattr__(self, "R", check.real("R", self.R, low=0.0, low_open=True))
         object.__setattr__(self, "epsilon_sum", check.choice("epsilon_sum", self.epsilon_sum, EPSILON_SUMS))
 
-    def decide(self, order: ArmOrder, obs: Obs) -> tuple[Array, Array]:
+    def selections(self, order: ArmOrder, obs: Obs) -> tuple[Array, Array]:
         """``(stop, position)`` after the first round: whether the stop fires, and the position of largest rad in
         the symmetric difference of M_t and M~_t (the first on ties)."""
         counts, sums = obs["counts"][order.arm_at], obs["sums"][order.arm_at]
@@ -78,14 +80,18 @@ class CLUCBPAC(JaxAgent):
         level = m.astype(jnp.float32) * epsilon if self.epsilon_sum == "k_epsilon" else epsilon
         return gain <= level, jnp.argmax(jnp.where(differs, rad, -1.0))
 
-    def select(self, state: ArmOrder, obs: Obs, key: Array) -> tuple[Array, ArmOrder]:
+    def decide(self, state: ArmOrder, obs: Obs, key: Array) -> tuple[Array, Array, ArmOrder]:
+        """The first round (each arm once, in the copy's order, no stop), then ``selections``."""
         made = state.total - obs["budget_left"][0].astype(jnp.int32)
         n = obs["counts"].shape[-1]
-        _, position = self.decide(state, obs)
+        stopped, position = self.selections(state, obs)
         position = jnp.where(made < n, jnp.minimum(made, n - 1), position)
-        return state.arm_at[position], state
+        return (made >= n) & stopped, state.arm_at[position], state
+
+    def select(self, state: ArmOrder, obs: Obs, key: Array) -> tuple[Array, ArmOrder]:
+        _, arm, state = self.decide(state, obs, key)
+        return arm, state
 
     def stop(self, state: ArmOrder, obs: Obs) -> Array:
-        made = state.total - obs["budget_left"][0].astype(jnp.int32)
-        stopped, _ = self.decide(state, obs)
-        return (made >= obs["counts"].shape[-1]) & stopped
+        stopped, _, _ = self.decide(state, obs, jax.random.key(0))  # the key is not read
+        return stopped
