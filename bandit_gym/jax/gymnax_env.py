@@ -35,7 +35,6 @@ Actions are checked inside the compiled step, which cannot raise: an action outs
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
 import gymnasium as gym
@@ -43,6 +42,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 from gymnasium import spaces as gym_spaces
+from gymnasium.envs.registration import load_env_creator
 
 from bandit_gym.jax.envs._base import BanditFunctional
 
@@ -109,9 +109,9 @@ class GymnaxBandit(environment.Environment):
 
     def step_env(self, key: Array, state: Any, action: Any, params: Any
                  ) -> tuple[dict[str, Array], Any, Array, Array, dict[str, Any]]:
-        action = jnp.asarray(action)
         valid = jnp.asarray(self._action_space.contains(action))
-        moved = self.func_env.transition(state, action.astype(jnp.int32), key, params)
+        action = jnp.asarray(action).astype(jnp.int32)
+        moved = self.func_env.transition(state, action, key, params)
         next_state = jax.tree.map(lambda new, old: jnp.where(valid, new, old), moved, state)
         reward = jnp.where(valid, self.func_env.reward(state, action, next_state, key, params), 0.0)
         terminated = self.func_env.terminal(next_state, key, params) & ~self.func_env.terminal(state, key, params)
@@ -155,7 +155,6 @@ def make(env_id: str, **kwargs: Any) -> tuple[GymnaxBandit, Any]:
     if name not in known:
         raise ValueError(f"env_id={env_id!r} has no JAX env; allowed: {', '.join(known)}")
     spec = gym.spec(f"jax/{name}")
-    module, _, attribute = str(spec.entry_point).partition(":")
-    shell = getattr(importlib.import_module(module), attribute)
+    shell: Any = load_env_creator(str(spec.entry_point))  # a BanditJaxEnv class, which holds its functional env
     func_env = shell.functional(**{**spec.kwargs, **kwargs})
     return GymnaxBandit(func_env, name), func_env.default_params
