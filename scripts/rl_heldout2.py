@@ -59,6 +59,10 @@ TOLERANCE = 1e-9
 LAPACK may change the last bits of the correlated draws on another machine or numpy build; on the machine that drew
 them they are equal). 1e-12 until 2026-11-27, when numpy 2.4.6 gave differences up to 1.9e-11 (3.7e-9 relative, on a
 mean of 3e-4); any other seed or law changes the numbers at their first digits."""
+EIGEN_TIES = 1e-12
+"""Eigenvalues of a correlated setting's kernel this close (relative to the largest) form one eigenspace. The grid's
+repeated eigenvalues come out of LAPACK within 8e-16 of each other; the distinct ones of the three kernels are 1.2e-10
+apart or more (the closest among the smallest kept, where a mean's part is of order 3e-5)."""
 
 Draw = Callable[[np.random.Generator], dict[str, Any]]
 
@@ -355,13 +359,59 @@ def differences(drawn: Any, committed: Any, where: str = "") -> list[str]:
     return [] if same else [f"{where}: {drawn!r} drawn, {committed!r} committed"]
 
 
+def eigenspaces(env_kwargs: dict[str, Any]) -> list[np.ndarray]:
+    """The eigenspaces of the prior covariance of a correlated setting, each an orthonormal ``(K, d)`` basis: the
+    eigenvectors of G that ``prior_factor`` keeps, eigenvalues within ``EIGEN_TIES`` of each other (relative to the
+    largest) in one space. A symmetric set of locations (the 6 x 6 grid) gives G repeated eigenvalues."""
+    d, v = np.linalg.eigh(squared_exponential(env_kwargs["locations"], env_kwargs["length_scale"]))
+    kept = np.flatnonzero(d > 1e-10 * d.max())  # prior_factor's tolerance
+    spaces: list[list[int]] = []
+    for i in kept:
+        if spaces and d[i] - d[spaces[-1][-1]] <= EIGEN_TIES * d.max():
+            spaces[-1].append(int(i))
+        else:
+            spaces.append([int(i)])
+    return [v[:, space] for space in spaces]
+
+
+def eigenspace_norms(means: list[float], spaces: list[np.ndarray]) -> list[float]:
+    """The length of the projection of ``means`` on each eigenspace, then the length of what lies outside them all."""
+    m = np.asarray(means)
+    parts = [float(np.linalg.norm(m @ basis)) for basis in spaces]
+    inside = sum((basis @ (m @ basis) for basis in spaces), np.zeros_like(m))
+    return [*parts, float(np.linalg.norm(m - inside))]
+
+
+def comparable(data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` with every correlated instance's means replaced by ``eigenspace_norms``: what a draw of the prior
+    fixes on every machine. The draw is ``F z`` with ``F = V D^(1/2)`` from ``numpy.linalg.eigh``, whose basis of an
+    eigenspace of dimension d > 1 is LAPACK's choice (and of dimension 1, its sign): the same seed's normals z give
+    other means through another basis, but the same length in each eigenspace (z's part there, scaled). Another
+    seed or law changes those lengths at their first digits."""
+    out = json.loads(json.dumps(data))
+    for family in out["families"]:
+        for setting in family["settings"]:
+            if setting["env_id"] != "CorrelatedBestArm-v0":
+                continue
+            spaces = eigenspaces(setting["env_kwargs"])
+            for instance in setting["instances"]:
+                instance["means"] = {"eigenspace_norms": eigenspace_norms(instance.pop("means"), spaces)}
+    return out
+
+
+def draw_differences(drawn: dict[str, Any], committed: dict[str, Any]) -> list[str]:
+    """Where the set ``drawn`` here and the ``committed`` one differ: every number to ``TOLERANCE``, the correlated
+    means through ``comparable``."""
+    return differences(comparable(drawn), comparable(committed))
+
+
 def check(path: Path) -> int:
     drawn = draw_all()
     committed_text = path.read_text()
     if dumps(drawn) == committed_text:
         print(f"{path}: identical to the draw")
     else:
-        found = differences(drawn, json.loads(committed_text))
+        found = draw_differences(drawn, json.loads(committed_text))
         if found:
             print(f"{path} differs from the draw in {len(found)} places:", *found[:20], sep="\n  ")
             return 1

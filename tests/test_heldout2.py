@@ -44,8 +44,28 @@ def score() -> ModuleType:
 def test_the_committed_set_is_the_published_draw(draw: ModuleType) -> None:
     committed = json.loads(draw.OUT.read_text())
     assert committed["seed"] == 3602
-    assert draw.differences(draw.draw_all(), committed) == []
+    assert draw.draw_differences(draw.draw_all(), committed) == []
     assert sum(len(s["instances"]) for f in committed["families"] for s in f["settings"]) == 206
+
+
+def test_the_correlated_means_are_compared_through_the_seed_not_lapacks_basis(draw: ModuleType) -> None:
+    """The 6 x 6 grid's kernel has repeated eigenvalues, whose eigenvectors LAPACK picks differently on different
+    machines: a rotation inside such an eigenspace keeps every eigenspace's norm, another seed does not."""
+    committed = json.loads(draw.OUT.read_text())
+    setting = committed["families"][4]["settings"][2]
+    spaces = draw.eigenspaces(setting["env_kwargs"])
+    assert sum(basis.shape[1] == 2 for basis in spaces) == 15
+    means = np.asarray(setting["instances"][0]["means"])
+    basis = max((b for b in spaces if b.shape[1] == 2), key=lambda b: float(np.linalg.norm(means @ b)))
+    turn = np.array([[np.cos(0.7), -np.sin(0.7)], [np.sin(0.7), np.cos(0.7)]])
+    part = means @ basis
+    rotated = means + basis @ (turn @ part - part)
+    assert np.abs(rotated - means).max() > 0.05
+    assert draw.eigenspace_norms(rotated.tolist(), spaces) == pytest.approx(
+        draw.eigenspace_norms(means.tolist(), spaces), rel=1e-12, abs=1e-12)
+    other = draw.draw_setting(4, 2, draw.FAMILIES[4].settings[2], seed=7)
+    assert len(draw.draw_differences({"families": [{"settings": [other]}]},
+                                     {"families": [{"settings": [setting]}]})) >= 20 * 21  # each of 21 spaces
 
 
 def test_paired_test_is_scipys(score: ModuleType) -> None:

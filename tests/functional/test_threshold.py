@@ -200,6 +200,9 @@ def test_random_survival_gives_up_with_nan_where_numpy_raises() -> None:
     with pytest.raises(ValueError, match="accepts too few draws"):
         sampler(np.random.default_rng(0), 1)
     assert bool(jnp.all(jnp.isnan(draw_random_survival(jax.random.key(0), sampler))))
+    # such a sampler never reaches an episode: the env draws one instance when it is built, as the numpy env does
+    with pytest.raises(ValueError, match="accepts too few draws"):
+        ThresholdFunctional(survival=sampler)
 
 
 # ----------------------------------------------------------------------------------------------- distributions
