@@ -66,10 +66,10 @@ def episode(env: BanditFunctional, agent: JaxAgent, key: jax.Array, params: Any 
     # the step count alone, which is the same for every copy, so that under ``vmap`` the loop's condition is not
     # batched and the copies' states are not re-selected at every step (the general condition is per copy).
     lockstep = exploring and not getattr(env, "fixed_confidence", False) and type(agent).stop is JaxAgent.stop
-    # An agent whose ``decide`` computes the stop and the arm at once (CLUCB-PAC) is asked once per step: the carry
-    # holds its pending decision for the current state (stop, arm, next agent state), made at the end of the
-    # previous step, and the loop's condition reads it. The same decisions, from the same keys, as asking ``stop``
-    # in the condition and ``select`` in the step.
+    # An agent whose ``decide`` computes the stop and the arm at once (CLUCB-PAC, EB-TCI, Track-and-Stop) is asked
+    # once per step: the carry holds its pending decision for the current state (stop, arm, next agent state), made
+    # at the end of the previous step, and the loop's condition reads it. The same decisions, from the same keys,
+    # as asking ``stop`` in the condition and ``select`` in the step.
     fused = exploring and not lockstep and type(agent).decide is not JaxAgent.decide
 
     def decision(state: Any, agent_state: Any, t: jax.Array) -> tuple[Any, ...]:

@@ -7,6 +7,7 @@ the first slow test pays it."""
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 from typing import Any
@@ -22,7 +23,7 @@ from bandit_gym.agents.best_arm import _stopping as numpy_stopping
 from bandit_gym.agents.best_arm._base import records
 from bandit_gym.agents.best_arm._fixed_confidence import top_two
 from bandit_gym.jax.agents import _stopping
-from bandit_gym.jax.agents._base import ArmOrder
+from bandit_gym.jax.agents._base import ArmOrder, JaxAgent
 from bandit_gym.jax.agents.eb_tci import EBTCI, TopTwoState
 from bandit_gym.jax.agents.track_and_stop import TrackAndStop
 from bandit_gym.jax.envs import BestArmFunctional
@@ -322,6 +323,23 @@ def test_play_takes_a_gaussian_agent_of_the_env_s_float32_sigma() -> None:
     env = BestArmFunctional(means=EASY, setting="fixed_confidence", budget=1000, arm_distribution="gaussian",
                             sigma=0.3)  # 0.3 in the float32 params
     assert int(play(env, EBTCI(distribution="gaussian", sigma=0.3), 0, 2)["pulls"].min()) > 4
+
+
+@pytest.mark.parametrize("agent", [EBTCI(), EBTCI(stopping="lucb"), TrackAndStop(tracking="D"),
+                                   TrackAndStop(tracking="C")], ids=["EBTCI-glr", "EBTCI-lucb", "TaS-D", "TaS-C"])
+def test_the_rollout_asking_decide_plays_the_episodes_of_stop_then_select(agent: Any) -> None:
+    """``FixedConfidenceAgent.decide`` sends the rollout down its fused path (a pending decision in the carry);
+    the agent with the protocol's default ``decide`` takes the other (``stop`` in the loop's condition, ``select``
+    in its step). Bit-identical episodes, seeds and agent keys."""
+    plain = dataclasses.make_dataclass(f"Plain{type(agent).__name__}", [], bases=(type(agent),), frozen=True,
+                                       namespace={"decide": JaxAgent.decide})
+    twin = plain(**{f.name: getattr(agent, f.name) for f in dataclasses.fields(agent)})
+    env = BestArmFunctional(means=EASY, setting="fixed_confidence", budget=20_000)
+    fused, split = play(env, agent, 11, 32, agent_key=5), play(env, twin, 11, 32, agent_key=5)
+    assert type(agent).decide is not JaxAgent.decide and type(twin).decide is JaxAgent.decide
+    for name in fused:
+        np.testing.assert_array_equal(np.asarray(fused[name]), np.asarray(split[name]), err_msg=name)
+    assert 100 < float(np.mean(np.asarray(fused["pulls"]))) < 20_000  # episodes that stop
 
 
 # --------------------------------------------------------------------------------------------- in distribution

@@ -12,7 +12,8 @@ methods take and return its state explicitly:
 - ``stop(state, obs) -> bool``: False by default (the fixed-confidence setting reads it);
 - ``decide(state, obs, key) -> (stop, arm, state)``: ``stop`` and ``select`` of the same step at once, what the
   compiled rollout asks a fixed-confidence agent at every step; by default it calls both, and an agent whose two
-  compute the same thing (CLUCB-PAC's selections) overrides it to compute it once;
+  compute the same thing overrides it (CLUCB-PAC's selections; the best-arm fixed-confidence rules, whose
+  ``FixedConfidenceAgent.decide`` calls both in one function, so that the compiler shares their work);
 - ``check_env(env, params)``: raise where the numpy twin refuses the env (its arms, its m or epsilon), called by
   ``play`` on the concrete params before anything is compiled; nothing by default.
 

@@ -66,6 +66,14 @@ class FixedConfidenceAgent(JaxAgent):
         means = obs["sums"] / jnp.maximum(obs["counts"], 1.0)
         return first_maximum(means, self.order(state))
 
+    def decide(self, state: Any, obs: Obs, key: Array) -> tuple[Array, Array, Any]:
+        """``stop`` and ``select`` of the step in one call: the rollout then asks once per step (its pending
+        decision), and the compiler computes once what the two share (the empirical best arm, the statistics; for
+        EB-TCI under the GLR rule, the transportation costs to the leader). The same decisions as the two calls,
+        bit for bit; the speed-up is measured in the speed section of docs/jax.md."""
+        arm, next_state = self.select(state, obs, key)
+        return self.stop(state, obs), arm, next_state
+
     def stop(self, state: Any, obs: Obs) -> Array:
         """The stopping rule, from the end of the opening on (no test while an arm was never pulled)."""
         opened = pulls_made(state, obs) >= obs["counts"].shape[-1]
