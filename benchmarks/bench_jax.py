@@ -13,6 +13,7 @@ Every path is compiled (and run once) before it is timed; times are the median o
     python -m benchmarks.bench_jax --w2 --w3             # and W2 (50 copies) and W3 (40 copies)
     python -m benchmarks.bench_jax --copies 10000 100000 1000000 --skip-numba   # an accelerator's sweep
     python -m benchmarks.bench_jax --quick               # a tenth of the copies, to check that it works
+    python -m benchmarks.bench_jax --prng philox4x32     # W1 also with keys of another JAX PRNG implementation
 
 The numba numbers are this machine's CPU; the JAX numbers are those of ``jax.devices()[0]``, printed in the header.
 """
@@ -37,15 +38,21 @@ from benchmarks.suite import Workload, median_time, rollout_row, vector_row
 
 W1_ID = "ThresholdingBandit-Tao2019Setup1-v0"
 W3_ID = "TopKIdentification-Chen2017TwoGroupK250-v0"
+PRNG_IMPLS = ("threefry2x32", "philox4x32", "philox2x32", "rbg", "unsafe_rbg")
+"""JAX's PRNG implementations that ``--prng`` takes (``jax.random.key(seed, impl=...)``)."""
 
 
-def jax_rate(env: Any, agent: Any, copies: int) -> float:
-    """Pulls per second of ``play`` on ``copies`` episodes (compiled and run once first)."""
-    play(env, agent, 0, copies)["pulls"].block_until_ready()
+def jax_rate(env: Any, agent: Any, copies: int, prng: str | None = None) -> float:
+    """Pulls per second of ``play`` on ``copies`` episodes (compiled and run once first), with keys of JAX's
+    ``prng`` implementation (default: JAX's default, threefry2x32)."""
+    def key(seed: int) -> Any:
+        return seed if prng is None else jax.random.key(seed, impl=prng)
+
+    play(env, agent, key(0), copies)["pulls"].block_until_ready()
 
     def once() -> tuple[int, float]:
         start = time.perf_counter()
-        pulls = play(env, agent, 1, copies)["pulls"]
+        pulls = play(env, agent, key(1), copies)["pulls"]
         total = int(pulls.sum())  # waits for the device
         return total, time.perf_counter() - start
 
@@ -77,6 +84,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--copies", type=int, nargs="*", default=None, help="numbers of copies (default 5000)")
     parser.add_argument("--quick", action="store_true", help="a tenth of the copies")
     parser.add_argument("--skip-numba", action="store_true", help="JAX only (an accelerator's large sweeps)")
+    parser.add_argument("--prng", nargs="*", default=[], choices=PRNG_IMPLS, metavar="IMPL",
+                        help=f"W1 also played from jax.random keys of these implementations ({', '.join(PRNG_IMPLS)})")
     parser.add_argument("--w2", action="store_true", help="also W2 (K = 1000, budget 10^5, UCB-E)")
     parser.add_argument("--w3", action="store_true",
                         help="also W3 (chen2017 TWOGROUP, n = 1000, K = 250, budget 10^5, AdaptiveTopK, CLUCB-PAC)")
@@ -87,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
     device = jax.devices()[0]
     print(f"JAX {jax.__version__} on {device.platform}: {device.device_kind}; numba on {platform.processor() or 'CPU'}"
           f" ({platform.machine()})")
-    print(f"{'workload':<6} {'agent':<12} {'copies':>9} {'numba engine':>15} {'numba make_vec':>15} "
+    print(f"{'workload':<6} {'agent':<22} {'copies':>9} {'numba engine':>15} {'numba make_vec':>15} "
           f"{'JAX play':>13} {'JAX / numba':>12}")
     env = ThresholdingFunctional(means=bandit_gym.ENV_SPECS[W1_ID].kwargs["means"], threshold=0.5, budget=1000)
     for label, _, factory, agent in w1_cases():
@@ -95,6 +104,8 @@ def main(argv: list[str] | None = None) -> int:
             rates = {} if args.skip_numba else numba_rates(W1_ID, {"budget": 1000}, label, factory, n, 1000)
             fast = jax_rate(env, agent, n)
             print(row("W1", label, n, rates, fast), flush=True)
+            for impl in args.prng:
+                print(row("W1", f"{label} {impl}", n, rates, jax_rate(env, agent, n, impl)), flush=True)
     if args.w2:
         w2(copies=[max(c // 100, 1) for c in copies], skip_numba=args.skip_numba)
     if args.w3:
@@ -136,7 +147,7 @@ def row(workload: str, label: str, copies: int, numba: dict[str, float], fast: f
         return f"{rate:>{width}.3g}" if rate is not None else f"{'-':>{width}}"
 
     ratio = f"{fast / best:>12.2g}" if best else f"{'-':>12}"
-    return f"{workload:<6} {label:<12} {copies:>9} {cell(compiled, 15)} {cell(vector, 15)} {cell(fast, 13)} {ratio}"
+    return f"{workload:<6} {label:<22} {copies:>9} {cell(compiled, 15)} {cell(vector, 15)} {cell(fast, 13)} {ratio}"
 
 
 if __name__ == "__main__":

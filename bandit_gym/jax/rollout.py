@@ -50,12 +50,11 @@ def episode(env: BanditFunctional, agent: JaxAgent, key: jax.Array, params: Any 
     exploring = env.family.pure_exploration
     if checkpoints and not exploring:
         raise ValueError(f"checkpoints score answers: the {env.family.value} env is online and has none")
-    arms = jnp.arange(env.num_arms)
 
     def pull_key(t: jax.Array, arm: jax.Array, counts: jax.Array) -> jax.Array:
         if not common_random_numbers:
             return jax.random.fold_in(pull_keys, t)
-        draws = jnp.sum(jnp.where(arms == arm, counts, 0.0)).astype(jnp.int32)  # the arm's pulls so far
+        draws = counts[jnp.clip(arm, 0, env.num_arms - 1)].astype(jnp.int32)  # the arm's pulls so far (unused past K)
         return jax.random.fold_in(jax.random.fold_in(pull_keys, arm), draws)
 
     # The observation is recomputed from the state where it is read rather than carried, and step t's keys are

@@ -62,12 +62,22 @@ def top_m_answer(obs: Obs, position_of: Array) -> Array:
 
 
 def first_minimum(values: Array, order: ArmOrder) -> Array:
-    """The arm of smallest value, ties to the arm first in the copy's order (the numpy agents' argmin).
+    """The arm of smallest value, ties to the arm first in the copy's order (the numpy agents' argmin; the values
+    are not NaN).
 
-    Written with comparisons over the K arms, not by indexing with the order (a gather per step under ``vmap``,
-    which costs more than the rule on a CPU)."""
-    tied = values == jnp.min(values)
-    return jnp.argmin(jnp.where(tied, order.position_of, values.shape[-1]))
+    One pass over the K arms: a reduction of the (value, position, arm) triples by their lexicographic order on
+    (value, position), rather than a minimum and then an argmin among the tied arms (two passes, the second waiting
+    for the first). The same arm; ``benchmarks/bench_jax_step.py`` times the two."""
+    k = values.shape[-1]
+
+    def earlier(a: tuple[Array, Array, Array], b: tuple[Array, Array, Array]) -> tuple[Array, Array, Array]:
+        take = (a[0] < b[0]) | ((a[0] == b[0]) & (a[1] < b[1]))
+        return jnp.where(take, a[0], b[0]), jnp.where(take, a[1], b[1]), jnp.where(take, a[2], b[2])
+
+    largest = jnp.inf if jnp.issubdtype(values.dtype, jnp.floating) else jnp.iinfo(values.dtype).max
+    start = (jnp.array(largest, dtype=values.dtype), jnp.int32(k), jnp.int32(0))
+    triples = (values, order.position_of.astype(jnp.int32), jnp.arange(k, dtype=jnp.int32))
+    return jax.lax.reduce(triples, start, earlier, (values.ndim - 1,))[2]
 
 
 def first_maximum(values: Array, order: ArmOrder) -> Array:
@@ -76,8 +86,8 @@ def first_maximum(values: Array, order: ArmOrder) -> Array:
 
 
 def arm_at(order: ArmOrder, position: Array) -> Array:
-    """The arm at ``position`` of the copy's order (a comparison over the K arms, not a gather)."""
-    return jnp.argmax(order.position_of == position)
+    """The arm at ``position`` of the copy's order."""
+    return order.arm_at[position]
 
 
 @dataclass(frozen=True)

@@ -159,13 +159,11 @@ class BanditFunctional(FuncEnv):
     def pull(self, state: ArmState, arm: Array, pulling: Array, key: Array, params: Any) -> tuple[ArmState, Array]:
         """Pull ``arm`` where ``pulling`` (else change nothing); return the state and the sample."""
         a = jnp.clip(arm, 0, self.num_arms - 1)
-        # one-hot arithmetic, not a gather and a scatter: K multiply-adds vectorise on every device, while XLA's
-        # CPU scatter under vmap is a loop
-        hit = (jnp.arange(self.num_arms) == a) & pulling
-        value = arm_sample(key, jnp.sum(jnp.where(hit, state.means, 0.0)), self.gaussian, params.sigma)
+        # the pulled arm's entries alone are read and written (an indexed read and an in-place add), not all K
+        value = arm_sample(key, state.means[a], self.gaussian, params.sigma)
         state = state._replace(
-            counts=state.counts + hit,
-            sums=state.sums + jnp.where(hit, value, 0.0),
+            counts=state.counts.at[a].add(pulling.astype(state.counts.dtype)),
+            sums=state.sums.at[a].add(jnp.where(pulling, value, 0.0)),
             budget_left=state.budget_left - pulling.astype(jnp.int32),
             last_arm=jnp.where(pulling, a, state.last_arm),
             last_value=jnp.where(pulling, value, state.last_value),
