@@ -109,8 +109,10 @@ def test_the_compiled_rules_are_the_ones_checked() -> None:
     assert {"EBTCI", "TTTS", "TrackAndStop", "UGapEc", "CLUCBPAC", "SuccessiveRejects"} <= set(COMPILED)
 
 
+@pytest.mark.slow
 def test_eb_tci_after_four_other_rules() -> None:
-    """The sequence in which the parallel variant of EB-TCI's step dropped its tracking store (numba 0.68.1)."""
+    """The sequence in which the parallel variant of EB-TCI's step dropped its tracking store (numba 0.68.1).
+    Slow: a fresh process compiles five rules, serial and parallel (about 3 minutes on 2 busy cores)."""
     assert variants_after(("LilUCB", "FWSampling", "LUCB", "UGapEc"), ("EBTCI",)) == ["EBTCI: equal"]
 
 
