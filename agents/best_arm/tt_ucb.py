@@ -58,41 +58,51 @@ class TTUCB(FixedConfidenceAgent):
     (arXiv:2210.05431; TTUCB, §2). Not one of the five papers: the first Top Two rule with a sample-complexity
     bound at every delta, not only as delta -> 0; EB-TCI's sibling (``EBTCI``).
 
-    What was read: the paper's abstract (the NeurIPS 2023 proceedings page, OpenReview CxjmYRP9Ji, the opening
-    of arXiv:2210.05431 on ar5iv) and a public summary of it (a UCB leader, the TC challenger, a deterministic
-    tracking of beta in place of the coin, asymptotic beta-optimality); its body was not at hand. The formulas
-    below are the rule as recalled from the paper's §2, not checked against its text; the equation numbers are
-    therefore not given. No public code of the authors was found (openreview.net's supplementary zip was out of
-    reach).
+    What was read: the authors' NeurIPS 2023 poster and talk slides (``posterttucb.pdf`` and ``slidesttucb.pdf``,
+    the paper's page on the first author's site, marcjourdan.github.io), which state the sampling rule, the
+    exploration function, the stopping rule and the two theorems; the formulas below are checked against them.
+    The paper's body (its proofs and numbered equations) was not read: "eq. (1)" is the poster's numbering. No
+    public code of the authors was found (OpenReview's supplementary zip was out of reach).
 
-    After t pulls (time n = t + 1), with mu the empirical means and N the pull counts:
+    At time n, with ``N_{n,i}`` and ``mu_{n,i}`` the pull count and empirical mean of arm i before time n (t = n - 1
+    pulls made):
 
-    - leader ``B_n = argmax_a mu_a + sqrt(g_u(n) / N_a)`` (UCB), with the paper's exploration function for
-      Gaussian arms of unit variance ``g_u(n) = 2 alpha (1 + s) ln n``, s > 1, alpha > 1 (as recalled; our check
-      of its role: at every time t in ``[n^(1 / alpha), n]`` the bonus is at least ``sqrt(2 (1 + s) ln n / N_a)``,
-      so by a union bound over arms and counts every mean lies in its interval with probability at least
-      ``1 - 2 K n^-s``); for arms of sub-Gaussian scale sigma the agent uses ``sigma^2 g_u(n)``, that is
-      ``mu_a + sqrt(2 sigma^2 alpha (1 + s) ln n / N_a)``;
-    - challenger ``C_n = argmin_{j != B_n} (mu_B - mu_j)_+ / sqrt(1 / N_B + 1 / N_j)`` (TC, unit variance), computed
-      as ``argmin_{j != B_n} W_n(B_n, j)`` with EB-TCI's transportation cost ``W_n(i, j) = N_i d(mu_i, mu_ij) +
-      N_j d(mu_j, mu_ij)`` if ``mu_i > mu_j`` (else 0), ``mu_ij = (N_i mu_i + N_j mu_j) / (N_i + N_j)``, d the arms'
-      divergence: on Gaussian arms ``W = (mu_i - mu_j)_+^2 / (2 sigma^2 (1 / N_i + 1 / N_j))``, an increasing
-      function of the paper's ratio, so the same argmin; unlike EB-TCI's TCI challenger, no ``+ ln N_j``;
-    - pull ``B_n`` if ``N^B_{B}(n) <= beta L_B(n + 1)``, else ``C_n``, where ``L_i(n + 1)`` counts the steps at
-      which arm i was the leader (this one included) and ``N^i_i(n)`` the pulls of arm i while it led: K tracking
-      procedures, one per leader, exactly as ``EBTCI``.
+    - leader ``B_n = argmax_i mu_{n,i} + sqrt(g(n) / N_{n,i})`` (UCB), with ``g_u(n) = 2 alpha (1 + s) ln n``,
+      alpha, s > 1, the poster's choice for Gaussian arms of unit variance: g is taken small such that
+      ``P(E_n) >= 1 - K n^-s``, E_n the event that every arm's mean lies in its UCB interval at the times of a
+      window that ends at n (alpha sets its start); for arms of sub-Gaussian scale sigma the agent uses
+      ``sigma^2 g_u(n)``, that is ``mu_i + sqrt(2 sigma^2 alpha (1 + s) ln n / N_i)``;
+    - challenger ``C_n in argmin_{i != B_n} (mu_{n,B_n} - mu_{n,i})_+ / sqrt(1 / N_{n,B_n} + 1 / N_{n,i})`` (TC,
+      unit variance), computed as ``argmin_{j != B_n} W_n(B_n, j)`` with EB-TCI's transportation cost
+      ``W_n(i, j) = N_i d(mu_i, mu_ij) + N_j d(mu_j, mu_ij)`` if ``mu_i > mu_j`` (else 0), ``mu_ij = (N_i mu_i + N_j
+      mu_j) / (N_i + N_j)``, d the arms' divergence: on Gaussian arms ``W = (mu_i - mu_j)_+^2 / (2 sigma^2 (1 / N_i
+      + 1 / N_j))``, an increasing function of the ratio above, so the same argmin; unlike EB-TCI's TCI
+      challenger, no ``+ ln N_j``;
+    - tracking: ``I_n = B_n`` if ``N^{B_n}_{n,B_n} <= beta L_{n+1,B_n}``, else ``I_n = C_n``, where ``L_{n,i}``
+      counts the times arm i was the leader before time n and ``N^i_{n,j}`` the pulls of arm j while arm i led:
+      K tracking procedures, one per leader, exactly as ``EBTCI``. The poster's Lemma 1, ``-1/2 <= N^i_{n,i} -
+      beta L_{n,i} <= 1`` for all n > K, holds here in the tighter form ``0 <= N^i_{n,i} - beta L_{n,i} <= 1``
+      (tests/agents/test_tt_ucb.py).
 
     Stopping: by default the GLR (Chernoff) rule, GK 2016 Theorem 10's threshold on Bernoulli arms, Lattimore
     and Szepesvári's on Gaussian arms; any of the package's stopping components (``stopping``, ``threshold``).
-    The paper pairs TTUCB with the GLR rule at the threshold of Kaufmann and Koolen 2021 for Gaussian arms (as
-    recalled), which is not one of the package's components. With beta = 1/2 and the GLR rule its theorem bounds
-    ``E[tau_delta]`` at every delta and makes the pair asymptotically beta-optimal (at most ``2 T*(mu)``
-    asymptotically). The answer is the empirical best arm (not the leader).
+    The poster's rule (its eq. (1)) is the same GLR statistic on Gaussian arms, the answer the empirical best arm
+    and ``tau = inf{n > K : min_{i != i_hat} (mu_{n,i_hat} - mu_{n,i}) / sqrt(1 / N_{n,i_hat} + 1 / N_{n,i}) >=
+    sqrt(2 c(n - 1, delta))}`` with ``c(n, delta) ~ ln(1/delta) + 2 ln ln(1/delta) + 4 ln(4 + ln(n / 2))`` (the
+    Gaussian threshold of Kaufmann and Koolen 2021; the poster gives it only to first order, so it is not one of
+    the package's components; ours are also delta-correct whatever the sampling rule, but grow as ``ln t``
+    (``"gk2016"``) or ``4 ln t`` (``"ls2020"``) where it grows as ``4 ln ln t``).
+    Combined with it, TTUCB is delta-correct and asymptotically beta-optimal on instances of distinct means
+    (Theorem 1: ``limsup_{delta -> 0} E[tau_delta] / ln(1/delta) <= T*_beta(mu)``, at most ``2 T*(mu)`` at beta =
+    1/2), and with beta = 1/2 and ``g_u`` at alpha = s = 1.2 its expected sample complexity is bounded at every
+    delta on instances with a unique best arm (Theorem 2). The answer is the empirical best arm (not the leader).
+    The poster's experiments: Gaussian arms of unit variance, delta = 0.1, random instances with ``mu_1 = 0.6``
+    and ``mu_i ~ U([0.2, 0.5])`` (K = 10), and "1-sparse" instances.
 
     Parameters: ``delta`` in (0, 1); ``beta`` in (0, 1) (default 1/2, the paper's); ``alpha`` > 0 and ``s`` > 0
-    (default 1.2 each, our choice inside the theory's s > 1, alpha > 1: the values of the paper's experiments
-    could not be checked), so that by default ``g_u(n) = 5.28 ln n``; ``distribution``, ``sigma``;
-    ``stopping``, ``threshold``. Best-arm identification (m = 1) only, as the paper.
+    (default 1.2 each, Theorem 2's values; the theory asks alpha, s > 1), so that by default ``g_u(n) = 5.28 ln
+    n``; ``distribution``, ``sigma``; ``stopping``, ``threshold``. Best-arm identification (m = 1) only, as the
+    paper.
 
     Readings where the paper is silent (or where it could not be checked):
 
@@ -100,8 +110,9 @@ class TTUCB(FixedConfidenceAgent):
       sigma = 1/2 of variables in [0, 1] (Hoeffding), ``sqrt(alpha (1 + s) ln n / (2 N_a))``, not a KL-UCB
       index; the challenger minimises the Bernoulli transportation cost W (TC with the arms' divergence, as the
       Top Two rules of Jourdan et al. 2022 for other families). On Gaussian arms, sigma = the agent's ``sigma``.
-    - time: n = t + 1 when t pulls are made (N_a counts the pulls before time n), so ``ln n > 0`` from the first
-      decision after the initial pulls.
+    - time: n = t + 1 when t pulls are made, the poster's convention (N_{n,i} counts the pulls before time n, and
+      its stopping rule reads ``c(n - 1, delta)``), so ``ln n > 0`` from the first decision after the initial
+      pulls.
     - initialisation: each arm once, in the copy's arm order, with no stopping test (the index needs N_a >= 1).
     - ties (leader, challenger): the first in the copy's arm order (random per copy and episode; the smallest
       index with ``tie_break="index"``, see ``BestArmAgent``). A UCB leader need not be the empirical best: every
