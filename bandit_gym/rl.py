@@ -363,6 +363,20 @@ class BanditProgressBar(BaseCallback):
         self.bar.close()
 
 
+def quiet_logger(model: Any) -> None:
+    """Give an SB3 ``model`` without ``tensorboard_log`` the logger its ``learn`` would configure (SB3's table on
+    standard output at ``verbose >= 1``, nothing otherwise) less the folder: SB3 makes an empty ``SB3-<time>``
+    folder in the system's temporary folder at every ``learn`` whose logger it configures, a write outside the
+    folder the user named. A model with ``tensorboard_log`` keeps SB3's own logger, which writes there."""
+    import sys
+
+    from stable_baselines3.common.logger import HumanOutputFormat, Logger
+
+    if model.tensorboard_log is None:
+        model.set_logger(Logger(folder=None, output_formats=[HumanOutputFormat(sys.stdout)] if model.verbose >= 1
+                                else []))
+
+
 def train(env_id: str, algo: str = "PPO", total_timesteps: int | None = None, seed: int | None = 0,
           verbose: int = 0, env_kwargs: dict[str, Any] | None = None, progress: bool | None = None,
           callback: Any = None, **overrides: Any) -> TrainedPolicy:
@@ -389,6 +403,7 @@ def train(env_id: str, algo: str = "PPO", total_timesteps: int | None = None, se
     venv.seed(seed)
     cls = getattr(stable_baselines3, recipe.algo)
     model = cls("MultiInputPolicy", venv, seed=seed, verbose=verbose, device="cpu", **recipe.algo_kwargs)
+    quiet_logger(model)
     callbacks = [BanditMetricsCallback(), *([BanditProgressBar()] if progress else []),
                  *(callback if isinstance(callback, (list, tuple)) else [callback] if callback is not None else [])]
     model.learn(total_timesteps=steps, callback=callbacks)
@@ -545,6 +560,7 @@ def _train_candidate(recipe: ArmwiseRecipe, seed: int | None, steps: int, verbos
                         normalize={"norm_obs": False, "norm_reward": True, "gamma": gamma}, **recipe.env_kwargs)
     venv.seed(seed)
     model = PPO(ArmwisePolicy, venv, seed=seed, verbose=verbose, device="cpu", **recipe.algo_kwargs)
+    quiet_logger(model)
     model.learn(total_timesteps=steps)
     trained = TrainedPolicy(model, None)
     return trained if folder is None else trained.save(folder)

@@ -20,7 +20,7 @@ import torch
 from stable_baselines3 import PPO
 
 from bandit_gym.armwise import ArmwiseNetwork, ArmwisePolicy
-from bandit_gym.rl import ARMWISE_RECIPES, make_vec_env
+from bandit_gym.rl import ARMWISE_RECIPES, make_vec_env, quiet_logger
 
 
 class _EmbeddedPerHead(ArmwiseNetwork):
@@ -45,6 +45,7 @@ def steps_per_second(policy: type[ArmwisePolicy], rollouts: int) -> float:
                         normalize={"norm_obs": False, "norm_reward": True, "gamma": 1.0}, **recipe.env_kwargs)
     venv.seed(0)
     model = PPO(policy, venv, seed=0, device="cpu", **recipe.algo_kwargs)
+    quiet_logger(model)
     steps = rollouts * recipe.num_envs * recipe.algo_kwargs["n_steps"]
     start = time.perf_counter()
     model.learn(total_timesteps=steps)

@@ -328,3 +328,32 @@ def test_train_draws_its_progress_where_asked_and_only_on_a_terminal_by_default(
     assert "training" in capsys.readouterr().err
     with pytest.raises(TypeError, match="progress must be True, False or None"):
         train("ThresholdBandit-v0", progress="yes", **kwargs)
+
+
+def sb3_folders(folder: Path) -> list[Path]:
+    return [path for path in folder.iterdir() if path.name.startswith("SB3-")]
+
+
+def test_training_writes_nothing_in_the_temporary_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    # SB3's learn makes an empty SB3-<time> folder in the system's temporary folder whenever it configures its own
+    # logger (no tensorboard_log); train and train_armwise give it one that writes no file, and keep its table
+    import tempfile
+
+    from bandit_gym.rl import quiet_logger, train, train_armwise
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    monkeypatch.delenv("SB3_LOGDIR", raising=False)
+    kwargs = {"total_timesteps": 64, "seed": 0, "num_envs": 2, "env_kwargs": {"horizon": 16}}
+    train("ThresholdBandit-v0", **kwargs)
+    train_armwise("threshold", total_timesteps=64, seed=0)
+    assert not capsys.readouterr().out
+    trained = train("ThresholdBandit-v0", verbose=1, **kwargs)
+    assert "total_timesteps" in capsys.readouterr().out  # SB3's table, as without the logger
+    assert sb3_folders(tmp_path) == []  # (torch may leave its compile cache there: not ours to move)
+    model = PPO("MultiInputPolicy", trained.model.get_env(), n_steps=16, batch_size=32, seed=0, device="cpu")
+    model.learn(total_timesteps=32)  # what SB3 does without it: the check above can fail
+    assert len(sb3_folders(tmp_path)) == 1
+    board = PPO("MultiInputPolicy", trained.model.get_env(), tensorboard_log=str(tmp_path / "tb"), device="cpu")
+    quiet_logger(board)  # a model that logs to tensorboard keeps SB3's logger
+    assert not board._custom_logger
