@@ -3,8 +3,9 @@ every family it plays, at an episode's start and in its middle, against damaged 
 indices, NaN or huge budgets, negative counts, strings, complex numbers, out-of-range constants). Each is
 rejected with a ValueError or TypeError naming the key; the valid extremes give an action inside the action
 space. The cases run in a subprocess (tests/_obs_probe.py), so that a crash of compiled code fails the test
-instead of ending the test run. The probe compiles every agent's kernels in a fresh process (about 6 minutes on 2
-busy cores), so its three tests are marked slow."""
+instead of ending the test run. The probe compiles every agent's kernels in a fresh process (about 4 minutes on 2
+busy cores), so its checks make one test, marked slow: as three tests, each xdist worker that got one of them ran
+the probe again."""
 
 from __future__ import annotations
 
@@ -36,15 +37,20 @@ def probe_rows() -> list[dict]:
 
 
 @pytest.mark.slow
-def test_every_agent_and_family_is_probed(probe_rows: list[dict]) -> None:
+def test_every_agent_rejects_damaged_observations_and_accepts_the_valid_extremes(probe_rows: list[dict]) -> None:
+    every_agent_and_family_is_probed(probe_rows)
+    damaged_observations_are_rejected_naming_the_key(probe_rows)
+    valid_extremes_give_actions_inside_the_action_space(probe_rows)
+
+
+def every_agent_and_family_is_probed(probe_rows: list[dict]) -> None:
     seen = {(row["agent"], row["family"]) for row in probe_rows}
     assert seen == {(name, family) for name, cls in AGENTS.items() for family in cls.families}
     counts = Counter(row["outcome"] for row in probe_rows)
     print(f"{len(probe_rows)} damaged or extreme observations: {dict(counts)}")
 
 
-@pytest.mark.slow
-def test_damaged_observations_are_rejected_naming_the_key(probe_rows: list[dict]) -> None:
+def damaged_observations_are_rejected_naming_the_key(probe_rows: list[dict]) -> None:
     from tests._obs_probe import CASES
 
     bad = [row for row in probe_rows if row["case"] not in EXTREMES]
@@ -59,8 +65,7 @@ def test_damaged_observations_are_rejected_naming_the_key(probe_rows: list[dict]
     assert not unnamed, unnamed[:5]
 
 
-@pytest.mark.slow
-def test_valid_extremes_give_actions_inside_the_action_space(probe_rows: list[dict]) -> None:
+def valid_extremes_give_actions_inside_the_action_space(probe_rows: list[dict]) -> None:
     rows = [row for row in probe_rows if row["case"] in EXTREMES]
     # mid-episode, a budget left above the episode's starting budget is not an observation of that episode
     # and a trained SB3 policy refuses a budget other than its training budget (its documented refusal)
