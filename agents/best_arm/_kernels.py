@@ -27,10 +27,10 @@ def called_rule(rule: Any) -> Any:
     """``rule`` (compiled with ``inline="always"``, as every helper) compiled as a function of its own, for
     ``decide_step`` to call: numba inlines a function by running its untyped pipeline again at each call site, its
     helpers' too, and the serial step inlines the rule in ``one_copy`` and ``one_copy`` in the batch loop. Called,
-    the rule's first ``act`` in a fresh process takes TTTS 9 s instead of 27, Track-and-Stop 7 s instead of 16,
-    EB-TCI 5 s instead of 8 (GK 2016's second instance, one env); its helpers are still inlined in it. An ``act``
-    is one call per copy, next to a vector env's step in Python. (With ``NUMBA_DISABLE_JIT=1`` the rule is its
-    Python function, which has no ``py_func``.)"""
+    the rule's first ``act`` in a fresh process takes TTTS 10.5 s instead of 22.1, Track-and-Stop 6.7 s instead of
+    14.5, EB-TCI 6.2 s instead of 8.5 (GK 2016's second instance, one env); its helpers are still inlined in it.
+    An ``act`` is one call per copy, next to a vector env's step in Python. (With ``NUMBA_DISABLE_JIT=1`` the rule
+    is its Python function, which has no ``py_func``.)"""
     return numba.njit(nogil=True, error_model="numpy")(getattr(rule, "py_func", rule))
 
 
