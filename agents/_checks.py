@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import math
 
-import numba
 import numpy as np
+
+from bandit_gym.jit import inline, kernel
 
 MAX_PULLS = 2.0**53
 """The largest budget and count accepted: 2**53, the largest integer every float64 holds exactly, so that the
@@ -19,18 +20,18 @@ agents' int64 and float64 budget arithmetic (pulls made, phase lengths, log T) n
 LAST_ARM, BUDGET, ABOVE_START, COUNTS, SUMS = range(5)
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _whole(value: float) -> bool:
     return 0.0 <= value <= MAX_PULLS and value == math.floor(value)  # NaN fails every comparison
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@inline
 def _whole_fast(value: float) -> bool:
     inside = (value >= 0) & (value <= MAX_PULLS)
     return inside & (value == (int(value) if inside else -1))
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def needs_a_closer_look(last: np.ndarray, budget: np.ndarray, counts: np.ndarray, sums: np.ndarray,
                         start: np.ndarray, going: bool) -> bool:
     """True if some copy may fail a check of ``first_bad_copy`` or begins an episode (``last_arm < 0``, whose
@@ -48,7 +49,7 @@ def needs_a_closer_look(last: np.ndarray, budget: np.ndarray, counts: np.ndarray
     return look
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def first_bad_copy(last: np.ndarray, budget: np.ndarray, counts: np.ndarray, sums: np.ndarray,
                    start: np.ndarray, going: bool) -> tuple[int, int, int]:
     """``(copy, code, arm)`` of the first copy whose observation fails a check, ``(-1, -1, -1)`` if none.

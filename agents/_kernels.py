@@ -25,13 +25,11 @@ import numba
 import numpy as np
 
 from bandit_gym._dispatch import compile_pair
-from bandit_gym.agents.uniform import round_robin_arm
+from bandit_gym.agents.uniform import cycle
 from bandit_gym.envs._kernels import stream_uniform
 
 GROUP = 8
 """Copies played in lockstep by a rollout: their pulls are independent, so the processor overlaps them."""
-cycle = numba.njit(inline="always")(round_robin_arm)
-"""Round robin (Uniform's, also the index policies' initial round), compiled."""
 
 # Helpers take scalars only: a compiled call that passes arrays pays reference counting on every call.
 

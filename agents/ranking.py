@@ -1,9 +1,8 @@
 """Compiled ranking helpers (numba) shared by the best-arm and top-K agents and by Uniform: empirical means with
 an arm never pulled ranked last, the m largest values, order statistics and tournament trees.
 
-Importing this module loads numba (about a second the first time): the agents import it on their first ``act``,
-not with ``bandit_gym.agents``. Every function here is compiled with ``jit`` (inlined into the rule that
-calls it) except ``top_m_answers``, which is called from Python.
+Every function here is compiled with ``jit`` (``bandit_gym.jit.inline``: inlined into the rule that calls it)
+except ``top_m_answers``, an entry point called from Python (``bandit_gym.jit.kernel``, cached on disk).
 
 Ties: these helpers break ties by position (the smaller index first). The agents run them on their statistics
 laid out in each copy's arm order (``BestArmAgent``, ``top_m_answers``), so a position is that order's, random
@@ -17,16 +16,12 @@ such an arm's mean as 0 (``empirical_means``), so the pulls do not depend on the
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
-import numba
 import numpy as np
 
+from bandit_gym.jit import inline, kernel
 
-def jit(function: Callable[..., Any]) -> Any:
-    """Compile a helper or an agent's rule: ``numba.njit(inline="always", error_model="numpy")``."""
-    return numba.njit(inline="always", error_model="numpy")(function)
+jit = inline
+"""Compile a helper (``bandit_gym.jit.inline``)."""
 
 
 @jit
@@ -223,7 +218,7 @@ def top_m_select(values: np.ndarray, m: int, bits: np.ndarray) -> float:
     return total
 
 
-@numba.njit(nogil=True, cache=True)
+@kernel
 def top_m_answers(m: np.ndarray, counts: np.ndarray, sums: np.ndarray, arm_at: np.ndarray,
                   action: np.ndarray) -> np.ndarray:
     """``action[n, 1:]`` = the m largest empirical means of copy n, an arm never pulled ranking last; ties go to

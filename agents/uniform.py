@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from typing import Any, ClassVar
 
 import numpy as np
 
 from bandit_gym.agents.base import Agent, Obs, plays_select
+from bandit_gym.agents.best_arm._kernels import play
+from bandit_gym.agents.ranking import top_m_pulled
 from bandit_gym.families import Family, family_of
+from bandit_gym.jit import called, inline, kernel
 
 
 def round_robin_arm(pulls: Any, k: int) -> Any:
@@ -20,24 +22,26 @@ def round_robin_arm(pulls: Any, k: int) -> Any:
     return pulls % k
 
 
-@functools.cache
-def round_robin_rule() -> Any:
-    """Uniform's step on best-arm and top-K envs as a compiled rule of
-    ``BestArmAgent`` (for whole compiled episodes)."""
-    from bandit_gym.agents._kernels import cycle
-    from bandit_gym.agents.ranking import jit, top_m_pulled
+cycle = inline(round_robin_arm)
+"""Round robin (Uniform's, also the index policies' initial round), compiled."""
 
-    @jit
-    def round_robin(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, epsilon: float,
-                    constants: Any, state: Any, arrays: np.ndarray, work: np.ndarray, answer: np.ndarray,
-                    final: bool) -> int:
-        """Position ``made mod K`` (the driver plays positions in the copy's arm order); the answer is the m
-        largest empirical means, an arm never pulled ranking last."""
-        if final:
-            top_m_pulled(counts, sums, m, work[0], answer)
-        return cycle(made, counts.shape[0])
 
-    return round_robin
+@called
+def round_robin(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, epsilon: float,
+                constants: Any, state: Any, arrays: np.ndarray, work: np.ndarray, answer: np.ndarray,
+                final: bool) -> int:
+    """Uniform's step on best-arm and top-K envs as a compiled rule of ``BestArmAgent`` (for whole compiled
+    episodes): position ``made mod K`` (the driver plays positions in the copy's arm order); the answer is the m
+    largest empirical means, an arm never pulled ranking last."""
+    if final:
+        top_m_pulled(counts, sums, m, work[0], answer)
+    return cycle(made, counts.shape[0])
+
+
+@kernel
+def rollout(episodes: tuple[Any, ...]) -> None:
+    """Whole episodes of round robin on best-arm and top-K envs (``best_arm._kernels.play``)."""
+    play(round_robin, episodes)
 
 
 class Uniform(Agent):
@@ -115,11 +119,14 @@ class Uniform(Agent):
         batch = self._start_all(obs)
         if family_of(batch).answers_a_set:
             from bandit_gym.agents.best_arm._base import records
-            from bandit_gym.agents.best_arm._kernels import WORK_ROWS, decide_rollout, in_arm_order
+            from bandit_gym.agents.best_arm._kernels import WORK_ROWS, in_arm_order
+
+            def whole(*episodes: Any) -> None:
+                rollout(episodes)
 
             n, k = batch["counts"].shape
             none = np.zeros(n, records(()))  # no constants, no state, no arrays
-            return in_arm_order(decide_rollout(round_robin_rule()), self.order.arm_at), (
+            return in_arm_order(whole, self.order.arm_at), (
                 none, none, np.zeros((n, 0), records(())), np.zeros((n, WORK_ROWS, k)))
         return policy_rollout(*index_rule(no_index)), (True, False, 0.0, 0.0, np.zeros(self.num),
                                                        self.order.arm_at, self.order.position_of)

@@ -73,9 +73,11 @@ def compile_pair(function: Callable[..., Any], cache: bool = False, parallel: Ca
                  **options: Any) -> Kernel:
     """``function`` (its loop over copies a ``numba.prange``) compiled serial and parallel, as a ``Kernel``;
     ``parallel``, when given, is compiled for the parallel variant instead (the same computation written for
-    numba's parallel pipeline, see ``bandit_gym.agents.best_arm._kernels.decide_step``). ``cache`` applies to the
+    numba's parallel pipeline, see ``bandit_gym.agents.best_arm._kernels``). ``cache`` applies to the
     serial one only: numba's cache does not tell the two compilations apart."""
     import numba  # the callers import it anyway; this module stays free of it
+
+    from bandit_gym import jit  # noqa: F401  (its cache locator keys the serial variant's cache by the source)
 
     return Kernel(numba.njit(cache=cache, nogil=True, error_model="numpy", **options)(function),
                   numba.njit(nogil=True, error_model="numpy", parallel=True, **options)(parallel or function))

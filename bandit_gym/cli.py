@@ -1,5 +1,5 @@
 """Command line: ``bandit-gym list | run SPEC | reproduce PAPER | stats FOLDER | claims | plot RESULTS |
-notebooks DOC.md``."""
+notebooks DOC.md | cache``."""
 
 from __future__ import annotations
 
@@ -354,7 +354,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     args = _parser().parse_args(argv)
     command = {"list": _list_command, "run": _run, "reproduce": _reproduce, "stats": _stats, "claims": _claims,
-               "plot": _plot, "notebooks": _notebooks}[args.command]
+               "plot": _plot, "notebooks": _notebooks, "cache": _cache}[args.command]
     where = f"bandit-gym {args.command}"
     try:
         return command(args)
@@ -402,6 +402,21 @@ def _one_line(error: BaseException) -> str:
 
 def _list_command(args: argparse.Namespace) -> int:
     print(_list())
+    return 0
+
+
+def _cache(args: argparse.Namespace) -> int:
+    """Print the compiled-code cache's folder and size (``bandit_gym.jit``), or remove it with ``--clear``."""
+    from bandit_gym import jit
+
+    root = jit.cache_root()
+    if args.clear:
+        jit.clear_cache()
+        print(f"removed {root}")
+        return 0
+    files = [path for path in root.rglob("*") if path.is_file()] if root.is_dir() else []
+    size = sum(path.stat().st_size for path in files)
+    print(f"{root}\n{len(files)} files, {size / 2**20:.1f} MiB; this source's folder: {jit.source_fingerprint()}")
     return 0
 
 
@@ -455,6 +470,9 @@ def _parser() -> argparse.ArgumentParser:
                            "regret for the threshold bandit, the multi-armed bandit and correlated best arm, "
                            "error for best arm and top-K)")
     plot.add_argument("--title", help="figure title (default: the metric)")
+    cache = sub.add_parser("cache", help="show where compiled code is cached (numba, keyed by the package's source) "
+                                         "and its size")
+    cache.add_argument("--clear", action="store_true", help="remove the whole cache (every source's folder)")
     notebooks = sub.add_parser("notebooks", help="build a student notebook (solutions replaced by exercise stubs) "
                                                  "and a solutions notebook from tutorial-style markdown docs")
     notebooks.add_argument("docs", nargs="+", metavar="DOC.md",

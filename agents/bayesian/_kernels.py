@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import math
 
-import numba
 import numpy as np
 
+from bandit_gym.jit import kernel
 
-@numba.njit(cache=True, error_model="numpy")
+
+@kernel
 def update_covariance(cov: np.ndarray, mean: np.ndarray, var: np.ndarray, rows: np.ndarray, arms: np.ndarray,
                       values: np.ndarray, noise: np.ndarray) -> None:
     """Copy ``rows[j]`` observed ``values[j]`` at arm ``arms[j]`` with noise variance ``noise[j]``:
@@ -36,7 +37,7 @@ def update_covariance(cov: np.ndarray, mean: np.ndarray, var: np.ndarray, rows: 
             var[n, i] = c[i, i]
 
 
-@numba.njit(cache=True, error_model="numpy")
+@kernel
 def update_factor(factor: np.ndarray, mean: np.ndarray, var: np.ndarray, rows: np.ndarray, arms: np.ndarray,
                   values: np.ndarray, noise: np.ndarray) -> None:
     """The same update on a square-root factor ``C = F F^T`` (F of shape (K, r)), Potter's form:

@@ -8,6 +8,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from bandit_gym.agents.base import Agent, Obs
+from bandit_gym.agents.best_arm._kernels import WORK_ROWS, in_arm_order
 from bandit_gym.families import Family
 
 
@@ -42,9 +43,10 @@ class BestArmAgent(Agent):
     the agent's results are the same in distribution when the instance's arms are permuted; with
     ``tie_break="index"`` the identity, so ties go to the smallest index (the reading of most public code).
 
-    The rule is written in the agent's own file and compiled on the first ``act`` (``rule``); the drivers of
-    ``bandit_gym.agents.best_arm._kernels`` run it over the batch in one compiled pass (``act``) and play
-    whole episodes with it (``compiled_rollout``), so the two agree bit for bit."""
+    The rule is written in the agent's own file, a module-level function, with its entry points (``kernels``, a
+    ``RuleKernels``): the drivers of ``bandit_gym.agents.best_arm._kernels`` run it over the batch in one compiled
+    pass (``act``) and play whole episodes with it (``compiled_rollout``), so the two agree bit for bit; numba
+    compiles them on first use and caches them on disk (``bandit_gym.jit``)."""
 
     families: ClassVar[tuple[str, ...]] = ("best_arm",)
     #: the names of the rule's per-copy parameters, state and arrays (fields of ``constants``, ``state``, ``arrays``)
@@ -52,18 +54,23 @@ class BestArmAgent(Agent):
     state_fields: ClassVar[tuple[str, ...]] = ()
     array_fields: ClassVar[tuple[str, ...]] = ()
 
-    @classmethod
-    def rule(cls) -> Any:
-        """The compiled rule (numba loads on the first call)."""
-        raise NotImplementedError
+    #: the rule's compiled entry points (``bandit_gym.agents.best_arm._kernels.RuleKernels``), set in its file
+    kernels: ClassVar[Any] = None
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Refuse a ``rule`` method: the rule is a module-level function compiled with its entry points
+        (``kernels``), and a method of that name would never be played."""
+        super().__init_subclass__(**kwargs)
+        if "rule" in vars(cls):
+            raise TypeError(f"{cls.__name__}.rule would not be played: write the rule as a module-level function "
+                            "with its entry points and set kernels = RuleKernels(step, parallel_step, rollout) "
+                            "(see bandit_gym.agents.best_arm._kernels)")
 
     def array_length(self, k: int) -> int:
         """Floats in each of a copy's ``arrays`` fields, for K arms."""
         return k
 
     def allocate(self, n: int, k: int) -> None:
-        from bandit_gym.agents.best_arm._kernels import WORK_ROWS
-
         self.constants = np.zeros(n, records(self.constant_fields))
         self.state = np.zeros(n, records(self.state_fields))
         self.arrays = np.zeros((n, self.array_length(k)), records(self.array_fields))
@@ -82,23 +89,16 @@ class BestArmAgent(Agent):
         """Raise if the agent cannot return m arms."""
 
     def _act_batch(self, obs: Obs, last: np.ndarray, family: Family) -> np.ndarray:
-        from bandit_gym.agents.best_arm._kernels import decide_step
-
         self.check_m(int(obs["m"][0, 0]))
-        step = decide_step(self.rule())
-        return step(obs["m"], obs["epsilon"], obs["budget_left"], self.total_budget, obs["counts"], obs["sums"],
-                    self.order.arm_at, self.seen_counts, self.seen_sums, self.seen_answer, self.constants,
-                    self.state, self.arrays, self.work, self._action)
+        return self.kernels.act((obs["m"], obs["epsilon"], obs["budget_left"], self.total_budget, obs["counts"],
+                                 obs["sums"], self.order.arm_at, self.seen_counts, self.seen_sums, self.seen_answer,
+                                 self.constants, self.state, self.arrays, self.work, self._action))
 
     def compiled_rollout(self, obs: Obs) -> tuple[Callable[..., Any], tuple[Any, ...]] | None:
-        from bandit_gym.agents.best_arm._kernels import decide_rollout
-
         batch = self._start_all(obs)
         self.check_m(int(batch["m"][0, 0]))
-        return self.in_order(decide_rollout(self.rule())), (self.constants, self.state, self.arrays, self.work)
+        return self.in_order(self.kernels.play), (self.constants, self.state, self.arrays, self.work)
 
     def in_order(self, play: Callable[..., Any]) -> Callable[..., Any]:
         """Whole episodes of ``play`` in each copy's arm order (``in_arm_order``; the identity plays as is)."""
-        from bandit_gym.agents.best_arm._kernels import in_arm_order
-
         return play if self.tie_break == "index" else in_arm_order(play, self.order.arm_at)

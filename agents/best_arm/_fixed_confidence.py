@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-import functools
+import math
 from collections.abc import Callable
 from typing import Any, ClassVar
 
@@ -13,71 +13,57 @@ from bandit_gym import _validation as check
 from bandit_gym.agents.base import Obs
 from bandit_gym.agents.best_arm import _stopping
 from bandit_gym.agents.best_arm._base import BestArmAgent
+from bandit_gym.agents.ranking import empirical_means, top_m, top_m_pulled
 from bandit_gym.families import Family
+from bandit_gym.jit import inline
 
 
-@functools.cache
-def opening() -> Any:
-    """``opening(counts, sums, made, m, state, mean, scratch, answer) -> arm``, compiled: the start of every
-    fixed-confidence rule's step. Each arm once first (its arm, with the m largest empirical means as the answer,
-    an arm never pulled ranking last); then ``mean`` = the empirical means, ``answer`` = their m largest, and a
-    repeated act on one observation (``state["last_made"]`` = the pulls made) returns its arm
+@inline
+def start(counts: np.ndarray, sums: np.ndarray, made: int, m: int, state: Any, mean: np.ndarray,
+          scratch: np.ndarray, answer: np.ndarray) -> int:
+    """The start of every fixed-confidence rule's step. Each arm once first (its arm, with the m largest empirical
+    means as the answer, an arm never pulled ranking last); then ``mean`` = the empirical means, ``answer`` = their
+    m largest, and a repeated act on one observation (``state["last_made"]`` = the pulls made) returns its arm
     (``state["last_arm"]``); otherwise -1: the rule decides."""
-    from bandit_gym.agents.ranking import empirical_means, jit, top_m, top_m_pulled
-
-    @jit
-    def start(counts: np.ndarray, sums: np.ndarray, made: int, m: int, state: Any, mean: np.ndarray,
-              scratch: np.ndarray, answer: np.ndarray) -> int:
-        if made < counts.shape[0]:
-            top_m_pulled(counts, sums, m, scratch, answer)
-            return made
-        empirical_means(counts, sums, mean)
-        top_m(mean, m, answer)
-        if made == state["last_made"]:
-            return np.int64(state["last_arm"])
-        return -1
-
-    return start
+    if made < counts.shape[0]:
+        top_m_pulled(counts, sums, m, scratch, answer)
+        return made
+    empirical_means(counts, sums, mean)
+    top_m(mean, m, answer)
+    if made == state["last_made"]:
+        return np.int64(state["last_arm"])
+    return -1
 
 
-@functools.cache
-def top_two() -> Any:
-    """``(challenger, tracked)``, compiled: the parts common to the Top Two rules (``EBTCI``, ``TTUCB``).
+# The parts common to the Top Two rules (``EBTCI``, ``TTUCB``).
 
-    - ``challenger(counts, mean, leader, constants, improved)`` = ``argmin_{j != leader} W(leader, j)``, plus
-      ``ln N_j`` when ``improved`` (TCI; TC without), W the transportation cost (``_stopping``); the first in the
-      copy's arm order on ties.
-    - ``tracked(leader, challenger, constants, arrays)``: the leader if its pulls while it led are at most beta
-      times the steps it led (this one counted), else the challenger: the K tracking procedures of Jourdan et al.
-      (2023), one per leader (``arrays["led"]``, ``arrays["pulled_leading"]``)."""
-    import math
 
-    from bandit_gym.agents.ranking import jit
+@inline
+def challenger(counts: np.ndarray, mean: np.ndarray, leader: int, constants: Any, improved: bool) -> int:
+    """``argmin_{j != leader} W(leader, j)``, plus ``ln N_j`` when ``improved`` (TCI; TC without), W the
+    transportation cost (``_stopping``); the first in the copy's arm order on ties."""
+    chosen, least = -1, math.inf
+    for j in range(counts.shape[0]):
+        if j != leader:
+            cost = _stopping.transportation_cost(counts, mean, leader, j, constants["family"], constants["sigma"])
+            if improved:
+                cost += math.log(np.float64(counts[j]))
+            if cost < least:
+                chosen, least = j, cost
+    return chosen
 
-    transportation_cost = _stopping.compiled().transportation_cost
 
-    @jit
-    def challenger(counts: np.ndarray, mean: np.ndarray, leader: int, constants: Any, improved: bool) -> int:
-        chosen, least = -1, math.inf
-        for j in range(counts.shape[0]):
-            if j != leader:
-                cost = transportation_cost(counts, mean, leader, j, constants["family"], constants["sigma"])
-                if improved:
-                    cost += math.log(np.float64(counts[j]))
-                if cost < least:
-                    chosen, least = j, cost
-        return chosen
-
-    @jit
-    def tracked(leader: int, other: int, constants: Any, arrays: Any) -> int:
-        led, pulled = arrays["led"], arrays["pulled_leading"]
-        led[leader] += 1.0
-        if pulled[leader] <= constants["beta"] * led[leader]:
-            pulled[leader] += 1.0
-            return leader
-        return other
-
-    return challenger, tracked
+@inline
+def tracked(leader: int, other: int, constants: Any, arrays: Any) -> int:
+    """The leader if its pulls while it led are at most beta times the steps it led (this one counted), else the
+    challenger ``other``: the K tracking procedures of Jourdan et al. (2023), one per leader (``arrays["led"]``,
+    ``arrays["pulled_leading"]``)."""
+    led, pulled = arrays["led"], arrays["pulled_leading"]
+    led[leader] += 1.0
+    if pulled[leader] <= constants["beta"] * led[leader]:
+        pulled[leader] += 1.0
+        return leader
+    return other
 
 
 class ComponentStopped(BestArmAgent):

@@ -20,105 +20,98 @@ the Bernoulli support):
 
 from __future__ import annotations
 
-import functools
 import math
-from typing import Any
 
 import numpy as np
+
+from bandit_gym.agents.best_arm._stopping import BERNOULLI, divergence
+from bandit_gym.jit import inline
 
 EDGE = 1e-9
 NEWTON_STEPS = 100
 STEPS = 200
 
 
-@functools.cache
-def compiled() -> Any:
-    """``optimal_weights(mean, family, sigma, weights, scratch)``, compiled (numba loads on first use)."""
-    from bandit_gym.agents.best_arm._stopping import compiled as stopping
-    from bandit_gym.agents.ranking import jit
+@inline
+def x_of_y(mu1: float, mua: float, y: float, family: float, sigma: float) -> float:
+    """x_a(y) by Newton's method from 0 (monotone from below)."""
+    x = 0.0
+    for _ in range(NEWTON_STEPS):
+        mid = (mu1 + x * mua) / (1.0 + x)
+        slope = divergence(mua, mid, family, sigma)
+        gap = y - (divergence(mu1, mid, family, sigma) + x * slope)
+        if gap <= 0.0 or slope <= 0.0:
+            break
+        step = gap / slope
+        x += step
+        if step <= 1e-15 * (1.0 + x):
+            break
+    return x
 
-    divergence = stopping().divergence
 
-    @jit
-    def x_of_y(mu1: float, mua: float, y: float, family: float, sigma: float) -> float:
-        """x_a(y) by Newton's method from 0 (monotone from below)."""
-        x = 0.0
-        for _ in range(NEWTON_STEPS):
-            mid = (mu1 + x * mua) / (1.0 + x)
-            slope = divergence(mua, mid, family, sigma)
-            gap = y - (divergence(mu1, mid, family, sigma) + x * slope)
-            if gap <= 0.0 or slope <= 0.0:
-                break
-            step = gap / slope
-            x += step
-            if step <= 1e-15 * (1.0 + x):
-                break
-        return x
+@inline
+def balance(mean: np.ndarray, best: int, y: float, family: float, sigma: float, xs: np.ndarray) -> float:
+    """F(y) = sum_a d(mu_1, m_a) / d(mu_a, m_a) - 1, filling ``xs`` with x_a(y) (x_best = 1)."""
+    total = -1.0
+    for a in range(mean.shape[0]):
+        if a == best:
+            xs[a] = 1.0
+            continue
+        x = x_of_y(mean[best], mean[a], y, family, sigma)
+        xs[a] = x
+        mid = (mean[best] + x * mean[a]) / (1.0 + x)
+        below = divergence(mean[a], mid, family, sigma)
+        total += math.inf if below <= 0.0 else divergence(mean[best], mid, family, sigma) / below
+    return total
 
-    @jit
-    def balance(mean: np.ndarray, best: int, y: float, family: float, sigma: float, xs: np.ndarray) -> float:
-        """F(y) = sum_a d(mu_1, m_a) / d(mu_a, m_a) - 1, filling ``xs`` with x_a(y) (x_best = 1)."""
-        total = -1.0
-        for a in range(mean.shape[0]):
-            if a == best:
-                xs[a] = 1.0
-                continue
-            x = x_of_y(mean[best], mean[a], y, family, sigma)
-            xs[a] = x
-            mid = (mean[best] + x * mean[a]) / (1.0 + x)
-            below = divergence(mean[a], mid, family, sigma)
-            total += math.inf if below <= 0.0 else divergence(mean[best], mid, family, sigma) / below
-        return total
 
-    @jit
-    def optimal_weights(values: np.ndarray, family: float, sigma: float, weights: np.ndarray,
-                        scratch: np.ndarray) -> None:
-        """``weights`` = w*(values) (the ties and edges as the module says); ``scratch`` is a row of K floats
-        (left holding the clamped means)."""
-        k = values.shape[0]
-        mean = scratch
+@inline
+def optimal_weights(values: np.ndarray, family: float, sigma: float, weights: np.ndarray,
+                    scratch: np.ndarray) -> None:
+    """``weights`` = w*(values) (the ties and edges as the module says); ``scratch`` is a row of K floats
+    (left holding the clamped means)."""
+    k = values.shape[0]
+    mean = scratch
+    for a in range(k):
+        mean[a] = min(max(values[a], EDGE), 1.0 - EDGE) if family == BERNOULLI else values[a]
+    best, ties = 0, 0
+    for a in range(k):
+        if mean[a] > mean[best]:
+            best = a
+    second = -math.inf
+    for a in range(k):
+        if mean[a] == mean[best]:
+            ties += 1
+        elif mean[a] > second:
+            second = mean[a]
+    if ties > 1:
         for a in range(k):
-            mean[a] = min(max(values[a], EDGE), 1.0 - EDGE) if family == 0.0 else values[a]
-        best, ties = 0, 0
-        for a in range(k):
-            if mean[a] > mean[best]:
-                best = a
-        second = -math.inf
-        for a in range(k):
-            if mean[a] == mean[best]:
-                ties += 1
-            elif mean[a] > second:
-                second = mean[a]
-        if ties > 1:
-            for a in range(k):
-                weights[a] = 1.0 / ties if mean[a] == mean[best] else 0.0
-            return
-        low, high = 0.0, divergence(mean[best], second, family, sigma)
-        f_low, f_high = -1.0, math.inf
-        side = 0
-        for _ in range(STEPS):
-            y = 0.5 * (low + high)  # bisect while F is infinite at the top, or if the secant leaves the bracket
-            if not math.isinf(f_high):  # Illinois: the secant through the bracket's ends
-                secant = (low * f_high - high * f_low) / (f_high - f_low)
-                if low < secant < high:
-                    y = secant
-            f = balance(mean, best, y, family, sigma, weights)  # the weights hold x(y) of the last y tried
-            if f > 0.0:
-                high, f_high = y, f
-                if side == -1:
-                    f_low *= 0.5
-                side = -1
-            else:
-                low, f_low = y, f
-                if side == 1:
-                    f_high *= 0.5
-                side = 1
-            if abs(f) <= 1e-13 or high - low <= 1e-15 * high:
-                break
-        total = 0.0
-        for a in range(k):
-            total += weights[a]
-        for a in range(k):
-            weights[a] /= total
-
-    return optimal_weights
+            weights[a] = 1.0 / ties if mean[a] == mean[best] else 0.0
+        return
+    low, high = 0.0, divergence(mean[best], second, family, sigma)
+    f_low, f_high = -1.0, math.inf
+    side = 0
+    for _ in range(STEPS):
+        y = 0.5 * (low + high)  # bisect while F is infinite at the top, or if the secant leaves the bracket
+        if not math.isinf(f_high):  # Illinois: the secant through the bracket's ends
+            secant = (low * f_high - high * f_low) / (f_high - f_low)
+            if low < secant < high:
+                y = secant
+        f = balance(mean, best, y, family, sigma, weights)  # the weights hold x(y) of the last y tried
+        if f > 0.0:
+            high, f_high = y, f
+            if side == -1:
+                f_low *= 0.5
+            side = -1
+        else:
+            low, f_low = y, f
+            if side == 1:
+                f_high *= 0.5
+            side = 1
+        if abs(f) <= 1e-13 or high - low <= 1e-15 * high:
+            break
+    total = 0.0
+    for a in range(k):
+        total += weights[a]
+    for a in range(k):
+        weights[a] /= total

@@ -57,6 +57,7 @@ import numpy as np
 from scipy import optimize
 
 from bandit_gym import _validation as check
+from bandit_gym.jit import inline
 
 STOPPING_RULES = ("glr", "lucb", "kllucb", "lil")
 #: KL-LUCB's exploration rate: alpha and k1 of Kaufmann and Kalyanakrishnan 2013's experiments (Theorem 3 asks
@@ -186,137 +187,139 @@ def set_constants(constants: np.ndarray, rows: np.ndarray, stopping: str, thresh
     constants["offset"][rows] = ls2020_offset(delta, pairs) if threshold == "ls2020" else 0.0
 
 
-@functools.cache
-def compiled() -> Any:
-    """The compiled stopping rule and divergence (numba loads on first use)."""
-    from bandit_gym.agents.ranking import jit
+# The compiled stopping rules (numba), module-level helpers inlined into the rules that call them. A copy's
+# ``constants`` record names its choices by these codes (the index of the choice in its tuple above):
+#: ``constants["rule"]``: the stopping rules
+GLR, LUCB, KLLUCB, LIL = (float(STOPPING_RULES.index(name)) for name in STOPPING_RULES)
+#: ``constants["threshold"]``: the GLR thresholds
+GK2016, LS2020, HEURISTIC = (float(THRESHOLDS.index(name)) for name in THRESHOLDS)
+#: ``constants["family"]``: the arms' family, whose divergence the rules use
+BERNOULLI, GAUSSIAN = (float(DISTRIBUTIONS.index(name)) for name in DISTRIBUTIONS)
 
-    @jit
-    def divergence(p: float, q: float, family: float, sigma: float) -> float:
-        """d(p, q): Bernoulli (``0 ln 0 = 0``; q strictly inside (0, 1)), or Gaussian of standard deviation
-        sigma."""
-        if family == 1.0:
-            return (p - q) ** 2 / (2.0 * sigma * sigma)
-        value = 0.0
-        if p > 0.0:
-            value += p * math.log(p / q)
-        if p < 1.0:
-            value += (1.0 - p) * math.log((1.0 - p) / (1.0 - q))
-        return value
 
-    @jit
-    def transportation_cost(counts: np.ndarray, mean: np.ndarray, i: int, j: int, family: float,
-                            sigma: float) -> float:
-        """``Z_ij = N_i d(mu_i, mu_ij) + N_j d(mu_j, mu_ij)`` if ``mu_i > mu_j``, else 0 (also when an arm was never
-        pulled): the GLR statistic of "i beats j", the Top Two rules' transportation cost W(i, j)."""
-        ni, nj = np.float64(counts[i]), np.float64(counts[j])
-        if ni == 0.0 or nj == 0.0 or mean[i] <= mean[j]:
-            return 0.0
-        mid = (ni * mean[i] + nj * mean[j]) / (ni + nj)
-        return ni * divergence(mean[i], mid, family, sigma) + nj * divergence(mean[j], mid, family, sigma)
+@inline
+def divergence(p: float, q: float, family: float, sigma: float) -> float:
+    """d(p, q): Bernoulli (``0 ln 0 = 0``; q strictly inside (0, 1)), or Gaussian of standard deviation
+    sigma."""
+    if family == GAUSSIAN:
+        return (p - q) ** 2 / (2.0 * sigma * sigma)
+    value = 0.0
+    if p > 0.0:
+        value += p * math.log(p / q)
+    if p < 1.0:
+        value += (1.0 - p) * math.log((1.0 - p) / (1.0 - q))
+    return value
 
-    @jit
-    def glr(counts: np.ndarray, mean: np.ndarray, answer: np.ndarray, family: float, sigma: float) -> float:
-        """Z(t) = min over i in the answer and j outside it of Z_ij(t) (0 on a tie or an arm never pulled)."""
-        k = counts.shape[0]
-        least = math.inf
-        for i in range(k):
-            if not answer[i]:
+
+@inline
+def transportation_cost(counts: np.ndarray, mean: np.ndarray, i: int, j: int, family: float,
+                        sigma: float) -> float:
+    """``Z_ij = N_i d(mu_i, mu_ij) + N_j d(mu_j, mu_ij)`` if ``mu_i > mu_j``, else 0 (also when an arm was never
+    pulled): the GLR statistic of "i beats j", the Top Two rules' transportation cost W(i, j)."""
+    ni, nj = np.float64(counts[i]), np.float64(counts[j])
+    if ni == 0.0 or nj == 0.0 or mean[i] <= mean[j]:
+        return 0.0
+    mid = (ni * mean[i] + nj * mean[j]) / (ni + nj)
+    return ni * divergence(mean[i], mid, family, sigma) + nj * divergence(mean[j], mid, family, sigma)
+
+
+@inline
+def glr(counts: np.ndarray, mean: np.ndarray, answer: np.ndarray, family: float, sigma: float) -> float:
+    """Z(t) = min over i in the answer and j outside it of Z_ij(t) (0 on a tie or an arm never pulled)."""
+    k = counts.shape[0]
+    least = math.inf
+    for i in range(k):
+        if not answer[i]:
+            continue
+        for j in range(k):
+            if answer[j]:
                 continue
-            for j in range(k):
-                if answer[j]:
-                    continue
-                if counts[i] == 0 or counts[j] == 0 or mean[i] <= mean[j]:
-                    return 0.0
-                least = min(least, transportation_cost(counts, mean, i, j, family, sigma))
-        return least
-
-    @jit
-    def beta(t: float, k: int, m: int, constants: Any) -> float:
-        """The GLR threshold beta(t, delta) named by ``constants["threshold"]``."""
-        pairs = np.float64(m * (k - m))
-        if constants["threshold"] == 0.0:  # gk2016
-            return math.log(2.0 * t * pairs / constants["delta"])
-        if constants["threshold"] == 1.0:  # ls2020
-            c = 2.0 if constants["family"] == 0.0 else 1.0
-            return 2.0 * math.log(c * t * (t + 1.0)) + constants["offset"]
-        return math.log((1.0 + math.log(t)) / constants["delta"])  # heuristic
-
-    @jit
-    def lucb_gap(counts: np.ndarray, mean: np.ndarray, answer: np.ndarray, t: float, constants: Any) -> float:
-        """``max_{j not in S} UCB_j - min_{i in S} LCB_i`` with LUCB1's widths (t the pulls made)."""
-        k = counts.shape[0]
-        scale = 0.5 if constants["family"] == 0.0 else constants["sigma"]
-        log_term = math.log(1.25 * k * t**4 / constants["delta"])
-        top, bottom = -math.inf, math.inf
-        for i in range(k):
-            width = scale * math.sqrt(2.0 * log_term / max(np.float64(counts[i]), 1.0))
-            if answer[i]:
-                bottom = min(bottom, mean[i] - width)
-            else:
-                top = max(top, mean[i] + width)
-        return top - bottom
-
-    @jit
-    def kl_bound(mean: float, n: float, level: float, upper: bool, family: float, sigma: float) -> float:
-        """The KL confidence bound: the largest (``upper``) or smallest q on mean's side with ``n d(mean, q) <=
-        level`` (Gaussian: ``mean +- sigma sqrt(2 level / n)``; Bernoulli: 60 bisections in [0, 1])."""
-        n = max(n, 1.0)
-        if family == 1.0:
-            width = sigma * math.sqrt(2.0 * level / n)
-            return mean + width if upper else mean - width
-        inside, outside = mean, 1.0 if upper else 0.0
-        if n * divergence(mean, outside, family, sigma) <= level:
-            return outside
-        for _ in range(60):
-            q = 0.5 * (inside + outside)
-            if n * divergence(mean, q, family, sigma) <= level:
-                inside = q
-            else:
-                outside = q
-        return inside
-
-    @jit
-    def kl_lucb_rate(t: float, k: int, delta: float) -> float:
-        """b(t) = ln(k1 K t^alpha / delta) + ln ln(k1 K t^alpha / delta)."""
-        inner = math.log(KL_LUCB_K1 * k * t**KL_LUCB_ALPHA / delta)
-        return inner + math.log(inner)
-
-    @jit
-    def kl_lucb_gap(counts: np.ndarray, mean: np.ndarray, answer: np.ndarray, t: float, constants: Any) -> float:
-        """``max_{j not in S} U_j - min_{i in S} L_i`` with KL-LUCB's bounds at rate b(t)."""
-        k = counts.shape[0]
-        level = kl_lucb_rate(t, k, constants["delta"])
-        top, bottom = -math.inf, math.inf
-        for i in range(k):
-            n = np.float64(counts[i])
-            if answer[i]:
-                bottom = min(bottom, kl_bound(mean[i], n, level, False, constants["family"], constants["sigma"]))
-            else:
-                top = max(top, kl_bound(mean[i], n, level, True, constants["family"], constants["sigma"]))
-        return top - bottom
-
-    @jit
-    def stopped(counts: np.ndarray, mean: np.ndarray, answer: np.ndarray, made: int, m: int, epsilon: float,
-                constants: Any) -> bool:
-        """Whether the stopping rule of ``constants`` stops now, with ``answer`` (the m largest of ``mean``, the
-        empirical means, for most rules; UGapEc's J(t), which the GLR statistic reads as 0 unless it is those) as
-        its answer, ``made`` pulls made."""
-        k = counts.shape[0]
-        t = max(np.float64(made), 1.0)
-        if constants["rule"] == 1.0:
-            return lucb_gap(counts, mean, answer, t, constants) < epsilon
-        if constants["rule"] == 2.0:
-            return kl_lucb_gap(counts, mean, answer, t, constants) < epsilon
-        return glr(counts, mean, answer, constants["family"], constants["sigma"]) > beta(t, k, m, constants)
-
-    return _Compiled(divergence, glr, beta, lucb_gap, stopped, kl_bound, kl_lucb_rate, kl_lucb_gap,
-                     transportation_cost)
+            if counts[i] == 0 or counts[j] == 0 or mean[i] <= mean[j]:
+                return 0.0
+            least = min(least, transportation_cost(counts, mean, i, j, family, sigma))
+    return least
 
 
-class _Compiled:
-    def __init__(self, divergence: Any, glr: Any, beta: Any, lucb_gap: Any, stopped: Any, kl_bound: Any,
-                 kl_lucb_rate: Any, kl_lucb_gap: Any, transportation_cost: Any) -> None:
-        self.divergence, self.glr, self.beta, self.lucb_gap, self.stopped = divergence, glr, beta, lucb_gap, stopped
-        self.transportation_cost = transportation_cost
-        self.kl_bound, self.kl_lucb_rate, self.kl_lucb_gap = kl_bound, kl_lucb_rate, kl_lucb_gap
+@inline
+def beta(t: float, k: int, m: int, constants: Any) -> float:
+    """The GLR threshold beta(t, delta) named by ``constants["threshold"]``."""
+    pairs = np.float64(m * (k - m))
+    if constants["threshold"] == GK2016:
+        return math.log(2.0 * t * pairs / constants["delta"])
+    if constants["threshold"] == LS2020:
+        c = 2.0 if constants["family"] == BERNOULLI else 1.0
+        return 2.0 * math.log(c * t * (t + 1.0)) + constants["offset"]
+    return math.log((1.0 + math.log(t)) / constants["delta"])  # HEURISTIC
+
+
+@inline
+def lucb_gap(counts: np.ndarray, mean: np.ndarray, answer: np.ndarray, t: float, constants: Any) -> float:
+    """``max_{j not in S} UCB_j - min_{i in S} LCB_i`` with LUCB1's widths (t the pulls made)."""
+    k = counts.shape[0]
+    scale = 0.5 if constants["family"] == BERNOULLI else constants["sigma"]
+    log_term = math.log(1.25 * k * t**4 / constants["delta"])
+    top, bottom = -math.inf, math.inf
+    for i in range(k):
+        width = scale * math.sqrt(2.0 * log_term / max(np.float64(counts[i]), 1.0))
+        if answer[i]:
+            bottom = min(bottom, mean[i] - width)
+        else:
+            top = max(top, mean[i] + width)
+    return top - bottom
+
+
+@inline
+def kl_bound(mean: float, n: float, level: float, upper: bool, family: float, sigma: float) -> float:
+    """The KL confidence bound: the largest (``upper``) or smallest q on mean's side with ``n d(mean, q) <=
+    level`` (Gaussian: ``mean +- sigma sqrt(2 level / n)``; Bernoulli: 60 bisections in [0, 1])."""
+    n = max(n, 1.0)
+    if family == GAUSSIAN:
+        width = sigma * math.sqrt(2.0 * level / n)
+        return mean + width if upper else mean - width
+    inside, outside = mean, 1.0 if upper else 0.0
+    if n * divergence(mean, outside, family, sigma) <= level:
+        return outside
+    for _ in range(60):
+        q = 0.5 * (inside + outside)
+        if n * divergence(mean, q, family, sigma) <= level:
+            inside = q
+        else:
+            outside = q
+    return inside
+
+
+@inline
+def kl_lucb_rate(t: float, k: int, delta: float) -> float:
+    """b(t) = ln(k1 K t^alpha / delta) + ln ln(k1 K t^alpha / delta)."""
+    inner = math.log(KL_LUCB_K1 * k * t**KL_LUCB_ALPHA / delta)
+    return inner + math.log(inner)
+
+
+@inline
+def kl_lucb_gap(counts: np.ndarray, mean: np.ndarray, answer: np.ndarray, t: float, constants: Any) -> float:
+    """``max_{j not in S} U_j - min_{i in S} L_i`` with KL-LUCB's bounds at rate b(t)."""
+    k = counts.shape[0]
+    level = kl_lucb_rate(t, k, constants["delta"])
+    top, bottom = -math.inf, math.inf
+    for i in range(k):
+        n = np.float64(counts[i])
+        if answer[i]:
+            bottom = min(bottom, kl_bound(mean[i], n, level, False, constants["family"], constants["sigma"]))
+        else:
+            top = max(top, kl_bound(mean[i], n, level, True, constants["family"], constants["sigma"]))
+    return top - bottom
+
+
+@inline
+def stopped(counts: np.ndarray, mean: np.ndarray, answer: np.ndarray, made: int, m: int, epsilon: float,
+            constants: Any) -> bool:
+    """Whether the stopping rule of ``constants`` stops now, with ``answer`` (the m largest of ``mean``, the
+    empirical means, for most rules; UGapEc's J(t), which the GLR statistic reads as 0 unless it is those) as
+    its answer, ``made`` pulls made."""
+    k = counts.shape[0]
+    t = max(np.float64(made), 1.0)
+    if constants["rule"] == LUCB:
+        return lucb_gap(counts, mean, answer, t, constants) < epsilon
+    if constants["rule"] == KLLUCB:
+        return kl_lucb_gap(counts, mean, answer, t, constants) < epsilon
+    return glr(counts, mean, answer, constants["family"], constants["sigma"]) > beta(t, k, m, constants)

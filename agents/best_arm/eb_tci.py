@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import functools
 from typing import Any, ClassVar
 
 import numpy as np
@@ -11,41 +10,58 @@ import numpy as np
 from bandit_gym import _validation as check
 from bandit_gym.agents.base import Obs
 from bandit_gym.agents.best_arm import _stopping
-from bandit_gym.agents.best_arm._fixed_confidence import FixedConfidenceAgent, opening, top_two
+from bandit_gym.agents.best_arm._fixed_confidence import FixedConfidenceAgent, challenger, start, tracked
+from bandit_gym.agents.best_arm._kernels import RuleKernels, copy_step, over_copies, play
+from bandit_gym.jit import called, kernel, parallel_kernel
 
 #: the work rows: the empirical means, scratch
 MEANS, SCRATCH = range(2)
 
 
-@functools.cache
-def eb_tci_rule() -> Any:
-    """EB-TCI's step, compiled on first use (the rule of ``BestArmAgent``)."""
-    from bandit_gym.agents.ranking import jit
-
-    stopped, start = _stopping.compiled().stopped, opening()
-    challenger, tracked = top_two()
-
-    @jit
-    def eb_tci(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, epsilon: float,
-               constants: Any, state: Any, arrays: Any, work: np.ndarray, answer: np.ndarray, final: bool) -> int:
-        """Each arm once; then stop (K) if the stopping rule does, else the leader B (the empirical best) or the
-        challenger C = argmin_{j != B} W(B, j) + ln N_j, B when its share of the pulls it led is at most beta."""
-        k, mean = counts.shape[0], work[MEANS]
-        arm = start(counts, sums, made, m, state, mean, work[SCRATCH], answer)
-        if arm >= 0:
-            return arm
-        if stopped(counts, mean, answer, made, 1, epsilon, constants):
-            arm = k
-        else:
-            leader = 0
-            for a in range(k):
-                if answer[a]:
-                    leader = a
-            arm = tracked(leader, challenger(counts, mean, leader, constants, True), constants, arrays)
-        state["last_made"], state["last_arm"] = np.float64(made), np.float64(arm)
+@called
+def eb_tci(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, epsilon: float,
+           constants: Any, state: Any, arrays: Any, work: np.ndarray, answer: np.ndarray, final: bool) -> int:
+    """Each arm once; then stop (K) if the stopping rule does, else the leader B (the empirical best) or the
+    challenger C = argmin_{j != B} W(B, j) + ln N_j, B when its share of the pulls it led is at most beta."""
+    k, mean = counts.shape[0], work[MEANS]
+    arm = start(counts, sums, made, m, state, mean, work[SCRATCH], answer)
+    if arm >= 0:
         return arm
+    if _stopping.stopped(counts, mean, answer, made, 1, epsilon, constants):
+        arm = k
+    else:
+        leader = 0
+        for a in range(k):
+            if answer[a]:
+                leader = a
+        arm = tracked(leader, challenger(counts, mean, leader, constants, True), constants, arrays)
+    state["last_made"], state["last_arm"] = np.float64(made), np.float64(arm)
+    return arm
 
-    return eb_tci
+
+
+@called
+def one_copy(n: int, batch: tuple[Any, ...]) -> None:
+    """One ``act`` of EB-TCI for copy n (``_kernels.copy_step``)."""
+    copy_step(eb_tci, n, batch)
+
+
+@kernel
+def step(batch: tuple[Any, ...]) -> np.ndarray:
+    """One ``act`` of EB-TCI over a batch (``_kernels.over_copies``)."""
+    return over_copies(one_copy, batch)
+
+
+@parallel_kernel
+def parallel_step(batch: tuple[Any, ...]) -> np.ndarray:
+    """``step`` with the copies on all cores."""
+    return over_copies(one_copy, batch)
+
+
+@kernel
+def rollout(episodes: tuple[Any, ...]) -> None:
+    """Whole episodes of EB-TCI (``_kernels.play``)."""
+    play(eb_tci, episodes)
 
 
 class EBTCI(FixedConfidenceAgent):
@@ -114,9 +130,7 @@ class EBTCI(FixedConfidenceAgent):
     def params(self) -> dict[str, Any]:
         return {"beta": self.beta, **super().params()}
 
-    @classmethod
-    def rule(cls) -> Any:
-        return eb_tci_rule()
+    kernels = RuleKernels(step, parallel_step, rollout)
 
     def begin(self, obs: Obs, rows: np.ndarray) -> None:
         super().begin(obs, rows)

@@ -3,7 +3,6 @@ lower bound at every pull, tracked, stopped by the GLR rule."""
 
 from __future__ import annotations
 
-import functools
 import math
 from typing import Any, ClassVar
 
@@ -11,7 +10,9 @@ import numpy as np
 
 from bandit_gym.agents.base import Obs
 from bandit_gym.agents.best_arm import _stopping
-from bandit_gym.agents.best_arm._fixed_confidence import FixedConfidenceAgent, opening
+from bandit_gym.agents.best_arm._fixed_confidence import FixedConfidenceAgent, start
+from bandit_gym.agents.best_arm._kernels import RuleKernels, copy_step, over_copies, play
+from bandit_gym.jit import called, inline, kernel, parallel_kernel
 
 #: the work rows: the empirical means, scratch, then per challenger j: the gradient's entries at the best arm
 #: (``G``) and at j (``H``), f_j(x) (``F``); and the Frank-Wolfe direction z (``Z``)
@@ -22,174 +23,178 @@ SEARCH_STEPS = 80
 FLAT = 1e-12
 
 
-@functools.cache
-def game_solver() -> Any:
-    """``solve(best, members, g, h, f, z)``, compiled: a solution z of the zero-sum game of FWS's step.
+@inline
+def fill(s: float, members: np.ndarray, g: np.ndarray, h: np.ndarray, f: np.ndarray) -> float:
+    """v(s): the v with ``sum_j max(0, (v - c_j) / h_j) = 1 - s``, ``c_j = s g_j - f_j``; the sum is piecewise
+    linear in v, so v is exact: with the members in increasing c, the first m whose level
+    ``(1 - s + sum_{i <= m} c_i / h_i) / sum_{i <= m} 1 / h_i`` stays below the next c."""
+    count = 0
+    for j in range(members.shape[0]):
+        if members[j]:
+            count += 1
+    c, w = np.empty(count), np.empty(count)
+    i = 0
+    for j in range(members.shape[0]):
+        if members[j]:
+            c[i], w[i] = s * g[j] - f[j], 1.0 / h[j]
+            i += 1
+    order = np.argsort(c)
+    weight, weighted = 0.0, 0.0
+    level = math.inf
+    for rank in range(count):
+        i = order[rank]
+        weight += w[i]
+        weighted += c[i] * w[i]
+        level = (1.0 - s + weighted) / weight
+        if rank + 1 == count or level <= c[order[rank + 1]]:
+            break
+    return level
 
-    The game: maximise over z in the simplex ``min_{j in members} <z - x, grad f_j(x)>``. With
-    ``grad f_j = g_j e_best + h_j e_j`` and ``<x, grad f_j> = f_j``, row j's payoff is ``z_best g_j + z_j h_j -
-    f_j``: an optimal z puts its mass on the best arm and the members only. For a share s of the best arm, the
-    most the smallest payoff can be is the value v(s) that fills the rest, ``sum_j max(0, (v - s g_j + f_j) /
-    h_j) = 1 - s`` (water-filling, exact); v is concave in s, maximised by golden section. The
-    optimal shares may form an interval (the game's solution need not be unique): z takes the middle of it."""
-    from bandit_gym.agents.ranking import jit
 
-    @jit
-    def fill(s: float, members: np.ndarray, g: np.ndarray, h: np.ndarray, f: np.ndarray) -> float:
-        """v(s): the v with ``sum_j max(0, (v - c_j) / h_j) = 1 - s``, ``c_j = s g_j - f_j``; the sum is piecewise
-        linear in v, so v is exact: with the members in increasing c, the first m whose level
-        ``(1 - s + sum_{i <= m} c_i / h_i) / sum_{i <= m} 1 / h_i`` stays below the next c."""
-        count = 0
-        for j in range(members.shape[0]):
-            if members[j]:
-                count += 1
-        c, w = np.empty(count), np.empty(count)
-        i = 0
-        for j in range(members.shape[0]):
-            if members[j]:
-                c[i], w[i] = s * g[j] - f[j], 1.0 / h[j]
-                i += 1
-        order = np.argsort(c)
-        weight, weighted = 0.0, 0.0
-        level = math.inf
-        for rank in range(count):
-            i = order[rank]
-            weight += w[i]
-            weighted += c[i] * w[i]
-            level = (1.0 - s + weighted) / weight
-            if rank + 1 == count or level <= c[order[rank + 1]]:
-                break
-        return level
+@inline
+def edge(best_s: float, best_v: float, toward: float, members: np.ndarray, g: np.ndarray, h: np.ndarray,
+         f: np.ndarray) -> float:
+    """The end, on the side of ``toward``, of the interval of shares whose value is ``best_v`` (bisection)."""
+    inside, outside = best_s, toward
+    if fill(toward, members, g, h, f) >= best_v - FLAT * (1.0 + abs(best_v)):
+        return toward
+    for _ in range(SEARCH_STEPS):
+        middle = 0.5 * (inside + outside)
+        if fill(middle, members, g, h, f) >= best_v - FLAT * (1.0 + abs(best_v)):
+            inside = middle
+        else:
+            outside = middle
+    return inside
 
-    @jit
-    def edge(best_s: float, best_v: float, toward: float, members: np.ndarray, g: np.ndarray, h: np.ndarray,
-             f: np.ndarray) -> float:
-        """The end, on the side of ``toward``, of the interval of shares whose value is ``best_v`` (bisection)."""
-        inside, outside = best_s, toward
-        if fill(toward, members, g, h, f) >= best_v - FLAT * (1.0 + abs(best_v)):
-            return toward
-        for _ in range(SEARCH_STEPS):
-            middle = 0.5 * (inside + outside)
-            if fill(middle, members, g, h, f) >= best_v - FLAT * (1.0 + abs(best_v)):
-                inside = middle
-            else:
-                outside = middle
-        return inside
 
-    @jit
-    def solve(best: int, members: np.ndarray, g: np.ndarray, h: np.ndarray, f: np.ndarray, z: np.ndarray) -> None:
-        ratio = 0.5 * (math.sqrt(5.0) - 1.0)
-        a, b = 0.0, 1.0
-        c, d = b - ratio * (b - a), a + ratio * (b - a)
-        fc, fd = fill(c, members, g, h, f), fill(d, members, g, h, f)
-        for _ in range(SEARCH_STEPS):
-            if fc < fd:
-                a, c, fc = c, d, fd
-                d = a + ratio * (b - a)
-                fd = fill(d, members, g, h, f)
-            else:
-                b, d, fd = d, c, fc
-                c = b - ratio * (b - a)
-                fc = fill(c, members, g, h, f)
-        s = 0.5 * (a + b)
-        candidates = (0.0, s, 1.0)
-        best_v = -math.inf
-        for candidate in candidates:  # the ends too: v may peak there
-            value = fill(candidate, members, g, h, f)
-            if value > best_v:
-                s, best_v = candidate, value
-        s = 0.5 * (edge(s, best_v, 0.0, members, g, h, f) + edge(s, best_v, 1.0, members, g, h, f))
-        v = fill(s, members, g, h, f)
+@inline
+def solve(best: int, members: np.ndarray, g: np.ndarray, h: np.ndarray, f: np.ndarray, z: np.ndarray) -> None:
+    ratio = 0.5 * (math.sqrt(5.0) - 1.0)
+    a, b = 0.0, 1.0
+    c, d = b - ratio * (b - a), a + ratio * (b - a)
+    fc, fd = fill(c, members, g, h, f), fill(d, members, g, h, f)
+    for _ in range(SEARCH_STEPS):
+        if fc < fd:
+            a, c, fc = c, d, fd
+            d = a + ratio * (b - a)
+            fd = fill(d, members, g, h, f)
+        else:
+            b, d, fd = d, c, fc
+            c = b - ratio * (b - a)
+            fc = fill(c, members, g, h, f)
+    s = 0.5 * (a + b)
+    candidates = (0.0, s, 1.0)
+    best_v = -math.inf
+    for candidate in candidates:  # the ends too: v may peak there
+        value = fill(candidate, members, g, h, f)
+        if value > best_v:
+            s, best_v = candidate, value
+    s = 0.5 * (edge(s, best_v, 0.0, members, g, h, f) + edge(s, best_v, 1.0, members, g, h, f))
+    v = fill(s, members, g, h, f)
+    z[:] = 0.0
+    z[best] = s
+    total = s
+    for j in range(members.shape[0]):
+        if members[j]:
+            z[j] = max(0.0, (v - s * g[j] + f[j]) / h[j])
+            total += z[j]
+    for a_ in range(z.shape[0]):
+        z[a_] /= total
+
+
+@inline
+def direction(best: int, t: float, mean: np.ndarray, x: np.ndarray, constants: Any, work: np.ndarray) -> None:
+    """``work[Z]`` = the step's Frank-Wolfe direction z: uniform when a mean ties the best one or floor(t / K)
+    is a perfect square (forced exploration); else the best response to the r_t-subdifferential of
+    ``min_j f_j`` at x, r_t = t^(-9/10) / K: e_best or e_j for one near-minimal f_j, the zero-sum game's
+    solution for several."""
+    k, z = mean.shape[0], work[Z]
+    rounds = math.floor(t / k)
+    square = math.floor(math.sqrt(rounds)) ** 2 == rounds
+    tie = False
+    for a in range(k):
+        if a != best and mean[best] - mean[a] <= 2.220446049250313e-16:
+            tie = True
+    if tie or square:
+        z[:] = 1.0 / k
+        return
+    g, h, f = work[G], work[H], work[F]
+    family, sigma = constants["family"], constants["sigma"]
+    lowest = math.inf
+    for j in range(k):
+        if j != best:
+            mid = (x[best] * mean[best] + x[j] * mean[j]) / (x[best] + x[j])
+            g[j] = _stopping.divergence(mean[best], mid, family, sigma)
+            h[j] = _stopping.divergence(mean[j], mid, family, sigma)
+            f[j] = x[best] * g[j] + x[j] * h[j]
+            lowest = min(lowest, f[j])
+    r = t ** -0.9 / k
+    members = np.zeros(k, dtype=np.bool_)
+    count, only = 0, -1
+    for j in range(k):
+        if j != best and f[j] < lowest + r:
+            members[j] = True
+            count += 1
+            only = j
+    if count == 1:  # the best response e_i, i = argmax_i grad f_j(x)_i: the best arm or j
         z[:] = 0.0
-        z[best] = s
-        total = s
-        for j in range(members.shape[0]):
-            if members[j]:
-                z[j] = max(0.0, (v - s * g[j] + f[j]) / h[j])
-                total += z[j]
-        for a_ in range(z.shape[0]):
-            z[a_] /= total
-
-    return solve
+        z[best if g[only] > h[only] or (g[only] == h[only] and best < only) else only] = 1.0
+    else:
+        solve(best, members, g, h, f, z)
 
 
-@functools.cache
-def fw_sampling_rule() -> Any:
-    """FWS's step, compiled on first use (the rule of ``BestArmAgent``)."""
-    from bandit_gym.agents.ranking import jit
-
-    compiled = _stopping.compiled()
-    stopped, divergence, start = compiled.stopped, compiled.divergence, opening()
-    solve = game_solver()
-
-    @jit
-    def direction(best: int, t: float, mean: np.ndarray, x: np.ndarray, constants: Any, work: np.ndarray) -> None:
-        """``work[Z]`` = the step's Frank-Wolfe direction z: uniform when a mean ties the best one or floor(t / K)
-        is a perfect square (forced exploration); else the best response to the r_t-subdifferential of
-        ``min_j f_j`` at x, r_t = t^(-9/10) / K: e_best or e_j for one near-minimal f_j, the zero-sum game's
-        solution for several."""
-        k, z = mean.shape[0], work[Z]
-        rounds = math.floor(t / k)
-        square = math.floor(math.sqrt(rounds)) ** 2 == rounds
-        tie = False
-        for a in range(k):
-            if a != best and mean[best] - mean[a] <= 2.220446049250313e-16:
-                tie = True
-        if tie or square:
-            z[:] = 1.0 / k
-            return
-        g, h, f = work[G], work[H], work[F]
-        family, sigma = constants["family"], constants["sigma"]
-        lowest = math.inf
-        for j in range(k):
-            if j != best:
-                mid = (x[best] * mean[best] + x[j] * mean[j]) / (x[best] + x[j])
-                g[j], h[j] = divergence(mean[best], mid, family, sigma), divergence(mean[j], mid, family, sigma)
-                f[j] = x[best] * g[j] + x[j] * h[j]
-                lowest = min(lowest, f[j])
-        r = t ** -0.9 / k
-        members = np.zeros(k, dtype=np.bool_)
-        count, only = 0, -1
-        for j in range(k):
-            if j != best and f[j] < lowest + r:
-                members[j] = True
-                count += 1
-                only = j
-        if count == 1:  # the best response e_i, i = argmax_i grad f_j(x)_i: the best arm or j
-            z[:] = 0.0
-            z[best if g[only] > h[only] or (g[only] == h[only] and best < only) else only] = 1.0
-        else:
-            solve(best, members, g, h, f, z)
-
-    @jit
-    def fw_sampling(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, epsilon: float,
-                    constants: Any, state: Any, arrays: Any, work: np.ndarray, answer: np.ndarray,
-                    final: bool) -> int:
-        """Each arm once; then stop (K) if the stopping rule does, else ``x <- x + (z - x) / t`` and pull
-        ``argmax_a x_a / N_a`` (track x)."""
-        k, mean = counts.shape[0], work[MEANS]
-        arm = start(counts, sums, made, m, state, mean, work[SCRATCH], answer)
-        if arm >= 0:
-            return arm
-        if stopped(counts, mean, answer, made, 1, epsilon, constants):
-            arm = k
-        else:
-            best = 0
-            for a in range(k):
-                if answer[a]:
-                    best = a
-            x, t = arrays["x"], np.float64(made)
-            direction(best, t, mean, x, constants, work)
-            z = work[Z]
-            for a in range(k):
-                x[a] = x[a] * ((t - 1.0) / t) + z[a] / t
-            for a in range(k):
-                if arm < 0 or x[a] / np.float64(counts[a]) > x[arm] / np.float64(counts[arm]):
-                    arm = a
-        state["last_made"], state["last_arm"] = np.float64(made), np.float64(arm)
+@called
+def fw_sampling(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, epsilon: float,
+                constants: Any, state: Any, arrays: Any, work: np.ndarray, answer: np.ndarray,
+                final: bool) -> int:
+    """Each arm once; then stop (K) if the stopping rule does, else ``x <- x + (z - x) / t`` and pull
+    ``argmax_a x_a / N_a`` (track x)."""
+    k, mean = counts.shape[0], work[MEANS]
+    arm = start(counts, sums, made, m, state, mean, work[SCRATCH], answer)
+    if arm >= 0:
         return arm
+    if _stopping.stopped(counts, mean, answer, made, 1, epsilon, constants):
+        arm = k
+    else:
+        best = 0
+        for a in range(k):
+            if answer[a]:
+                best = a
+        x, t = arrays["x"], np.float64(made)
+        direction(best, t, mean, x, constants, work)
+        z = work[Z]
+        for a in range(k):
+            x[a] = x[a] * ((t - 1.0) / t) + z[a] / t
+        for a in range(k):
+            if arm < 0 or x[a] / np.float64(counts[a]) > x[arm] / np.float64(counts[arm]):
+                arm = a
+    state["last_made"], state["last_arm"] = np.float64(made), np.float64(arm)
+    return arm
 
-    return fw_sampling
+
+
+@called
+def one_copy(n: int, batch: tuple[Any, ...]) -> None:
+    """One ``act`` of FWS for copy n (``_kernels.copy_step``)."""
+    copy_step(fw_sampling, n, batch)
+
+
+@kernel
+def step(batch: tuple[Any, ...]) -> np.ndarray:
+    """One ``act`` of FWS over a batch (``_kernels.over_copies``)."""
+    return over_copies(one_copy, batch)
+
+
+@parallel_kernel
+def parallel_step(batch: tuple[Any, ...]) -> np.ndarray:
+    """``step`` with the copies on all cores."""
+    return over_copies(one_copy, batch)
+
+
+@kernel
+def rollout(episodes: tuple[Any, ...]) -> None:
+    """Whole episodes of FWS (``_kernels.play``)."""
+    play(fw_sampling, episodes)
 
 
 class FWSampling(FixedConfidenceAgent):
@@ -252,9 +257,7 @@ class FWSampling(FixedConfidenceAgent):
     #: the Frank-Wolfe iterate x, one share per arm
     array_fields: ClassVar[tuple[str, ...]] = ("x",)
 
-    @classmethod
-    def rule(cls) -> Any:
-        return fw_sampling_rule()
+    kernels = RuleKernels(step, parallel_step, rollout)
 
     def begin(self, obs: Obs, rows: np.ndarray) -> None:
         super().begin(obs, rows)

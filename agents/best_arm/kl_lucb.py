@@ -2,67 +2,83 @@
 
 from __future__ import annotations
 
-import functools
 import math
 from typing import Any, ClassVar
 
 import numpy as np
 
 from bandit_gym.agents.best_arm import _stopping
-from bandit_gym.agents.best_arm._fixed_confidence import FixedConfidenceAgent, opening
+from bandit_gym.agents.best_arm._fixed_confidence import FixedConfidenceAgent, start
+from bandit_gym.agents.best_arm._kernels import RuleKernels, copy_step, over_copies, play
+from bandit_gym.jit import called, kernel, parallel_kernel
 
 #: the work rows: the empirical means, scratch
 MEANS, SCRATCH = range(2)
 
 
-@functools.cache
-def kl_lucb_rule() -> Any:
-    """KL-LUCB's step, compiled on first use (the rule of ``BestArmAgent``)."""
-    from bandit_gym.agents.ranking import jit
-
-    parts = _stopping.compiled()
-    kl_bound, kl_lucb_rate, stopped, start = parts.kl_bound, parts.kl_lucb_rate, parts.stopped, opening()
-
-    @jit
-    def kl_lucb(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, epsilon: float,
-                constants: Any, state: Any, arrays: Any, work: np.ndarray, answer: np.ndarray, final: bool) -> int:
-        """Each arm once; then rounds: J(t) the m best empirical means, u_t = argmax_{j not in J} U_j,
-        l_t = argmin_{j in J} L_j; stop (K) if the stopping rule does (KL-LUCB's own: U_u - L_l < epsilon), else
-        pull l_t now and u_t at the next step."""
-        k, mean = counts.shape[0], work[MEANS]
-        arm = start(counts, sums, made, m, state, mean, work[SCRATCH], answer)
-        if arm >= 0:
-            return arm
-        if state["pending"] >= 0.0:  # the round's second pull
-            arm = np.int64(state["pending"])
-            state["pending"] = -1.0
-        else:
-            round_t = 1.0 + max(np.float64(made - k), 0.0) // 2
-            level = kl_lucb_rate(round_t, k, constants["delta"])
-            family, sigma = constants["family"], constants["sigma"]
-            upper, lower, u, low = -math.inf, math.inf, -1, -1
-            for a in range(k):
-                n = np.float64(counts[a])
-                if answer[a]:
-                    bound = kl_bound(mean[a], n, level, False, family, sigma)
-                    if bound < lower:
-                        lower, low = bound, a
-                else:
-                    bound = kl_bound(mean[a], n, level, True, family, sigma)
-                    if bound > upper:
-                        upper, u = bound, a
-            if constants["rule"] == 2.0:  # KL-LUCB's own rule, at its round counter
-                stop = upper - lower < epsilon
-            else:
-                stop = stopped(counts, mean, answer, made, m, epsilon, constants)
-            if stop:
-                arm = k
-            else:
-                arm, state["pending"] = low, np.float64(u)
-        state["last_made"], state["last_arm"] = np.float64(made), np.float64(arm)
+@called
+def kl_lucb(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, epsilon: float,
+            constants: Any, state: Any, arrays: Any, work: np.ndarray, answer: np.ndarray, final: bool) -> int:
+    """Each arm once; then rounds: J(t) the m best empirical means, u_t = argmax_{j not in J} U_j,
+    l_t = argmin_{j in J} L_j; stop (K) if the stopping rule does (KL-LUCB's own: U_u - L_l < epsilon), else
+    pull l_t now and u_t at the next step."""
+    k, mean = counts.shape[0], work[MEANS]
+    arm = start(counts, sums, made, m, state, mean, work[SCRATCH], answer)
+    if arm >= 0:
         return arm
+    if state["pending"] >= 0.0:  # the round's second pull
+        arm = np.int64(state["pending"])
+        state["pending"] = -1.0
+    else:
+        round_t = 1.0 + max(np.float64(made - k), 0.0) // 2
+        level = _stopping.kl_lucb_rate(round_t, k, constants["delta"])
+        family, sigma = constants["family"], constants["sigma"]
+        upper, lower, u, low = -math.inf, math.inf, -1, -1
+        for a in range(k):
+            n = np.float64(counts[a])
+            if answer[a]:
+                bound = _stopping.kl_bound(mean[a], n, level, False, family, sigma)
+                if bound < lower:
+                    lower, low = bound, a
+            else:
+                bound = _stopping.kl_bound(mean[a], n, level, True, family, sigma)
+                if bound > upper:
+                    upper, u = bound, a
+        if constants["rule"] == 2.0:  # KL-LUCB's own rule, at its round counter
+            stop = upper - lower < epsilon
+        else:
+            stop = _stopping.stopped(counts, mean, answer, made, m, epsilon, constants)
+        if stop:
+            arm = k
+        else:
+            arm, state["pending"] = low, np.float64(u)
+    state["last_made"], state["last_arm"] = np.float64(made), np.float64(arm)
+    return arm
 
-    return kl_lucb
+
+
+@called
+def one_copy(n: int, batch: tuple[Any, ...]) -> None:
+    """One ``act`` of KL-LUCB for copy n (``_kernels.copy_step``)."""
+    copy_step(kl_lucb, n, batch)
+
+
+@kernel
+def step(batch: tuple[Any, ...]) -> np.ndarray:
+    """One ``act`` of KL-LUCB over a batch (``_kernels.over_copies``)."""
+    return over_copies(one_copy, batch)
+
+
+@parallel_kernel
+def parallel_step(batch: tuple[Any, ...]) -> np.ndarray:
+    """``step`` with the copies on all cores."""
+    return over_copies(one_copy, batch)
+
+
+@kernel
+def rollout(episodes: tuple[Any, ...]) -> None:
+    """Whole episodes of KL-LUCB (``_kernels.play``)."""
+    play(kl_lucb, episodes)
 
 
 class KLLUCB(FixedConfidenceAgent):
@@ -121,6 +137,4 @@ class KLLUCB(FixedConfidenceAgent):
         super().__init__(delta, stopping=stopping, threshold=threshold, distribution=distribution, sigma=sigma,
                          tie_break=tie_break)
 
-    @classmethod
-    def rule(cls) -> Any:
-        return kl_lucb_rule()
+    kernels = RuleKernels(step, parallel_step, rollout)

@@ -3,7 +3,6 @@ bounds, stopped when one arm has been pulled far more often than all others toge
 
 from __future__ import annotations
 
-import functools
 import math
 from typing import Any, ClassVar
 
@@ -12,7 +11,9 @@ import numpy as np
 from bandit_gym import _validation as check
 from bandit_gym.agents.base import Obs
 from bandit_gym.agents.best_arm import _stopping
-from bandit_gym.agents.best_arm._fixed_confidence import FixedConfidenceAgent, opening
+from bandit_gym.agents.best_arm._fixed_confidence import FixedConfidenceAgent, start
+from bandit_gym.agents.best_arm._kernels import RuleKernels, copy_step, over_copies, play
+from bandit_gym.jit import called, kernel, parallel_kernel
 
 #: the work rows: the empirical means, scratch
 MEANS, SCRATCH = range(2)
@@ -26,49 +27,65 @@ def confidence_delta(delta: float, epsilon: float) -> float:
     return (math.sqrt(1.0 + delta) - 1.0) ** 2 / (4.0 * c)
 
 
-@functools.cache
-def lil_ucb_rule() -> Any:
-    """lil'UCB's step, compiled on first use (the rule of ``BestArmAgent``)."""
-    from bandit_gym.agents.ranking import jit
-
-    stopped, start = _stopping.compiled().stopped, opening()
-
-    @jit
-    def lil_ucb(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, epsilon: float,
-                constants: Any, state: Any, arrays: Any, work: np.ndarray, answer: np.ndarray, final: bool) -> int:
-        """Each arm once; then stop (K) if some T_i >= 1 + lambda sum_{j != i} T_j (its own rule; the answer the
-        most pulled arm) or if the chosen stopping component does, else pull the arm of largest index."""
-        k, mean = counts.shape[0], work[MEANS]
-        arm = start(counts, sums, made, m, state, mean, work[SCRATCH], answer)
-        if arm >= 0:
-            return arm
-        total, most = 0.0, 0
-        for a in range(k):
-            total += np.float64(counts[a])
-            if counts[a] > counts[most]:
-                most = a
-        if constants["rule"] == 3.0:  # its own rule: the answer is the most pulled arm
-            for a in range(k):
-                answer[a] = a == most
-            stop = np.float64(counts[most]) >= 1.0 + constants["lam"] * (total - np.float64(counts[most]))
-        else:
-            stop = stopped(counts, mean, answer, made, m, epsilon, constants)
-        if stop:
-            arm = k
-        else:
-            eps, scale = constants["epsilon"], constants["scale"]
-            width_factor = (1.0 + constants["beta"]) * (1.0 + math.sqrt(eps)) * scale
-            best = -math.inf
-            for a in range(k):
-                n = np.float64(counts[a])
-                log_term = math.log(math.log((1.0 + eps) * n) / constants["confidence"])
-                index = mean[a] + width_factor * math.sqrt(2.0 * (1.0 + eps) * log_term / n)
-                if index > best:
-                    arm, best = a, index
-        state["last_made"], state["last_arm"] = np.float64(made), np.float64(arm)
+@called
+def lil_ucb(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, epsilon: float,
+            constants: Any, state: Any, arrays: Any, work: np.ndarray, answer: np.ndarray, final: bool) -> int:
+    """Each arm once; then stop (K) if some T_i >= 1 + lambda sum_{j != i} T_j (its own rule; the answer the
+    most pulled arm) or if the chosen stopping component does, else pull the arm of largest index."""
+    k, mean = counts.shape[0], work[MEANS]
+    arm = start(counts, sums, made, m, state, mean, work[SCRATCH], answer)
+    if arm >= 0:
         return arm
+    total, most = 0.0, 0
+    for a in range(k):
+        total += np.float64(counts[a])
+        if counts[a] > counts[most]:
+            most = a
+    if constants["rule"] == 3.0:  # its own rule: the answer is the most pulled arm
+        for a in range(k):
+            answer[a] = a == most
+        stop = np.float64(counts[most]) >= 1.0 + constants["lam"] * (total - np.float64(counts[most]))
+    else:
+        stop = _stopping.stopped(counts, mean, answer, made, m, epsilon, constants)
+    if stop:
+        arm = k
+    else:
+        eps, scale = constants["epsilon"], constants["scale"]
+        width_factor = (1.0 + constants["beta"]) * (1.0 + math.sqrt(eps)) * scale
+        best = -math.inf
+        for a in range(k):
+            n = np.float64(counts[a])
+            log_term = math.log(math.log((1.0 + eps) * n) / constants["confidence"])
+            index = mean[a] + width_factor * math.sqrt(2.0 * (1.0 + eps) * log_term / n)
+            if index > best:
+                arm, best = a, index
+    state["last_made"], state["last_arm"] = np.float64(made), np.float64(arm)
+    return arm
 
-    return lil_ucb
+
+
+@called
+def one_copy(n: int, batch: tuple[Any, ...]) -> None:
+    """One ``act`` of lil'UCB for copy n (``_kernels.copy_step``)."""
+    copy_step(lil_ucb, n, batch)
+
+
+@kernel
+def step(batch: tuple[Any, ...]) -> np.ndarray:
+    """One ``act`` of lil'UCB over a batch (``_kernels.over_copies``)."""
+    return over_copies(one_copy, batch)
+
+
+@parallel_kernel
+def parallel_step(batch: tuple[Any, ...]) -> np.ndarray:
+    """``step`` with the copies on all cores."""
+    return over_copies(one_copy, batch)
+
+
+@kernel
+def rollout(episodes: tuple[Any, ...]) -> None:
+    """Whole episodes of lil'UCB (``_kernels.play``)."""
+    play(lil_ucb, episodes)
 
 
 class LilUCB(FixedConfidenceAgent):
@@ -132,9 +149,7 @@ class LilUCB(FixedConfidenceAgent):
     def params(self) -> dict[str, Any]:
         return {"epsilon": self.epsilon, "beta": self.beta, "lam": self.lam, **super().params()}
 
-    @classmethod
-    def rule(cls) -> Any:
-        return lil_ucb_rule()
+    kernels = RuleKernels(step, parallel_step, rollout)
 
     def begin(self, obs: Obs, rows: np.ndarray) -> None:
         super().begin(obs, rows)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import math
 from typing import Any
 
@@ -12,61 +11,80 @@ from bandit_gym import _validation as check
 from bandit_gym.agents.base import Obs
 from bandit_gym.agents.best_arm import _stopping
 from bandit_gym.agents.best_arm._fixed_confidence import ComponentStopped
+from bandit_gym.agents.best_arm._kernels import RuleKernels, copy_step, over_copies, play
+from bandit_gym.agents.ranking import empirical_means, pulled_first, top_m
+from bandit_gym.jit import called, kernel, parallel_kernel
 
 #: the scratch rows: the means, the widths beta, and a row for the answer
 MEANS, BETAS, SCRATCH = range(3)
 
 
-@functools.cache
-def lucb_rule() -> Any:
-    """LUCB1's step, compiled on first use (the rule of ``BestArmAgent``)."""
-    from bandit_gym.agents.ranking import empirical_means, jit, pulled_first, top_m
-
-    stopped, own = _stopping.compiled().stopped, _stopping.OWN_RULE
-
-    @jit
-    def lucb(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, epsilon: float,
-             constants: Any, state: Any, arrays: np.ndarray, work: np.ndarray, answer: np.ndarray,
-             final: bool) -> int:
-        """The answer is High (the m largest empirical means), but with an arm never pulled ranking last; h_t
-        and l_t come from High as the means rank it (a mean of 0 for an arm never pulled). At the start of each
-        round, stop (K) by LUCB1's own rule (``UCB_l - LCB_h < epsilon``) or by the stopping component of
-        ``constants``, with High as its answer."""
-        k = counts.shape[0]
-        mean, beta = work[MEANS], work[BETAS]
-        empirical_means(counts, sums, mean)
-        round_t = 1.0 + max(np.float64(made - k), 0.0) // 2
-        log_term = math.log(1.25 * k * round_t**4 / constants["delta"])
-        for i in range(k):
-            beta[i] = constants["b"] * math.sqrt(log_term / (2.0 * max(np.float64(counts[i]), 1.0)))
-        top_m(mean, m, answer)  # High
-        h, low = -1, -1
-        for i in range(k):
-            if answer[i]:
-                if h < 0 or mean[i] - beta[i] < mean[h] - beta[h]:
-                    h = i
-            elif low < 0 or mean[i] + beta[i] > mean[low] + beta[low]:
-                low = i
-        pulled_first(counts, sums, m, work[SCRATCH], answer)
-        if made == state["last_made"]:  # a repeated act on one observation repeats its action
-            return np.int64(state["last_arm"])
-        if made < k:
-            arm = made
-        elif state["pending"] >= 0:
-            arm, state["pending"] = np.int64(state["pending"]), -1.0
+@called
+def lucb(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, epsilon: float,
+         constants: Any, state: Any, arrays: np.ndarray, work: np.ndarray, answer: np.ndarray,
+         final: bool) -> int:
+    """The answer is High (the m largest empirical means), but with an arm never pulled ranking last; h_t
+    and l_t come from High as the means rank it (a mean of 0 for an arm never pulled). At the start of each
+    round, stop (K) by LUCB1's own rule (``UCB_l - LCB_h < epsilon``) or by the stopping component of
+    ``constants``, with High as its answer."""
+    k = counts.shape[0]
+    mean, beta = work[MEANS], work[BETAS]
+    empirical_means(counts, sums, mean)
+    round_t = 1.0 + max(np.float64(made - k), 0.0) // 2
+    log_term = math.log(1.25 * k * round_t**4 / constants["delta"])
+    for i in range(k):
+        beta[i] = constants["b"] * math.sqrt(log_term / (2.0 * max(np.float64(counts[i]), 1.0)))
+    top_m(mean, m, answer)  # High
+    h, low = -1, -1
+    for i in range(k):
+        if answer[i]:
+            if h < 0 or mean[i] - beta[i] < mean[h] - beta[h]:
+                h = i
+        elif low < 0 or mean[i] + beta[i] > mean[low] + beta[low]:
+            low = i
+    pulled_first(counts, sums, m, work[SCRATCH], answer)
+    if made == state["last_made"]:  # a repeated act on one observation repeats its action
+        return np.int64(state["last_arm"])
+    if made < k:
+        arm = made
+    elif state["pending"] >= 0:
+        arm, state["pending"] = np.int64(state["pending"]), -1.0
+    else:
+        if constants["rule"] == _stopping.OWN_RULE:  # LUCB1's own rule
+            stop = (mean[low] + beta[low]) - (mean[h] - beta[h]) < epsilon
         else:
-            if constants["rule"] == own:  # LUCB1's own rule
-                stop = (mean[low] + beta[low]) - (mean[h] - beta[h]) < epsilon
-            else:
-                stop = stopped(counts, mean, answer, made, m, epsilon, constants)
-            if stop:
-                arm = k
-            else:
-                arm, state["pending"] = h, np.float64(low)
-        state["last_made"], state["last_arm"] = np.float64(made), np.float64(arm)
-        return arm
+            stop = _stopping.stopped(counts, mean, answer, made, m, epsilon, constants)
+        if stop:
+            arm = k
+        else:
+            arm, state["pending"] = h, np.float64(low)
+    state["last_made"], state["last_arm"] = np.float64(made), np.float64(arm)
+    return arm
 
-    return lucb
+
+
+@called
+def one_copy(n: int, batch: tuple[Any, ...]) -> None:
+    """One ``act`` of LUCB1 for copy n (``_kernels.copy_step``)."""
+    copy_step(lucb, n, batch)
+
+
+@kernel
+def step(batch: tuple[Any, ...]) -> np.ndarray:
+    """One ``act`` of LUCB1 over a batch (``_kernels.over_copies``)."""
+    return over_copies(one_copy, batch)
+
+
+@parallel_kernel
+def parallel_step(batch: tuple[Any, ...]) -> np.ndarray:
+    """``step`` with the copies on all cores."""
+    return over_copies(one_copy, batch)
+
+
+@kernel
+def rollout(episodes: tuple[Any, ...]) -> None:
+    """Whole episodes of LUCB1 (``_kernels.play``)."""
+    play(lucb, episodes)
 
 
 class LUCB(ComponentStopped):
@@ -138,9 +156,7 @@ class LUCB(ComponentStopped):
         return {"delta": self.delta, "b": self.b, "stopping": self.stopping, "threshold": self.threshold,
                 "distribution": self.distribution, "sigma": self.sigma, **super().params()}
 
-    @classmethod
-    def rule(cls) -> Any:
-        return lucb_rule()
+    kernels = RuleKernels(step, parallel_step, rollout)
 
     def begin(self, obs: Obs, rows: np.ndarray) -> None:
         _stopping.begin_paper_stopping(self.constants, rows, obs, self.stopping, self.threshold, self.delta,

@@ -4,7 +4,44 @@ from __future__ import annotations
 
 from typing import Any
 
-from bandit_gym.agents.best_arm.successive_rejects import SuccessiveRejects, successive_rule
+import numpy as np
+
+from bandit_gym.agents.best_arm._kernels import RuleKernels, copy_step, over_copies, play
+from bandit_gym.agents.best_arm.successive_rejects import SuccessiveRejects, successive
+from bandit_gym.jit import called, kernel, parallel_kernel
+
+
+@called
+def successive_accepts_rejects(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int,
+                               epsilon: float, constants: Any, state: Any, arrays: np.ndarray, work: np.ndarray,
+                               answer: np.ndarray, final: bool) -> int:
+    """SAR's step (the rule of ``BestArmAgent``): SR's with SAR's removal (``accept_or_reject``)."""
+    return successive(counts, sums, made, budget, m, epsilon, constants, state, arrays, work, answer, final, True)
+
+
+
+@called
+def one_copy(n: int, batch: tuple[Any, ...]) -> None:
+    """One ``act`` of SAR for copy n (``_kernels.copy_step``)."""
+    copy_step(successive_accepts_rejects, n, batch)
+
+
+@kernel
+def step(batch: tuple[Any, ...]) -> np.ndarray:
+    """One ``act`` of SAR over a batch (``_kernels.over_copies``)."""
+    return over_copies(one_copy, batch)
+
+
+@parallel_kernel
+def parallel_step(batch: tuple[Any, ...]) -> np.ndarray:
+    """``step`` with the copies on all cores."""
+    return over_copies(one_copy, batch)
+
+
+@kernel
+def rollout(episodes: tuple[Any, ...]) -> None:
+    """Whole episodes of SAR (``_kernels.play``)."""
+    play(successive_accepts_rejects, episodes)
 
 
 class SAR(SuccessiveRejects):
@@ -57,10 +94,7 @@ class SAR(SuccessiveRejects):
         (400, 0.1)
     """
 
-    @classmethod
-    def rule(cls) -> Any:
-        """SR's step with SAR's removal (``accept_or_reject``)."""
-        return successive_rule(True)
+    kernels = RuleKernels(step, parallel_step, rollout)
 
     def check_m(self, m: int) -> None:
         """Any m."""

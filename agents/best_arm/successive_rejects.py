@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
 import numpy as np
@@ -10,80 +9,112 @@ import numpy as np
 from bandit_gym.agents._batch import most_owed_first
 from bandit_gym.agents.base import Obs
 from bandit_gym.agents.best_arm._base import BestArmAgent
+from bandit_gym.agents.best_arm._kernels import RuleKernels, copy_step, over_copies, play
+from bandit_gym.agents.ranking import accept_or_reject, answer_means, empirical_means
 from bandit_gym.families import Family
+from bandit_gym.jit import called, inline, kernel, parallel_kernel
 
 #: the scratch rows: the empirical means (0 for an arm never pulled) and the answer's ranking values
 MEANS, RANKS = range(2)
 
 
-@functools.cache
-def successive_rule(accepts: bool) -> Any:
-    """The step of SR (``accepts`` False) or of SAR, compiled on first use (the rule of ``BestArmAgent``).
+@inline
+def end_phases(counts: np.ndarray, m: int, state: Any, arrays: np.ndarray, mean: np.ndarray,
+               work: np.ndarray, accepts: bool) -> None:
+    """End every phase whose surviving arms all reached its length (phases of length 0 end together):
+    SR rejects the surviving arm of smallest mean (ties: the smallest index), SAR removes by
+    ``accept_or_reject``."""
+    k = counts.shape[0]
+    alive, schedule, accepted = arrays["alive"], arrays["schedule"], arrays["accepted"]
+    for _ in range(k - 1):
+        phase = np.int64(state["phase"])
+        if phase >= k:
+            return
+        target = schedule[phase - 1]
+        for i in range(k):
+            if alive[i] == 1.0 and counts[i] < target:
+                return
+        if accepts:
+            accept_or_reject(m, alive, accepted, mean, work)
+        else:
+            worst = -1
+            for i in range(k):
+                if alive[i] == 1.0 and (worst < 0 or mean[i] < mean[worst]):
+                    worst = i
+            alive[worst] = 0.0
+        state["phase"] = phase + 1
+
+
+@inline
+def successive(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, epsilon: float,
+               constants: Any, state: Any, arrays: np.ndarray, work: np.ndarray, answer: np.ndarray,
+               final: bool, accepts: bool) -> int:
+    """The step of SR (``accepts`` False) or of SAR (True).
 
     The phases end on the empirical means (0 for an arm never pulled: with n <= K every phase has length 0 and
     they all end before the first pull). The pull: the surviving arm with the fewest pulls. The answer: the
     accepted arms that were pulled, then the best of the other candidates (the active arms, and accepted arms
     never pulled) up to m (SR: one arm), an arm never pulled ranking last (among such arms the smaller index
     first)."""
-    from bandit_gym.agents.ranking import accept_or_reject, answer_means, empirical_means, jit
-
-    @jit
-    def end_phases(counts: np.ndarray, m: int, state: Any, arrays: np.ndarray, mean: np.ndarray,
-                   work: np.ndarray) -> None:
-        """End every phase whose surviving arms all reached its length (phases of length 0 end together):
-        SR rejects the surviving arm of smallest mean (ties: the smallest index), SAR removes by
-        ``accept_or_reject``."""
-        k = counts.shape[0]
-        alive, schedule, accepted = arrays["alive"], arrays["schedule"], arrays["accepted"]
-        for _ in range(k - 1):
-            phase = np.int64(state["phase"])
-            if phase >= k:
-                return
-            target = schedule[phase - 1]
+    k = counts.shape[0]
+    mean = work[MEANS]
+    empirical_means(counts, sums, mean)
+    end_phases(counts, m, state, arrays, mean, work, accepts)
+    alive, accepted = arrays["alive"], arrays["accepted"]
+    arm = -1
+    for i in range(k):  # the surviving arm with the fewest pulls
+        if alive[i] == 1.0 and (arm < 0 or counts[i] < counts[arm]):
+            arm = i
+    if final:
+        rank = work[RANKS]
+        answer_means(counts, sums, rank)
+        taken = 0
+        for i in range(k):
+            answer[i] = accepts and accepted[i] == 1.0 and counts[i] > 0
+            taken += answer[i]
+        for _ in range(m - taken if accepts else 1):  # fill with the best candidates not yet in
+            best = -1
             for i in range(k):
-                if alive[i] == 1.0 and counts[i] < target:
-                    return
-            if accepts:
-                accept_or_reject(m, alive, accepted, mean, work)
-            else:
-                worst = -1
-                for i in range(k):
-                    if alive[i] == 1.0 and (worst < 0 or mean[i] < mean[worst]):
-                        worst = i
-                alive[worst] = 0.0
-            state["phase"] = phase + 1
+                if ((alive[i] == 1.0 or (accepts and accepted[i] == 1.0)) and answer[i] == 0
+                        and (best < 0 or rank[i] > rank[best])):
+                    best = i
+            if best >= 0:
+                answer[best] = 1
+    return arm
 
-    @jit
-    def successive(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, epsilon: float,
-                   constants: Any, state: Any, arrays: np.ndarray, work: np.ndarray, answer: np.ndarray,
-                   final: bool) -> int:
-        k = counts.shape[0]
-        mean = work[MEANS]
-        empirical_means(counts, sums, mean)
-        end_phases(counts, m, state, arrays, mean, work)
-        alive, accepted = arrays["alive"], arrays["accepted"]
-        arm = -1
-        for i in range(k):  # the surviving arm with the fewest pulls
-            if alive[i] == 1.0 and (arm < 0 or counts[i] < counts[arm]):
-                arm = i
-        if final:
-            rank = work[RANKS]
-            answer_means(counts, sums, rank)
-            taken = 0
-            for i in range(k):
-                answer[i] = accepts and accepted[i] == 1.0 and counts[i] > 0
-                taken += answer[i]
-            for _ in range(m - taken if accepts else 1):  # fill with the best candidates not yet in
-                best = -1
-                for i in range(k):
-                    if ((alive[i] == 1.0 or (accepts and accepted[i] == 1.0)) and answer[i] == 0
-                            and (best < 0 or rank[i] > rank[best])):
-                        best = i
-                if best >= 0:
-                    answer[best] = 1
-        return arm
 
-    return successive
+
+@called
+def successive_rejects(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, epsilon: float,
+                       constants: Any, state: Any, arrays: np.ndarray, work: np.ndarray, answer: np.ndarray,
+                       final: bool) -> int:
+    """SR's step (the rule of ``BestArmAgent``): ``successive`` rejecting only."""
+    return successive(counts, sums, made, budget, m, epsilon, constants, state, arrays, work, answer, final, False)
+
+
+
+@called
+def one_copy(n: int, batch: tuple[Any, ...]) -> None:
+    """One ``act`` of SR for copy n (``_kernels.copy_step``)."""
+    copy_step(successive_rejects, n, batch)
+
+
+@kernel
+def step(batch: tuple[Any, ...]) -> np.ndarray:
+    """One ``act`` of SR over a batch (``_kernels.over_copies``)."""
+    return over_copies(one_copy, batch)
+
+
+@parallel_kernel
+def parallel_step(batch: tuple[Any, ...]) -> np.ndarray:
+    """``step`` with the copies on all cores."""
+    return over_copies(one_copy, batch)
+
+
+@kernel
+def rollout(episodes: tuple[Any, ...]) -> None:
+    """Whole episodes of SR (``_kernels.play``)."""
+    play(successive_rejects, episodes)
 
 
 def phase_lengths(budget: int, k: int) -> np.ndarray:
@@ -159,9 +190,7 @@ class SuccessiveRejects(BestArmAgent):
         """Per copy, the bits of the arms still in play (indexed by arm)."""
         return self.by_arm(self.arrays["alive"] == 1.0)
 
-    @classmethod
-    def rule(cls) -> Any:
-        return successive_rule(False)
+    kernels = RuleKernels(step, parallel_step, rollout)
 
     def begin(self, obs: Obs, rows: np.ndarray) -> None:
         k = self.num_arms

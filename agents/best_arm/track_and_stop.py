@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import math
 from typing import Any, ClassVar
 
@@ -11,73 +10,94 @@ import numpy as np
 from bandit_gym import _validation as check
 from bandit_gym.agents.base import Obs
 from bandit_gym.agents.best_arm import _stopping
-from bandit_gym.agents.best_arm._fixed_confidence import FixedConfidenceAgent, opening
+from bandit_gym.agents.best_arm._fixed_confidence import FixedConfidenceAgent, start
+from bandit_gym.agents.best_arm._kernels import RuleKernels, copy_step, over_copies, play
+from bandit_gym.agents.best_arm._oracle import optimal_weights
+from bandit_gym.jit import called, inline, kernel, parallel_kernel
 
 #: the work rows: the empirical means, w*(mu_hat), scratch
 MEANS, WEIGHTS, SCRATCH = range(3)
 TRACKING = ("D", "C")
+#: ``constants["tracking"]``: the index of the tracking in ``TRACKING``
+D_TRACKING, C_TRACKING = 0.0, 1.0
 
 
-@functools.cache
-def track_and_stop_rule() -> Any:
-    """Track-and-Stop's step, compiled on first use (the rule of ``BestArmAgent``)."""
-    from bandit_gym.agents.best_arm._oracle import compiled as oracle
-    from bandit_gym.agents.ranking import jit
-
-    optimal_weights, stopped, start = oracle(), _stopping.compiled().stopped, opening()
-
-    @jit
-    def project(weights: np.ndarray, floor: float) -> None:
-        """The L-infinity projection of ``weights`` (on the simplex) onto ``{w : w_a >= floor}``:
-        ``w_a <- max(w_a - eta, floor)`` with eta >= 0 the shift that keeps the sum 1 (bisection)."""
-        low, high = 0.0, 1.0
-        for _ in range(60):
-            eta = 0.5 * (low + high)
-            total = 0.0
-            for a in range(weights.shape[0]):
-                total += max(weights[a] - eta, floor)
-            if total > 1.0:
-                low = eta
-            else:
-                high = eta
+@inline
+def project(weights: np.ndarray, floor: float) -> None:
+    """The L-infinity projection of ``weights`` (on the simplex) onto ``{w : w_a >= floor}``:
+    ``w_a <- max(w_a - eta, floor)`` with eta >= 0 the shift that keeps the sum 1 (bisection)."""
+    low, high = 0.0, 1.0
+    for _ in range(60):
+        eta = 0.5 * (low + high)
+        total = 0.0
         for a in range(weights.shape[0]):
-            weights[a] = max(weights[a] - high, floor)
-
-    @jit
-    def track_and_stop(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, epsilon: float,
-                       constants: Any, state: Any, arrays: Any, work: np.ndarray, answer: np.ndarray,
-                       final: bool) -> int:
-        """Each arm once; then stop (K) if the stopping rule does, else D- or C-tracking of w*(mu_hat(t))."""
-        k, mean = counts.shape[0], work[MEANS]
-        arm = start(counts, sums, made, m, state, mean, work[SCRATCH], answer)
-        if arm >= 0:
-            return arm
-        if stopped(counts, mean, answer, made, m, epsilon, constants):
-            arm = k
+            total += max(weights[a] - eta, floor)
+        if total > 1.0:
+            low = eta
         else:
-            weights, t = work[WEIGHTS], np.float64(made)
-            optimal_weights(mean, constants["family"], constants["sigma"], weights, work[SCRATCH])
-            sum_w = arrays["sum"]
-            arm = -1
-            if constants["tracking"] == 0.0:  # D-tracking
-                floor = math.sqrt(t) - k / 2.0
-                for a in range(k):  # forced exploration: the least pulled arm of U_t = {a : N_a < sqrt(t) - K/2}
-                    if np.float64(counts[a]) < floor and (arm < 0 or counts[a] < counts[arm]):
-                        arm = a
-                if arm < 0:
-                    for a in range(k):
-                        if arm < 0 or t * weights[a] - counts[a] > t * weights[arm] - counts[arm]:
-                            arm = a
-            else:  # C-tracking: the cumulated projected allocations
-                project(weights, 0.5 / math.sqrt(k * k + t))
-                for a in range(k):
-                    sum_w[a] += weights[a]
-                    if arm < 0 or sum_w[a] - counts[a] > sum_w[arm] - counts[arm]:
-                        arm = a
-        state["last_made"], state["last_arm"] = np.float64(made), np.float64(arm)
-        return arm
+            high = eta
+    for a in range(weights.shape[0]):
+        weights[a] = max(weights[a] - high, floor)
 
-    return track_and_stop
+
+@called
+def track_and_stop(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, epsilon: float,
+                   constants: Any, state: Any, arrays: Any, work: np.ndarray, answer: np.ndarray, final: bool) -> int:
+    """Track-and-Stop's step (the rule of ``BestArmAgent``): each arm once; then stop (K) if the stopping rule
+    does, else D- or C-tracking of w*(mu_hat(t))."""
+    k, mean = counts.shape[0], work[MEANS]
+    arm = start(counts, sums, made, m, state, mean, work[SCRATCH], answer)
+    if arm >= 0:
+        return arm
+    if _stopping.stopped(counts, mean, answer, made, m, epsilon, constants):
+        arm = k
+    else:
+        weights, t = work[WEIGHTS], np.float64(made)
+        optimal_weights(mean, constants["family"], constants["sigma"], weights, work[SCRATCH])
+        sum_w = arrays["sum"]
+        arm = -1
+        if constants["tracking"] == D_TRACKING:
+            floor = math.sqrt(t) - k / 2.0
+            for a in range(k):  # forced exploration: the least pulled arm of U_t = {a : N_a < sqrt(t) - K/2}
+                if np.float64(counts[a]) < floor and (arm < 0 or counts[a] < counts[arm]):
+                    arm = a
+            if arm < 0:
+                for a in range(k):
+                    if arm < 0 or t * weights[a] - counts[a] > t * weights[arm] - counts[arm]:
+                        arm = a
+        else:  # C-tracking: the cumulated projected allocations
+            project(weights, 0.5 / math.sqrt(k * k + t))
+            for a in range(k):
+                sum_w[a] += weights[a]
+                if arm < 0 or sum_w[a] - counts[a] > sum_w[arm] - counts[arm]:
+                    arm = a
+    state["last_made"], state["last_arm"] = np.float64(made), np.float64(arm)
+    return arm
+
+
+
+@called
+def one_copy(n: int, batch: tuple[Any, ...]) -> None:
+    """One ``act`` of Track-and-Stop for copy n (``_kernels.copy_step``)."""
+    copy_step(track_and_stop, n, batch)
+
+
+@kernel
+def step(batch: tuple[Any, ...]) -> np.ndarray:
+    """One ``act`` of Track-and-Stop over a batch (``_kernels.over_copies``)."""
+    return over_copies(one_copy, batch)
+
+
+@parallel_kernel
+def parallel_step(batch: tuple[Any, ...]) -> np.ndarray:
+    """``step`` with the copies on all cores."""
+    return over_copies(one_copy, batch)
+
+
+@kernel
+def rollout(episodes: tuple[Any, ...]) -> None:
+    """Whole episodes of Track-and-Stop (``_kernels.play``)."""
+    play(track_and_stop, episodes)
 
 
 class TrackAndStop(FixedConfidenceAgent):
@@ -148,9 +168,7 @@ class TrackAndStop(FixedConfidenceAgent):
     def params(self) -> dict[str, Any]:
         return {"tracking": self.tracking, **super().params()}
 
-    @classmethod
-    def rule(cls) -> Any:
-        return track_and_stop_rule()
+    kernels = RuleKernels(step, parallel_step, rollout)
 
     def begin(self, obs: Obs, rows: np.ndarray) -> None:
         super().begin(obs, rows)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import math
 from typing import Any, ClassVar
 
@@ -11,44 +10,61 @@ import numpy as np
 from bandit_gym import _validation as check
 from bandit_gym.agents.base import Obs
 from bandit_gym.agents.best_arm import _stopping
-from bandit_gym.agents.best_arm._fixed_confidence import FixedConfidenceAgent, opening, top_two
+from bandit_gym.agents.best_arm._fixed_confidence import FixedConfidenceAgent, challenger, start, tracked
+from bandit_gym.agents.best_arm._kernels import RuleKernels, copy_step, over_copies, play
+from bandit_gym.jit import called, kernel, parallel_kernel
 
 #: the work rows: the empirical means, scratch
 MEANS, SCRATCH = range(2)
 
 
-@functools.cache
-def tt_ucb_rule() -> Any:
-    """TTUCB's step, compiled on first use (the rule of ``BestArmAgent``)."""
-    from bandit_gym.agents.ranking import jit
-
-    stopped, start = _stopping.compiled().stopped, opening()
-    challenger, tracked = top_two()
-
-    @jit
-    def tt_ucb(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, epsilon: float,
-               constants: Any, state: Any, arrays: Any, work: np.ndarray, answer: np.ndarray, final: bool) -> int:
-        """Each arm once; then stop (K) if the stopping rule does, else the leader B (the largest UCB index
-        ``mu_a + sqrt(rate ln n / N_a)``, n = made + 1) or the challenger C = argmin_{j != B} W(B, j), B when its
-        share of the pulls it led is at most beta."""
-        k, mean = counts.shape[0], work[MEANS]
-        arm = start(counts, sums, made, m, state, mean, work[SCRATCH], answer)
-        if arm >= 0:
-            return arm
-        if stopped(counts, mean, answer, made, 1, epsilon, constants):
-            arm = k
-        else:
-            exploration = constants["rate"] * math.log(np.float64(made) + 1.0)
-            leader, largest = 0, -math.inf
-            for a in range(k):
-                index = mean[a] + math.sqrt(exploration / np.float64(counts[a]))
-                if index > largest:
-                    leader, largest = a, index
-            arm = tracked(leader, challenger(counts, mean, leader, constants, False), constants, arrays)
-        state["last_made"], state["last_arm"] = np.float64(made), np.float64(arm)
+@called
+def tt_ucb(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, epsilon: float,
+           constants: Any, state: Any, arrays: Any, work: np.ndarray, answer: np.ndarray, final: bool) -> int:
+    """Each arm once; then stop (K) if the stopping rule does, else the leader B (the largest UCB index
+    ``mu_a + sqrt(rate ln n / N_a)``, n = made + 1) or the challenger C = argmin_{j != B} W(B, j), B when its
+    share of the pulls it led is at most beta."""
+    k, mean = counts.shape[0], work[MEANS]
+    arm = start(counts, sums, made, m, state, mean, work[SCRATCH], answer)
+    if arm >= 0:
         return arm
+    if _stopping.stopped(counts, mean, answer, made, 1, epsilon, constants):
+        arm = k
+    else:
+        exploration = constants["rate"] * math.log(np.float64(made) + 1.0)
+        leader, largest = 0, -math.inf
+        for a in range(k):
+            index = mean[a] + math.sqrt(exploration / np.float64(counts[a]))
+            if index > largest:
+                leader, largest = a, index
+        arm = tracked(leader, challenger(counts, mean, leader, constants, False), constants, arrays)
+    state["last_made"], state["last_arm"] = np.float64(made), np.float64(arm)
+    return arm
 
-    return tt_ucb
+
+
+@called
+def one_copy(n: int, batch: tuple[Any, ...]) -> None:
+    """One ``act`` of TTUCB for copy n (``_kernels.copy_step``)."""
+    copy_step(tt_ucb, n, batch)
+
+
+@kernel
+def step(batch: tuple[Any, ...]) -> np.ndarray:
+    """One ``act`` of TTUCB over a batch (``_kernels.over_copies``)."""
+    return over_copies(one_copy, batch)
+
+
+@parallel_kernel
+def parallel_step(batch: tuple[Any, ...]) -> np.ndarray:
+    """``step`` with the copies on all cores."""
+    return over_copies(one_copy, batch)
+
+
+@kernel
+def rollout(episodes: tuple[Any, ...]) -> None:
+    """Whole episodes of TTUCB (``_kernels.play``)."""
+    play(tt_ucb, episodes)
 
 
 class TTUCB(FixedConfidenceAgent):
@@ -150,9 +166,7 @@ class TTUCB(FixedConfidenceAgent):
     def params(self) -> dict[str, Any]:
         return {"beta": self.beta, "alpha": self.alpha, "s": self.s, **super().params()}
 
-    @classmethod
-    def rule(cls) -> Any:
-        return tt_ucb_rule()
+    kernels = RuleKernels(step, parallel_step, rollout)
 
     def begin(self, obs: Obs, rows: np.ndarray) -> None:
         super().begin(obs, rows)

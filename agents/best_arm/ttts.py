@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
-import functools
 import math
 from typing import Any, ClassVar
 
 import numpy as np
 
 from bandit_gym import _validation as check
+from bandit_gym.agents._variates import gamma_constants, standard_gamma, standard_normal, sub_stream, unit
 from bandit_gym.agents.base import Obs
 from bandit_gym.agents.best_arm import _stopping
-from bandit_gym.agents.best_arm._fixed_confidence import FixedConfidenceAgent, opening
+from bandit_gym.agents.best_arm._fixed_confidence import FixedConfidenceAgent, start
+from bandit_gym.agents.best_arm._kernels import RuleKernels, copy_step, over_copies, play
+from bandit_gym.jit import called, inline, kernel, parallel_kernel
 
 #: the work rows: the empirical means, scratch (the posterior means when the challenger's draws run out), weights;
 #: each arm's Gamma constants (d, c) of its Beta posterior's two shapes (Bernoulli arms), or its posterior's standard
@@ -21,156 +23,152 @@ MEANS, SCRATCH, WEIGHTS, SHAPE_WINS, SCALE_WINS, SHAPE_LOSSES, SCALE_LOSSES = ra
 KEY_BOUND = 2**52
 
 
-@functools.cache
-def posterior() -> Any:
-    """``(uniform, prepare, sample_best, pairwise_challenger)``, compiled: the posterior draws of a copy, from its
-    own counter-based streams (``bandit_gym.agents._variates``).
+@inline
+def event(state: Any, k: int) -> np.uint64:
+    """The first sub-stream of the copy's next event."""
+    e = state["draws"]
+    state["draws"] = e + 1.0
+    return np.uint64(e) * np.uint64(2 * k)
 
-    A copy's draws are numbered events (``state["draws"]``, incremented by each): event e owns sub-streams
-    ``2 K e`` to ``2 K e + 2 K - 1`` of the copy's key ``constants["key"]``.
 
-    - ``uniform(constants, state, k)``: one event, a uniform in (0, 1): the event's first sub-stream seed read as a
-      uniform;
-    - ``prepare(counts, sums, constants, work)``: the step's posterior constants of every arm, in the work rows
-      (Bernoulli arms: Marsaglia and Tsang's (d, c) of ``1 + S_a`` and of ``1 + N_a - S_a``; Gaussian arms: the
-      posterior's standard deviation ``sigma / sqrt(N_a)``);
-    - ``sample_best(mean, constants, state, work)``: one event, the arm of largest theta, one draw of every arm's
-      posterior (Bernoulli arms: ``Beta(1 + S_a, 1 + N_a - S_a)`` as ``G_1 / (G_1 + G_2)``, G_1 and G_2 Gamma
-      variates of those shapes from sub-streams ``2 K e + 2 a`` and ``2 K e + 2 a + 1``; Gaussian arms:
-      ``N(mu_a, sigma^2 / N_a)``, the normal from sub-stream ``2 K e + 2 a``), ties to the first arm;
-    - ``pairwise_challenger(counts, sums, mean, leader, constants, state, centre, weights)``: an arm j != leader
-      drawn with probability proportional to ``Phi(-(m_leader - m_j) / sqrt(v_leader + v_j))``, m and v the
-      posteriors' means and variances (``centre`` and ``weights`` are scratch rows)."""
-    from bandit_gym.agents._variates import gamma_constants, standard_gamma, standard_normal, sub_stream, unit
-    from bandit_gym.agents.ranking import jit
+@inline
+def uniform(constants: Any, state: Any, k: int) -> float:
+    return unit(sub_stream(np.uint64(constants["key"]), event(state, k)))
 
-    @jit
-    def event(state: Any, k: int) -> np.uint64:
-        """The first sub-stream of the copy's next event."""
-        e = state["draws"]
-        state["draws"] = e + 1.0
-        return np.uint64(e) * np.uint64(2 * k)
 
-    @jit
-    def uniform(constants: Any, state: Any, k: int) -> float:
-        return unit(sub_stream(np.uint64(constants["key"]), event(state, k)))
-
-    @jit
-    def prepare(counts: np.ndarray, sums: np.ndarray, constants: Any, work: np.ndarray) -> None:
-        for a in range(counts.shape[0]):
-            n = np.float64(counts[a])
-            if constants["family"] == 0.0:
-                s = np.float64(sums[a])
-                work[SHAPE_WINS, a], work[SCALE_WINS, a] = gamma_constants(1.0 + s)
-                work[SHAPE_LOSSES, a], work[SCALE_LOSSES, a] = gamma_constants(1.0 + n - s)
-            else:
-                work[SCALE_WINS, a] = constants["sigma"] / math.sqrt(n)
-
-    @jit
-    def sample_best(mean: np.ndarray, constants: Any, state: Any, work: np.ndarray) -> int:
-        k = mean.shape[0]
-        key, first = np.uint64(constants["key"]), event(state, k)
-        best, largest = 0, -math.inf
-        for a in range(k):
-            x = first + np.uint64(2 * a)
-            if constants["family"] == 0.0:  # Bernoulli arms: the Beta posterior of the uniform prior
-                wins = standard_gamma(work[SHAPE_WINS, a], work[SCALE_WINS, a], sub_stream(key, x))
-                losses = standard_gamma(work[SHAPE_LOSSES, a], work[SCALE_LOSSES, a],
-                                        sub_stream(key, x + np.uint64(1)))
-                theta = wins / (wins + losses)
-            else:  # Gaussian arms of known sigma: the posterior of the flat prior
-                theta = mean[a] + work[SCALE_WINS, a] * standard_normal(sub_stream(key, x), np.uint64(0))[0]
-            if theta > largest:
-                best, largest = a, theta
-        return best
-
-    @jit
-    def variance(counts: np.ndarray, sums: np.ndarray, a: int, constants: Any) -> float:
-        """The variance of arm a's posterior."""
+@inline
+def prepare(counts: np.ndarray, sums: np.ndarray, constants: Any, work: np.ndarray) -> None:
+    for a in range(counts.shape[0]):
         n = np.float64(counts[a])
         if constants["family"] == 0.0:
-            wins, losses = 1.0 + np.float64(sums[a]), 1.0 + n - np.float64(sums[a])
-            return wins * losses / ((wins + losses) ** 2 * (wins + losses + 1.0))
-        return constants["sigma"] ** 2 / n
-
-    @jit
-    def log_tail(z: float) -> float:
-        """``ln P(Z > z)`` for a standard normal Z, without underflow (Mills' ratio's series beyond z = 5)."""
-        if z < 5.0:
-            return math.log(0.5 * math.erfc(z / math.sqrt(2.0)))
-        inverse = 1.0 / (z * z)
-        series = 1.0 - inverse + 3.0 * inverse * inverse
-        return -0.5 * z * z - math.log(z) - 0.5 * math.log(2.0 * math.pi) + math.log(series)
-
-    @jit
-    def pairwise_challenger(counts: np.ndarray, sums: np.ndarray, mean: np.ndarray, leader: int, constants: Any,
-                            state: Any, centre: np.ndarray, weights: np.ndarray) -> int:
-        """An arm j != leader drawn with probability proportional to ``P(theta_j > theta_leader)`` under the normal
-        approximation of the posteriors (their means m and variances v: ``Phi(-(m_I - m_j) / sqrt(v_I + v_j))``)."""
-        k = counts.shape[0]
-        for a in range(k):  # the posterior means
-            if constants["family"] == 0.0:
-                wins = 1.0 + np.float64(sums[a])
-                centre[a] = wins / (2.0 + np.float64(counts[a]))
-            else:
-                centre[a] = mean[a]
-        largest = -math.inf
-        for j in range(k):
-            if j != leader:
-                spread = math.sqrt(variance(counts, sums, leader, constants) + variance(counts, sums, j, constants))
-                weights[j] = log_tail((centre[leader] - centre[j]) / spread)
-                largest = max(largest, weights[j])
-        total = 0.0
-        for j in range(k):
-            if j != leader:
-                total += math.exp(weights[j] - largest)
-        target, arm = uniform(constants, state, k) * total, -1
-        for j in range(k):
-            if j != leader:
-                arm = j
-                target -= math.exp(weights[j] - largest)
-                if target < 0.0:
-                    break
-        return arm
-
-    return uniform, prepare, sample_best, pairwise_challenger
-
-
-@functools.cache
-def ttts_rule() -> Any:
-    """TTTS's step, compiled on first use (the rule of ``BestArmAgent``)."""
-    from bandit_gym.agents.ranking import jit
-
-    stopped, start = _stopping.compiled().stopped, opening()
-    uniform, prepare, sample_best, pairwise_challenger = posterior()
-
-    @jit
-    def ttts(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, epsilon: float,
-             constants: Any, state: Any, arrays: Any, work: np.ndarray, answer: np.ndarray, final: bool) -> int:
-        """Each arm once; then stop (K) if the stopping rule does, else the leader I (the best arm of one posterior
-        draw) with probability beta, or the challenger J (the best arm of the first further draw whose best arm is
-        not I; after ``max_resamples`` draws without one, ``pairwise_challenger``'s arm)."""
-        k, mean = counts.shape[0], work[MEANS]
-        arm = start(counts, sums, made, m, state, mean, work[SCRATCH], answer)
-        if arm >= 0:
-            return arm
-        if stopped(counts, mean, answer, made, 1, epsilon, constants):
-            arm = k
+            s = np.float64(sums[a])
+            work[SHAPE_WINS, a], work[SCALE_WINS, a] = gamma_constants(1.0 + s)
+            work[SHAPE_LOSSES, a], work[SCALE_LOSSES, a] = gamma_constants(1.0 + n - s)
         else:
-            prepare(counts, sums, constants, work)
-            arm = sample_best(mean, constants, state, work)
-            if uniform(constants, state, k) >= constants["beta"]:  # the challenger, with probability 1 - beta
-                leader, draws = arm, 0
-                while arm == leader and draws < constants["max_resamples"]:
-                    arm = sample_best(mean, constants, state, work)
-                    draws += 1
-                if arm == leader:  # no draw in max_resamples left I: the pairwise approximation
-                    arm = pairwise_challenger(counts, sums, mean, leader, constants, state, work[SCRATCH],
-                                              work[WEIGHTS])
-        state["last_made"], state["last_arm"] = np.float64(made), np.float64(arm)
-        return arm
+            work[SCALE_WINS, a] = constants["sigma"] / math.sqrt(n)
 
-    return ttts
+
+@inline
+def sample_best(mean: np.ndarray, constants: Any, state: Any, work: np.ndarray) -> int:
+    k = mean.shape[0]
+    key, first = np.uint64(constants["key"]), event(state, k)
+    best, largest = 0, -math.inf
+    for a in range(k):
+        x = first + np.uint64(2 * a)
+        if constants["family"] == 0.0:  # Bernoulli arms: the Beta posterior of the uniform prior
+            wins = standard_gamma(work[SHAPE_WINS, a], work[SCALE_WINS, a], sub_stream(key, x))
+            losses = standard_gamma(work[SHAPE_LOSSES, a], work[SCALE_LOSSES, a],
+                                    sub_stream(key, x + np.uint64(1)))
+            theta = wins / (wins + losses)
+        else:  # Gaussian arms of known sigma: the posterior of the flat prior
+            theta = mean[a] + work[SCALE_WINS, a] * standard_normal(sub_stream(key, x), np.uint64(0))[0]
+        if theta > largest:
+            best, largest = a, theta
+    return best
+
+
+@inline
+def variance(counts: np.ndarray, sums: np.ndarray, a: int, constants: Any) -> float:
+    """The variance of arm a's posterior."""
+    n = np.float64(counts[a])
+    if constants["family"] == 0.0:
+        wins, losses = 1.0 + np.float64(sums[a]), 1.0 + n - np.float64(sums[a])
+        return wins * losses / ((wins + losses) ** 2 * (wins + losses + 1.0))
+    return constants["sigma"] ** 2 / n
+
+
+@inline
+def log_tail(z: float) -> float:
+    """``ln P(Z > z)`` for a standard normal Z, without underflow (Mills' ratio's series beyond z = 5)."""
+    if z < 5.0:
+        return math.log(0.5 * math.erfc(z / math.sqrt(2.0)))
+    inverse = 1.0 / (z * z)
+    series = 1.0 - inverse + 3.0 * inverse * inverse
+    return -0.5 * z * z - math.log(z) - 0.5 * math.log(2.0 * math.pi) + math.log(series)
+
+
+@inline
+def pairwise_challenger(counts: np.ndarray, sums: np.ndarray, mean: np.ndarray, leader: int, constants: Any,
+                        state: Any, centre: np.ndarray, weights: np.ndarray) -> int:
+    """An arm j != leader drawn with probability proportional to ``P(theta_j > theta_leader)`` under the normal
+    approximation of the posteriors (their means m and variances v: ``Phi(-(m_I - m_j) / sqrt(v_I + v_j))``)."""
+    k = counts.shape[0]
+    for a in range(k):  # the posterior means
+        if constants["family"] == 0.0:
+            wins = 1.0 + np.float64(sums[a])
+            centre[a] = wins / (2.0 + np.float64(counts[a]))
+        else:
+            centre[a] = mean[a]
+    largest = -math.inf
+    for j in range(k):
+        if j != leader:
+            spread = math.sqrt(variance(counts, sums, leader, constants) + variance(counts, sums, j, constants))
+            weights[j] = log_tail((centre[leader] - centre[j]) / spread)
+            largest = max(largest, weights[j])
+    total = 0.0
+    for j in range(k):
+        if j != leader:
+            total += math.exp(weights[j] - largest)
+    target, arm = uniform(constants, state, k) * total, -1
+    for j in range(k):
+        if j != leader:
+            arm = j
+            target -= math.exp(weights[j] - largest)
+            if target < 0.0:
+                break
+    return arm
+
+
+@called
+def ttts(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, epsilon: float,
+         constants: Any, state: Any, arrays: Any, work: np.ndarray, answer: np.ndarray, final: bool) -> int:
+    """Each arm once; then stop (K) if the stopping rule does, else the leader I (the best arm of one posterior
+    draw) with probability beta, or the challenger J (the best arm of the first further draw whose best arm is
+    not I; after ``max_resamples`` draws without one, ``pairwise_challenger``'s arm)."""
+    k, mean = counts.shape[0], work[MEANS]
+    arm = start(counts, sums, made, m, state, mean, work[SCRATCH], answer)
+    if arm >= 0:
+        return arm
+    if _stopping.stopped(counts, mean, answer, made, 1, epsilon, constants):
+        arm = k
+    else:
+        prepare(counts, sums, constants, work)
+        arm = sample_best(mean, constants, state, work)
+        if uniform(constants, state, k) >= constants["beta"]:  # the challenger, with probability 1 - beta
+            leader, draws = arm, 0
+            while arm == leader and draws < constants["max_resamples"]:
+                arm = sample_best(mean, constants, state, work)
+                draws += 1
+            if arm == leader:  # no draw in max_resamples left I: the pairwise approximation
+                arm = pairwise_challenger(counts, sums, mean, leader, constants, state, work[SCRATCH],
+                                          work[WEIGHTS])
+    state["last_made"], state["last_arm"] = np.float64(made), np.float64(arm)
+    return arm
+
+
+
+@called
+def one_copy(n: int, batch: tuple[Any, ...]) -> None:
+    """One ``act`` of TTTS for copy n (``_kernels.copy_step``)."""
+    copy_step(ttts, n, batch)
+
+
+@kernel
+def step(batch: tuple[Any, ...]) -> np.ndarray:
+    """One ``act`` of TTTS over a batch (``_kernels.over_copies``)."""
+    return over_copies(one_copy, batch)
+
+
+@parallel_kernel
+def parallel_step(batch: tuple[Any, ...]) -> np.ndarray:
+    """``step`` with the copies on all cores."""
+    return over_copies(one_copy, batch)
+
+
+@kernel
+def rollout(episodes: tuple[Any, ...]) -> None:
+    """Whole episodes of TTTS (``_kernels.play``)."""
+    play(ttts, episodes)
 
 
 class TTTS(FixedConfidenceAgent):
@@ -258,9 +256,7 @@ class TTTS(FixedConfidenceAgent):
     def params(self) -> dict[str, Any]:
         return {"beta": self.beta, "max_resamples": self.max_resamples, **super().params()}
 
-    @classmethod
-    def rule(cls) -> Any:
-        return ttts_rule()
+    kernels = RuleKernels(step, parallel_step, rollout)
 
     def begin(self, obs: Obs, rows: np.ndarray) -> None:
         super().begin(obs, rows)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import math
 from typing import Any, ClassVar
 
@@ -11,6 +10,9 @@ import numpy as np
 from bandit_gym import _validation as check
 from bandit_gym.agents.base import Obs
 from bandit_gym.agents.best_arm._base import BestArmAgent
+from bandit_gym.agents.best_arm._kernels import RuleKernels, copy_step, over_copies, play
+from bandit_gym.agents.ranking import answer_means, max_tree_build, max_tree_update, top_m_pulled
+from bandit_gym.jit import called, inline, kernel, parallel_kernel
 
 #: the scratch rows: the means and the indices
 MEANS, INDICES = 0, 1
@@ -21,66 +23,85 @@ def tree_size(k: int) -> int:
     return 2 * (1 << max(k - 1, 0).bit_length())
 
 
-@functools.cache
-def ucbe_rule() -> Any:
-    """UCB-E's step, compiled on first use (the rule of ``BestArmAgent``)."""
-    from bandit_gym.agents.ranking import answer_means, jit, max_tree_build, max_tree_update, top_m_pulled
+@inline
+def ucbe_index(counts: np.ndarray, sums: np.ndarray, a: float, i: int) -> float:
+    """UCB-E's index of arm i, ``mu_hat_i + sqrt(a / T_i)``; +inf for an arm never pulled."""
+    c = np.float64(counts[i])
+    return math.inf if c == 0.0 else np.float64(sums[i]) / max(c, 1.0) + math.sqrt(a / c)
 
-    @jit
-    def ucbe_index(counts: np.ndarray, sums: np.ndarray, a: float, i: int) -> float:
-        """UCB-E's index of arm i, ``mu_hat_i + sqrt(a / T_i)``; +inf for an arm never pulled."""
-        c = np.float64(counts[i])
-        return math.inf if c == 0.0 else np.float64(sums[i]) / max(c, 1.0) + math.sqrt(a / c)
 
-    @jit
-    def ucbe(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, epsilon: float,
-             constants: Any, state: Any, arrays: np.ndarray, work: np.ndarray, answer: np.ndarray,
-             final: bool) -> int:
-        """Pull ``argmax mu_i + sqrt(a / T_i)`` (+inf unpulled; ties: smallest index); the answer is the m
-        largest empirical means, an arm never pulled ranking last (a mean of -inf in the mean tree).
+@called
+def ucbe(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, epsilon: float,
+         constants: Any, state: Any, arrays: np.ndarray, work: np.ndarray, answer: np.ndarray,
+         final: bool) -> int:
+    """Pull ``argmax mu_i + sqrt(a / T_i)`` (+inf unpulled; ties: smallest index); the answer is the m
+    largest empirical means, an arm never pulled ranking last (a mean of -inf in the mean tree).
 
-        Only the arm pulled since the previous call changes its statistics, so only its index is recomputed and
-        its path in a tournament tree of the indices replayed, O(log K) per pull; for m = 1 the answer's argmax
-        mean is kept in a second tree, and only the bits that change are rewritten. The previous call's arm was
-        the only pull when ``made`` grew by one and that arm's count by one; anything else (a new episode, a
-        batched allocation, another arm pulled, the same observation twice) recomputes all K. Same arms and
-        answers as recomputing everything at every call, bit for bit (tested)."""
-        k = counts.shape[0]
-        mean, value = work[MEANS], work[INDICES]
-        tree, mean_tree = arrays["index_tree"], arrays["mean_tree"]
-        i = np.int64(state["last_arm"])
-        one_pull = state["last_call"] == made + 1 and np.float64(counts[i]) == state["last_count"] + 1.0
-        if one_pull:
-            value[i] = ucbe_index(counts, sums, constants["a"], i)
-            max_tree_update(value, tree, i)
+    Only the arm pulled since the previous call changes its statistics, so only its index is recomputed and
+    its path in a tournament tree of the indices replayed, O(log K) per pull; for m = 1 the answer's argmax
+    mean is kept in a second tree, and only the bits that change are rewritten. The previous call's arm was
+    the only pull when ``made`` grew by one and that arm's count by one; anything else (a new episode, a
+    batched allocation, another arm pulled, the same observation twice) recomputes all K. Same arms and
+    answers as recomputing everything at every call, bit for bit (tested)."""
+    k = counts.shape[0]
+    mean, value = work[MEANS], work[INDICES]
+    tree, mean_tree = arrays["index_tree"], arrays["mean_tree"]
+    i = np.int64(state["last_arm"])
+    one_pull = state["last_call"] == made + 1 and np.float64(counts[i]) == state["last_count"] + 1.0
+    if one_pull:
+        value[i] = ucbe_index(counts, sums, constants["a"], i)
+        max_tree_update(value, tree, i)
+    else:
+        for j in range(k):
+            value[j] = ucbe_index(counts, sums, constants["a"], j)
+        max_tree_build(value, tree)
+        state["answer_arm"] = -1.0  # the answer bits are rewritten in full
+    if not final:
+        state["means_current"] = 0.0  # the mean tree is not kept between unscored calls
+    elif m == 1:
+        if one_pull and state["means_current"] == 1.0:
+            mean[i] = np.float64(sums[i]) / max(np.float64(counts[i]), 1.0)
+            max_tree_update(mean, mean_tree, i)
         else:
-            for j in range(k):
-                value[j] = ucbe_index(counts, sums, constants["a"], j)
-            max_tree_build(value, tree)
-            state["answer_arm"] = -1.0  # the answer bits are rewritten in full
-        if not final:
-            state["means_current"] = 0.0  # the mean tree is not kept between unscored calls
-        elif m == 1:
-            if one_pull and state["means_current"] == 1.0:
-                mean[i] = np.float64(sums[i]) / max(np.float64(counts[i]), 1.0)
-                max_tree_update(mean, mean_tree, i)
-            else:
-                answer_means(counts, sums, mean)
-                max_tree_build(mean, mean_tree)
-            state["means_current"] = 1.0
-            best, old = np.int64(mean_tree[1]), np.int64(state["answer_arm"])
-            if old < 0:
-                answer[:] = 0
-            elif old != best:
-                answer[old] = 0
-            answer[best], state["answer_arm"] = 1, best
-        else:
-            top_m_pulled(counts, sums, m, mean, answer)
-        arm = np.int64(tree[1])
-        state["last_call"], state["last_arm"], state["last_count"] = made + 2.0, arm, counts[arm]
-        return arm
+            answer_means(counts, sums, mean)
+            max_tree_build(mean, mean_tree)
+        state["means_current"] = 1.0
+        best, old = np.int64(mean_tree[1]), np.int64(state["answer_arm"])
+        if old < 0:
+            answer[:] = 0
+        elif old != best:
+            answer[old] = 0
+        answer[best], state["answer_arm"] = 1, best
+    else:
+        top_m_pulled(counts, sums, m, mean, answer)
+    arm = np.int64(tree[1])
+    state["last_call"], state["last_arm"], state["last_count"] = made + 2.0, arm, counts[arm]
+    return arm
 
-    return ucbe
+
+
+@called
+def one_copy(n: int, batch: tuple[Any, ...]) -> None:
+    """One ``act`` of UCB-E for copy n (``_kernels.copy_step``)."""
+    copy_step(ucbe, n, batch)
+
+
+@kernel
+def step(batch: tuple[Any, ...]) -> np.ndarray:
+    """One ``act`` of UCB-E over a batch (``_kernels.over_copies``)."""
+    return over_copies(one_copy, batch)
+
+
+@parallel_kernel
+def parallel_step(batch: tuple[Any, ...]) -> np.ndarray:
+    """``step`` with the copies on all cores."""
+    return over_copies(one_copy, batch)
+
+
+@kernel
+def rollout(episodes: tuple[Any, ...]) -> None:
+    """Whole episodes of UCB-E (``_kernels.play``)."""
+    play(ucbe, episodes)
 
 
 class UCBEBestArm(BestArmAgent):
@@ -158,9 +179,7 @@ class UCBEBestArm(BestArmAgent):
     def is_anytime(cls, params: dict) -> bool:  # type: ignore[override]
         return params.get("a") is not None  # built from H1 (the oracle fills it), a reads the budget
 
-    @classmethod
-    def rule(cls) -> Any:
-        return ucbe_rule()
+    kernels = RuleKernels(step, parallel_step, rollout)
 
     def array_length(self, k: int) -> int:
         return tree_size(k)

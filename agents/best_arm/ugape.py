@@ -2,86 +2,79 @@
 
 from __future__ import annotations
 
-import functools
 import math
-from types import SimpleNamespace
 
 import numpy as np
+
+from bandit_gym.agents.best_arm._kernels import WORK_ROWS
+from bandit_gym.agents.ranking import empirical_means
+from bandit_gym.jit import inline, kernel
 
 #: the rows of a copy's scratch ``work`` that SELECT-ARM reads (MEAN, BETA) and fills (the others; CHOSEN holds
 #: the bits of J)
 MEAN, BETA, UPPER, LOWER, INDEX, CHOSEN = range(6)
 
 
-@functools.cache
-def compiled() -> SimpleNamespace:
-    """SELECT-ARM and the widths, compiled on first use: ``gap_select(m, work) -> (B_J, I)``,
-    ``gap_widths(counts, sums, x, b, work)`` and ``select_arm_rows`` (behind ``select_arm``)."""
-    import numba
-
-    from bandit_gym.agents.best_arm._kernels import WORK_ROWS
-    from bandit_gym.agents.ranking import empirical_means, jit
-
-    @jit
-    def gap_select(m: int, work: np.ndarray) -> tuple[float, int]:
-        """SELECT-ARM(t) (see ``select_arm``) from ``work[MEAN]`` and ``work[BETA]``; fills U, L, B and the
-        bits of J into the rows ``UPPER, LOWER, INDEX, CHOSEN``. Returns ``(B_J, I)``."""
-        mean, beta, upper, lower = work[MEAN], work[BETA], work[UPPER], work[LOWER]
-        index, chosen = work[INDEX], work[CHOSEN]
-        k = mean.shape[0]
+@inline
+def gap_select(m: int, work: np.ndarray) -> tuple[float, int]:
+    """SELECT-ARM(t) (see ``select_arm``) from ``work[MEAN]`` and ``work[BETA]``; fills U, L, B and the
+    bits of J into the rows ``UPPER, LOWER, INDEX, CHOSEN``. Returns ``(B_J, I)``."""
+    mean, beta, upper, lower = work[MEAN], work[BETA], work[UPPER], work[LOWER]
+    index, chosen = work[INDEX], work[CHOSEN]
+    k = mean.shape[0]
+    for i in range(k):
+        upper[i], lower[i] = mean[i] + beta[i], mean[i] - beta[i]
+        chosen[i] = 0.0  # first marks the m largest U
+    mth, after = 0.0, 0.0
+    for r in range(m + 1):
+        best, arg = 0.0, -1
         for i in range(k):
-            upper[i], lower[i] = mean[i] + beta[i], mean[i] - beta[i]
-            chosen[i] = 0.0  # first marks the m largest U
-        mth, after = 0.0, 0.0
-        for r in range(m + 1):
-            best, arg = 0.0, -1
-            for i in range(k):
-                if chosen[i] == 0.0 and (arg < 0 or upper[i] > best):
-                    best, arg = upper[i], i
-            if r < m:
-                chosen[arg] = 1.0
-                mth = best
-            else:
-                after = best
-        for i in range(k):
-            index[i] = (after if chosen[i] == 1.0 else mth) - lower[i]
-            chosen[i] = 0.0  # now the bits of J
-        set_index = -np.inf
-        for _ in range(m):
-            best, arg = 0.0, -1
-            for i in range(k):
-                if chosen[i] == 0.0 and (arg < 0 or index[i] < best):
-                    best, arg = index[i], i
+            if chosen[i] == 0.0 and (arg < 0 or upper[i] > best):
+                best, arg = upper[i], i
+        if r < m:
             chosen[arg] = 1.0
-            set_index = max(set_index, best)
-        u, l_t = -1, -1
+            mth = best
+        else:
+            after = best
+    for i in range(k):
+        index[i] = (after if chosen[i] == 1.0 else mth) - lower[i]
+        chosen[i] = 0.0  # now the bits of J
+    set_index = -np.inf
+    for _ in range(m):
+        best, arg = 0.0, -1
         for i in range(k):
-            if chosen[i] == 0.0:
-                if u < 0 or upper[i] > upper[u] or (upper[i] == upper[u] and beta[i] > beta[u]):
-                    u = i
-            elif l_t < 0 or lower[i] < lower[l_t] or (lower[i] == lower[l_t] and beta[i] > beta[l_t]):
-                l_t = i
-        return set_index, l_t if beta[l_t] >= beta[u] else u
+            if chosen[i] == 0.0 and (arg < 0 or index[i] < best):
+                best, arg = index[i], i
+        chosen[arg] = 1.0
+        set_index = max(set_index, best)
+    u, l_t = -1, -1
+    for i in range(k):
+        if chosen[i] == 0.0:
+            if u < 0 or upper[i] > upper[u] or (upper[i] == upper[u] and beta[i] > beta[u]):
+                u = i
+        elif l_t < 0 or lower[i] < lower[l_t] or (lower[i] == lower[l_t] and beta[i] > beta[l_t]):
+            l_t = i
+    return set_index, l_t if beta[l_t] >= beta[u] else u
 
-    @jit
-    def gap_widths(counts: np.ndarray, sums: np.ndarray, x: float, b: float, work: np.ndarray) -> None:
-        """``work[MEAN]`` = empirical means, ``work[BETA]`` = ``beta_k = b sqrt(x / T_k)`` (T_k at least 1)."""
-        empirical_means(counts, sums, work[MEAN])
-        for i in range(counts.shape[0]):
-            work[BETA, i] = b * math.sqrt(x / max(np.float64(counts[i]), 1.0))
 
-    @numba.njit
-    def select_arm_rows(means: np.ndarray, beta: np.ndarray, m: int, bits: np.ndarray, set_index: np.ndarray,
-                        pull: np.ndarray) -> None:
-        """``gap_select`` on given means and widths, row by row."""
-        work = np.zeros((WORK_ROWS, means.shape[1]))
-        for n in range(means.shape[0]):
-            work[MEAN], work[BETA] = means[n], beta[n]
-            set_index[n], pull[n] = gap_select(m, work)
-            for i in range(means.shape[1]):
-                bits[n, i] = work[CHOSEN, i] == 1.0
+@inline
+def gap_widths(counts: np.ndarray, sums: np.ndarray, x: float, b: float, work: np.ndarray) -> None:
+    """``work[MEAN]`` = empirical means, ``work[BETA]`` = ``beta_k = b sqrt(x / T_k)`` (T_k at least 1)."""
+    empirical_means(counts, sums, work[MEAN])
+    for i in range(counts.shape[0]):
+        work[BETA, i] = b * math.sqrt(x / max(np.float64(counts[i]), 1.0))
 
-    return SimpleNamespace(gap_select=gap_select, gap_widths=gap_widths, select_arm_rows=select_arm_rows)
+
+@kernel
+def select_arm_rows(means: np.ndarray, beta: np.ndarray, m: int, bits: np.ndarray, set_index: np.ndarray,
+                    pull: np.ndarray) -> None:
+    """``gap_select`` on given means and widths, row by row."""
+    work = np.zeros((WORK_ROWS, means.shape[1]))
+    for n in range(means.shape[0]):
+        work[MEAN], work[BETA] = means[n], beta[n]
+        set_index[n], pull[n] = gap_select(m, work)
+        for i in range(means.shape[1]):
+            bits[n, i] = work[CHOSEN, i] == 1.0
 
 
 def select_arm(means: np.ndarray, beta: np.ndarray, m: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -92,7 +85,7 @@ def select_arm(means: np.ndarray, beta: np.ndarray, m: int) -> tuple[np.ndarray,
         u = argmax_{j not in J} U_j,   l = argmin_{i in J} L_i   (ties: largest beta, then smallest index)
         I = argmax_{k in {l, u}} beta_k   (a tie pulls l)
 
-    The compiled step UGapEb and UGapEc run (``compiled().gap_select``). Returns ``(J as bits (N, K), B_J (N,),
+    The compiled step UGapEb and UGapEc run (``gap_select``). Returns ``(J as bits (N, K), B_J (N,),
     I (N,))``.
 
     Readings where gabillon2012 (Fig. 2, §3) is silent: the paper breaks ties in u and l in favour of the
@@ -105,5 +98,5 @@ def select_arm(means: np.ndarray, beta: np.ndarray, m: int) -> tuple[np.ndarray,
     means, beta = np.atleast_2d(np.asarray(means, np.float64)), np.atleast_2d(np.asarray(beta, np.float64))
     n = means.shape[0]
     bits, set_index, pull = np.zeros(means.shape, dtype=bool), np.zeros(n), np.zeros(n, dtype=np.int64)
-    compiled().select_arm_rows(means, beta, int(m), bits, set_index, pull)
+    select_arm_rows(means, beta, int(m), bits, set_index, pull)
     return bits, set_index, pull

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 from typing import Any, ClassVar
 
 import numpy as np
@@ -10,41 +9,59 @@ import numpy as np
 from bandit_gym import _validation as check
 from bandit_gym.agents.base import Obs
 from bandit_gym.agents.best_arm._base import BestArmAgent
-from bandit_gym.agents.best_arm.ugape import CHOSEN, UPPER
+from bandit_gym.agents.best_arm._kernels import RuleKernels, copy_step, over_copies, play
+from bandit_gym.agents.best_arm.ugape import CHOSEN, UPPER, gap_select, gap_widths
+from bandit_gym.agents.ranking import top_m_pulled
+from bandit_gym.jit import called, kernel, parallel_kernel
 
 RECOMMENDATIONS = ("smallest_B", "last")
 """``"smallest_B"``: the paper's J(t*) at the smallest set index over time; ``"last"``: J(n + 1)."""
 
 
 
-@functools.cache
-def ugapeb_rule() -> Any:
-    """UGapEb's step, compiled on first use (the rule of ``BestArmAgent``)."""
-    from bandit_gym.agents.best_arm.ugape import compiled
-    from bandit_gym.agents.ranking import jit, top_m_pulled
+@called
+def ugapeb(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, epsilon: float,
+           constants: Any, state: Any, arrays: np.ndarray, work: np.ndarray, answer: np.ndarray,
+           final: bool) -> int:
+    """Each arm once; then SELECT-ARM with ``beta_k = b sqrt(a / T_k)``, and J(t) becomes the answer when
+    its set index B_J(t) is the smallest so far (always with ``constants["last"]``). During the initial round
+    the answer is the m best empirical means, an arm never pulled ranking last."""
+    k = counts.shape[0]
+    gap_widths(counts, sums, constants["a"], constants["b"], work)
+    if made < k:
+        top_m_pulled(counts, sums, m, work[UPPER], answer)  # a scratch row here
+        return made
+    set_index, pull = gap_select(m, work)
+    if set_index < state["smallest_B"] or constants["last"] == 1.0:
+        state["smallest_B"] = min(set_index, state["smallest_B"])
+        for i in range(k):
+            answer[i] = work[CHOSEN, i] == 1.0
+    return pull
 
-    gap_select, gap_widths = compiled().gap_select, compiled().gap_widths
 
-    @jit
-    def ugapeb(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, epsilon: float,
-               constants: Any, state: Any, arrays: np.ndarray, work: np.ndarray, answer: np.ndarray,
-               final: bool) -> int:
-        """Each arm once; then SELECT-ARM with ``beta_k = b sqrt(a / T_k)``, and J(t) becomes the answer when
-        its set index B_J(t) is the smallest so far (always with ``constants["last"]``). During the initial round
-        the answer is the m best empirical means, an arm never pulled ranking last."""
-        k = counts.shape[0]
-        gap_widths(counts, sums, constants["a"], constants["b"], work)
-        if made < k:
-            top_m_pulled(counts, sums, m, work[UPPER], answer)  # a scratch row here
-            return made
-        set_index, pull = gap_select(m, work)
-        if set_index < state["smallest_B"] or constants["last"] == 1.0:
-            state["smallest_B"] = min(set_index, state["smallest_B"])
-            for i in range(k):
-                answer[i] = work[CHOSEN, i] == 1.0
-        return pull
 
-    return ugapeb
+@called
+def one_copy(n: int, batch: tuple[Any, ...]) -> None:
+    """One ``act`` of UGapEb for copy n (``_kernels.copy_step``)."""
+    copy_step(ugapeb, n, batch)
+
+
+@kernel
+def step(batch: tuple[Any, ...]) -> np.ndarray:
+    """One ``act`` of UGapEb over a batch (``_kernels.over_copies``)."""
+    return over_copies(one_copy, batch)
+
+
+@parallel_kernel
+def parallel_step(batch: tuple[Any, ...]) -> np.ndarray:
+    """``step`` with the copies on all cores."""
+    return over_copies(one_copy, batch)
+
+
+@kernel
+def rollout(episodes: tuple[Any, ...]) -> None:
+    """Whole episodes of UGapEb (``_kernels.play``)."""
+    play(ugapeb, episodes)
 
 
 class UGapEb(BestArmAgent):
@@ -141,9 +158,7 @@ class UGapEb(BestArmAgent):
         """Per copy, the smallest set index ``B_J(t)`` recorded so far (+inf before the first)."""
         return self.state["smallest_B"]
 
-    @classmethod
-    def rule(cls) -> Any:
-        return ugapeb_rule()
+    kernels = RuleKernels(step, parallel_step, rollout)
 
     def begin(self, obs: Obs, rows: np.ndarray) -> None:
         if self.H is not None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import math
 from typing import Any
 
@@ -12,41 +11,58 @@ from bandit_gym import _validation as check
 from bandit_gym.agents.base import Obs
 from bandit_gym.agents.best_arm import _stopping
 from bandit_gym.agents.best_arm._fixed_confidence import ComponentStopped
-from bandit_gym.agents.best_arm.ugape import CHOSEN, MEAN
+from bandit_gym.agents.best_arm._kernels import RuleKernels, copy_step, over_copies, play
+from bandit_gym.agents.best_arm.ugape import CHOSEN, MEAN, gap_select, gap_widths
+from bandit_gym.agents.ranking import top_m_pulled
+from bandit_gym.jit import called, kernel, parallel_kernel
 
 
-@functools.cache
-def ugapec_rule() -> Any:
-    """UGapEc's step, compiled on first use (the rule of ``BestArmAgent``)."""
-    from bandit_gym.agents.best_arm.ugape import compiled
-    from bandit_gym.agents.ranking import jit, top_m_pulled
+@called
+def ugapec(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, epsilon: float,
+           constants: Any, state: Any, arrays: np.ndarray, work: np.ndarray, answer: np.ndarray,
+           final: bool) -> int:
+    """Each arm once (arm t at pull t, no stop; the answer the m best empirical means, an arm never pulled
+    ranking last, as J(t) would rank such an arm by a mean of 0); then SELECT-ARM with ``beta_k = b sqrt(x /
+    T_k)``, ``x = c log(4 K t^3 / delta)``, t the pulls made; the answer is J(t); stop (K) once
+    ``B_J(t) < epsilon`` (its own rule), or once the stopping component of ``constants`` does with J(t) as
+    its answer."""
+    k = counts.shape[0]
+    if made < k:
+        top_m_pulled(counts, sums, m, work[MEAN], answer)
+        return made
+    x = constants["c"] * math.log(4.0 * k * max(np.float64(made), 1.0) ** 3 / constants["delta"])
+    gap_widths(counts, sums, x, constants["b"], work)
+    set_index, pull = gap_select(m, work)
+    for i in range(k):
+        answer[i] = work[CHOSEN, i] == 1.0
+    if constants["rule"] == _stopping.OWN_RULE:  # UGapEc's own rule
+        return k if set_index < epsilon else pull
+    return k if _stopping.stopped(counts, work[MEAN], answer, made, m, epsilon, constants) else pull
 
-    gap_select, gap_widths = compiled().gap_select, compiled().gap_widths
-    stopped, own = _stopping.compiled().stopped, _stopping.OWN_RULE
 
-    @jit
-    def ugapec(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, epsilon: float,
-               constants: Any, state: Any, arrays: np.ndarray, work: np.ndarray, answer: np.ndarray,
-               final: bool) -> int:
-        """Each arm once (arm t at pull t, no stop; the answer the m best empirical means, an arm never pulled
-        ranking last, as J(t) would rank such an arm by a mean of 0); then SELECT-ARM with ``beta_k = b sqrt(x /
-        T_k)``, ``x = c log(4 K t^3 / delta)``, t the pulls made; the answer is J(t); stop (K) once
-        ``B_J(t) < epsilon`` (its own rule), or once the stopping component of ``constants`` does with J(t) as
-        its answer."""
-        k = counts.shape[0]
-        if made < k:
-            top_m_pulled(counts, sums, m, work[MEAN], answer)
-            return made
-        x = constants["c"] * math.log(4.0 * k * max(np.float64(made), 1.0) ** 3 / constants["delta"])
-        gap_widths(counts, sums, x, constants["b"], work)
-        set_index, pull = gap_select(m, work)
-        for i in range(k):
-            answer[i] = work[CHOSEN, i] == 1.0
-        if constants["rule"] == own:  # UGapEc's own rule
-            return k if set_index < epsilon else pull
-        return k if stopped(counts, work[MEAN], answer, made, m, epsilon, constants) else pull
 
-    return ugapec
+@called
+def one_copy(n: int, batch: tuple[Any, ...]) -> None:
+    """One ``act`` of UGapEc for copy n (``_kernels.copy_step``)."""
+    copy_step(ugapec, n, batch)
+
+
+@kernel
+def step(batch: tuple[Any, ...]) -> np.ndarray:
+    """One ``act`` of UGapEc over a batch (``_kernels.over_copies``)."""
+    return over_copies(one_copy, batch)
+
+
+@parallel_kernel
+def parallel_step(batch: tuple[Any, ...]) -> np.ndarray:
+    """``step`` with the copies on all cores."""
+    return over_copies(one_copy, batch)
+
+
+@kernel
+def rollout(episodes: tuple[Any, ...]) -> None:
+    """Whole episodes of UGapEc (``_kernels.play``)."""
+    play(ugapec, episodes)
 
 
 class UGapEc(ComponentStopped):
@@ -118,9 +134,7 @@ class UGapEc(ComponentStopped):
         return {"delta": self.delta, "c": self.c, "b": self.b, "stopping": self.stopping, "threshold": self.threshold,
                 "distribution": self.distribution, "sigma": self.sigma, **super().params()}
 
-    @classmethod
-    def rule(cls) -> Any:
-        return ugapec_rule()
+    kernels = RuleKernels(step, parallel_step, rollout)
 
     def begin(self, obs: Obs, rows: np.ndarray) -> None:
         _stopping.begin_paper_stopping(self.constants, rows, obs, self.stopping, self.threshold, self.delta,

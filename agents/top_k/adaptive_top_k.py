@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import functools
-from typing import Any
-
 import numpy as np
 
 from bandit_gym import _validation as check
 from bandit_gym.agents.base import Obs
 from bandit_gym.agents.top_k._rounds import ACCEPTED, ACTIVE, REJECTED, RoundAgent, answer_means, top_of
+from bandit_gym.jit import kernel
 
 FORMS = ("fixed_budget", "pac")
 SCHEDULES = ("printed", "log-free")
@@ -25,59 +23,52 @@ def round_size(r: np.ndarray, n: int, delta: np.ndarray, scale: float = 1.0,
     return np.ceil(scale * base).astype(np.int64)
 
 
-@functools.cache
-def accept_reject_rule() -> Any:
-    """AdaptiveTopK's accept / reject loop, compiled on first use (numba)."""
-    import numba
-
-    @numba.njit(nogil=True)
-    def accept_reject(theta: np.ndarray, status: np.ndarray, rows: np.ndarray, k: int,
-                      threshold: np.ndarray) -> None:
-        """AdaptiveTopK's inner loop (chen2017 Algorithm 1, lines 6-14) for the copies ``rows``; ``theta[j]`` are
-        copy ``rows[j]``'s round means (or its round sums, with the threshold times their common count, when every
-        arm of S has the same count: then every comparison is exact). With S sorted by decreasing theta (ties:
-        smaller index first), the arm of largest ``Delta~_i = max(theta_i - theta_a, theta_b - theta_i)`` is the
-        first or the last of S, so each removal costs O(1) plus the number of arms tied with it (ties between equal
-        values: the smallest index; the arms tied at the bottom stay in index order after a removal). The agent
-        passes ``theta`` and ``status`` by position (``RoundAgent``), so its ties go to the earlier position."""
-        n_arms = status.shape[1]
-        for j in range(rows.shape[0]):
-            row = rows[j]
-            th = theta[j]
-            members = np.empty(n_arms, np.int64)
-            size, kp = 0, k
-            for i in range(n_arms):
-                if status[row, i] == ACTIVE:
-                    members[size] = i
-                    size += 1
-                elif status[row, i] == ACCEPTED:
-                    kp -= 1
-            order = members[:size][np.argsort(-th[members[:size]], kind="mergesort")]
-            hi, lo = 0, size - 1
-            while kp > 0 and lo - hi + 1 > kp:
-                theta_b, theta_a = th[order[hi + kp - 1]], th[order[hi + kp]]
-                top_gap, bottom_gap = th[order[hi]] - theta_a, theta_b - th[order[lo]]
-                best = max(top_gap, bottom_gap)
-                if best <= threshold[j]:
-                    break
-                bottom_first = lo  # the smallest index among the arms tied at the bottom value
-                while bottom_first > hi and th[order[bottom_first - 1]] == th[order[lo]]:
-                    bottom_first -= 1
-                take_top = top_gap == best and (bottom_gap < best or order[hi] < order[bottom_first])
-                if take_top:
-                    status[row, order[hi]] = ACCEPTED  # theta_x > theta_a: top_gap > threshold >= 0
-                    hi += 1
-                    kp -= 1
-                else:
-                    # the tied block keeps its index order: its smallest index moves to the end and leaves
-                    removed = order[bottom_first]
-                    for q in range(bottom_first, lo):
-                        order[q] = order[q + 1]
-                    order[lo] = removed
-                    status[row, removed] = REJECTED  # theta_x <= theta_b, and the bottom is not above theta_a
-                    lo -= 1
-
-    return accept_reject
+@kernel
+def accept_reject(theta: np.ndarray, status: np.ndarray, rows: np.ndarray, k: int,
+                  threshold: np.ndarray) -> None:
+    """AdaptiveTopK's inner loop (chen2017 Algorithm 1, lines 6-14) for the copies ``rows``; ``theta[j]`` are
+    copy ``rows[j]``'s round means (or its round sums, with the threshold times their common count, when every
+    arm of S has the same count: then every comparison is exact). With S sorted by decreasing theta (ties:
+    smaller index first), the arm of largest ``Delta~_i = max(theta_i - theta_a, theta_b - theta_i)`` is the
+    first or the last of S, so each removal costs O(1) plus the number of arms tied with it (ties between equal
+    values: the smallest index; the arms tied at the bottom stay in index order after a removal). The agent
+    passes ``theta`` and ``status`` by position (``RoundAgent``), so its ties go to the earlier position."""
+    n_arms = status.shape[1]
+    for j in range(rows.shape[0]):
+        row = rows[j]
+        th = theta[j]
+        members = np.empty(n_arms, np.int64)
+        size, kp = 0, k
+        for i in range(n_arms):
+            if status[row, i] == ACTIVE:
+                members[size] = i
+                size += 1
+            elif status[row, i] == ACCEPTED:
+                kp -= 1
+        order = members[:size][np.argsort(-th[members[:size]], kind="mergesort")]
+        hi, lo = 0, size - 1
+        while kp > 0 and lo - hi + 1 > kp:
+            theta_b, theta_a = th[order[hi + kp - 1]], th[order[hi + kp]]
+            top_gap, bottom_gap = th[order[hi]] - theta_a, theta_b - th[order[lo]]
+            best = max(top_gap, bottom_gap)
+            if best <= threshold[j]:
+                break
+            bottom_first = lo  # the smallest index among the arms tied at the bottom value
+            while bottom_first > hi and th[order[bottom_first - 1]] == th[order[lo]]:
+                bottom_first -= 1
+            take_top = top_gap == best and (bottom_gap < best or order[hi] < order[bottom_first])
+            if take_top:
+                status[row, order[hi]] = ACCEPTED  # theta_x > theta_a: top_gap > threshold >= 0
+                hi += 1
+                kp -= 1
+            else:
+                # the tied block keeps its index order: its smallest index moves to the end and leaves
+                removed = order[bottom_first]
+                for q in range(bottom_first, lo):
+                    order[q] = order[q + 1]
+                order[lo] = removed
+                status[row, removed] = REJECTED  # theta_x <= theta_b, and the bottom is not above theta_a
+                lo -= 1
 
 
 class AdaptiveTopK(RoundAgent):
@@ -190,7 +181,6 @@ class AdaptiveTopK(RoundAgent):
         self.confidence[rows] = obs["delta"][rows, 0] if self.delta is None else self.delta
 
     def end_round(self, obs: Obs, rows: np.ndarray) -> None:
-        accept_reject = accept_reject_rule()
 
         k = int(obs["m"][0, 0])
         counts, sums = obs["counts"][rows].astype(np.float64), obs["sums"][rows].astype(np.float64)

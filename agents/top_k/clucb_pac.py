@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Callable
 from typing import Any, ClassVar
@@ -12,7 +11,11 @@ import numpy as np
 from bandit_gym import _validation as check
 from bandit_gym.agents.base import Obs
 from bandit_gym.agents.best_arm._base import BestArmAgent
+from bandit_gym.agents.best_arm._kernels import RuleKernels, copy_step, over_copies, play
+from bandit_gym.agents.ranking import answer_means, empirical_means, pulled_first, top_m_select
+from bandit_gym.agents.top_k._kernels import clucb_decide, clucb_radius
 from bandit_gym.families import Family
+from bandit_gym.jit import called, kernel, parallel_kernel
 
 EPSILON_SUMS = ("k_epsilon", "epsilon")
 """Readings of CLUCB-PAC's stopping level: ``K epsilon`` or ``epsilon``."""
@@ -21,41 +24,58 @@ EPSILON_SUMS = ("k_epsilon", "epsilon")
 MEANS, TILDE, OTHER, INVERSE, SCRATCH = range(5)
 
 
-@functools.cache
-def clucb_rule() -> Any:
-    """CLUCB-PAC's step for top-m, compiled on first use (the rule of ``BestArmAgent``)."""
-    from bandit_gym.agents.ranking import answer_means, empirical_means, jit, pulled_first, top_m_select
-    from bandit_gym.agents.top_k._kernels import clucb_decide, clucb_radius
-
-    @jit
-    def clucb_pac(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, epsilon: float,
-                  constants: Any, state: Any, arrays: np.ndarray, work: np.ndarray, answer: np.ndarray,
-                  final: bool) -> int:
-        """After one pull of each arm, at t pulls (here K is the number of arms, n in chen2017, and m the set
-        size): M = the empirical top m (the answer); ``rad_e = R sqrt(2 log(4 K t^3 / delta) / T_e)``; ``w~ = mu -
-        rad`` inside M, ``mu + rad`` outside; M~ = the top m of w~; stop when ``w~(M~) - w~(M) <= m epsilon``,
-        else pull the arm of largest rad in the symmetric difference of M and M~ (ties: the smallest index).
-        During the initial round the answer ranks an arm never pulled last."""
-        k = counts.shape[0]
-        mean, tilde, other, inv = work[MEANS], work[TILDE], work[OTHER], work[INVERSE]
-        if made < k:
-            answer_means(counts, sums, mean)
-            top_m_select(mean, m, answer)
-            return made
-        empirical_means(counts, sums, mean)
+@called
+def clucb_pac(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, epsilon: float,
+              constants: Any, state: Any, arrays: np.ndarray, work: np.ndarray, answer: np.ndarray,
+              final: bool) -> int:
+    """After one pull of each arm, at t pulls (here K is the number of arms, n in chen2017, and m the set
+    size): M = the empirical top m (the answer); ``rad_e = R sqrt(2 log(4 K t^3 / delta) / T_e)``; ``w~ = mu -
+    rad`` inside M, ``mu + rad`` outside; M~ = the top m of w~; stop when ``w~(M~) - w~(M) <= m epsilon``,
+    else pull the arm of largest rad in the symmetric difference of M and M~ (ties: the smallest index).
+    During the initial round the answer ranks an arm never pulled last."""
+    k = counts.shape[0]
+    mean, tilde, other, inv = work[MEANS], work[TILDE], work[OTHER], work[INVERSE]
+    if made < k:
+        answer_means(counts, sums, mean)
         top_m_select(mean, m, answer)
-        radius = clucb_radius(made, k, constants["delta"], constants["R"])
-        for i in range(k):
-            inv[i] = 1.0 / math.sqrt(np.float64(counts[i]))
-            rad = radius * inv[i]
-            tilde[i] = mean[i] - rad if answer[i] else mean[i] + rad
-        top_m_select(tilde, m, other)
-        arm = clucb_decide(k, m, epsilon, answer, other, tilde, radius, inv)
-        if final:
-            pulled_first(counts, sums, m, work[SCRATCH], answer)  # as top_m_select: the smaller index on ties
-        return arm
+        return made
+    empirical_means(counts, sums, mean)
+    top_m_select(mean, m, answer)
+    radius = clucb_radius(made, k, constants["delta"], constants["R"])
+    for i in range(k):
+        inv[i] = 1.0 / math.sqrt(np.float64(counts[i]))
+        rad = radius * inv[i]
+        tilde[i] = mean[i] - rad if answer[i] else mean[i] + rad
+    top_m_select(tilde, m, other)
+    arm = clucb_decide(k, m, epsilon, answer, other, tilde, radius, inv)
+    if final:
+        pulled_first(counts, sums, m, work[SCRATCH], answer)  # as top_m_select: the smaller index on ties
+    return arm
 
-    return clucb_pac
+
+
+@called
+def one_copy(n: int, batch: tuple[Any, ...]) -> None:
+    """One ``act`` of CLUCB-PAC for copy n (``_kernels.copy_step``)."""
+    copy_step(clucb_pac, n, batch)
+
+
+@kernel
+def step(batch: tuple[Any, ...]) -> np.ndarray:
+    """One ``act`` of CLUCB-PAC over a batch (``_kernels.over_copies``)."""
+    return over_copies(one_copy, batch)
+
+
+@parallel_kernel
+def parallel_step(batch: tuple[Any, ...]) -> np.ndarray:
+    """``step`` with the copies on all cores."""
+    return over_copies(one_copy, batch)
+
+
+@kernel
+def rollout(episodes: tuple[Any, ...]) -> None:
+    """Whole episodes of CLUCB-PAC (``_kernels.play``)."""
+    play(clucb_pac, episodes)
 
 
 class CLUCBPAC(BestArmAgent):
@@ -131,9 +151,7 @@ class CLUCBPAC(BestArmAgent):
             return self.in_order(clucb_rollout), (self.constants,)
         return self.in_order(_per_k(clucb_rollout)), (self.constants,)
 
-    @classmethod
-    def rule(cls) -> Any:
-        return clucb_rule()
+    kernels = RuleKernels(step, parallel_step, rollout)
 
     def begin(self, obs: Obs, rows: np.ndarray) -> None:
         self.constants["delta"][rows] = obs["delta"][rows, 0] if self.delta is None else self.delta

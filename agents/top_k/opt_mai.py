@@ -2,73 +2,64 @@
 
 from __future__ import annotations
 
-import functools
-from types import SimpleNamespace
-
 import numpy as np
 
 from bandit_gym import _validation as check
 from bandit_gym.agents.base import Obs
+from bandit_gym.agents.best_arm._kernels import WORK_ROWS
 from bandit_gym.agents.best_arm.successive_rejects import phase_lengths
+from bandit_gym.agents.ranking import accept_or_reject
 from bandit_gym.agents.top_k._rounds import ACCEPTED, ACTIVE, REJECTED, RoundAgent, answer_means, top_of
+from bandit_gym.jit import kernel
 
 QE, AR = 0, 1
 
+# OptMAI's accept-reject phases, compiled (numba) entry points.
 
 
-@functools.cache
-def accept_reject_phases() -> SimpleNamespace:
-    """OptMAI's accept-reject phases, compiled on first use (numba): ``ar_next_phase`` and ``ar_phase_end``."""
-    import numba
-
-    from bandit_gym.agents.best_arm._kernels import WORK_ROWS
-    from bandit_gym.agents.ranking import accept_or_reject
-
-    @numba.njit(nogil=True)
-    def ar_next_phase(rows: np.ndarray, k: int, status: np.ndarray, counts: np.ndarray, schedule: np.ndarray,
-                      phase: np.ndarray, ar_size: np.ndarray, finished: np.ndarray, target: np.ndarray) -> None:
-        """OptMAI's accept-reject: the targets of phase ``phase[row]`` (``n_p - n_{p-1}`` more pulls of each active
-        arm) of the copies ``rows``, or their end (``phase >= n'``, no arm or every active arm still to accept)."""
-        n_arms = status.shape[1]
-        for j in range(rows.shape[0]):
-            row = rows[j]
-            active, left = 0, k
-            for i in range(n_arms):
-                active += status[row, i] == ACTIVE
-                left -= status[row, i] == ACCEPTED
-            p = phase[row]
-            if p >= ar_size[row] or left <= 0 or active <= left:
-                finished[row] = True
-                continue
-            step = schedule[row, p - 1] - (schedule[row, p - 2] if p > 1 else 0)
-            for i in range(n_arms):
-                target[row, i] = np.int64(counts[row, i]) + max(step, 0) if status[row, i] == ACTIVE else 0
+@kernel
+def ar_next_phase(rows: np.ndarray, k: int, status: np.ndarray, counts: np.ndarray, schedule: np.ndarray,
+                  phase: np.ndarray, ar_size: np.ndarray, finished: np.ndarray, target: np.ndarray) -> None:
+    """OptMAI's accept-reject: the targets of phase ``phase[row]`` (``n_p - n_{p-1}`` more pulls of each active
+    arm) of the copies ``rows``, or their end (``phase >= n'``, no arm or every active arm still to accept)."""
+    n_arms = status.shape[1]
+    for j in range(rows.shape[0]):
+        row = rows[j]
+        active, left = 0, k
+        for i in range(n_arms):
+            active += status[row, i] == ACTIVE
+            left -= status[row, i] == ACCEPTED
+        p = phase[row]
+        if p >= ar_size[row] or left <= 0 or active <= left:
+            finished[row] = True
+            continue
+        step = schedule[row, p - 1] - (schedule[row, p - 2] if p > 1 else 0)
+        for i in range(n_arms):
+            target[row, i] = np.int64(counts[row, i]) + max(step, 0) if status[row, i] == ACTIVE else 0
 
 
-    @numba.njit(nogil=True)
-    def ar_phase_end(rows: np.ndarray, k: int, status: np.ndarray, counts: np.ndarray, sums: np.ndarray,
-                     start_counts: np.ndarray, start_sums: np.ndarray, schedule: np.ndarray, phase: np.ndarray,
-                     ar_size: np.ndarray, finished: np.ndarray, target: np.ndarray) -> None:
-        """The end of an accept-reject phase of OptMAI in the copies ``rows``: SAR's removal (the arm of largest
-        empirical gap, by the means of accept-reject's own samples), then the next phase's targets. Every array is
-        by position (the caller's arm order), so SAR's ties go to the earlier position."""
-        n_arms = status.shape[1]
-        work = np.zeros((WORK_ROWS, n_arms))
-        alive, accepted, mean = np.zeros(n_arms), np.zeros(n_arms), np.zeros(n_arms)
-        for j in range(rows.shape[0]):
-            row = rows[j]
-            for i in range(n_arms):
-                alive[i] = 1.0 if status[row, i] == ACTIVE else 0.0
-                accepted[i] = 1.0 if status[row, i] == ACCEPTED else 0.0
-                made = np.float64(counts[row, i]) - start_counts[row, i]
-                mean[i] = (np.float64(sums[row, i]) - start_sums[row, i]) / max(made, 1.0) if alive[i] == 1.0 else 0.0
-            accept_or_reject(k, alive, accepted, mean, work)
-            for i in range(n_arms):
-                status[row, i] = ACCEPTED if accepted[i] == 1.0 else (ACTIVE if alive[i] == 1.0 else REJECTED)
-            phase[row] += 1
-        ar_next_phase(rows, k, status, counts, schedule, phase, ar_size, finished, target)
-
-    return SimpleNamespace(ar_next_phase=ar_next_phase, ar_phase_end=ar_phase_end)
+@kernel
+def ar_phase_end(rows: np.ndarray, k: int, status: np.ndarray, counts: np.ndarray, sums: np.ndarray,
+                 start_counts: np.ndarray, start_sums: np.ndarray, schedule: np.ndarray, phase: np.ndarray,
+                 ar_size: np.ndarray, finished: np.ndarray, target: np.ndarray) -> None:
+    """The end of an accept-reject phase of OptMAI in the copies ``rows``: SAR's removal (the arm of largest
+    empirical gap, by the means of accept-reject's own samples), then the next phase's targets. Every array is
+    by position (the caller's arm order), so SAR's ties go to the earlier position."""
+    n_arms = status.shape[1]
+    work = np.zeros((WORK_ROWS, n_arms))
+    alive, accepted, mean = np.zeros(n_arms), np.zeros(n_arms), np.zeros(n_arms)
+    for j in range(rows.shape[0]):
+        row = rows[j]
+        for i in range(n_arms):
+            alive[i] = 1.0 if status[row, i] == ACTIVE else 0.0
+            accepted[i] = 1.0 if status[row, i] == ACCEPTED else 0.0
+            made = np.float64(counts[row, i]) - start_counts[row, i]
+            mean[i] = (np.float64(sums[row, i]) - start_sums[row, i]) / max(made, 1.0) if alive[i] == 1.0 else 0.0
+        accept_or_reject(k, alive, accepted, mean, work)
+        for i in range(n_arms):
+            status[row, i] = ACCEPTED if accepted[i] == 1.0 else (ACTIVE if alive[i] == 1.0 else REJECTED)
+        phase[row] += 1
+    ar_next_phase(rows, k, status, counts, schedule, phase, ar_size, finished, target)
 
 
 class OptMAI(RoundAgent):
@@ -180,13 +171,13 @@ class OptMAI(RoundAgent):
             self._next_phase(obs, a)
 
     def _accept_reject_step(self, obs: Obs, rows: np.ndarray, k: int) -> None:
-        accept_reject_phases().ar_phase_end(rows, k, self.status_pos, obs["counts"], obs["sums"],
+        ar_phase_end(rows, k, self.status_pos, obs["counts"], obs["sums"],
                                             self.start_counts_pos, self.start_sums_pos, self.schedule, self.round,
                                             self.ar_size, self.finished, self.target_pos)
 
     def _next_phase(self, obs: Obs, rows: np.ndarray) -> None:
         """Targets of AR phase ``round`` (``n_k - n_{k-1}`` more pulls of each active arm), or the end."""
-        accept_reject_phases().ar_next_phase(rows, int(obs["m"][0, 0]), self.status_pos, obs["counts"],
+        ar_next_phase(rows, int(obs["m"][0, 0]), self.status_pos, obs["counts"],
                                              self.schedule, self.round, self.ar_size, self.finished, self.target_pos)
 
     def answer_pos(self, obs: Obs) -> np.ndarray:

@@ -6,7 +6,7 @@ which stores through a view it may drop from an alias analysis that follows the 
 order that depends on what the process compiled before. After four other rules had been compiled and played,
 the parallel variant of EB-TCI's step dropped the store of its tracking count, and EB-TCI never stopped;
 compiled first, it was right. Since then the parallel variant calls the per-copy step as a function compiled by
-the serial pipeline (``bandit_gym.agents.best_arm._kernels.decide_step``).
+the serial pipeline (``bandit_gym.agents.best_arm._kernels.over_copies``).
 
 A test run in a fresh process sees only the first situation, so each case runs in a subprocess of its own that
 compiles and plays rules one after the other, as a test session or an experiment with several agents does, then
@@ -62,8 +62,11 @@ SCRIPT = textwrap.dedent('''
     calls = []
     call = _dispatch.Kernel.__call__
 
+    def flat(args):  # a best-arm step takes its arrays as one tuple
+        return [a for arg in args for a in (arg if isinstance(arg, tuple) else (arg,))]
+
     def recorded(self, copies, *args):
-        calls.append((self, [id(a) for a in args], copy.deepcopy(args)))
+        calls.append((self, [id(a) for a in flat(args)], copy.deepcopy(args)))
         return call(self, copies, *args)
 
     def raw(x):
@@ -83,7 +86,8 @@ SCRIPT = textwrap.dedent('''
             serial, parallel = copy.deepcopy(args), copy.deepcopy(args)
             kernel.variants[0](*serial)
             kernel.variants[1](*parallel)
-            unequal = [i for i in range(len(args)) if not np.array_equal(raw(serial[i]), raw(parallel[i]))]
+            serial, parallel = flat(serial), flat(parallel)
+            unequal = [i for i in range(len(serial)) if not np.array_equal(raw(serial[i]), raw(parallel[i]))]
             if unequal:
                 print(f"{name}: the variants differ at step {step} in arguments {unequal}")
                 break
@@ -92,8 +96,8 @@ SCRIPT = textwrap.dedent('''
 ''')
 
 COMPILED = tuple(name for name, cls in AGENTS.items()
-                 if isinstance(cls, type) and issubclass(cls, BestArmAgent) and cls.rule is not BestArmAgent.rule)
-"""Every agent whose rule runs in the compiled per-step kernel (``decide_step``)."""
+                 if isinstance(cls, type) and issubclass(cls, BestArmAgent) and cls.kernels is not None)
+"""Every agent whose rule runs in the compiled per-step kernel (``over_copies``)."""
 
 
 def variants_after(before: tuple[str, ...], checked: tuple[str, ...]) -> list[str]:

@@ -12,7 +12,7 @@ from scipy import optimize, stats
 
 from bandit_gym.agents import EBTCI, KLLUCB, LilUCB, TrackAndStop
 from bandit_gym.agents.best_arm import _stopping
-from bandit_gym.agents.best_arm._oracle import compiled as oracle
+from bandit_gym.agents.best_arm._oracle import optimal_weights
 from bandit_gym.agents.best_arm.lil_ucb import confidence_delta
 from bandit_gym.envs.multi_armed import kl_bernoulli
 from bandit_gym.lower_bounds import best_arm_allocation
@@ -28,15 +28,15 @@ def test_the_compiled_allocation_is_the_lower_bounds_module_s(distribution):
         k = int(rng.integers(2, 25))
         means = rng.uniform(0.05, 0.95, k)
         weights, scratch = np.zeros(k), np.zeros(k)
-        oracle()(means, float(family), 0.4, weights, scratch)
+        optimal_weights(means, float(family), 0.4, weights, scratch)
         np.testing.assert_allclose(weights, best_arm_allocation(means, distribution, 0.4).weights, rtol=1e-8)
 
 
 def test_the_compiled_allocation_spreads_over_tied_best_arms_and_clamps_the_edges():
     weights, scratch = np.zeros(4), np.zeros(4)
-    oracle()(np.array([0.6, 0.2, 0.6, 0.5]), 0.0, 1.0, weights, scratch)
+    optimal_weights(np.array([0.6, 0.2, 0.6, 0.5]), 0.0, 1.0, weights, scratch)
     np.testing.assert_array_equal(weights, [0.5, 0.0, 0.5, 0.0])
-    oracle()(np.array([1.0, 0.0, 0.5]), 0.0, 1.0, weights[:3], scratch[:3])
+    optimal_weights(np.array([1.0, 0.0, 0.5]), 0.0, 1.0, weights[:3], scratch[:3])
     clamped = best_arm_allocation([1 - 1e-9, 1e-9, 0.5]).weights
     np.testing.assert_allclose(weights[:3], clamped, rtol=1e-7)
 
@@ -49,19 +49,19 @@ def test_the_glr_statistic_is_the_least_pairwise_likelihood_ratio():
         mid = (counts[i] * means[i] + counts[j] * means[j]) / (counts[i] + counts[j])
         return counts[i] * kl_bernoulli(means[i], mid) + counts[j] * kl_bernoulli(means[j], mid)
 
-    found = _stopping.compiled().glr(counts, means, answer, 0.0, 1.0)
+    found = _stopping.glr(counts, means, answer, 0.0, 1.0)
     assert found == pytest.approx(min(z(0, 1), z(0, 2)), rel=1e-12)
     assert found == pytest.approx(z(0, 2), rel=1e-12)  # the closer, less pulled arm 2 is the challenger
-    gaussian = _stopping.compiled().glr(counts, means, answer, 1.0, 0.5)
+    gaussian = _stopping.glr(counts, means, answer, 1.0, 0.5)
     assert gaussian == pytest.approx(min(40 * 30 / 70 * 0.2**2, 40 * 20 / 60 * 0.1**2) / (2 * 0.25), rel=1e-12)
-    assert _stopping.compiled().glr(counts, np.array([0.6, 0.6, 0.5]), answer, 0.0, 1.0) == 0.0  # a tie
-    top_two = _stopping.compiled().glr(counts, means, np.array([1, 0, 1]), 0.0, 1.0)
+    assert _stopping.glr(counts, np.array([0.6, 0.6, 0.5]), answer, 0.0, 1.0) == 0.0  # a tie
+    top_two = _stopping.glr(counts, means, np.array([1, 0, 1]), 0.0, 1.0)
     assert top_two == pytest.approx(min(z(0, 1), z(2, 1)), rel=1e-12)
 
 
 def test_the_thresholds_are_their_formulas():
     records = np.zeros(1, np.dtype([(name, np.float64) for name in _stopping.FIELDS]))
-    beta = _stopping.compiled().beta
+    beta = _stopping.beta
     _stopping.set_constants(records, np.array([0]), "glr", "gk2016", 0.05, "bernoulli", 1.0, 5, 1, 0.0)
     assert beta(1000.0, 5, 1, records[0]) == pytest.approx(math.log(2 * 1000 * 4 / 0.05), rel=1e-14)
     _stopping.set_constants(records, np.array([0]), "glr", "gk2016", 0.05, "bernoulli", 1.0, 5, 2, 0.0)
@@ -178,7 +178,7 @@ def test_kl_lucb_pulls_the_least_certain_top_arm_then_the_most_promising_other_a
     assert bounds[u][1] - bounds[low][0] > 0  # the intervals overlap: no stop
     actions = decide(KLLUCB(tie_break="index"), counts, sums, ([31, 12, 25, 8], [19, 6, 10, 2]))
     assert [int(a[0]) for a in actions] == [low, u]
-    got = _stopping.compiled().kl_bound(means[1], 12.0, level, True, 0.0, 1.0)
+    got = _stopping.kl_bound(means[1], 12.0, level, True, 0.0, 1.0)
     assert got == pytest.approx(bounds[1][1], abs=1e-12)
 
 

@@ -12,7 +12,7 @@ import pytest
 from scipy.optimize import linprog
 
 from bandit_gym.agents import FWSampling
-from bandit_gym.agents.best_arm.fw_sampling import game_solver
+from bandit_gym.agents.best_arm.fw_sampling import solve as game_solver
 from bandit_gym.rollout import play_vector
 from tests.agents.test_fixed_confidence import MEANS, decide
 
@@ -51,7 +51,7 @@ def lp_value(best, members, g, h, f) -> float:
 
 # ------------------------------------------------------------------------------------------ the zero-sum game
 def test_the_game_solver_reaches_the_value_of_the_linear_program() -> None:
-    solve = game_solver()
+    solve = game_solver
     rng = np.random.default_rng(0)
     for _ in range(200):
         k = int(rng.integers(3, 9))
@@ -77,7 +77,7 @@ def test_a_game_with_an_interval_of_solutions_takes_its_middle() -> None:
     g, h = np.array([0.0, 0.02, 0.08]), np.array([0.0, 0.02, 0.08])
     f = np.array([0.0, 0.04 / 3, 0.16 / 3])
     z = np.zeros(3)
-    game_solver()(0, np.array([False, True, True]), g, h, f, z)
+    game_solver(0, np.array([False, True, True]), g, h, f, z)
     np.testing.assert_allclose(z, [0.875, 0.125, 0.0], atol=1e-9)
     assert game_value(0, np.array([False, True, True]), g, h, f, z) == pytest.approx(1 / 150)
 
@@ -137,7 +137,7 @@ def test_400_steps_equal_the_rule_in_plain_python() -> None:
     rng = np.random.default_rng(3)
     rewards = (rng.random((4, 2000)) < MEANS[:, None]).astype(float)
     counts, sums = [1, 1, 1, 1], [float(rewards[a, 0]) for a in range(4)]
-    x, solve = np.full(4, 0.25), game_solver()
+    x, solve = np.full(4, 0.25), game_solver
     steps, arms = [], []
     for _ in range(400):
         arm, x = reference_step(counts, sums, x, solve)

@@ -102,7 +102,7 @@ def test_the_glr_component_stops_exactly_when_the_statistic_passes_the_threshold
 def test_the_components_evaluate_the_answer_they_are_given():
     counts, means = np.array([250.0, 250.0]), np.array([0.6, 0.4])
     records = np.zeros(1, np.dtype([(name, np.float64) for name in _stopping.FIELDS]))
-    stopped = _stopping.compiled().stopped
+    stopped = _stopping.stopped
     _stopping.set_constants(records, np.array([0]), "glr", "gk2016", 0.05, "bernoulli", 1.0, 2, 1, 0.0)
     assert stopped(counts, means, np.array([1, 0]), 500, 1, 0.0, records[0])
     assert not stopped(counts, means, np.array([0, 1]), 500, 1, 0.0, records[0])  # the worse arm: Z = 0

@@ -105,9 +105,7 @@ def test_batched_pulls_and_single_pulls_agree_in_distribution(agent: type) -> No
 
 
 def test_adaptive_top_k_accepts_and_rejects_by_hand() -> None:
-    from bandit_gym.agents.top_k.adaptive_top_k import accept_reject_rule
-
-    accept_reject = accept_reject_rule()
+    from bandit_gym.agents.top_k.adaptive_top_k import accept_reject
 
     theta = np.array([[0.9, 0.8, 0.5, 0.2, 0.1]])
     # K = 2, threshold .25: theta_b = .8, theta_a = .5 (k' = 2): gaps top .4, bottom .7 -> reject arm 4; then

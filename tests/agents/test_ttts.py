@@ -15,7 +15,7 @@ from scipy import integrate, stats
 from bandit_gym.agents import TTTS
 from bandit_gym.agents.best_arm._base import records
 from bandit_gym.agents.best_arm._kernels import WORK_ROWS
-from bandit_gym.agents.best_arm.ttts import posterior
+from bandit_gym.agents.best_arm.ttts import pairwise_challenger, prepare, sample_best
 from bandit_gym.rollout import play_episode, play_vector
 from tests.agents.test_fixed_confidence import MEANS
 from tests.agents.test_variates import SubStream, plain_gamma, splitmix, unit
@@ -62,7 +62,6 @@ def test_the_best_arm_of_a_posterior_draw_has_the_exact_probabilities(family, co
     exact = argmax_probabilities(laws)
     constants, state = copy_records(family, sigma)
     runs = 40_000
-    _, prepare, sample_best, _ = posterior()
     best = _draw_bests(prepare, sample_best, counts, sums, mean, constants[0], state[0], runs)
     assert state["draws"][0] == runs  # one event per draw of the K posteriors
     observed = np.bincount(best, minlength=4)
@@ -99,7 +98,7 @@ def test_the_pairwise_challenger_draws_the_normal_approximation_of_p_theta_j_abo
     assert exact.min() > 0.01  # every arm has a chance: the test can see a wrong weight
     constants, state = copy_records(family, sigma)
     runs = 30_000
-    drawn = _draw_pairwise(posterior()[3], counts, sums, mean, 0, constants[0], state[0], runs)
+    drawn = _draw_pairwise(pairwise_challenger, counts, sums, mean, 0, constants[0], state[0], runs)
     assert not np.any(drawn == 0)
     observed = np.bincount(drawn, minlength=4)[1:]
     assert stats.chisquare(observed, exact * runs).pvalue > 1e-3

@@ -21,7 +21,7 @@ import pytest
 import bandit_gym.agents as numpy_agents
 from bandit_gym.agents.best_arm import _stopping as numpy_stopping
 from bandit_gym.agents.best_arm._base import records
-from bandit_gym.agents.best_arm._fixed_confidence import top_two
+from bandit_gym.agents.best_arm._fixed_confidence import challenger as numpy_challenger
 from bandit_gym.jax.agents import _stopping
 from bandit_gym.jax.agents._base import ArmOrder, JaxAgent
 from bandit_gym.jax.agents.eb_tci import EBTCI, TopTwoState
@@ -65,7 +65,7 @@ def test_glr_statistic_equals_numpy(gaussian: bool) -> None:
     """The GLR statistic and the transportation costs equal numpy's float64 ones up to float32 rounding: a
     relative 1e-5, plus the rounding of the float32 means' difference where two means are close (the arithmetic
     avoids the Bernoulli divergence's cancellation, which alone would lose about N 1e-7)."""
-    rng, compiled = np.random.default_rng(1), numpy_stopping.compiled()
+    rng, compiled = np.random.default_rng(1), numpy_stopping
     family, sigma = (1.0, 0.7) if gaussian else (0.0, 1.0)
     glr = jax.jit(lambda c, m, lead: _stopping.glr_statistic(c, m, lead, gaussian, sigma))
     cost = jax.jit(lambda c, m, i, j: _stopping.transportation_cost(c, m, i, j, gaussian, sigma))
@@ -107,7 +107,7 @@ def test_glr_statistic_zero_cases() -> None:
     (kind, distribution) for kind in numpy_stopping.THRESHOLDS for distribution in numpy_stopping.DISTRIBUTIONS
     if not (kind == "gk2016" and distribution == "gaussian")])
 def test_thresholds_equal_numpy(kind: str, distribution: str) -> None:
-    compiled = numpy_stopping.compiled()
+    compiled = numpy_stopping
     rng = np.random.default_rng(2)
     ts = np.concatenate([[0.0, 1.0, 2.0, 3.0, 10.0], rng.integers(1, 10**7, 200)]).astype(np.float32)
     for k in (2, 4, 11):
@@ -134,7 +134,7 @@ def test_thresholds_equal_numpy(kind: str, distribution: str) -> None:
 def test_stopping_decisions_equal_numpy(stopping: str, distribution: str) -> None:
     """``glr_stop`` / ``stopped`` decide as numpy's ``stopped`` (m = 1, the empirical best as the answer) on random
     statistics near the thresholds, with the LUCB gaps equal to numpy's."""
-    compiled, rng = numpy_stopping.compiled(), np.random.default_rng(3)
+    compiled, rng = numpy_stopping, np.random.default_rng(3)
     gaussian = distribution == "gaussian"
     kinds = ("ls2020", "heuristic") if gaussian else numpy_stopping.THRESHOLDS
     decide = jax.jit(lambda obs, lead, kind: _stopping.stopped(obs, lead, 0.1, stopping, kind, gaussian, 0.8),
@@ -250,9 +250,9 @@ def test_eb_tci_leader_challenger_and_tracking() -> None:
     assert cost(20, 0.7, 2, 0.5) == pytest.approx(0.1572, abs=1e-3)
     obs = observation(env, counts, sums)
     assert int(agent.challenger(start(agent, env), obs, jnp.int32(0))) == 2
-    challenger = top_two()[0]
     mean = np.asarray(sums) / np.asarray(counts)
-    assert challenger(np.asarray(counts, np.float32), mean, 0, constants("gk2016", 0.1, "bernoulli", 1.0, 4), True) == 2
+    record = constants("gk2016", 0.1, "bernoulli", 1.0, 4)
+    assert numpy_challenger(np.asarray(counts, np.float32), mean, 0, record, True) == 2
     # beta = 0.3: L = 1, N = 0 <= 0.3: the leader; L = 2, N = 1 > 0.6: the challenger
     low = EBTCI(delta=0.1, beta=0.3, tie_break="index")
     state = start(low, env)

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import bandit_gym.agents as numpy_agents
-from bandit_gym.agents.top_k.adaptive_top_k import accept_reject_rule
+from bandit_gym.agents.top_k.adaptive_top_k import accept_reject as numba_accept_reject
 from bandit_gym.agents.top_k.adaptive_top_k import round_size as numpy_round_size
 from bandit_gym.jax.agents import JAX_AGENTS
 from bandit_gym.jax.agents._ranking import top_positions
@@ -54,7 +54,7 @@ def test_top_positions_equals_a_stable_sort() -> None:
 def test_accept_reject_equals_the_numpy_rule() -> None:
     """AdaptiveTopK's inner loop against the numba one on random rounds, compared on sums as both agents do at a
     round's end (every arm of S has the same count c): equal gaps and gaps equal to the threshold are frequent."""
-    rule, jitted = accept_reject_rule(), jax.jit(accept_reject)
+    rule, jitted = numba_accept_reject, jax.jit(accept_reject)
     rng = np.random.default_rng(1)
     for _ in range(1500):
         n = int(rng.integers(2, 12))

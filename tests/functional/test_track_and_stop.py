@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import bandit_gym.agents as numpy_agents
-from bandit_gym.agents.best_arm._oracle import compiled as numpy_oracle
+from bandit_gym.agents.best_arm._oracle import optimal_weights as numpy_oracle
 from bandit_gym.jax.agents._base import ArmOrder
 from bandit_gym.jax.agents._oracle import clamped_means, optimal_weights
 from bandit_gym.jax.agents.track_and_stop import TrackAndStop, TrackAndStopState, project
@@ -29,7 +29,7 @@ KEY = jax.random.key(0)
 def numpy_weights(means: np.ndarray, gaussian: bool = False, sigma: float = 1.0) -> np.ndarray:
     """w* by the numpy Track-and-Stop's compiled oracle (float64; its clamp and tie rules)."""
     weights, scratch = np.zeros(means.shape[0]), np.zeros(means.shape[0])
-    numpy_oracle()(np.asarray(means, np.float64), 1.0 if gaussian else 0.0, sigma, weights, scratch)
+    numpy_oracle(np.asarray(means, np.float64), 1.0 if gaussian else 0.0, sigma, weights, scratch)
     return weights
 
 

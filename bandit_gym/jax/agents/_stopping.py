@@ -147,7 +147,7 @@ def transportation_cost(counts: Array, means: Array, i: Any, j: Any, gaussian: b
     """The transportation cost W(i, j) of arms i and j (integers, traced or not; arrays of them broadcast):
     ``N_i d(mu_i, mu_ij) + N_j d(mu_j, mu_ij)`` if ``mu_i > mu_j``, else 0 (also when an arm was never pulled),
     the GLR statistic of "i beats j" and the Top Two rules' cost; ``counts`` and ``means`` (K,) per arm.
-    The numpy ``_stopping.compiled().transportation_cost``."""
+    The numpy ``_stopping.transportation_cost``."""
     counts, means = jnp.asarray(counts, jnp.float32), jnp.asarray(means, jnp.float32)
     i, j = jnp.asarray(i), jnp.asarray(j)
     return pair_cost(counts[i], means[i], counts[j], means[j], gaussian, sigma)

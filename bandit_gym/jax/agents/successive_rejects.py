@@ -1,7 +1,7 @@
 """Successive Rejects (Audibert, Bubeck, Munos 2010), the parameter-free fixed-budget baseline, as a pure function.
 
 SR and SAR (``bandit_gym.jax.agents.sar``) share everything but the removal at the end of a phase, as their numpy
-twins do (``bandit_gym.agents.best_arm.successive_rejects.successive_rule``). Like the numpy rule, the state is
+twins do (``bandit_gym.agents.best_arm.successive_rejects.successive``). Like the numpy rule, the state is
 kept by *position* in the copy's arm order (``ArmOrder``): the rule reads the statistics by position, every tie
 goes to the smaller position, and the arm and answer are mapped back to arms.
 """

@@ -1,0 +1,166 @@
+"""Compiled code (numba) and its disk cache: every rule compiled once, not in every process, never served stale.
+
+The package's compiled functions are module-level functions decorated here:
+
+- ``inline``: a helper, compiled into whatever calls it (``numba.njit(inline="always")``);
+- ``called``: a function compiled on its own and called (an agent's rule: its helpers are inlined into it once);
+- ``kernel`` / ``parallel_kernel``: an *entry point*, called from Python, cached on disk (``cache=True``), serial or
+  with ``numba.prange`` loops run on all cores.
+
+No compiled function is made inside another function (a test scans the package): numba keys a closure's cache entry
+by its cells, and a dispatcher in a cell pickles with a per-process id, so a closure is compiled again in every
+process. A driver that runs any rule (over a batch, over whole episodes) takes the rule as its first argument, and
+each rule has its own entry points that name it as a global.
+
+The cache. numba checks only the file of the function it caches, not the files of the functions that function
+calls, so a changed helper in another module would be served stale. Entry points of this package are therefore
+cached by ``PackageCacheLocator``, which keys them by the fingerprint of the whole package's source
+(``source_fingerprint``: every ``.py`` file of ``bandit_gym``, its agents and wrappers): a change in any module
+compiles everything again, in a folder of its own. The folder (``cache_dir``):
+
+- ``$NUMBA_CACHE_DIR/bandit-gym/<fingerprint>`` where ``NUMBA_CACHE_DIR`` is set (a name Python cannot import,
+  so that the folder never shadows the package);
+- otherwise the user's cache folder: ``~/.cache/bandit_gym/numba/<fingerprint>`` on Linux (``$XDG_CACHE_HOME``
+  honoured), the platform's equivalent elsewhere;
+- if that folder cannot be written, a folder of this process under the system's temporary folder (nothing is
+  shared then).
+
+Never the working directory, the output folder of an experiment or the installed package (which may be read-only).
+Processes and workers on one machine (``--jobs``, Dask, Ray) share it: numba writes each file under a temporary
+name and renames it, so two writers at once never leave a damaged file (at worst one of them compiles again next
+time). Clear it with ``bandit-gym cache --clear`` or ``bandit_gym.jit.clear_cache()``; old fingerprints' folders
+are not removed by themselves.
+
+Importing this module imports numba (about 0.3 CPU-seconds): the modules that compile import it, not
+``import bandit_gym``.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+import shutil
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numba
+from numba.core import caching
+from numba.misc.appdirs import AppDirs
+
+#: the top-level package whose compiled functions the locator caches
+PACKAGE = "bandit_gym"
+
+
+def inline(function: Callable[..., Any]) -> Any:
+    """A helper compiled into its callers: ``numba.njit(inline="always", error_model="numpy")``."""
+    return numba.njit(inline="always", error_model="numpy")(function)
+
+
+def called(function: Callable[..., Any]) -> Any:
+    """A function compiled on its own and called (not inlined): ``numba.njit(nogil=True, error_model="numpy")``."""
+    return numba.njit(nogil=True, error_model="numpy")(function)
+
+
+def kernel(function: Callable[..., Any]) -> Any:
+    """An entry point called from Python, cached on disk: ``numba.njit(cache=True, nogil=True,
+    error_model="numpy")``."""
+    return numba.njit(cache=True, nogil=True, error_model="numpy")(function)
+
+
+def parallel_kernel(function: Callable[..., Any]) -> Any:
+    """``kernel`` with its ``numba.prange`` loops run on all cores (``parallel=True``)."""
+    return numba.njit(cache=True, nogil=True, error_model="numpy", parallel=True)(function)
+
+
+def package_folders() -> list[Path]:
+    """The folders of the package's source: ``bandit_gym`` and, where they live elsewhere (an editable install),
+    its ``agents`` and ``wrappers``."""
+    import importlib.util
+
+    folders: list[Path] = []
+    for name in (PACKAGE, f"{PACKAGE}.agents", f"{PACKAGE}.wrappers"):
+        spec = importlib.util.find_spec(name)
+        for location in (spec.submodule_search_locations or []) if spec is not None else []:
+            folder = Path(location).resolve()
+            if not any(folder == known or known in folder.parents for known in folders):
+                folders.append(folder)
+    return folders
+
+
+@functools.cache
+def source_fingerprint() -> str:
+    """SHA-256 (16 hex digits) of every ``.py`` file of the package, with its path inside its folder: the same for
+    the same source, different as soon as any module changes."""
+    digest = hashlib.sha256()
+    for folder in package_folders():
+        for path in sorted(folder.rglob("*.py")):
+            digest.update(f"{folder.name}/{path.relative_to(folder).as_posix()}".encode() + b"\0")
+            digest.update(path.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
+
+
+def cache_root() -> Path:
+    """The folder of every fingerprint's cache: ``$NUMBA_CACHE_DIR/bandit-gym``, else the user's cache folder."""
+    given = os.environ.get("NUMBA_CACHE_DIR")
+    if given:
+        return Path(given) / "bandit-gym"
+    return Path(AppDirs(appname=PACKAGE, appauthor=False).user_cache_dir) / "numba"
+
+
+@functools.cache
+def cache_dir() -> Path:
+    """This source's cache folder, ``cache_root() / source_fingerprint()`` (created); a folder of this process
+    under the temporary folder if it cannot be written."""
+    folder = cache_root() / source_fingerprint()
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        tempfile.TemporaryFile(dir=folder).close()
+    except OSError:
+        folder = Path(tempfile.mkdtemp(prefix=f"{PACKAGE}-numba-")) / source_fingerprint()
+        folder.mkdir()
+    return folder
+
+
+def clear_cache() -> Path:
+    """Remove every fingerprint's compiled code (``cache_root()``); return the folder removed."""
+    root = cache_root()
+    shutil.rmtree(root, ignore_errors=True)
+    cache_dir.cache_clear()
+    return root
+
+
+class PackageCacheLocator(caching._CacheLocator):
+    """numba's cache locator for this package's functions: ``cache_dir() / <module>``, fresh while the package's
+    source fingerprint is the one it was compiled from (numba's own locators check only the function's file)."""
+
+    def __init__(self, py_func: Callable[..., Any], py_file: str) -> None:
+        self._module, self._py_file = py_func.__module__, py_file
+        self._lineno = py_func.__code__.co_firstlineno
+
+    def get_cache_path(self) -> str:
+        return str(cache_dir() / self._module)
+
+    def get_source_stamp(self) -> str:
+        return source_fingerprint()
+
+    def get_disambiguator(self) -> str:
+        return str(self._lineno)
+
+    @classmethod
+    def from_function(cls, py_func: Callable[..., Any], py_file: str) -> PackageCacheLocator | None:
+        module = getattr(py_func, "__module__", None) or ""
+        if module != PACKAGE and not module.startswith(PACKAGE + "."):
+            return None
+        return cls(py_func, py_file)
+
+
+def install() -> None:
+    """Put ``PackageCacheLocator`` first among numba's locators (once); it answers for this package only."""
+    if PackageCacheLocator not in caching.CacheImpl._locator_classes:
+        caching.CacheImpl._locator_classes.insert(0, PackageCacheLocator)
+
+
+install()
