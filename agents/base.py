@@ -135,7 +135,7 @@ class Agent:
         ``answer``. An override of ``answer`` keeps the step of the parent (compiled or plain), whose answer
         ``act`` replaces by the override's, and the batched allocation (which submits no answer), and switches
         off the compiled rollout (which composes the parent's answer itself). Hooks that
-        the fast paths compile or call themselves (``index``, ``arm_rule``, ``begin``, ``allocate``,
+        the fast paths call themselves (``begin``, ``allocate``,
         ``choose``, ``recommend``, ``end_round``, ``answer_pos``, and those a fast path marks with ``plays``)
         are played through as they are."""
         def owner(name: str) -> type:

@@ -7,23 +7,12 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from bandit_gym.agents._kernels import arm_play, cycle, index_arm, no_index, round_robin_arm
 from bandit_gym.agents.base import Agent, Obs, plays_select
 from bandit_gym.agents.best_arm._kernels import play
 from bandit_gym.agents.ranking import top_m_pulled
 from bandit_gym.families import Family, family_of
 from bandit_gym.jit import called, inline, kernel
-
-
-def round_robin_arm(pulls: Any, k: int) -> Any:
-    """The position (in the copy's arm order) that round robin pulls after ``pulls`` pulls, ``pulls mod K`` (the
-    first position first): the one definition of the cycle, called on numpy arrays and from compiled code alike
-    (Uniform's ``act``, its batched allocation, its compiled rules, and the initial round of the thresholding
-    index policies)."""
-    return pulls % k
-
-
-cycle = inline(round_robin_arm)
-"""Round robin (Uniform's, also the index policies' initial round), compiled."""
 
 
 @called
@@ -39,9 +28,42 @@ def round_robin(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m:
 
 
 @kernel
-def rollout(episodes: tuple[Any, ...]) -> None:
+def best_arm_rollout(episodes: tuple[Any, ...]) -> None:
     """Whole episodes of round robin on best-arm and top-K envs (``best_arm._kernels.play``)."""
     play(round_robin, episodes)
+
+
+def play_best_arm(*episodes: Any) -> None:
+    """``best_arm_rollout`` in the signature ``bandit_gym.rollout`` calls."""
+    best_arm_rollout(episodes)
+
+
+no_index_compiled = inline(no_index)
+
+
+@inline
+def fresh(count: float, total: float, theta: float, p0: float, p1: float, q: float) -> tuple:
+    """Uniform's arm rule on the thresholding bandit (``bandit_gym.agents._kernels``): no index (its rollout pulls
+    round robin) and the empirical answer."""
+    return index_arm(no_index_compiled, count, total, theta, p0, q)
+
+
+@inline
+def pulled(count: float, total: float, one: bool, s1: float, s2: float, theta: float, p0: float, p1: float,
+           q: float) -> tuple:
+    """``fresh``: the rule has no state."""
+    return fresh(count, total, theta, p0, p1, q)
+
+
+@kernel
+def thresholding_rollout(episodes: tuple[Any, ...]) -> None:
+    """Whole episodes of round robin on the thresholding bandit (``_kernels.arm_play``)."""
+    arm_play(fresh, pulled, episodes)
+
+
+def play_thresholding(*episodes: Any) -> None:
+    """``thresholding_rollout`` in the signature ``bandit_gym.rollout`` calls."""
+    thresholding_rollout(episodes)
 
 
 class Uniform(Agent):
@@ -114,21 +136,16 @@ class Uniform(Agent):
         return self.order.arm_at[rows, after].astype(np.int64)
 
     def compiled_rollout(self, obs: Obs) -> tuple[Callable[..., Any], tuple[Any, ...]] | None:
-        from bandit_gym.agents._kernels import index_rule, no_index, policy_rollout
-
         batch = self._start_all(obs)
         if family_of(batch).answers_a_set:
             from bandit_gym.agents.best_arm._base import records
             from bandit_gym.agents.best_arm._kernels import WORK_ROWS, in_arm_order
 
-            def whole(*episodes: Any) -> None:
-                rollout(episodes)
-
             n, k = batch["counts"].shape
             none = np.zeros(n, records(()))  # no constants, no state, no arrays
-            return in_arm_order(whole, self.order.arm_at), (
+            return in_arm_order(play_best_arm, self.order.arm_at), (
                 none, none, np.zeros((n, 0), records(())), np.zeros((n, WORK_ROWS, k)))
-        return policy_rollout(*index_rule(no_index)), (True, False, 0.0, 0.0, np.zeros(self.num),
+        return play_thresholding, (True, False, 0.0, 0.0, np.zeros(self.num),
                                                        self.order.arm_at, self.order.position_of)
 
     @plays_select

@@ -5,7 +5,8 @@ The package's compiled functions are module-level functions decorated here:
 - ``inline``: a helper, compiled into whatever calls it (``numba.njit(inline="always")``);
 - ``called``: a function compiled on its own and called (an agent's rule: its helpers are inlined into it once);
 - ``kernel`` / ``parallel_kernel``: an *entry point*, called from Python, cached on disk (``cache=True``), serial or
-  with ``numba.prange`` loops run on all cores.
+  with ``numba.prange`` loops run on all cores (``called`` / ``parallel_called`` for the few that numba cannot
+  cache: they hold addresses of the process, as Opt-KG's calls into scipy do).
 
 No compiled function is made inside another function (a test scans the package): numba keys a closure's cache entry
 by its cells, and a dispatcher in a cell pickles with a per-process id, so a closure is compiled again in every
@@ -73,6 +74,12 @@ def kernel(function: Callable[..., Any]) -> Any:
 def parallel_kernel(function: Callable[..., Any]) -> Any:
     """``kernel`` with its ``numba.prange`` loops run on all cores (``parallel=True``)."""
     return numba.njit(cache=True, nogil=True, error_model="numpy", parallel=True)(function)
+
+
+def parallel_called(function: Callable[..., Any]) -> Any:
+    """``called`` with its ``numba.prange`` loops run on all cores, not cached: for an entry point numba cannot
+    cache (Opt-KG's, which calls scipy's compiled special functions through addresses of this process)."""
+    return numba.njit(nogil=True, error_model="numpy", parallel=True)(function)
 
 
 def package_folders() -> list[Path]:

@@ -19,8 +19,8 @@ import bandit_gym
 from bandit_gym import jit
 
 #: the names under which a module compiles a function (decorators and calls)
-COMPILERS = {"njit", "jit", "inline", "called", "kernel", "parallel_kernel", "compile_pair", "parallel_pair",
-             "vectorize", "cfunc", "_jit"}
+COMPILERS = {"njit", "jit", "inline", "called", "parallel_called", "kernel", "parallel_kernel", "compile_pair",
+             "parallel_pair", "vectorize", "cfunc", "_jit"}
 #: those a call is recognised by (``kernel`` and ``jit`` also name variables)
 CALLED_COMPILERS = COMPILERS - {"kernel", "jit"}
 
@@ -47,10 +47,6 @@ def compiled_in_functions(path: Path) -> list[str]:
     return found
 
 
-#: modules whose compiled functions are still made by factories (issue 60, in progress): this list only shrinks
-NOT_YET = {"agents/_kernels.py", "agents/thresholding/optkg.py"}
-
-
 def test_no_compiled_function_is_made_inside_a_function() -> None:
     """numba caches a closure by its cells, and a dispatcher in a cell pickles with a per-process id: a compiled
     function made inside a function is compiled again in every process. The package's own decorators and
@@ -59,7 +55,7 @@ def test_no_compiled_function_is_made_inside_a_function() -> None:
     for folder in jit.package_folders():
         for path in sorted(folder.rglob("*.py")):
             name = f"{folder.name}/{path.relative_to(folder).as_posix()}"
-            if name in NOT_YET or name in ("bandit_gym/jit.py", "bandit_gym/_dispatch.py") or "/jax/" in name:
+            if name in ("bandit_gym/jit.py", "bandit_gym/_dispatch.py") or "/jax/" in name:
                 continue
             found += compiled_in_functions(path)
     assert not found, "\n".join(found)
@@ -245,3 +241,10 @@ def test_a_best_arm_rule_method_is_refused_not_ignored() -> None:
 
     with pytest.raises(TypeError, match="module-level function"):
         type("MyRule", (BestArmAgent,), {"rule": classmethod(lambda cls: None)})
+
+
+def test_an_index_that_its_entry_points_would_not_play_is_refused() -> None:
+    from bandit_gym.agents import LSA
+
+    with pytest.raises(TypeError, match="LSA play its own index"):
+        type("MyLSA", (LSA,), {"index": staticmethod(lambda count, total, theta, alpha, q: -count)})

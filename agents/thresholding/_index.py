@@ -24,7 +24,8 @@ class ArmRuleState(NamedTuple):
 
 class IndexAgent(Agent):
     """Base class. A subclass gives its index as ``index``, a function of one arm's statistics (smaller is
-    pulled first) with the empirical answer, or a whole arm rule through ``arm_rule`` (Opt-KG)."""
+    pulled first) with the empirical answer, or a whole arm rule (Opt-KG), and its compiled entry points as
+    ``kernels`` (``bandit_gym.agents._kernels``)."""
 
     families: ClassVar[tuple[str, ...]] = ("thresholding",)
     #: pull each arm once, in the copy's arm order, before following the index (rounds 1..K)
@@ -33,17 +34,26 @@ class IndexAgent(Agent):
     #: ``index(count, sum, theta, param, per_copy) -> float``, plain Python on floats (``math``), compiled by the
     #: kernels; ``param`` is ``index_param``, ``per_copy`` the copy's entry of ``self.per_copy``
     index: ClassVar[Callable[..., float]]
+    #: the arm rule's compiled entry points (``bandit_gym.agents._kernels.ArmKernels``), made in the agent's file
+    kernels: ClassVar[Any] = None
+
+    def rule_constants(self) -> tuple[float, float]:
+        """The arm rule's constants ``(p0, p1)``: ``(index_param(), 0.0)`` for an index rule."""
+        return self.index_param(), 0.0
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Refuse a subclass that changes ``index`` without entry points of its own: the compiled entry points
+        of the class it extends would play that class's index, not the new one."""
+        super().__init_subclass__(**kwargs)
+        if "index" in vars(cls) and "kernels" not in vars(cls):
+            raise TypeError(f"{cls.__name__}.index would not be played: the compiled entry points of "
+                            f"{cls.__mro__[1].__name__} play its own index. Write the index as a module-level "
+                            "function with its entry points, as bandit_gym/agents/thresholding/lsa.py does, or "
+                            "subclass Agent and write select")
 
     def index_param(self) -> float:
         """The agent's constant passed to ``index`` as ``param``."""
         return 0.0
-
-    def arm_rule(self) -> tuple[Any, Any, float, float]:
-        """The compiled arm rule ``(fresh, pulled)`` of ``bandit_gym.agents._kernels`` and its constants
-        ``(p0, p1)``."""
-        from bandit_gym.agents._kernels import index_rule
-
-        return (*index_rule(type(self).index), self.index_param(), 0.0)
 
     def allocate(self, n: int, k: int) -> None:
         self.scores = self.new_scores()
@@ -57,20 +67,16 @@ class IndexAgent(Agent):
         """Set per-copy constants at the start of an episode (e.g. UCBE's exploration parameter)."""
 
     def _act_batch(self, obs: Obs, last: np.ndarray, family: Family) -> np.ndarray:
-        from bandit_gym.agents._kernels import policy_step
-
-        fresh, pulled, p0, p1 = self.arm_rule()
+        p0, p1 = self.rule_constants()
         scores = self.scores
-        return policy_step(fresh, pulled)(
+        return self.kernels.act((
             self.init_pulls, p0, p1, self.per_copy, obs["last_arm"], obs["last_value"], obs["counts"], obs["sums"],
             obs["threshold"], obs["budget_left"], self.total_budget, *self.state, scores.values, scores.arm_at,
             scores.position_of, self._action,
-        )
+        ))
 
     def compiled_rollout(self, obs: Obs) -> tuple[Callable[..., Any], tuple[Any, ...]] | None:
-        from bandit_gym.agents._kernels import policy_rollout
-
         self._start_all(obs)
-        fresh, pulled, p0, p1 = self.arm_rule()
+        p0, p1 = self.rule_constants()
         args = (False, self.init_pulls, p0, p1, self.per_copy, self.scores.arm_at, self.scores.position_of)
-        return policy_rollout(fresh, pulled), args
+        return self.kernels.play, args

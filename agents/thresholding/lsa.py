@@ -3,11 +3,62 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
 from bandit_gym import _validation as check
+from bandit_gym.agents._kernels import ArmKernels, arm_play, arm_step, index_arm
 from bandit_gym.agents.thresholding._index import IndexAgent
+from bandit_gym.jit import inline, kernel, parallel_kernel
+
+LOG_COUNTS = np.array([math.log(n) for n in range(1, 4097)])
+"""``math.log(n)`` for n = 1..4096, LSA's ``ln T_i`` (numba compiles a global array as a constant)."""
+
+
+def lsa_index(count: float, total: float, theta: float, alpha: float, per_copy: float) -> float:
+    """``xi = alpha * T_i * Delta_hat_i^2 + 0.5 * ln T_i`` (compiled by the step kernel); ``ln T_i`` read from
+    ``LOG_COUNTS`` up to its size (the same numbers as ``math.log``, a fifth of its cost); -inf for an arm
+    never pulled (``ln 0``; the initial round pulls it before any index is compared)."""
+    if count < 1.0:
+        return -math.inf
+    gap = abs(total / max(count, 1.0) - theta)
+    log_count = LOG_COUNTS[int(count) - 1] if 1.0 <= count <= LOG_COUNTS.size else math.log(count)
+    return alpha * count * (gap * gap) + 0.5 * log_count
+
+
+lsa_compiled = inline(lsa_index)
+
+
+@inline
+def fresh(count: float, total: float, theta: float, p0: float, p1: float, q: float) -> tuple:
+    """LSA's arm rule (``bandit_gym.agents._kernels``): its index and the empirical answer, no state."""
+    return index_arm(lsa_compiled, count, total, theta, p0, q)
+
+
+@inline
+def pulled(count: float, total: float, one: bool, s1: float, s2: float, theta: float, p0: float, p1: float,
+           q: float) -> tuple:
+    """``fresh``: the index depends on the statistics alone."""
+    return fresh(count, total, theta, p0, p1, q)
+
+
+@kernel
+def step(args: tuple[Any, ...]) -> np.ndarray:
+    """One ``act`` of LSA over a batch (``_kernels.arm_step``)."""
+    return arm_step(fresh, pulled, False, args)
+
+
+@parallel_kernel
+def parallel_step(args: tuple[Any, ...]) -> np.ndarray:
+    """``step`` with the copies on all cores."""
+    return arm_step(fresh, pulled, False, args)
+
+
+@kernel
+def rollout(episodes: tuple[Any, ...]) -> None:
+    """Whole episodes of LSA (``_kernels.arm_play``)."""
+    arm_play(fresh, pulled, episodes)
 
 
 class LSA(IndexAgent):
@@ -62,17 +113,5 @@ class LSA(IndexAgent):
     def index_param(self) -> float:
         return self.alpha
 
-    @staticmethod
-    def index(count: float, total: float, theta: float, alpha: float, per_copy: float) -> float:
-        """``xi = alpha * T_i * Delta_hat_i^2 + 0.5 * ln T_i`` (compiled by the step kernel); ``ln T_i`` read from
-        ``LOG_COUNTS`` up to its size (the same numbers as ``math.log``, a fifth of its cost); -inf for an arm
-        never pulled (``ln 0``; the initial round pulls it before any index is compared)."""
-        if count < 1.0:
-            return -math.inf
-        gap = abs(total / max(count, 1.0) - theta)
-        log_count = LOG_COUNTS[int(count) - 1] if 1.0 <= count <= LOG_COUNTS.size else math.log(count)
-        return alpha * count * (gap * gap) + 0.5 * log_count
-
-
-LOG_COUNTS = np.array([math.log(n) for n in range(1, 4097)])
-"""``math.log(n)`` for n = 1..4096, LSA's ``ln T_i`` (numba compiles a global array as a constant)."""
+    index = staticmethod(lsa_index)
+    kernels = ArmKernels(step, parallel_step, rollout)

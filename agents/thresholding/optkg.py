@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-import functools
+import ctypes
 import math
 from typing import Any
 
 import numpy as np
+from numba.extending import get_cython_function_address
 
 from bandit_gym import _validation as check
+from bandit_gym.agents._kernels import ArmKernels, arm_play, arm_step
 from bandit_gym.agents.thresholding._index import IndexAgent
+from bandit_gym.jit import called, inline, parallel_called
 
 
 def log_optimistic_gain(a: float, b: float, p: float, logc: float) -> float:
@@ -57,52 +60,61 @@ def double_version(name: str) -> str:
     raise ImportError(f"scipy.special.cython_special exports no float64 {name}; Opt-KG needs it")
 
 
-@functools.cache
-def compiled() -> Any:
-    """The compiled pieces of Opt-KG: ``log_gain`` (``log_optimistic_gain``), and the arm rule
-    ``fresh``/``pulled`` of ``bandit_gym.agents._kernels``, with ``scipy.special``'s ``betaincc`` and ``betaln``
-    called from compiled code through ``scipy.special.cython_special``."""
-    import ctypes
-    from types import SimpleNamespace
+def _special(name: str, arity: int) -> Any:
+    """scipy.special's compiled float64 ``name`` (``cython_special``) as a ctypes function numba can call."""
+    address = get_cython_function_address("scipy.special.cython_special", double_version(name))
+    return ctypes.CFUNCTYPE(ctypes.c_double, *[ctypes.c_double] * arity)(address)
 
-    import numba
-    from numba.extending import get_cython_function_address
 
-    def special(name: str, arity: int) -> Any:
-        address = get_cython_function_address("scipy.special.cython_special", name)
-        return ctypes.CFUNCTYPE(ctypes.c_double, *[ctypes.c_double] * arity)(address)
+#: scipy.special's ``betaincc`` and ``betaln``, called from compiled code through ``cython_special``: their
+#: addresses are this process's, so Opt-KG's entry points are compiled in every process, not cached
+betaincc, betaln = _special("betaincc", 3), _special("betaln", 2)
+log_gain = inline(log_optimistic_gain)
 
-    betaincc, betaln = special(double_version("betaincc"), 3), special(double_version("betaln"), 2)
-    jit = numba.njit(inline="always", error_model="numpy")
-    log_gain = jit(log_optimistic_gain)
 
-    @jit
-    def fresh(count: float, total: float, theta: float, a0: float, b0: float, q: float) -> tuple:
-        """Posterior ``Beta(a, b)`` from the counts: ``I = betaincc(a, b, theta)`` and
-        ``log c = a ln theta + b ln(1 - theta) - ln B(a, b)``."""
-        a, b = a0 + total, b0 + count - total
+@inline
+def fresh(count: float, total: float, theta: float, a0: float, b0: float, q: float) -> tuple:
+    """Opt-KG's arm rule (``bandit_gym.agents._kernels``), from the counts: posterior ``Beta(a, b)``,
+    ``I = betaincc(a, b, theta)`` and ``log c = a ln theta + b ln(1 - theta) - ln B(a, b)``."""
+    a, b = a0 + total, b0 + count - total
+    p = betaincc(a, b, theta)
+    logc = a * math.log(theta) + b * math.log1p(-theta) - betaln(a, b)
+    return -log_gain(a, b, p, logc), p >= 0.5, p, logc
+
+
+@inline
+def pulled(count: float, total: float, one: bool, p: float, logc: float, theta: float, a0: float, b0: float,
+           q: float) -> tuple:
+    """O(1): the exact recurrences ``I(a+1, b) = I + c/a``, ``c(a+1, b) = c theta (a+b)/a`` (and their mirror
+    for a 0) from the posterior before the pull. Where I lands within 1e-9 of 1/2, where its rounding could
+    matter, it is recomputed with ``betaincc``."""
+    a, b = a0 + total, b0 + count - total  # after the pull
+    a_prev, b_prev = (a - 1.0, b) if one else (a, b - 1.0)
+    step = math.exp(logc - math.log(a_prev if one else b_prev))
+    p = p + step if one else p - step
+    logc = logc + (math.log(theta) - math.log(a_prev) if one else math.log1p(-theta) - math.log(b_prev))
+    logc += math.log(a_prev + b_prev)
+    if abs(p - 0.5) < 1e-9:
         p = betaincc(a, b, theta)
-        logc = a * math.log(theta) + b * math.log1p(-theta) - betaln(a, b)
-        return -log_gain(a, b, p, logc), p >= 0.5, p, logc
+    return -log_gain(a, b, p, logc), p >= 0.5, p, logc
 
-    @jit
-    def pulled(count: float, total: float, one: bool, p: float, logc: float, theta: float, a0: float, b0: float,
-               q: float) -> tuple:
-        """O(1): the exact recurrences ``I(a+1, b) = I + c/a``, ``c(a+1, b) = c theta (a+b)/a`` (and their mirror
-        for a 0) from the posterior before the pull. Where I lands within 1e-9 of 1/2, where its rounding could
-        matter, it is recomputed with ``betaincc``."""
-        a, b = a0 + total, b0 + count - total  # after the pull
-        a_prev, b_prev = (a - 1.0, b) if one else (a, b - 1.0)
-        step = math.exp(logc - math.log(a_prev if one else b_prev))
-        p = p + step if one else p - step
-        logc = logc + (math.log(theta) - math.log(a_prev) if one else math.log1p(-theta) - math.log(b_prev))
-        logc += math.log(a_prev + b_prev)
-        if abs(p - 0.5) < 1e-9:
-            p = betaincc(a, b, theta)
-        return -log_gain(a, b, p, logc), p >= 0.5, p, logc
 
-    return SimpleNamespace(log_gain=numba.njit(log_optimistic_gain), fresh=fresh, pulled=pulled,
-                           betaincc=betaincc)
+@called
+def step(args: tuple[Any, ...]) -> np.ndarray:
+    """One ``act`` of Opt-KG over a batch (``_kernels.arm_step``; its state is the posterior's I and log c)."""
+    return arm_step(fresh, pulled, True, args)
+
+
+@parallel_called
+def parallel_step(args: tuple[Any, ...]) -> np.ndarray:
+    """``step`` with the copies on all cores."""
+    return arm_step(fresh, pulled, True, args)
+
+
+@called
+def rollout(episodes: tuple[Any, ...]) -> None:
+    """Whole episodes of Opt-KG (``_kernels.arm_play``)."""
+    arm_play(fresh, pulled, episodes)
 
 
 class OptKG(IndexAgent):
@@ -120,7 +132,7 @@ class OptKG(IndexAgent):
     ``log R+`` (see ``log_optimistic_gain``) so that Setups 2-3 do not underflow into index-order ties.
     Answer (Bayes decision): ``d_i = 1{I(a_i, b_i) >= 1/2}``; for theta = 1/2 that is ``a_i >= b_i``.
     ``I`` and ``log c`` of each arm are kept (``self.p``, ``self.logc``) and updated by exact O(1) recurrences
-    (see ``compiled``).
+    (see ``pulled``).
 
     Parameters: prior ``(a0, b0)``; tao2019 uses Beta(1, 1) (uniform) and Beta(0.5, 0.5) (Jeffreys); the
     default (1, 1) is ours.
@@ -171,9 +183,10 @@ class OptKG(IndexAgent):
     def params(self) -> dict[str, object]:
         return {"a0": self.a0, "b0": self.b0, **super().params()}
 
-    def arm_rule(self) -> tuple[Any, Any, float, float]:
-        kernels = compiled()
-        return kernels.fresh, kernels.pulled, self.a0, self.b0
+    kernels = ArmKernels(step, parallel_step, rollout)
+
+    def rule_constants(self) -> tuple[float, float]:
+        return self.a0, self.b0
 
     @property
     def p(self) -> np.ndarray:

@@ -3,13 +3,54 @@
 from __future__ import annotations
 
 import math
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 
 from bandit_gym import _validation as check
+from bandit_gym.agents._kernels import ArmKernels, arm_play, arm_step, index_arm
 from bandit_gym.agents.base import Obs
 from bandit_gym.agents.thresholding._index import IndexAgent
+from bandit_gym.jit import inline, kernel, parallel_kernel
+
+
+def ucbe_index(count: float, total: float, theta: float, param: float, a: float) -> float:
+    """``Delta_hat_i - sqrt(a / T_i)`` (compiled by the step kernel)."""
+    return abs(total / max(count, 1.0) - theta) - math.sqrt(a / count)
+
+
+ucbe_compiled = inline(ucbe_index)
+
+
+@inline
+def fresh(count: float, total: float, theta: float, p0: float, p1: float, q: float) -> tuple:
+    """UCBE's arm rule (``bandit_gym.agents._kernels``): its index and the empirical answer, no state."""
+    return index_arm(ucbe_compiled, count, total, theta, p0, q)
+
+
+@inline
+def pulled(count: float, total: float, one: bool, s1: float, s2: float, theta: float, p0: float, p1: float,
+           q: float) -> tuple:
+    """``fresh``: the index depends on the statistics alone."""
+    return fresh(count, total, theta, p0, p1, q)
+
+
+@kernel
+def step(args: tuple[Any, ...]) -> np.ndarray:
+    """One ``act`` of UCBE over a batch (``_kernels.arm_step``)."""
+    return arm_step(fresh, pulled, False, args)
+
+
+@parallel_kernel
+def parallel_step(args: tuple[Any, ...]) -> np.ndarray:
+    """``step`` with the copies on all cores."""
+    return arm_step(fresh, pulled, False, args)
+
+
+@kernel
+def rollout(episodes: tuple[Any, ...]) -> None:
+    """Whole episodes of UCBE (``_kernels.arm_play``)."""
+    arm_play(fresh, pulled, episodes)
 
 
 class UCBE(IndexAgent):
@@ -86,7 +127,5 @@ class UCBE(IndexAgent):
         """The exploration parameter ``a = 4^b (T - K) / H`` of each copy's episode."""
         return self.per_copy
 
-    @staticmethod
-    def index(count: float, total: float, theta: float, param: float, a: float) -> float:
-        """``Delta_hat_i - sqrt(a / T_i)`` (compiled by the step kernel)."""
-        return abs(total / max(count, 1.0) - theta) - math.sqrt(a / count)
+    index = staticmethod(ucbe_index)
+    kernels = ArmKernels(step, parallel_step, rollout)

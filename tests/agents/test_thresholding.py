@@ -11,7 +11,7 @@ import pytest
 from scipy import special
 
 from bandit_gym.agents import APT, LSA, UCBE, OptKG, Uniform
-from bandit_gym.agents.thresholding.optkg import compiled
+from bandit_gym.agents.thresholding import optkg
 from bandit_gym.instances import TAO2019_SETUPS, complexity
 from bandit_gym.rollout import play_vector
 
@@ -65,9 +65,7 @@ def test_lsa_index_reads_ln_t_from_its_table_bit_for_bit() -> None:
     numbers, below, at and above the table's end, as the formula with ``math.log``."""
     import math
 
-    from bandit_gym.agents._kernels import index_rule
-
-    fresh, _ = index_rule(LSA.index)
+    from bandit_gym.agents.thresholding.lsa import fresh
     for count in [1, 2, 3, 100, 4095, 4096, 4097, 10**6]:
         total = 0.37 * count
         gap = abs(total / count - 0.5)
@@ -129,7 +127,7 @@ def exact_log_gain(a: int, b: int) -> float:
 @pytest.mark.parametrize(("a", "b"), [(1, 1), (3, 7), (6, 5), (50, 50), (5001, 5000), (5000, 5001),
                                       (10001, 9901), (9801, 10201), (20000, 15000), (12, 20000)])
 def test_optkg_log_gain_matches_exact_arithmetic(a: int, b: int) -> None:
-    index, _, p, _ = compiled().fresh(0.0, 0.0, 0.5, float(a), float(b), 0.0)  # the posterior Beta(a, b)
+    index, _, p, _ = optkg.fresh(0.0, 0.0, 0.5, float(a), float(b), 0.0)  # the posterior Beta(a, b)
     ours = -index
     assert p == special.betaincc(a, b, 0.5)
     assert np.isfinite(ours)
@@ -140,7 +138,7 @@ def test_optkg_counts_of_ten_thousand_do_not_tie() -> None:
     # plain double arithmetic underflows c = 0.5^20000 / B(a, b) to 0 for all three: an index-order tie
     a = np.array([10001.0, 10101.0, 10301.0])
     b = np.array([10001.0, 9901.0, 9701.0])
-    gains = np.array([-compiled().fresh(0.0, 0.0, 0.5, a_, b_, 0.0)[0] for a_, b_ in zip(a, b, strict=True)])
+    gains = np.array([-optkg.fresh(0.0, 0.0, 0.5, a_, b_, 0.0)[0] for a_, b_ in zip(a, b, strict=True)])
     assert np.all(np.isfinite(gains)) and gains[0] > gains[1] > gains[2]
     assert 0.5**20000 == 0.0
 
@@ -192,13 +190,13 @@ def test_opt_kg_finds_scipys_float64_betaincc_by_its_signature() -> None:
     """Not by the name Cython made up for it (``__pyx_fuse_0betaincc`` in today's scipy)."""
     from scipy import special
 
-    from bandit_gym.agents.thresholding.optkg import compiled, double_version
+    from bandit_gym.agents.thresholding.optkg import double_version
 
     assert double_version("betaln") == "betaln"
     assert double_version("betaincc").endswith("betaincc")
     with pytest.raises(ImportError, match="no float64 nope"):
         double_version("nope")
-    betaincc = compiled().betaincc
+    betaincc = optkg.betaincc
     assert betaincc(2.0, 3.0, 0.4) == pytest.approx(special.betaincc(2.0, 3.0, 0.4), rel=1e-15)
 
 

@@ -27,9 +27,9 @@ EPS32 = float(np.finfo(np.float32).eps)
 
 def kernels():
     pytest.importorskip("numba")
-    from bandit_gym.agents.thresholding.optkg import compiled
+    from bandit_gym.agents.thresholding import optkg
 
-    return compiled()
+    return optkg
 
 
 def observation(counts: list[float], sums: list[float], threshold: float = 0.5, last_value: float = 0.0) -> dict:
