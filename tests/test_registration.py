@@ -27,17 +27,17 @@ def test_make_without_import_uses_module_prefix() -> None:
     assert out.stdout.strip().startswith("[")
 
 
-def test_numba_loads_with_the_agents_or_at_the_first_step_not_at_import_or_make() -> None:
+def test_numba_loads_with_the_agents_not_at_import_or_make() -> None:
     """``import bandit_gym``, ``gym.make`` and ``reset`` load no numba; the agents do (their rules are module-level
-    compiled functions, ``bandit_gym.jit``), and so does the env's first step."""
+    compiled functions, ``bandit_gym.jit``)."""
     code = (
         "import sys, gymnasium as gym, bandit_gym; "
         "env = gym.make('ThresholdingBandit-v0'); obs, _ = env.reset(seed=0); print('numba' in sys.modules); "
-        "env.step(env.action_space.sample()); print('numba' in sys.modules); "
-        "from bandit_gym.agents import LSA; env.step(LSA().act(obs)); print('numba' in sys.modules)"
+        "from bandit_gym.agents import LSA; print('numba' in sys.modules); env.step(LSA().act(obs))"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.split() == ["False", "True", "True"]
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split() == ["False", "True"]
 
 
 def test_every_registered_env_class_is_exported_from_bandit_gym_envs() -> None:
