@@ -4,12 +4,14 @@ An *arm rule* is a pair of scalar functions, module-level in its agent's file, t
 first arguments (in the agent's entry points, ``bandit_gym.jit``: ``step``, ``parallel_step`` and ``rollout``, which
 numba caches on disk):
 
-- ``fresh(count, total, theta, p0, p1, q) -> (index, bit, s1, s2)``: an arm's state from its statistics (count
-  of pulls, sum of samples) at an episode start or after a batched allocation;
-- ``pulled(count, total, one, s1, s2, theta, p0, p1, q) -> (index, bit, s1, s2)``: the state after one more
-  pull (``one``: the sample was 1) from the previous state ``(s1, s2)``,
+- ``fresh(index, count, total, theta, p0, p1, q) -> (value, bit, s1, s2)``: an arm's state from its statistics
+  (count of pulls, sum of samples) at an episode start or after a batched allocation;
+- ``pulled(index, count, total, one, s1, s2, theta, p0, p1, q) -> (value, bit, s1, s2)``: the state after one
+  more pull (``one``: the sample was 1) from the previous state ``(s1, s2)``,
 
-where ``index`` is the arm's score (the smallest is pulled), ``bit`` its answer bit, ``(s1, s2)`` two floats of
+where ``index`` is the policy's index function, which the drivers hand on (an index policy's rule is
+``index_fresh`` / ``index_pulled`` with its index; Opt-KG's ignores it), ``value`` the arm's score (the smallest
+is pulled), ``bit`` its answer bit, ``(s1, s2)`` two floats of
 state the rule keeps per arm (Opt-KG's posterior), ``p0, p1`` the agent's constants and ``q`` a constant per copy
 (UCBE's exploration parameter). The per-step kernel and the rollout compile the same rule, so they agree bit for
 bit, and the per-step kernel reads exactly the float32 statistics of the observation (as float64).
@@ -17,13 +19,11 @@ bit, and the per-step kernel reads exactly the float32 statistics of the observa
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import numba
 import numpy as np
 
-from bandit_gym._dispatch import Kernel
 from bandit_gym.envs._kernels import stream_uniform
 from bandit_gym.jit import inline, kernel
 
@@ -73,15 +73,21 @@ def empirical_answers(last: np.ndarray, counts: np.ndarray, sums: np.ndarray, th
 
 
 @inline
-def index_arm(index: Any, count: float, total: float, theta: float, p0: float, q: float) -> tuple:
-    """The arm rule of an index policy, ``index(count, total, theta, p0, q)`` (smaller is pulled first), with the
-    empirical answer ``total / max(count, 1) >= theta`` and no state: its ``fresh`` returns this, and so does its
-    ``pulled`` (the index depends on the statistics alone)."""
+def index_fresh(index: Any, count: float, total: float, theta: float, p0: float, p1: float, q: float) -> tuple:
+    """The ``fresh`` of an index policy, ``index(count, total, theta, p0, q)`` (smaller is pulled first): the index,
+    the empirical answer ``total / max(count, 1) >= theta``, no state."""
     return index(count, total, theta, p0, q), total / max(count, 1.0) >= theta, 0.0, 0.0
 
 
 @inline
-def arm_step(fresh: Any, pulled: Any, stateful: bool, args: tuple[Any, ...]) -> np.ndarray:
+def index_pulled(index: Any, count: float, total: float, one: bool, s1: float, s2: float, theta: float, p0: float,
+                 p1: float, q: float) -> tuple:
+    """The ``pulled`` of an index policy: ``index_fresh``, the index depending on the statistics alone."""
+    return index_fresh(index, count, total, theta, p0, p1, q)
+
+
+@inline
+def arm_step(fresh: Any, pulled: Any, index: Any, stateful: bool, args: tuple[Any, ...]) -> np.ndarray:
     """One ``act`` of the arm rule ``(fresh, pulled)`` over a batch: per copy, update the arm pulled last (every
     arm at an episode start, ``last = -1``, or after a batched allocation, ``last = -2``), then pull each arm once
     in the copy's arm order while ``init_pulls`` and fewer than K pulls were made, else the arm of smallest index
@@ -97,11 +103,11 @@ def arm_step(fresh: Any, pulled: Any, stateful: bool, args: tuple[Any, ...]) -> 
         for i in range(k) if a < 0 else range(a, a + 1):
             c, s = np.float64(counts[n, i]), np.float64(sums[n, i])
             if a < 0:
-                v, bit, r1, r2 = fresh(c, s, th, p0, p1, q)
+                v, bit, r1, r2 = fresh(index, c, s, th, p0, p1, q)
             elif stateful:
-                v, bit, r1, r2 = pulled(c, s, last_value[n, 0] > 0.5, s1[n, i], s2[n, i], th, p0, p1, q)
+                v, bit, r1, r2 = pulled(index, c, s, last_value[n, 0] > 0.5, s1[n, i], s2[n, i], th, p0, p1, q)
             else:
-                v, bit, r1, r2 = pulled(c, s, last_value[n, 0] > 0.5, 0.0, 0.0, th, p0, p1, q)
+                v, bit, r1, r2 = pulled(index, c, s, last_value[n, 0] > 0.5, 0.0, 0.0, th, p0, p1, q)
             if stateful:
                 s1[n, i], s2[n, i] = r1, r2
             values[n, position_of[n, i]] = v
@@ -119,7 +125,7 @@ def arm_step(fresh: Any, pulled: Any, stateful: bool, args: tuple[Any, ...]) -> 
 
 
 @inline
-def arm_play(fresh: Any, pulled: Any, episodes: tuple[Any, ...]) -> None:
+def arm_play(fresh: Any, pulled: Any, index: Any, episodes: tuple[Any, ...]) -> None:
     """Whole episodes of the arm rule ``(fresh, pulled)`` on the Bernoulli thresholding bandit with common random
     numbers: the s-th pull of arm i in copy n returns ``1{u < mu_{n,i}}`` for draw s of the stream ``seeds[n, i]``,
     as the env's step does, and the rule's state evolves as under ``arm_step``; the answer formed from t samples is
@@ -138,7 +144,7 @@ def arm_play(fresh: Any, pulled: Any, episodes: tuple[Any, ...]) -> None:
         for j in range(size):
             for i in range(k):
                 counts[j, i], sums[j, i] = 0.0, 0.0
-                v, answer[j, i], s1[j, i], s2[j, i] = fresh(0.0, 0.0, theta, p0, p1, per_copy[first + j])
+                v, answer[j, i], s1[j, i], s2[j, i] = fresh(index, 0.0, 0.0, theta, p0, p1, per_copy[first + j])
                 values[j, position_of[first + j, i]] = v
         checkpoint = 0
         for t in range(budget + 1):
@@ -164,30 +170,14 @@ def arm_play(fresh: Any, pulled: Any, episodes: tuple[Any, ...]) -> None:
                 one = stream_uniform(seeds[n, a], np.uint64(counts[j, a])) < means[n, a]
                 c, s = counts[j, a] + np.float32(1.0), sums[j, a] + np.float32(one)
                 counts[j, a], sums[j, a] = c, s
-                v, answer[j, a], s1[j, a], s2[j, a] = pulled(np.float64(c), np.float64(s), one, s1[j, a],
-                                                             s2[j, a], theta, p0, p1, per_copy[n])
+                v, answer[j, a], s1[j, a], s2[j, a] = pulled(index, np.float64(c), np.float64(s), one,
+                                                             s1[j, a], s2[j, a], theta, p0, p1, per_copy[n])
                 values[j, position_of[n, a]] = v
-
-
-class ArmKernels:
-    """An arm rule's entry points (``step``, ``parallel_step``, ``rollout``, made in its agent's file) as the
-    agents call them: ``act(args)`` runs the serial or the parallel step (``bandit_gym._dispatch.Kernel``),
-    ``play`` whole episodes in the signature ``bandit_gym.rollout`` calls."""
-
-    def __init__(self, step: Callable[..., Any], parallel_step: Callable[..., Any],
-                 rollout: Callable[..., Any]) -> None:
-        self.step = Kernel(step, parallel_step)
-        self.rollout = rollout
-
-    def act(self, args: tuple[Any, ...]) -> np.ndarray:
-        """One ``act`` over ``args`` (``arm_step``); the copies are counted by its last array, the action."""
-        return self.step(len(args[-1]), args)  # type: ignore[no-any-return]
-
-    def play(self, *episodes: Any) -> None:
-        """Whole episodes (``arm_play``)."""
-        self.rollout(episodes)
 
 
 def no_index(count: float, total: float, theta: float, p0: float, q: float) -> float:
     """The index of a policy that does not use one (round robin)."""
     return 0.0
+
+
+no_index_compiled = inline(no_index)

@@ -7,12 +7,12 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from bandit_gym.agents._kernels import arm_play, cycle, index_arm, no_index, round_robin_arm
+from bandit_gym.agents._kernels import arm_play, cycle, index_fresh, index_pulled, no_index_compiled, round_robin_arm
 from bandit_gym.agents.base import Agent, Obs, plays_select
 from bandit_gym.agents.best_arm._kernels import play
 from bandit_gym.agents.ranking import top_m_pulled
 from bandit_gym.families import Family, family_of
-from bandit_gym.jit import called, inline, kernel
+from bandit_gym.jit import called, kernel
 
 
 @called
@@ -38,27 +38,10 @@ def play_best_arm(*episodes: Any) -> None:
     best_arm_rollout(episodes)
 
 
-no_index_compiled = inline(no_index)
-
-
-@inline
-def fresh(count: float, total: float, theta: float, p0: float, p1: float, q: float) -> tuple:
-    """Uniform's arm rule on the thresholding bandit (``bandit_gym.agents._kernels``): no index (its rollout pulls
-    round robin) and the empirical answer."""
-    return index_arm(no_index_compiled, count, total, theta, p0, q)
-
-
-@inline
-def pulled(count: float, total: float, one: bool, s1: float, s2: float, theta: float, p0: float, p1: float,
-           q: float) -> tuple:
-    """``fresh``: the rule has no state."""
-    return fresh(count, total, theta, p0, p1, q)
-
-
 @kernel
 def thresholding_rollout(episodes: tuple[Any, ...]) -> None:
     """Whole episodes of round robin on the thresholding bandit (``_kernels.arm_play``)."""
-    arm_play(fresh, pulled, episodes)
+    arm_play(index_fresh, index_pulled, no_index_compiled, episodes)
 
 
 def play_thresholding(*episodes: Any) -> None:

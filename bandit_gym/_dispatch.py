@@ -69,15 +69,19 @@ class Kernel:
         self.best = best
 
 
-def compile_pair(function: Callable[..., Any], cache: bool = False, parallel: Callable[..., Any] | None = None,
-                 **options: Any) -> Kernel:
-    """``function`` (its loop over copies a ``numba.prange``) compiled serial and parallel, as a ``Kernel``;
-    ``parallel``, when given, is compiled for the parallel variant instead (the same computation written for
-    numba's parallel pipeline, see ``bandit_gym.agents.best_arm._kernels``). ``cache`` applies to the
-    serial one only: numba's cache does not tell the two compilations apart."""
-    import numba  # the callers import it anyway; this module stays free of it
+class EntryPoints:
+    """A compiled rule's entry points, made in its agent's file (``bandit_gym.jit``), as the agents call them:
+    ``act(args)`` runs one act over a batch, serial or on all cores (a ``Kernel`` of ``step`` and
+    ``parallel_step``; the copies are counted by the last array of ``args``, the action); ``play(*episodes)``
+    runs whole episodes (``rollout``) in the signature ``bandit_gym.rollout`` calls."""
 
-    from bandit_gym import jit  # noqa: F401  (its cache locator keys the serial variant's cache by the source)
+    def __init__(self, step: Callable[..., Any], parallel_step: Callable[..., Any],
+                 rollout: Callable[..., Any]) -> None:
+        self.step = Kernel(step, parallel_step)
+        self.rollout = rollout
 
-    return Kernel(numba.njit(cache=cache, nogil=True, error_model="numpy", **options)(function),
-                  numba.njit(nogil=True, error_model="numpy", parallel=True, **options)(parallel or function))
+    def act(self, args: tuple[Any, ...]) -> Any:
+        return self.step(len(args[-1]), args)
+
+    def play(self, *episodes: Any) -> None:
+        self.rollout(episodes)

@@ -44,7 +44,7 @@ class BestArmAgent(Agent):
     ``tie_break="index"`` the identity, so ties go to the smallest index (the reading of most public code).
 
     The rule is written in the agent's own file, a module-level function, with its entry points (``kernels``, a
-    ``RuleKernels``): the drivers of ``bandit_gym.agents.best_arm._kernels`` run it over the batch in one compiled
+    ``EntryPoints``): the drivers of ``bandit_gym.agents.best_arm._kernels`` run it over the batch in one compiled
     pass (``act``) and play whole episodes with it (``compiled_rollout``), so the two agree bit for bit; numba
     compiles them on first use and caches them on disk (``bandit_gym.jit``)."""
 
@@ -54,7 +54,7 @@ class BestArmAgent(Agent):
     state_fields: ClassVar[tuple[str, ...]] = ()
     array_fields: ClassVar[tuple[str, ...]] = ()
 
-    #: the rule's compiled entry points (``bandit_gym.agents.best_arm._kernels.RuleKernels``), set in its file
+    #: the rule's compiled entry points (``bandit_gym._dispatch.EntryPoints``), set in its file
     kernels: ClassVar[Any] = None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
@@ -63,7 +63,7 @@ class BestArmAgent(Agent):
         super().__init_subclass__(**kwargs)
         if "rule" in vars(cls):
             raise TypeError(f"{cls.__name__}.rule would not be played: write the rule as a module-level function "
-                            "with its entry points and set kernels = RuleKernels(step, parallel_step, rollout) "
+                            "with its entry points and set kernels = EntryPoints(step, parallel_step, rollout) "
                             "(see bandit_gym.agents.best_arm._kernels)")
 
     def array_length(self, k: int) -> int:

@@ -34,13 +34,11 @@ call keeps the store: the step is compiled by the serial pipeline.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import numba
 import numpy as np
 
-from bandit_gym._dispatch import Kernel
 from bandit_gym.envs._kernels import stream_uniform
 from bandit_gym.jit import inline
 
@@ -115,29 +113,9 @@ def play(rule: Any, episodes: tuple[Any, ...]) -> None:
         pulls[n] = made
 
 
-class RuleKernels:
-    """A rule's entry points (``step``, ``parallel_step``, ``rollout``, made in its agent's file) as the agents
-    call them: ``act(batch)`` runs the serial or the parallel step (``bandit_gym._dispatch.Kernel``), ``rollout``
-    whole episodes."""
-
-    def __init__(self, step: Callable[..., Any], parallel_step: Callable[..., Any],
-                 rollout: Callable[..., Any]) -> None:
-        self.step = Kernel(step, parallel_step)
-        self.rollout = rollout
-
-    def act(self, batch: tuple[Any, ...]) -> np.ndarray:
-        """One ``act`` over ``batch`` (``over_copies``); the copies are counted by its last array, the action."""
-        return self.step(len(batch[-1]), batch)  # type: ignore[no-any-return]
-
-    def play(self, means: np.ndarray, seeds: np.ndarray, m: int, epsilon: float, budget: int,
-             checkpoints: np.ndarray, answers: np.ndarray, pulls: np.ndarray, *rest: Any) -> None:
-        """Whole episodes (``play``), in the signature ``bandit_gym.rollout`` calls."""
-        self.rollout((means, seeds, m, epsilon, budget, checkpoints, answers, pulls, *rest))
-
-
 def in_arm_order(play: Any, arm_at: np.ndarray) -> Any:
     """Whole episodes of ``play`` (``play(means, seeds, m, epsilon, budget, checkpoints, answers, pulls, *rest)``,
-    ``RuleKernels.play``) in each copy's arm order ``arm_at`` (position -> arm): position p plays arm
+    ``EntryPoints.play``) in each copy's arm order ``arm_at`` (position -> arm): position p plays arm
     ``arm_at[n, p]``, its mean and its sample stream, so the samples are those of the arms; the answers are
     mapped back to arms. Equal to the per-step kernel with the same order, bit for bit."""
 

@@ -8,10 +8,11 @@ from typing import Any, ClassVar
 import numpy as np
 
 from bandit_gym import _validation as check
+from bandit_gym._dispatch import EntryPoints
 from bandit_gym.agents.base import Obs
 from bandit_gym.agents.best_arm import _stopping
 from bandit_gym.agents.best_arm._fixed_confidence import FixedConfidenceAgent, challenger, start, tracked
-from bandit_gym.agents.best_arm._kernels import RuleKernels, copy_step, over_copies, play
+from bandit_gym.agents.best_arm._kernels import copy_step, over_copies, play
 from bandit_gym.jit import called, kernel, parallel_kernel
 
 #: the work rows: the empirical means, scratch
@@ -130,7 +131,7 @@ class EBTCI(FixedConfidenceAgent):
     def params(self) -> dict[str, Any]:
         return {"beta": self.beta, **super().params()}
 
-    kernels = RuleKernels(step, parallel_step, rollout)
+    kernels = EntryPoints(step, parallel_step, rollout)
 
     def begin(self, obs: Obs, rows: np.ndarray) -> None:
         super().begin(obs, rows)

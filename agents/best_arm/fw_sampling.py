@@ -8,10 +8,11 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from bandit_gym._dispatch import EntryPoints
 from bandit_gym.agents.base import Obs
 from bandit_gym.agents.best_arm import _stopping
 from bandit_gym.agents.best_arm._fixed_confidence import FixedConfidenceAgent, start
-from bandit_gym.agents.best_arm._kernels import RuleKernels, copy_step, over_copies, play
+from bandit_gym.agents.best_arm._kernels import copy_step, over_copies, play
 from bandit_gym.jit import called, inline, kernel, parallel_kernel
 
 #: the work rows: the empirical means, scratch, then per challenger j: the gradient's entries at the best arm
@@ -257,7 +258,7 @@ class FWSampling(FixedConfidenceAgent):
     #: the Frank-Wolfe iterate x, one share per arm
     array_fields: ClassVar[tuple[str, ...]] = ("x",)
 
-    kernels = RuleKernels(step, parallel_step, rollout)
+    kernels = EntryPoints(step, parallel_step, rollout)
 
     def begin(self, obs: Obs, rows: np.ndarray) -> None:
         super().begin(obs, rows)

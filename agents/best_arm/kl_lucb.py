@@ -7,9 +7,10 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from bandit_gym._dispatch import EntryPoints
 from bandit_gym.agents.best_arm import _stopping
 from bandit_gym.agents.best_arm._fixed_confidence import FixedConfidenceAgent, start
-from bandit_gym.agents.best_arm._kernels import RuleKernels, copy_step, over_copies, play
+from bandit_gym.agents.best_arm._kernels import copy_step, over_copies, play
 from bandit_gym.jit import called, kernel, parallel_kernel
 
 #: the work rows: the empirical means, scratch
@@ -137,4 +138,4 @@ class KLLUCB(FixedConfidenceAgent):
         super().__init__(delta, stopping=stopping, threshold=threshold, distribution=distribution, sigma=sigma,
                          tie_break=tie_break)
 
-    kernels = RuleKernels(step, parallel_step, rollout)
+    kernels = EntryPoints(step, parallel_step, rollout)

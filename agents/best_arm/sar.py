@@ -6,7 +6,8 @@ from typing import Any
 
 import numpy as np
 
-from bandit_gym.agents.best_arm._kernels import RuleKernels, copy_step, over_copies, play
+from bandit_gym._dispatch import EntryPoints
+from bandit_gym.agents.best_arm._kernels import copy_step, over_copies, play
 from bandit_gym.agents.best_arm.successive_rejects import SuccessiveRejects, successive
 from bandit_gym.jit import called, kernel, parallel_kernel
 
@@ -94,7 +95,7 @@ class SAR(SuccessiveRejects):
         (400, 0.1)
     """
 
-    kernels = RuleKernels(step, parallel_step, rollout)
+    kernels = EntryPoints(step, parallel_step, rollout)
 
     def check_m(self, m: int) -> None:
         """Any m."""

@@ -6,10 +6,11 @@ from typing import Any
 
 import numpy as np
 
+from bandit_gym._dispatch import EntryPoints
 from bandit_gym.agents._batch import most_owed_first
 from bandit_gym.agents.base import Obs
 from bandit_gym.agents.best_arm._base import BestArmAgent
-from bandit_gym.agents.best_arm._kernels import RuleKernels, copy_step, over_copies, play
+from bandit_gym.agents.best_arm._kernels import copy_step, over_copies, play
 from bandit_gym.agents.ranking import accept_or_reject, answer_means, empirical_means
 from bandit_gym.families import Family
 from bandit_gym.jit import called, inline, kernel, parallel_kernel
@@ -190,7 +191,7 @@ class SuccessiveRejects(BestArmAgent):
         """Per copy, the bits of the arms still in play (indexed by arm)."""
         return self.by_arm(self.arrays["alive"] == 1.0)
 
-    kernels = RuleKernels(step, parallel_step, rollout)
+    kernels = EntryPoints(step, parallel_step, rollout)
 
     def begin(self, obs: Obs, rows: np.ndarray) -> None:
         k = self.num_arms

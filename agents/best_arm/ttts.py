@@ -8,11 +8,12 @@ from typing import Any, ClassVar
 import numpy as np
 
 from bandit_gym import _validation as check
+from bandit_gym._dispatch import EntryPoints
 from bandit_gym.agents._variates import gamma_constants, standard_gamma, standard_normal, sub_stream, unit
 from bandit_gym.agents.base import Obs
 from bandit_gym.agents.best_arm import _stopping
 from bandit_gym.agents.best_arm._fixed_confidence import FixedConfidenceAgent, start
-from bandit_gym.agents.best_arm._kernels import RuleKernels, copy_step, over_copies, play
+from bandit_gym.agents.best_arm._kernels import copy_step, over_copies, play
 from bandit_gym.jit import called, inline, kernel, parallel_kernel
 
 #: the work rows: the empirical means, scratch (the posterior means when the challenger's draws run out), weights;
@@ -256,7 +257,7 @@ class TTTS(FixedConfidenceAgent):
     def params(self) -> dict[str, Any]:
         return {"beta": self.beta, "max_resamples": self.max_resamples, **super().params()}
 
-    kernels = RuleKernels(step, parallel_step, rollout)
+    kernels = EntryPoints(step, parallel_step, rollout)
 
     def begin(self, obs: Obs, rows: np.ndarray) -> None:
         super().begin(obs, rows)

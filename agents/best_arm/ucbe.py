@@ -8,9 +8,10 @@ from typing import Any, ClassVar
 import numpy as np
 
 from bandit_gym import _validation as check
+from bandit_gym._dispatch import EntryPoints
 from bandit_gym.agents.base import Obs
 from bandit_gym.agents.best_arm._base import BestArmAgent
-from bandit_gym.agents.best_arm._kernels import RuleKernels, copy_step, over_copies, play
+from bandit_gym.agents.best_arm._kernels import copy_step, over_copies, play
 from bandit_gym.agents.ranking import answer_means, max_tree_build, max_tree_update, top_m_pulled
 from bandit_gym.jit import called, inline, kernel, parallel_kernel
 
@@ -179,7 +180,7 @@ class UCBEBestArm(BestArmAgent):
     def is_anytime(cls, params: dict) -> bool:  # type: ignore[override]
         return params.get("a") is not None  # built from H1 (the oracle fills it), a reads the budget
 
-    kernels = RuleKernels(step, parallel_step, rollout)
+    kernels = EntryPoints(step, parallel_step, rollout)
 
     def array_length(self, k: int) -> int:
         return tree_size(k)

@@ -7,9 +7,10 @@ from typing import Any, ClassVar
 import numpy as np
 
 from bandit_gym import _validation as check
+from bandit_gym._dispatch import EntryPoints
 from bandit_gym.agents.base import Obs
 from bandit_gym.agents.best_arm._base import BestArmAgent
-from bandit_gym.agents.best_arm._kernels import RuleKernels, copy_step, over_copies, play
+from bandit_gym.agents.best_arm._kernels import copy_step, over_copies, play
 from bandit_gym.agents.best_arm.ugape import CHOSEN, UPPER, gap_select, gap_widths
 from bandit_gym.agents.ranking import top_m_pulled
 from bandit_gym.jit import called, kernel, parallel_kernel
@@ -158,7 +159,7 @@ class UGapEb(BestArmAgent):
         """Per copy, the smallest set index ``B_J(t)`` recorded so far (+inf before the first)."""
         return self.state["smallest_B"]
 
-    kernels = RuleKernels(step, parallel_step, rollout)
+    kernels = EntryPoints(step, parallel_step, rollout)
 
     def begin(self, obs: Obs, rows: np.ndarray) -> None:
         if self.H is not None:

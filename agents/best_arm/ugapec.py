@@ -8,10 +8,11 @@ from typing import Any
 import numpy as np
 
 from bandit_gym import _validation as check
+from bandit_gym._dispatch import EntryPoints
 from bandit_gym.agents.base import Obs
 from bandit_gym.agents.best_arm import _stopping
 from bandit_gym.agents.best_arm._fixed_confidence import ComponentStopped
-from bandit_gym.agents.best_arm._kernels import RuleKernels, copy_step, over_copies, play
+from bandit_gym.agents.best_arm._kernels import copy_step, over_copies, play
 from bandit_gym.agents.best_arm.ugape import CHOSEN, MEAN, gap_select, gap_widths
 from bandit_gym.agents.ranking import top_m_pulled
 from bandit_gym.jit import called, kernel, parallel_kernel
@@ -134,7 +135,7 @@ class UGapEc(ComponentStopped):
         return {"delta": self.delta, "c": self.c, "b": self.b, "stopping": self.stopping, "threshold": self.threshold,
                 "distribution": self.distribution, "sigma": self.sigma, **super().params()}
 
-    kernels = RuleKernels(step, parallel_step, rollout)
+    kernels = EntryPoints(step, parallel_step, rollout)
 
     def begin(self, obs: Obs, rows: np.ndarray) -> None:
         _stopping.begin_paper_stopping(self.constants, rows, obs, self.stopping, self.threshold, self.delta,

@@ -34,7 +34,7 @@ class IndexAgent(Agent):
     #: ``index(count, sum, theta, param, per_copy) -> float``, plain Python on floats (``math``), compiled by the
     #: kernels; ``param`` is ``index_param``, ``per_copy`` the copy's entry of ``self.per_copy``
     index: ClassVar[Callable[..., float]]
-    #: the arm rule's compiled entry points (``bandit_gym.agents._kernels.ArmKernels``), made in the agent's file
+    #: the arm rule's compiled entry points (``bandit_gym._dispatch.EntryPoints``), made in the agent's file
     kernels: ClassVar[Any] = None
 
     def rule_constants(self) -> tuple[float, float]:

@@ -8,7 +8,8 @@ from typing import Any
 import numpy as np
 
 from bandit_gym import _validation as check
-from bandit_gym.agents._kernels import ArmKernels, arm_play, arm_step, index_arm
+from bandit_gym._dispatch import EntryPoints
+from bandit_gym.agents._kernels import arm_play, arm_step, index_fresh, index_pulled
 from bandit_gym.agents.thresholding._index import IndexAgent
 from bandit_gym.jit import inline, kernel, parallel_kernel
 
@@ -21,35 +22,22 @@ def apt_index(count: float, total: float, theta: float, epsilon: float, per_copy
 apt_compiled = inline(apt_index)
 
 
-@inline
-def fresh(count: float, total: float, theta: float, p0: float, p1: float, q: float) -> tuple:
-    """APT's arm rule (``bandit_gym.agents._kernels``): its index and the empirical answer, no state."""
-    return index_arm(apt_compiled, count, total, theta, p0, q)
-
-
-@inline
-def pulled(count: float, total: float, one: bool, s1: float, s2: float, theta: float, p0: float, p1: float,
-           q: float) -> tuple:
-    """``fresh``: the index depends on the statistics alone."""
-    return fresh(count, total, theta, p0, p1, q)
-
-
 @kernel
 def step(args: tuple[Any, ...]) -> np.ndarray:
     """One ``act`` of APT over a batch (``_kernels.arm_step``)."""
-    return arm_step(fresh, pulled, False, args)
+    return arm_step(index_fresh, index_pulled, apt_compiled, False, args)
 
 
 @parallel_kernel
 def parallel_step(args: tuple[Any, ...]) -> np.ndarray:
     """``step`` with the copies on all cores."""
-    return arm_step(fresh, pulled, False, args)
+    return arm_step(index_fresh, index_pulled, apt_compiled, False, args)
 
 
 @kernel
 def rollout(episodes: tuple[Any, ...]) -> None:
     """Whole episodes of APT (``_kernels.arm_play``)."""
-    arm_play(fresh, pulled, episodes)
+    arm_play(index_fresh, index_pulled, apt_compiled, episodes)
 
 
 class APT(IndexAgent):
@@ -106,4 +94,4 @@ class APT(IndexAgent):
         return self.epsilon
 
     index = staticmethod(apt_index)
-    kernels = ArmKernels(step, parallel_step, rollout)
+    kernels = EntryPoints(step, parallel_step, rollout)

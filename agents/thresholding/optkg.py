@@ -10,7 +10,8 @@ import numpy as np
 from numba.extending import get_cython_function_address
 
 from bandit_gym import _validation as check
-from bandit_gym.agents._kernels import ArmKernels, arm_play, arm_step
+from bandit_gym._dispatch import EntryPoints
+from bandit_gym.agents._kernels import arm_play, arm_step, no_index_compiled
 from bandit_gym.agents.thresholding._index import IndexAgent
 from bandit_gym.jit import called, inline, parallel_called
 
@@ -99,22 +100,35 @@ def pulled(count: float, total: float, one: bool, p: float, logc: float, theta: 
     return -log_gain(a, b, p, logc), p >= 0.5, p, logc
 
 
+@inline
+def rule_fresh(index: Any, count: float, total: float, theta: float, a0: float, b0: float, q: float) -> tuple:
+    """``fresh`` in the drivers' signature (``bandit_gym.agents._kernels``; Opt-KG has no index)."""
+    return fresh(count, total, theta, a0, b0, q)
+
+
+@inline
+def rule_pulled(index: Any, count: float, total: float, one: bool, p: float, logc: float, theta: float, a0: float,
+                b0: float, q: float) -> tuple:
+    """``pulled`` in the drivers' signature."""
+    return pulled(count, total, one, p, logc, theta, a0, b0, q)
+
+
 @called
 def step(args: tuple[Any, ...]) -> np.ndarray:
     """One ``act`` of Opt-KG over a batch (``_kernels.arm_step``; its state is the posterior's I and log c)."""
-    return arm_step(fresh, pulled, True, args)
+    return arm_step(rule_fresh, rule_pulled, no_index_compiled, True, args)
 
 
 @parallel_called
 def parallel_step(args: tuple[Any, ...]) -> np.ndarray:
     """``step`` with the copies on all cores."""
-    return arm_step(fresh, pulled, True, args)
+    return arm_step(rule_fresh, rule_pulled, no_index_compiled, True, args)
 
 
 @called
 def rollout(episodes: tuple[Any, ...]) -> None:
     """Whole episodes of Opt-KG (``_kernels.arm_play``)."""
-    arm_play(fresh, pulled, episodes)
+    arm_play(rule_fresh, rule_pulled, no_index_compiled, episodes)
 
 
 class OptKG(IndexAgent):
@@ -183,7 +197,7 @@ class OptKG(IndexAgent):
     def params(self) -> dict[str, object]:
         return {"a0": self.a0, "b0": self.b0, **super().params()}
 
-    kernels = ArmKernels(step, parallel_step, rollout)
+    kernels = EntryPoints(step, parallel_step, rollout)
 
     def rule_constants(self) -> tuple[float, float]:
         return self.a0, self.b0

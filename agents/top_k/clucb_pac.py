@@ -9,9 +9,10 @@ from typing import Any, ClassVar
 import numpy as np
 
 from bandit_gym import _validation as check
+from bandit_gym._dispatch import EntryPoints
 from bandit_gym.agents.base import Obs
 from bandit_gym.agents.best_arm._base import BestArmAgent
-from bandit_gym.agents.best_arm._kernels import RuleKernels, copy_step, over_copies, play
+from bandit_gym.agents.best_arm._kernels import copy_step, over_copies, play
 from bandit_gym.agents.ranking import answer_means, empirical_means, pulled_first, top_m_select
 from bandit_gym.agents.top_k._kernels import clucb_decide, clucb_radius
 from bandit_gym.families import Family
@@ -151,7 +152,7 @@ class CLUCBPAC(BestArmAgent):
             return self.in_order(clucb_rollout), (self.constants,)
         return self.in_order(_per_k(clucb_rollout)), (self.constants,)
 
-    kernels = RuleKernels(step, parallel_step, rollout)
+    kernels = EntryPoints(step, parallel_step, rollout)
 
     def begin(self, obs: Obs, rows: np.ndarray) -> None:
         self.constants["delta"][rows] = obs["delta"][rows, 0] if self.delta is None else self.delta

@@ -14,8 +14,8 @@ from typing import Any
 import numba
 import numpy as np
 
-from bandit_gym._dispatch import compile_pair
-from bandit_gym.jit import inline
+from bandit_gym._dispatch import Kernel
+from bandit_gym.jit import inline, kernel, parallel_called
 
 #: how ``pull`` gets its samples
 BERNOULLI, GAUSSIAN, BERNOULLI_STREAMS, SAMPLES = 0, 1, 2, 3
@@ -131,8 +131,12 @@ def _threshold_pull(
         last_reward[n, 0] = won
 
 
-_invalid, _pulls = compile_pair(_invalid_actions, cache=True), compile_pair(_pull, cache=True)
-_threshold_pulls = compile_pair(_threshold_pull, cache=True)
+# Each kernel serial (cached on disk) and parallel (compiled per process: numba's cache would file both
+# compilations of one function under one name). The parallel variant runs only on batches of at least
+# ``bandit_gym._dispatch.PARALLEL_COPIES`` copies.
+_invalid = Kernel(kernel(_invalid_actions), parallel_called(_invalid_actions))
+_pulls = Kernel(kernel(_pull), parallel_called(_pull))
+_threshold_pulls = Kernel(kernel(_threshold_pull), parallel_called(_threshold_pull))
 
 
 def actions_valid(actions: np.ndarray, k: int) -> bool:

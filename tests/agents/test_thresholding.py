@@ -65,12 +65,13 @@ def test_lsa_index_reads_ln_t_from_its_table_bit_for_bit() -> None:
     numbers, below, at and above the table's end, as the formula with ``math.log``."""
     import math
 
-    from bandit_gym.agents.thresholding.lsa import fresh
+    from bandit_gym.agents._kernels import index_fresh
+    from bandit_gym.agents.thresholding.lsa import lsa_compiled
     for count in [1, 2, 3, 100, 4095, 4096, 4097, 10**6]:
         total = 0.37 * count
         gap = abs(total / count - 0.5)
         want = 1.35 * count * (gap * gap) + 0.5 * math.log(count)
-        assert fresh(float(count), total, 0.5, 1.35, 0.0, 0.0)[0] == want  # compiled
+        assert index_fresh(lsa_compiled, float(count), total, 0.5, 1.35, 0.0, 0.0)[0] == want  # compiled
         assert LSA.index(float(count), total, 0.5, 1.35, 0.0) == want  # plain Python
 
 
