@@ -406,17 +406,18 @@ def _list_command(args: argparse.Namespace) -> int:
 
 
 def _cache(args: argparse.Namespace) -> int:
-    """Print the compiled-code cache's folder and size (``bandit_gym.jit``), or remove it with ``--clear``."""
+    """Print the compiled-code caches' folders and sizes (``bandit_gym.jit``), or remove them with ``--clear``."""
     from bandit_gym import jit
 
-    root = jit.cache_root()
     if args.clear:
-        jit.clear_cache()
-        print(f"removed {root}")
+        for folder in jit.clear_cache():
+            print(f"removed {folder}")
         return 0
-    files = [path for path in root.rglob("*") if path.is_file()] if root.is_dir() else []
-    size = sum(path.stat().st_size for path in files)
-    print(f"{root}\n{len(files)} files, {size / 2**20:.1f} MiB; this source's folder: {jit.source_fingerprint()}")
+    for what, folder in (("numba", jit.cache_root()), ("JAX", jit.jax_cache_dir())):
+        files = [path for path in folder.rglob("*") if path.is_file()] if folder.is_dir() else []
+        size = sum(path.stat().st_size for path in files)
+        mine = f"; this source's folder: {jit.source_fingerprint()}" if what == "numba" else ""
+        print(f"{what}: {folder}\n  {len(files)} files, {size / 2**20:.1f} MiB{mine}")
     return 0
 
 
@@ -470,9 +471,10 @@ def _parser() -> argparse.ArgumentParser:
                            "regret for the threshold bandit, the multi-armed bandit and correlated best arm, "
                            "error for best arm and top-K)")
     plot.add_argument("--title", help="figure title (default: the metric)")
-    cache = sub.add_parser("cache", help="show where compiled code is cached (numba, keyed by the package's source) "
-                                         "and its size")
-    cache.add_argument("--clear", action="store_true", help="remove the whole cache (every source's folder)")
+    cache = sub.add_parser("cache", help="show where compiled code is cached (numba, keyed by the package's "
+                                         "source, and JAX) and its size")
+    cache.add_argument("--clear", action="store_true",
+                       help="remove the whole cache (every source's folder, and the JAX cache)")
     notebooks = sub.add_parser("notebooks", help="build a student notebook (solutions replaced by exercise stubs) "
                                                  "and a solutions notebook from tutorial-style markdown docs")
     notebooks.add_argument("docs", nargs="+", metavar="DOC.md",

@@ -32,8 +32,9 @@ folder (``ExperimentResult.load``, ``bandit-gym stats``) never writes, moves or 
 imports code: the agents' names in ``spec.json`` are data, so a folder received from someone else runs nothing
 when it is read, and any number of readers can work beside a run.
 
-Provenance. Each cell records the fingerprint of its agent's code and the package version
-(``bandit_gym.provenance``); a run recomputes the stored cells that other code made and reuses the rest
+Provenance. Each cell records the fingerprints of its agent's code and of its env's code (a built-in env or a
+user's registered one) and the package version (``bandit_gym.provenance``); a run recomputes the stored cells that
+other code made, says which and why, and reuses the rest
 (``ExperimentResult.reused``, ``.stale``), ``force=True`` recomputes all, and reading reports them.
 """
 
@@ -73,7 +74,16 @@ from bandit_gym.agents.base import Agent, family_names
 from bandit_gym.agents.registry import loaded_class
 from bandit_gym.envs._base import engine_of
 from bandit_gym.families import Family
-from bandit_gym.provenance import agent_fingerprint, code_fingerprint, record, stale_reason, stored
+from bandit_gym.provenance import (
+    Recorded,
+    agent_fingerprint,
+    code_fingerprint,
+    env_fingerprint,
+    record,
+    stale_reason,
+    stored,
+)
+from bandit_gym.registration import JAX_NAMESPACE
 from bandit_gym.rollout import play_batched, play_compiled, play_vector
 
 BACKENDS = ("loky", "threading", "multiprocessing", "sequential", "dask", "ray", "jax")
@@ -665,11 +675,12 @@ class CellStore:
     holds it), refuses a folder of files it did not write, and writes ``spec.json`` and ``layout.json``; call
     ``close`` when done. A store that does not heal only reads: it creates, moves and deletes nothing.
 
-    Provenance. Every cell written to a folder records the fingerprint of its agent's code and the package version
-    (``bandit_gym.provenance``). A run's store counts a cell whose agent's code or version changed as missing, so
-    the run recomputes it (``stale`` says why, per agent; ``force=True`` counts every stored cell as missing); a
-    reading store reports such cells in ``stale`` and serves them. Reading compares only agents whose class it can
-    find without importing anything (built-in and registered names, import paths of modules already imported)."""
+    Provenance. Every cell written to a folder records the fingerprints of its agent's code and of its env's code
+    and the package version (``bandit_gym.provenance``). A run's store counts a cell whose agent's code, env's code
+    or version changed as missing, so the run recomputes it (``stale`` says why; ``force=True`` counts every stored
+    cell as missing); a reading store reports such cells in ``stale`` and serves them. Reading compares only agents
+    whose class it can find without importing anything (built-in and registered names, import paths of modules
+    already imported), and the env only where its entry point's module is imported or built in."""
 
     def __init__(self, spec: ExperimentSpec, out: str | Path | None, heal: bool = True, force: bool = False) -> None:
         self.spec = spec
@@ -684,7 +695,8 @@ class CellStore:
         self.reused = 0
         self._verified: set[str] = set()
         self._codes: dict[int, str | None] = {}
-        self._recorded: dict[str, tuple[str | None, str | None]] = {}
+        self._env_code: tuple[str | None] | None = None
+        self._recorded: dict[str, Recorded] = {}
         self._lock: Any = None
         self.folder = None if out is None else Path(out)
         if self.folder is not None and heal:
@@ -751,11 +763,24 @@ class CellStore:
     def _current(self, cell: Cell) -> str | None:
         """Why the stored ``cell`` was not made by the agent's code installed now (``--force``: "recomputed on
         request"), or None if it was, or if that cannot be known without importing code (a reading store)."""
-        recorded = self._recorded.pop(cell.key(self.spec), (None, None))
+        recorded = self._recorded.pop(cell.key(self.spec), Recorded(None, None, None))
         if self.force:
             return "recomputed on request (force)"
         code = self._code(cell.agent)
-        return None if code is None else stale_reason(self.spec.agents[cell.agent].display, recorded, code)
+        if code is None:
+            return None
+        return stale_reason(self.spec.agents[cell.agent].display, recorded, code, self._env_id(), self._env())
+
+    def _env_id(self) -> str:
+        """The id of the registered env that plays the cells (the JAX twin's for a JAX spec)."""
+        return f"{JAX_NAMESPACE}/{self.spec.env}" if self.spec.backend == "jax" else self.spec.env
+
+    def _env(self) -> str | None:
+        """The fingerprint of the env's code as installed and registered now; None for a reading store that cannot
+        read it without importing code."""
+        if self._env_code is None:
+            self._env_code = (env_fingerprint(self._env_id(), imported_only=not self.heal),)
+        return self._env_code[0]
 
     def _code(self, index: int) -> str | None:
         """The fingerprint of agent ``index``'s code as installed now; None for a reading store that cannot find
@@ -798,11 +823,11 @@ class CellStore:
         if self.folder is None:
             self.memory[cell.key(self.spec)] = data
             return
-        code = self._code(cell.agent)
-        assert code is not None  # a run's store finds every agent's class
+        code, env = self._code(cell.agent), self._env()
+        assert code is not None and env is not None  # a run's store finds every agent's class and its env
         handle, tmp = tempfile.mkstemp(dir=self._path(cell).parent, suffix=".npz.tmp")
         with os.fdopen(handle, "wb") as stream:
-            np.savez(stream, **data, **record(code))  # type: ignore[arg-type]
+            np.savez(stream, **data, **record(code, env))  # type: ignore[arg-type]
         os.replace(tmp, self._path(cell))
         self._verified.add(cell.key(self.spec))  # sound and current: written by this run
 

@@ -32,6 +32,14 @@ name and renames it, so two writers at once never leave a damaged file (at worst
 time). Clear it with ``bandit-gym cache --clear`` or ``bandit_gym.jit.clear_cache()``; old fingerprints' folders
 are not removed by themselves.
 
+The JAX path. ``bandit_gym.jax`` turns on JAX's persistent compilation cache, in ``jax_cache_dir()`` (the user's
+cache folder, ``~/.cache/bandit_gym/jax`` on Linux), unless the user gave JAX one (``JAX_COMPILATION_CACHE_DIR`` or
+``jax.config.update("jax_compilation_cache_dir", ...)`` before the import); ``jax.config.update(
+"jax_enable_compilation_cache", False)`` turns it off. JAX keys each entry by the compiled computation itself,
+the JAX version and the device, so a change in this package's source is a different computation, never a stale
+entry; JAX caches what took at least ``jax_persistent_cache_min_compile_time_secs`` (1 s by default) to compile.
+Note that the setting is JAX's, for the whole process: the user's own JAX functions are cached there too.
+
 Importing this module imports numba (about 0.3 CPU-seconds): the modules that compile import it, not
 ``import bandit_gym``.
 """
@@ -109,12 +117,34 @@ def source_fingerprint() -> str:
     return digest.hexdigest()[:16]
 
 
+def user_cache() -> Path:
+    """The package's folder in the user's cache folder: ``~/.cache/bandit_gym`` on Linux (``$XDG_CACHE_HOME``
+    honoured), the platform's equivalent elsewhere."""
+    return Path(AppDirs(appname=PACKAGE, appauthor=False).user_cache_dir)
+
+
 def cache_root() -> Path:
     """The folder of every fingerprint's cache: ``$NUMBA_CACHE_DIR/bandit-gym``, else the user's cache folder."""
     given = os.environ.get("NUMBA_CACHE_DIR")
     if given:
         return Path(given) / "bandit-gym"
-    return Path(AppDirs(appname=PACKAGE, appauthor=False).user_cache_dir) / "numba"
+    return user_cache() / "numba"
+
+
+def jax_cache_dir() -> Path:
+    """The folder of JAX's persistent compilation cache that ``bandit_gym.jax`` sets where the user set none:
+    ``user_cache() / "jax"``."""
+    return user_cache() / "jax"
+
+
+def writable(folder: Path) -> bool:
+    """Whether ``folder`` is (made and) writable."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        tempfile.TemporaryFile(dir=folder).close()
+    except OSError:
+        return False
+    return True
 
 
 @functools.cache
@@ -122,21 +152,20 @@ def cache_dir() -> Path:
     """This source's cache folder, ``cache_root() / source_fingerprint()`` (created); a folder of this process
     under the temporary folder if it cannot be written."""
     folder = cache_root() / source_fingerprint()
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        tempfile.TemporaryFile(dir=folder).close()
-    except OSError:
+    if not writable(folder):
         folder = Path(tempfile.mkdtemp(prefix=f"{PACKAGE}-numba-")) / source_fingerprint()
         folder.mkdir()
     return folder
 
 
-def clear_cache() -> Path:
-    """Remove every fingerprint's compiled code (``cache_root()``); return the folder removed."""
-    root = cache_root()
-    shutil.rmtree(root, ignore_errors=True)
+def clear_cache() -> list[Path]:
+    """Remove every fingerprint's compiled code (``cache_root()``) and the JAX cache this package set
+    (``jax_cache_dir()``; not a folder the user gave JAX); return the folders removed."""
+    removed = [cache_root(), jax_cache_dir()]
+    for folder in removed:
+        shutil.rmtree(folder, ignore_errors=True)
     cache_dir.cache_clear()
-    return root
+    return removed
 
 
 class PackageCacheLocator(caching._CacheLocator):

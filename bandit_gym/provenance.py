@@ -1,9 +1,11 @@
-"""What made a stored result: the fingerprint of an agent's code, recorded in every cell of an experiment.
+"""What made a stored result: the fingerprints of an agent's code and of its env's code, recorded in every cell of
+an experiment.
 
 A cell of ``bandit_gym.experiments`` stores, beside its numbers, the fingerprint of the agent class that played it
-(``code_fingerprint``) and the package version. A run over a folder recomputes the cells whose agent's code or
-package version changed and says so; reading a folder reports the cells made by code other than what is installed
-now (``stale_reason``), and imports nothing to find out.
+(``code_fingerprint``), the fingerprint of the env it played (``env_fingerprint``) and the package version. A run
+over a folder recomputes the cells whose agent's code, env's code or package version changed and says so; reading a
+folder reports the cells made by code other than what is installed now (``stale_reason``), and imports nothing to
+find out.
 
 The fingerprint is a SHA-256 digest of the source of every module the agent's code lives in: the modules of the
 classes of its MRO (``object`` aside), and the modules that those import from their own top-level package,
@@ -16,6 +18,11 @@ parameter) is not covered; ``--force`` (``run_experiment(force=True)``) recomput
 An agent that reads its decisions from files (a trained policy's weights: ``Agent.data_files``) is fingerprinted
 by its code and the bytes of those files (``agent_fingerprint``): a policy saved again under the same path is
 another agent, and its cells are recomputed ("its data files changed").
+
+An env is fingerprinted by its registration (``gymnasium.spec(id)``): its entry points (single and vector), the
+keyword arguments registered with it, and the source of the modules its entry points live in, followed through
+their imports as an agent's are (a built-in env, or a user's registered one: "the env ... changed" when a user
+edits the module of a registered env or registers it again with other arguments).
 """
 
 from __future__ import annotations
@@ -24,12 +31,14 @@ import ast
 import functools
 import hashlib
 import inspect
+import json
 import marshal
 import sys
+import threading
 import types
 from collections.abc import Iterator, Mapping
 from importlib import util
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -38,6 +47,8 @@ from bandit_gym import __version__
 #: the arrays a cell stores beside its metrics (0-d string arrays, read without pickle)
 CODE_KEY = "code"
 VERSION_KEY = "version"
+ENV_KEY = "env"
+_PARSING = threading.Lock()
 
 
 def code_fingerprint(cls: type) -> str:
@@ -68,8 +79,12 @@ def agent_fingerprint(cls: type, params: Mapping[str, Any]) -> str:
 
 @functools.lru_cache(maxsize=256)
 def _fingerprint(cls: type) -> str:
+    return _digest(_sources(cls))
+
+
+def _digest(pieces: Iterator[tuple[str, bytes]]) -> str:
     digest = hashlib.sha256()
-    for name, text in _sources(cls):
+    for name, text in pieces:
         digest.update(name.encode())
         digest.update(b"\0")
         digest.update(text)
@@ -79,8 +94,18 @@ def _fingerprint(cls: type) -> str:
 
 def _sources(cls: type) -> Iterator[tuple[str, bytes]]:
     """(name, bytes) of every piece of source the fingerprint covers, in a fixed order."""
+    pieces = _module_sources([klass.__module__ for klass in cls.__mro__ if klass is not object])
+    for klass in cls.__mro__:  # classes without a module file: their own code
+        if klass is not object and klass.__module__ not in pieces:
+            pieces[f"{klass.__module__}.{klass.__qualname__}"] = _class_code(klass)
+    yield from sorted(pieces.items())
+
+
+def _module_sources(modules: list[str]) -> dict[str, bytes]:
+    """The source of each module of ``modules`` and of the modules of its own package that it imports, followed
+    through, by module name (modules without a source file left out)."""
     seen: set[str] = set()
-    todo = [klass.__module__ for klass in cls.__mro__ if klass is not object]
+    todo = list(modules)
     pieces: dict[str, bytes] = {}
     while todo:
         name = todo.pop()
@@ -92,10 +117,36 @@ def _sources(cls: type) -> Iterator[tuple[str, bytes]]:
             continue
         pieces[name] = text
         todo.extend(_imports(name, text))
-    for klass in cls.__mro__:  # classes without a module file: their own code
-        if klass is not object and klass.__module__ not in pieces:
-            pieces[f"{klass.__module__}.{klass.__qualname__}"] = _class_code(klass)
-    yield from sorted(pieces.items())
+    return pieces
+
+
+def env_fingerprint(env_id: str, imported_only: bool = False) -> str | None:
+    """The fingerprint (16 hex digits) of registered env ``env_id``: its entry points, registered keyword arguments
+    and the source of the modules its entry points live in, followed through their imports (see the module
+    docstring). With ``imported_only`` (reading a folder, which imports no code but this package's), None unless
+    every entry point's module is already imported or is this package's own (its JAX twins aside: reading imports
+    no JAX)."""
+    import gymnasium as gym
+
+    spec = gym.spec(env_id)
+    pieces: dict[str, bytes] = {}
+    for role, point in (("entry_point", spec.entry_point), ("vector_entry_point", spec.vector_entry_point)):
+        if point is None:
+            continue
+        if isinstance(point, str):
+            module, named = point.partition(":")[0], point.encode()
+        else:
+            module = getattr(point, "__module__", None) or ""
+            named = f"{module}:{getattr(point, '__qualname__', repr(point))}".encode()
+        if imported_only and module not in sys.modules and not _built_in(module):
+            return None
+        pieces[f"({role})"] = named
+        found = _module_sources([module])
+        if module not in found and not isinstance(point, str):  # a function or class without a module file
+            found[f"{module}.{getattr(point, '__qualname__', '')}"] = _callable_code(point)
+        pieces.update(found)
+    pieces["(kwargs)"] = json.dumps(spec.kwargs, sort_keys=True, default=repr).encode()
+    return _digest(iter(sorted(pieces.items())))
 
 
 def _module_source(name: str) -> bytes | None:
@@ -122,7 +173,8 @@ def _imports(name: str, text: bytes) -> list[str]:
     top = name.split(".")[0]
     package = name if _is_package(name) else name.rpartition(".")[0]
     try:
-        tree = ast.parse(text)
+        with _PARSING:  # ast.parse in two threads at once can fail (CPython 3.11: "AST constructor recursion depth")
+            tree = ast.parse(text)
     except SyntaxError:
         return []
     found: list[str] = []
@@ -153,6 +205,23 @@ def _is_package(name: str) -> bool:
     return module is not None and hasattr(module, "__path__")
 
 
+def _built_in(module: str) -> bool:
+    """Whether ``module`` is one of this package's, whose source is read without importing JAX."""
+    return module.startswith("bandit_gym.") and not module.startswith("bandit_gym.jax")
+
+
+def _callable_code(point: Any) -> bytes:
+    """The code of an entry point without a module file: a class's (``_class_code``), or a function's source or
+    compiled code."""
+    if isinstance(point, type):
+        return _class_code(point)
+    try:
+        return inspect.getsource(point).encode()
+    except (OSError, TypeError):
+        code = getattr(point, "__code__", None)
+        return marshal.dumps(code) if code is not None else repr(point).encode()
+
+
 def _class_code(cls: type) -> bytes:
     """The source of a class without a module file, or the compiled code of its methods."""
     try:
@@ -167,29 +236,41 @@ def _class_code(cls: type) -> bytes:
     return b"\0".join(parts)
 
 
-def stored(arrays: Mapping[str, np.ndarray]) -> tuple[str | None, str | None]:
-    """(code fingerprint, package version) recorded in a cell's arrays; None for what it does not record (a cell
-    written before cells recorded them) or records as anything but one string."""
+def stored(arrays: Mapping[str, np.ndarray]) -> Recorded:
+    """What a cell's arrays record of the code that made it; None for what it does not record (a cell written before
+    cells recorded it) or records as anything but one string."""
     def text(key: str) -> str | None:
         value = arrays.get(key)
         return str(value[()]) if value is not None and value.shape == () and value.dtype.kind == "U" else None
-    return text(CODE_KEY), text(VERSION_KEY)
+    return Recorded(text(CODE_KEY), text(VERSION_KEY), text(ENV_KEY))
 
 
-def stale_reason(label: str, recorded: tuple[str | None, str | None], code: str) -> str | None:
-    """Why a cell of agent ``label`` that recorded ``recorded`` (``stored``) is not what code ``code`` of this
-    package version would make, or None if it is."""
-    made_by, version = recorded
-    if made_by is None:
+class Recorded(NamedTuple):
+    """What a stored cell records of the code that made it (None: not recorded)."""
+
+    code: str | None
+    version: str | None
+    env: str | None
+
+
+def stale_reason(label: str, recorded: Recorded, code: str, env_id: str, env: str | None) -> str | None:
+    """Why a cell of agent ``label`` on env ``env_id`` that recorded ``recorded`` (``stored``) is not what agent code
+    ``code`` and env code ``env`` (None: not compared) of this package version would make, or None if it is."""
+    if recorded.code is None:
         return f"{label}'s cells were made before cells recorded their code"
-    if made_by != code:
-        same_code = made_by.partition("+")[0] == code.partition("+")[0]
+    if recorded.code != code:
+        same_code = recorded.code.partition("+")[0] == code.partition("+")[0]
         return f"{label}'s data files changed" if same_code else f"{label}'s code changed"
-    if version != __version__:
-        return f"{label}'s cells were made by bandit_gym {version}, not {__version__}"
+    if recorded.version != __version__:
+        return f"{label}'s cells were made by bandit_gym {recorded.version}, not {__version__}"
+    if env is not None and recorded.env is None:
+        return f"cells made before cells recorded their env's code ({env_id})"
+    if env is not None and recorded.env != env:
+        return f"the env {env_id}'s code or registration changed"
     return None
 
 
-def record(code: str) -> dict[str, np.ndarray]:
-    """The arrays a cell stores to record that ``code`` of this package version made it."""
-    return {CODE_KEY: np.asarray(code), VERSION_KEY: np.asarray(__version__)}
+def record(code: str, env: str) -> dict[str, np.ndarray]:
+    """The arrays a cell stores to record that agent code ``code`` on env code ``env`` of this package version
+    made it."""
+    return {CODE_KEY: np.asarray(code), VERSION_KEY: np.asarray(__version__), ENV_KEY: np.asarray(env)}

@@ -192,13 +192,19 @@ def test_the_cache_command_shows_the_folder_and_clears_it(tmp_path: Path, monkey
     from bandit_gym.cli import main
 
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "user"))
     (tmp_path / "bandit-gym" / "0123456789abcdef").mkdir(parents=True)
     (tmp_path / "bandit-gym" / "0123456789abcdef" / "rule.nbi").write_bytes(b"x" * 10)
+    (tmp_path / "user" / "bandit_gym" / "jax").mkdir(parents=True)
+    (tmp_path / "user" / "bandit_gym" / "jax" / "jit_play-cache").write_bytes(b"x" * 10)
+    (tmp_path / "user" / "theirs").mkdir()
     assert main(["cache"]) == 0
     shown = capsys.readouterr().out
     assert str(tmp_path / "bandit-gym") in shown and "1 files" in shown and jit.source_fingerprint() in shown
+    assert str(tmp_path / "user" / "bandit_gym" / "jax") in shown
     assert main(["cache", "--clear"]) == 0
-    assert not (tmp_path / "bandit-gym").exists() and tmp_path.exists()  # only the package's own folder
+    assert not (tmp_path / "bandit-gym").exists() and tmp_path.exists()  # only the package's own folders
+    assert not (tmp_path / "user" / "bandit_gym" / "jax").exists() and (tmp_path / "user" / "theirs").exists()
 
 
 def cache_files(folder: Path) -> dict[str, tuple[int, int]]:
@@ -248,3 +254,42 @@ def test_an_index_that_its_entry_points_would_not_play_is_refused() -> None:
 
     with pytest.raises(TypeError, match="LSA play its own index"):
         type("MyLSA", (LSA,), {"index": staticmethod(lambda count, total, theta, alpha, q: -count)})
+
+
+#: a fresh process: W1's first JAX play, and the persistent-cache events of JAX, as ``misses=N hits=M folder=F``
+JAX_PLAY = textwrap.dedent("""
+    import jax
+
+    events = []
+    jax.monitoring.register_event_listener(lambda name, **kwargs: events.append(name))
+    from bandit_gym.jax import agents, envs, rollout
+
+    jax.config.update("jax_persistent_cache_min_compile_time_secs", 0)
+    env = envs.ThresholdingBanditJaxEnv.functional(means=(0.1, 0.4, 0.6, 0.9), threshold=0.5, budget=50)
+    result = rollout.play(env, agents.JAX_AGENTS["APT"](), 0, 8)
+    jax.block_until_ready(result)
+    misses = events.count("/jax/compilation_cache/cache_misses")
+    hits = events.count("/jax/compilation_cache/cache_hits")
+    print(f"misses={misses} hits={hits} folder={jax.config.jax_compilation_cache_dir}")
+""")
+
+
+def test_a_second_process_loads_the_jax_play_from_the_persistent_cache(tmp_path: Path) -> None:
+    """JAX's persistent compilation cache in the user's cache folder (none given): the second process's play
+    compiles nothing; a cache folder the user gave JAX is kept."""
+    pytest.importorskip("jax")
+    env = {key: value for key, value in os.environ.items() if key != "JAX_COMPILATION_CACHE_DIR"}
+    env["XDG_CACHE_HOME"] = str(tmp_path / "user")
+
+    def run(**extra: str) -> str:
+        done = subprocess.run([sys.executable, "-c", JAX_PLAY], env={**env, **extra}, capture_output=True, text=True,
+                              check=True, cwd=tmp_path)
+        return done.stdout.strip().splitlines()[-1]
+
+    first, second = run(), run()
+    folder = tmp_path / "user" / "bandit_gym" / "jax"
+    assert first.startswith("misses=") and not first.startswith("misses=0 ") and first.endswith(f"folder={folder}")
+    assert second.startswith("misses=0 hits=") and not second.startswith("misses=0 hits=0 ")
+    assert any(folder.iterdir()) and sorted(path.name for path in tmp_path.iterdir()) == ["user"]
+    theirs = tmp_path / "theirs"
+    assert run(JAX_COMPILATION_CACHE_DIR=str(theirs)).endswith(f"folder={theirs}")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -193,3 +194,94 @@ def test_a_policy_saved_again_under_the_same_path_is_recomputed(tmp_path: Path) 
     train("ThresholdBandit-v0", total_timesteps=128, seed=2, num_envs=2, env_kwargs=kwargs).save(folder)
     with pytest.warns(UserWarning, match="PPO's data files changed"):  # reading sees it too
         ExperimentResult.load(out)
+
+
+ENV = '''
+from bandit_gym.envs.thresholding import ThresholdingBanditEnv, ThresholdingBanditVectorEnv
+
+THRESHOLD = {threshold}
+
+
+class Env(ThresholdingBanditEnv):
+    def __init__(self, **kwargs):
+        super().__init__(**{{"threshold": THRESHOLD, **kwargs}})
+
+
+class VectorEnv(ThresholdingBanditVectorEnv):
+    def __init__(self, **kwargs):
+        super().__init__(**{{"threshold": THRESHOLD, **kwargs}})
+'''
+
+
+def write_env(folder: Path, threshold: float) -> None:
+    """Write (or rewrite) the module ``prov_env`` of a user's env in ``folder``, import (or reload) it and register
+    it as ``ProvEnv-v0``."""
+    import gymnasium as gym
+
+    (folder / "prov_env.py").write_text(ENV.format(threshold=threshold))
+    if "prov_env" in sys.modules:
+        importlib.reload(sys.modules["prov_env"])
+    gym.registry.pop("ProvEnv-v0", None)
+    gym.register("ProvEnv-v0", entry_point="prov_env:Env", vector_entry_point="prov_env:VectorEnv",
+                 kwargs={"means": [0.1, 0.3, 0.6, 0.9], "budget": 100})
+
+
+@pytest.fixture
+def env_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    import gymnasium as gym
+
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "prov_env", raising=False)
+    write_env(tmp_path, 0.5)
+    yield tmp_path
+    gym.registry.pop("ProvEnv-v0", None)
+
+
+def test_a_changed_env_is_recomputed(env_folder: Path) -> None:
+    """A user's registered env whose code changed (its threshold 0.5 -> 0.2): the run into the same folder recomputes
+    every cell and says why; the numbers are those of a fresh folder. Registered again with other arguments: the
+    same."""
+    import gymnasium as gym
+
+    made = ExperimentSpec.from_dict({"env": "ProvEnv-v0", "budgets": [40], "runs": 6, "chunk": 3,
+                                     "agents": ["APT", "Uniform"]})
+    out = env_folder / "out"
+    first = run_experiment(made, out=out, progress=False)
+    assert run_experiment(made, out=out, progress=False).reused == 4
+
+    write_env(env_folder, 0.2)
+    with pytest.warns(UserWarning, match=r"recomputing 4 cells: the env ProvEnv-v0's code or registration changed"):
+        changed = run_experiment(made, out=out, progress=False)
+    assert (changed.reused, changed.stale) == (0, ["4 cells: the env ProvEnv-v0's code or registration changed"])
+    fresh = run_experiment(made, out=env_folder / "fresh", progress=False)
+    for key in fresh.runs:
+        assert np.array_equal(changed.runs[key], fresh.runs[key])
+    assert not np.array_equal(changed.runs[("APT", "aggregate_regret")], first.runs[("APT", "aggregate_regret")])
+
+    assert run_experiment(made, out=out, progress=False).reused == 4
+    gym.registry.pop("ProvEnv-v0")
+    gym.register("ProvEnv-v0", entry_point="prov_env:Env", vector_entry_point="prov_env:VectorEnv",
+                 kwargs={"means": [0.1, 0.3, 0.6, 0.95], "budget": 100})
+    with pytest.warns(UserWarning, match="recomputing 4 cells: the env ProvEnv-v0's code or registration changed"):
+        run_experiment(made, out=out, progress=False)
+
+
+def test_a_built_in_env_is_fingerprinted_by_its_modules() -> None:
+    from bandit_gym import provenance
+
+    first = provenance.env_fingerprint("ThresholdingBandit-Tao2019Setup1-v0")
+    assert first == provenance.env_fingerprint("ThresholdingBandit-Tao2019Setup1-v0", imported_only=True)
+    assert first != provenance.env_fingerprint("ThresholdingBandit-Tao2019Setup2-v0")  # other registered means
+    assert first != provenance.env_fingerprint("jax/ThresholdingBandit-Tao2019Setup1-v0")  # the JAX twin's code
+
+
+def test_reading_reports_a_changed_env_and_imports_nothing(env_folder: Path) -> None:
+    made = ExperimentSpec.from_dict({"env": "ProvEnv-v0", "budgets": [40], "runs": 4, "chunk": 4, "agents": ["APT"]})
+    out = env_folder / "out"
+    run_experiment(made, out=out, progress=False)
+    write_env(env_folder, 0.2)
+    with pytest.warns(UserWarning, match=r"1 cell: the env ProvEnv-v0's code or registration changed"):
+        ExperimentResult.load(out)
+    del sys.modules["prov_env"]
+    assert ExperimentResult.load(out).stale == []  # the env's module is not imported, so not compared
+    assert "prov_env" not in sys.modules
