@@ -213,11 +213,13 @@ def cache_files(folder: Path) -> dict[str, tuple[int, int]]:
             for path in folder.rglob("*") if path.is_file()}
 
 
-@pytest.mark.slow  # two runs of two local workers, the first compiling two rules in each worker
-def test_workers_of_a_parallel_run_share_the_cache(tmp_path: Path) -> None:
-    """``bandit-gym run --jobs 2`` (joblib's local processes): the first run's workers save the rules they compile
-    into the cache; the second run's workers load them and save nothing (a compilation of a cached function
-    would save it again)."""
+@pytest.mark.slow  # two runs of two workers, the first compiling two rules in each worker
+@pytest.mark.parametrize("backend", ["loky", "dask", "ray"])
+def test_workers_of_a_parallel_run_share_the_cache(tmp_path: Path, backend: str) -> None:
+    """``bandit-gym run --jobs 2`` with joblib's local processes, a local Dask cluster or a local Ray: the first
+    run's workers save the rules they compile into the cache; the second run's workers load them and save nothing
+    (a compilation of a cached function would save it again), and the two tables are the same."""
+    pytest.importorskip({"loky": "joblib", "dask": "dask.distributed", "ray": "ray"}[backend])
     spec = tmp_path / "spec.toml"
     spec.write_text(textwrap.dedent("""
         env = "BestArmIdentification-Audibert2010Problem1-v0"
@@ -228,11 +230,11 @@ def test_workers_of_a_parallel_run_share_the_cache(tmp_path: Path) -> None:
         agents = ["SuccessiveRejects", "UGapEb"]
     """))
     cache = tmp_path / "cache"
-    env = {**os.environ, "NUMBA_CACHE_DIR": str(cache)}
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(cache), "RAY_USAGE_STATS_ENABLED": "0"}
     for out in ("first", "second"):
         done = subprocess.run([sys.executable, "-m", "bandit_gym.cli", "run", str(spec), "--out",
-                               str(tmp_path / out), "--jobs", "2", "--quiet"], capture_output=True, text=True,
-                              env=env, cwd=tmp_path, check=False)
+                               str(tmp_path / out), "--jobs", "2", "--backend", backend, "--quiet"],
+                              capture_output=True, text=True, env=env, cwd=tmp_path, check=False)
         assert done.returncode == 0, done.stderr[-3000:]
         if out == "first":
             before = cache_files(cache)
