@@ -37,9 +37,7 @@ from numpy.typing import ArrayLike
 from scipy import optimize
 
 from bandit_gym import _validation as check
-from bandit_gym.envs.multi_armed import DISTRIBUTIONS, kl_bernoulli, kl_gaussian
-
-Divergence = Callable[[np.ndarray | float, np.ndarray | float], np.ndarray]
+from bandit_gym.divergences import DISTRIBUTIONS, Divergence, divergence, kl_bernoulli, transportation_cost
 
 #: the most arm pairs (m (K - m)) that ``top_m_allocation`` solves for: its program has one constraint per pair
 MAX_PAIRS = 20_000
@@ -74,15 +72,6 @@ def lower_bound(allocation: Allocation, delta: float) -> float:
     return allocation.time * confidence_kl(delta)
 
 
-def divergence(distribution: str = "bernoulli", sigma: float = 1.0) -> Divergence:
-    """d(p, q) of the arms' family: ``kl_bernoulli``, or ``kl_gaussian`` of standard deviation sigma."""
-    distribution = check.choice("distribution", distribution, DISTRIBUTIONS)
-    if distribution == "bernoulli":
-        return kl_bernoulli
-    sigma = check.real("sigma", sigma, low=0.0, low_open=True)
-    return lambda p, q: kl_gaussian(p, q, sigma)
-
-
 def _means(means: ArrayLike, distribution: str) -> np.ndarray:
     distribution = check.choice("distribution", distribution, DISTRIBUTIONS)
     mu = check.real_array("means", means, ndim=1)
@@ -93,19 +82,6 @@ def _means(means: ArrayLike, distribution: str) -> np.ndarray:
 
 
 # ------------------------------------------------------------------------------------------ best arm
-def transportation_cost(d: Divergence, w1: ArrayLike, wa: ArrayLike, mu1: ArrayLike, mua: ArrayLike) -> np.ndarray:
-    """``w1 d(mu1, m) + wa d(mua, m)`` with ``m = (w1 mu1 + wa mua) / (w1 + wa)``: the least weighted divergence
-    of moving arms 1 and a to a common mean, the inner infimum of T*'s definition for that pair (GK 2016 Lemma 3:
-    ``(w1 + wa) I_{w1 / (w1 + wa)}(mu1, mua)``). Elementwise; 0 where both weights are 0."""
-    w1, wa = np.asarray(w1, dtype=np.float64), np.asarray(wa, dtype=np.float64)
-    m1, ma = np.asarray(mu1, dtype=np.float64), np.asarray(mua, dtype=np.float64)
-    total = w1 + wa
-    with np.errstate(invalid="ignore", divide="ignore"):
-        mid = (w1 * m1 + wa * ma) / total
-        cost = w1 * d(m1, mid) + wa * d(ma, mid)
-    return np.where(total > 0, cost, 0.0)
-
-
 def _x_of_y(d: Divergence, mu1: float, mua: float, y: float) -> float:
     """x_a(y) of GK 2016 Theorem 5: the x >= 0 with ``g_a(x) = d(mu1, m) + x d(mua, m) = y``, m = (mu1 + x mua) /
     (1 + x); g_a increases from 0 to d(mu1, mua), so the root exists for y in [0, d(mu1, mua))."""

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from scipy import optimize
 
-from bandit_gym.envs.multi_armed import kl_bernoulli
+from bandit_gym.divergences import kl_bernoulli
 from bandit_gym.instances import complexity
 from bandit_gym.lower_bounds import (
     best_arm_allocation,

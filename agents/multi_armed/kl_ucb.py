@@ -10,7 +10,7 @@ from scipy import special
 from bandit_gym import _validation as check
 from bandit_gym.agents.base import Obs
 from bandit_gym.agents.multi_armed._index import MultiArmedAgent, check_unit_means
-from bandit_gym.envs.multi_armed import DISTRIBUTIONS
+from bandit_gym.divergences import DISTRIBUTIONS, kl_bernoulli
 
 NEWTON_STEPS = 8
 """Newton steps of the Bernoulli index: from the start below, 8 steps reach 1e-12 on every (mu_hat, level) of a
@@ -32,7 +32,7 @@ def kl_ucb_bernoulli(mean: np.ndarray, level: np.ndarray, steps: int = NEWTON_ST
         near_one = 1.0 - np.exp((h - level) / (1.0 - p))  # p = 1: nan, replaced by 1 below
         q = np.fmin(np.minimum(p + np.sqrt(level / 2.0), 1.0), near_one)
         for _ in range(steps):
-            excess = h - special.xlogy(p, q) - special.xlogy(1.0 - p, 1.0 - q) - level
+            excess = kl_bernoulli(p, q) - level
             slope = (q - p) / (q * (1.0 - q))
             move = (excess > 0) & (q < 1.0) & (slope > 0)  # q = 1 only where the root is 1 to double precision
             q = np.where(move, np.maximum(q - excess / slope, p), q)

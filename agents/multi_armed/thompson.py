@@ -9,7 +9,7 @@ import numpy as np
 from bandit_gym import _validation as check
 from bandit_gym.agents.base import Obs
 from bandit_gym.agents.multi_armed._index import MultiArmedAgent, check_unit_means
-from bandit_gym.envs.multi_armed import DISTRIBUTIONS
+from bandit_gym.divergences import DISTRIBUTIONS
 
 
 class Thompson(MultiArmedAgent):

@@ -13,6 +13,7 @@ from bandit_gym.claims import Claim, Loss, fmt, read_csv
 from bandit_gym.claims._compare import normal_bound, welch
 from bandit_gym.claims._stats import ALPHA, holm
 from bandit_gym.claims._verdict import Bound, Comparison, Evidence, Group, Kind, Method, decide
+from bandit_gym.divergences import kl_bernoulli
 
 PAPER = "abernethy2016"
 
@@ -70,13 +71,6 @@ def kmucb_bound(f: np.ndarray, horizon: int) -> float:
     suboptimal = (d > 0).any(axis=1)
     m = f.shape[1]
     return float(np.sum(128.0 * d.max(axis=1)[suboptimal] * np.log(horizon) * np.log(m) / smallest**2))
-
-
-def kl_bernoulli(p: np.ndarray, q: np.ndarray) -> np.ndarray:
-    """The Kullback-Leibler divergence ``KL(Bernoulli(p), Bernoulli(q))``, elementwise (0 log 0 = 0)."""
-    from scipy.special import xlogy
-
-    return xlogy(p, p / q) + xlogy(1.0 - p, (1.0 - p) / (1.0 - q))
 
 
 def adversarial_lower_bound(f: np.ndarray, horizon: int) -> float:

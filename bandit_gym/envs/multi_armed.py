@@ -14,6 +14,7 @@ from scipy import special
 
 from bandit_gym import _validation as check
 from bandit_gym._validation import MAX_BUDGET
+from bandit_gym.divergences import DISTRIBUTIONS, kl_bernoulli, kl_gaussian
 from bandit_gym.envs import _render
 from bandit_gym.envs._base import BanditEnv, BanditVectorEnv, Engine, Info, build_engine, check_arm_actions, draw_means
 from bandit_gym.families import Family
@@ -21,24 +22,8 @@ from bandit_gym.instances import UniformMeans
 from bandit_gym.streams import stream_seeds, stream_uniforms
 
 MeansSampler = Callable[[np.random.Generator, int], np.ndarray]
-DISTRIBUTIONS = ("bernoulli", "gaussian")
 DEFAULT_NUM_ARMS = 10
 """Arms of an instance drawn per episode when neither ``means`` nor ``num_arms`` is given."""
-
-
-def kl_bernoulli(p: ArrayLike, q: ArrayLike) -> np.ndarray:
-    """``d(p, q) = p ln(p / q) + (1 - p) ln((1 - p) / (1 - q))``, the Kullback-Leibler divergence of Bernoulli
-    laws, elementwise (``0 ln 0 = 0``; ``+inf`` where q is 0 or 1 and p is not)."""
-    p, q = np.asarray(p, dtype=np.float64), np.asarray(q, dtype=np.float64)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return special.xlogy(p, p) - special.xlogy(p, q) + special.xlogy(1 - p, 1 - p) - special.xlogy(1 - p, 1 - q)
-
-
-def kl_gaussian(p: ArrayLike, q: ArrayLike, sigma: float = 1.0) -> np.ndarray:
-    """``(p - q)^2 / (2 sigma^2)``, the Kullback-Leibler divergence of Gaussian laws of means p and q and the
-    same standard deviation sigma, elementwise."""
-    p, q = np.asarray(p, dtype=np.float64), np.asarray(q, dtype=np.float64)
-    return (p - q) ** 2 / (2.0 * sigma**2)
 
 
 def lai_robbins_constant(means: ArrayLike, distribution: str = "bernoulli", sigma: float = 1.0) -> float:

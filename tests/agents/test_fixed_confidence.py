@@ -14,7 +14,7 @@ from bandit_gym.agents import EBTCI, KLLUCB, LilUCB, TrackAndStop
 from bandit_gym.agents.best_arm import _stopping
 from bandit_gym.agents.best_arm._oracle import optimal_weights
 from bandit_gym.agents.best_arm.lil_ucb import confidence_delta
-from bandit_gym.envs.multi_armed import kl_bernoulli
+from bandit_gym.divergences import kl_bernoulli, pair_statistic
 from bandit_gym.lower_bounds import best_arm_allocation
 from bandit_gym.rollout import play_vector
 
@@ -46,8 +46,7 @@ def test_the_glr_statistic_is_the_least_pairwise_likelihood_ratio():
     counts, means, answer = np.array([40.0, 30.0, 20.0]), np.array([0.6, 0.4, 0.5]), np.array([1, 0, 0])
 
     def z(i, j):
-        mid = (counts[i] * means[i] + counts[j] * means[j]) / (counts[i] + counts[j])
-        return counts[i] * kl_bernoulli(means[i], mid) + counts[j] * kl_bernoulli(means[j], mid)
+        return pair_statistic(kl_bernoulli, counts, means, i, j)
 
     found = _stopping.glr(counts, means, answer, 0.0, 1.0)
     assert found == pytest.approx(min(z(0, 1), z(0, 2)), rel=1e-12)
@@ -129,10 +128,7 @@ def decide(agent, counts, sums, *later):
 
 
 def transportation(counts, means, i, j):
-    if means[i] <= means[j]:
-        return 0.0
-    mid = (counts[i] * means[i] + counts[j] * means[j]) / (counts[i] + counts[j])
-    return counts[i] * kl_bernoulli(means[i], mid) + counts[j] * kl_bernoulli(means[j], mid)
+    return pair_statistic(kl_bernoulli, counts, means, i, j)
 
 
 def test_eb_tci_pulls_the_leader_for_a_beta_share_of_the_steps_it_leads_then_the_tci_challenger():

@@ -12,7 +12,7 @@ import pytest
 
 from bandit_gym.agents import LUCB, UGapEc
 from bandit_gym.agents.best_arm import _stopping
-from bandit_gym.envs.multi_armed import kl_bernoulli
+from bandit_gym.divergences import kl_bernoulli
 from bandit_gym.experiments import ExperimentSpec, build_agent, run_experiment
 from bandit_gym.rollout import play_compiled, play_vector
 

@@ -18,7 +18,7 @@ from scipy import optimize, special
 import bandit_gym  # noqa: F401  (registers the numpy envs)
 import bandit_gym.agents as numpy_agents
 from bandit_gym.agents.multi_armed.kl_ucb import kl_ucb_bernoulli as numpy_kl_ucb_bernoulli
-from bandit_gym.envs.multi_armed import kl_bernoulli as numpy_kl_bernoulli
+from bandit_gym.divergences import kl_bernoulli as numpy_kl_bernoulli
 from bandit_gym.families import CONTRACTS, Family
 from bandit_gym.instances import UniformMeans
 from bandit_gym.jax.agents.kl_ucb import KLUCB, kl_bernoulli, kl_ucb_bernoulli
