@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 
 from bandit_gym.agents import AGENTS
+from bandit_gym.agents.best_arm._fixed_confidence import FixedConfidenceAgent
 from bandit_gym.rollout import play_compiled
 from tests.conftest import TESTS, family_of_id, make_agent, python_command
 
@@ -33,6 +34,9 @@ ENVS = {
     "multi_armed": ("MultiArmedBandit-v0", {"budget": 40}),
     "correlated": ("CorrelatedBestArm-v0", {"budget": 30}),
 }
+#: the fixed-confidence rules also play whole fixed-confidence episodes (GK 2016's first instance, 400 pulls at most)
+FIXED_CONFIDENCE = ("BestArmIdentification-v0", {"means": [0.5, 0.45, 0.43, 0.4], "setting": "fixed_confidence",
+                                                 "budget": 400, "common_random_numbers": True})
 #: the agents whose decisions are the package's own code (the learned policies are torch networks)
 COMPILED = [name for name in AGENTS if name not in ("SB3Agent", "ArmwisePPO")]
 COPIES = 3
@@ -47,6 +51,8 @@ def _cases() -> list[tuple[str, str, dict]]:
                 continue
             if family_of_id(env_id) in AGENTS[name].families:
                 cases.append((name, env_id, kwargs))
+        if isinstance(AGENTS[name], type) and issubclass(AGENTS[name], FixedConfidenceAgent):
+            cases.append((name, *FIXED_CONFIDENCE))
     return cases
 
 
@@ -60,7 +66,7 @@ def play_all(out: str) -> None:
         obs, _ = envs.reset(seed=3)
         agent.reset(seed=4)
         actions = []
-        for _ in range(200):
+        for _ in range(1000):  # every episode ends within its budget
             action = np.array(agent.act(obs), copy=True)
             actions.append(action)
             obs, _, terminated, truncated, _ = envs.step(action)

@@ -1,5 +1,6 @@
-"""TTUCB (Jourdan and Degenne 2023): the UCB leader, the TC challenger and the tracking of beta by hand; a whole
-episode against the rule written in plain Python; stopping, correctness, bad parameters."""
+"""TTUCB (Jourdan and Degenne 2023): the UCB leader, the TC challenger and the tracking of beta by hand; stopping,
+correctness, bad parameters. (The compiled rule against its own source run by the interpreter, over whole
+fixed-confidence episodes: ``tests/agents/test_kernels.py``.)"""
 
 from __future__ import annotations
 
@@ -115,37 +116,6 @@ def test_a_repeated_observation_gets_the_same_arm_and_counts_once():
 
 
 # ------------------------------------------------------------------------------------------ whole episodes
-def reference_arm(counts, sums, pulled, led, beta, sigma):
-    """TTUCB's decision after the initial pulls, in plain Python (ties to the smallest index)."""
-    means = sums / counts
-    leader = int(np.argmax(ucb_indices(counts, sums, sigma)))
-    costs = [transportation(counts, means, leader, j) if j != leader else math.inf for j in range(len(counts))]
-    challenger = int(np.argmin(costs))
-    led[leader] += 1
-    if pulled[leader] <= beta * led[leader]:
-        pulled[leader] += 1
-        return leader
-    return challenger
-
-
-def test_a_whole_episode_follows_the_rule_written_in_plain_python():
-    means = [0.5, 0.45, 0.43, 0.4]
-    env = gym.make("BestArmIdentification-v0", means=means, setting="fixed_confidence", budget=100_000)
-    agent = TTUCB(delta=0.1, tie_break="index")
-    obs, _ = env.reset(seed=3)
-    agent.reset(seed=3)
-    pulled, led = np.zeros(4), np.zeros(4)
-    for t in range(600):
-        counts, sums = np.ravel(obs["counts"]).astype(float), np.ravel(obs["sums"]).astype(float)
-        want = t if t < 4 else reference_arm(counts, sums, pulled, led, 0.5, 0.5)
-        action = agent.act(obs)
-        assert int(action[0]) == want, f"pull {t}"
-        obs, *_ = env.step(action)
-    np.testing.assert_array_equal(agent.arrays["led"][0], led)
-    np.testing.assert_array_equal(agent.arrays["pulled_leading"][0], pulled)
-    assert led.sum() == 600 - 4 and np.all(led > 0)  # a UCB leader: every arm led at some step
-
-
 def test_it_stops_and_answers_the_best_arm_on_an_easy_instance():
     venv = gym.make_vec("BestArmIdentification-v0", num_envs=20, vectorization_mode="vector_entry_point",
                         means=[0.7, 0.4, 0.3], setting="fixed_confidence", budget=100_000)

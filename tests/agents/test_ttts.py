@@ -1,6 +1,7 @@
 """TTTS (Russo 2016): the posterior draws against exact probabilities, the first decisions at K = 2 against their
-closed form, the pairwise challenger against its formula, a whole episode against the rule written in plain
-Python (bit for bit), stopping, correctness, bad parameters."""
+closed form, the pairwise challenger against its formula, stopping, correctness, bad parameters. (The compiled
+rule against its own source run by the interpreter, over whole fixed-confidence episodes:
+``tests/agents/test_kernels.py``; the variates it draws against plain Python: ``tests/agents/test_variates.py``.)"""
 
 from __future__ import annotations
 
@@ -18,7 +19,6 @@ from bandit_gym.agents.best_arm._kernels import WORK_ROWS
 from bandit_gym.agents.best_arm.ttts import pairwise_challenger, prepare, sample_best
 from bandit_gym.rollout import play_episode, play_vector
 from tests.agents.test_fixed_confidence import MEANS
-from tests.agents.test_variates import SubStream, plain_gamma, splitmix, unit
 
 
 def copy_records(family: int, sigma: float = 1.0, key: int = 12345) -> tuple[np.ndarray, np.ndarray]:
@@ -142,83 +142,6 @@ def test_at_two_arms_arm_one_is_pulled_with_beta_p_plus_one_minus_beta_one_minus
 
 
 # ------------------------------------------------------------------------------------------ whole episodes
-class PlainTTTS:
-    """TTTS's decisions after the initial pulls, in plain Python: event e of the copy's key owns its sub-streams
-    2Ke..2Ke+2K-1 (a coin: the first one's seed as a uniform; a posterior draw: arm a's two Gamma variates from
-    sub-streams 2Ke+2a and 2Ke+2a+1), ziggurat normals, Marsaglia-Tsang Gamma draws, the capped resampling."""
-
-    def __init__(self, key: int, beta: float, cap: int) -> None:
-        self.key, self.beta, self.cap, self.draws, self.fallbacks = key, beta, cap, 0, 0
-
-    def event(self, k: int) -> int:
-        self.draws += 1
-        return 2 * k * (self.draws - 1)
-
-    def uniform(self, k: int) -> float:
-        return unit(splitmix(self.key, self.event(k)))
-
-    def best(self, counts, sums) -> int:
-        first, thetas = self.event(len(counts)), []
-        for a, (n, s) in enumerate(zip(counts, sums, strict=True)):
-            wins = plain_gamma(1.0 + s, SubStream(splitmix(self.key, first + 2 * a)))
-            losses = plain_gamma(1.0 + n - s, SubStream(splitmix(self.key, first + 2 * a + 1)))
-            thetas.append(wins / (wins + losses))
-        return int(np.argmax(thetas))
-
-    @staticmethod
-    def log_tail(z: float) -> float:
-        """ln P(Z > z), as the rule computes it (Mills' ratio's series beyond z = 5)."""
-        if z < 5.0:
-            return math.log(0.5 * math.erfc(z / math.sqrt(2.0)))
-        inverse = 1.0 / (z * z)
-        return -0.5 * z * z - math.log(z) - 0.5 * math.log(2.0 * math.pi) + math.log(1.0 - inverse + 3.0 * inverse**2)
-
-    def pairwise(self, counts, sums, leader) -> int:
-        self.fallbacks += 1
-        a, b = 1.0 + sums, 1.0 + counts - sums
-        centre, var = a / (a + b), a * b / ((a + b) ** 2 * (a + b + 1.0))
-        others = [j for j in range(len(counts)) if j != leader]
-        logs = {j: self.log_tail((centre[leader] - centre[j]) / math.sqrt(var[leader] + var[j])) for j in others}
-        largest = max(logs.values())
-        target = self.uniform(len(counts)) * sum(math.exp(logs[j] - largest) for j in others)
-        for j in others:
-            target -= math.exp(logs[j] - largest)
-            if target < 0.0:
-                break
-        return j
-
-    def decide(self, counts, sums) -> int:
-        arm = self.best(counts, sums)
-        if self.uniform(len(counts)) >= self.beta:
-            leader, draws = arm, 0
-            while arm == leader and draws < self.cap:
-                arm, draws = self.best(counts, sums), draws + 1
-            if arm == leader:
-                arm = self.pairwise(counts, sums, leader)
-        return arm
-
-
-@pytest.mark.parametrize(("beta", "cap"), [(0.5, 100), (0.3, 2)])
-def test_a_whole_episode_follows_the_rule_written_in_plain_python(beta, cap):
-    env = gym.make("BestArmIdentification-v0", means=[0.6, 0.45, 0.43, 0.4], setting="fixed_confidence",
-                   budget=100_000)
-    agent = TTTS(delta=0.1, beta=beta, max_resamples=cap, tie_break="index")
-    obs, _ = env.reset(seed=3)
-    agent.reset(seed=3)
-    plain = None
-    for t in range(500):
-        counts, sums = np.ravel(obs["counts"]).astype(float), np.ravel(obs["sums"]).astype(float)
-        action = agent.act(obs)
-        if plain is None:
-            plain = PlainTTTS(int(agent.constants["key"][0]), beta, cap)
-        want = t if t < 4 else plain.decide(counts, sums)
-        assert int(action[0]) == want, f"pull {t}"
-        assert agent.state["draws"][0] == plain.draws, f"draws at pull {t}"
-        obs, *_ = env.step(action)
-    if cap == 2:
-        assert plain.fallbacks > 0  # the pairwise challenger was exercised
-
-
 def test_it_stops_and_answers_the_best_arm_on_an_easy_instance():
     venv = gym.make_vec("BestArmIdentification-v0", num_envs=20, vectorization_mode="vector_entry_point",
                         means=[0.7, 0.4, 0.3], setting="fixed_confidence", budget=100_000)
