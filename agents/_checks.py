@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from bandit_gym.jit import inline, kernel
+from bandit_gym.jit import called, kernel
 
 MAX_PULLS = 2.0**53
 """The largest budget and count accepted: 2**53, the largest integer every float64 holds exactly, so that the
@@ -25,7 +25,7 @@ def _whole(value: float) -> bool:
     return 0.0 <= value <= MAX_PULLS and value == math.floor(value)  # NaN fails every comparison
 
 
-@inline
+@called
 def _whole_fast(value: float) -> bool:
     inside = (value >= 0) & (value <= MAX_PULLS)
     return inside & (value == (int(value) if inside else -1))

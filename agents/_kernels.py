@@ -25,7 +25,7 @@ import numba
 import numpy as np
 
 from bandit_gym.envs._kernels import stream_uniform
-from bandit_gym.jit import inline, kernel
+from bandit_gym.jit import called, driver, kernel
 
 GROUP = 8
 """Copies played in lockstep by a rollout: their pulls are independent, so the processor overlaps them."""
@@ -39,7 +39,7 @@ def round_robin_arm(pulls: Any, k: int) -> Any:
     return pulls % k
 
 
-cycle = inline(round_robin_arm)
+cycle = called(round_robin_arm)
 """Round robin (Uniform's, also the index policies' initial round), compiled."""
 
 # Helpers take scalars only: a compiled call that passes arrays pays reference counting on every call.
@@ -72,21 +72,21 @@ def empirical_answers(last: np.ndarray, counts: np.ndarray, sums: np.ndarray, th
     return action
 
 
-@inline
+@driver
 def index_fresh(index: Any, count: float, total: float, theta: float, p0: float, p1: float, q: float) -> tuple:
     """The ``fresh`` of an index policy, ``index(count, total, theta, p0, q)`` (smaller is pulled first): the index,
     the empirical answer ``total / max(count, 1) >= theta``, no state."""
     return index(count, total, theta, p0, q), total / max(count, 1.0) >= theta, 0.0, 0.0
 
 
-@inline
+@driver
 def index_pulled(index: Any, count: float, total: float, one: bool, s1: float, s2: float, theta: float, p0: float,
                  p1: float, q: float) -> tuple:
     """The ``pulled`` of an index policy: ``index_fresh``, the index depending on the statistics alone."""
     return index_fresh(index, count, total, theta, p0, p1, q)
 
 
-@inline
+@driver
 def arm_step(fresh: Any, pulled: Any, index: Any, stateful: bool, args: tuple[Any, ...]) -> np.ndarray:
     """One ``act`` of the arm rule ``(fresh, pulled)`` over a batch: per copy, update the arm pulled last (every
     arm at an episode start, ``last = -1``, or after a batched allocation, ``last = -2``), then pull each arm once
@@ -124,7 +124,7 @@ def arm_step(fresh: Any, pulled: Any, index: Any, stateful: bool, args: tuple[An
     return action
 
 
-@inline
+@driver
 def arm_play(fresh: Any, pulled: Any, index: Any, episodes: tuple[Any, ...]) -> None:
     """Whole episodes of the arm rule ``(fresh, pulled)`` on the Bernoulli thresholding bandit with common random
     numbers: the s-th pull of arm i in copy n returns ``1{u < mu_{n,i}}`` for draw s of the stream ``seeds[n, i]``,
@@ -180,4 +180,4 @@ def no_index(count: float, total: float, theta: float, p0: float, q: float) -> f
     return 0.0
 
 
-no_index_compiled = inline(no_index)
+no_index_compiled = called(no_index)

@@ -1,7 +1,7 @@
 """Compiled ranking helpers (numba) shared by the best-arm and top-K agents and by Uniform: empirical means with
 an arm never pulled ranked last, the m largest values, order statistics and tournament trees.
 
-Every function here is compiled with ``jit`` (``bandit_gym.jit.inline``: inlined into the rule that calls it)
+Every function here is compiled with ``jit`` (``bandit_gym.jit.called``: compiled once and called by the rules)
 except ``top_m_answers``, an entry point called from Python (``bandit_gym.jit.kernel``, cached on disk).
 
 Ties: these helpers break ties by position (the smaller index first). The agents run them on their statistics
@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from bandit_gym.jit import inline, kernel
+from bandit_gym.jit import called, kernel
 
-jit = inline
-"""Compile a helper (``bandit_gym.jit.inline``)."""
+jit = called
+"""Compile a helper (``bandit_gym.jit.called``)."""
 
 
 @jit

@@ -2,8 +2,12 @@
 
 The package's compiled functions are module-level functions decorated here:
 
-- ``inline``: a helper, compiled into whatever calls it (``numba.njit(inline="always")``);
-- ``called``: a function compiled on its own and called (an agent's rule: its helpers are inlined into it once);
+- ``called``: a function compiled on its own and called (an agent's rule, most helpers): compiled once per process
+  however many rules call it (numba's IR inlining, which the two below use, is what costs compilation time);
+- ``inline``: the few small helpers on the per-pull path (a sample stream's draw, the empirical means), compiled
+  into their callers (``inline="always"``), where a call would cost more than the helper;
+- ``driver``: a driver that takes a compiled function as an argument (a rule, an index), inlined into its
+  caller by numba (``inline="always"``) so that the function it calls becomes a global of the caller;
 - ``kernel`` / ``parallel_kernel``: an *entry point*, called from Python, cached on disk (``cache=True``), serial or
   with ``numba.prange`` loops run on all cores (``called`` / ``parallel_called`` for the few that numba cannot
   cache: they hold addresses of the process, as Opt-KG's calls into scipy do).
@@ -63,13 +67,22 @@ from numba.misc.appdirs import AppDirs
 PACKAGE = "bandit_gym"
 
 
+def driver(function: Callable[..., Any]) -> Any:
+    """A driver that takes a compiled function as an argument, compiled into its callers (numba's IR inlining:
+    ``numba.njit(inline="always", error_model="numpy")``), so that the function it calls is a global of the
+    caller's code, which numba can cache, not an address of the process."""
+    return numba.njit(inline="always", error_model="numpy")(function)
+
+
 def inline(function: Callable[..., Any]) -> Any:
-    """A helper compiled into its callers: ``numba.njit(inline="always", error_model="numpy")``."""
+    """A small helper on the per-pull path, compiled into its callers by numba (``inline="always"``): a call
+    there costs more than the helper (a sample stream's draw, the empirical means)."""
     return numba.njit(inline="always", error_model="numpy")(function)
 
 
 def called(function: Callable[..., Any]) -> Any:
-    """A function compiled on its own and called (not inlined): ``numba.njit(nogil=True, error_model="numpy")``."""
+    """A function compiled on its own and called (a rule, a helper): ``numba.njit(nogil=True,
+    error_model="numpy")``."""
     return numba.njit(nogil=True, error_model="numpy")(function)
 
 

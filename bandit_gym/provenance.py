@@ -168,14 +168,24 @@ def _module_source(name: str) -> bytes | None:
         return None
 
 
+@functools.lru_cache(maxsize=1024)
+def _parsed(text: bytes) -> ast.Module | None:
+    """The syntax tree of a module's source (None if it does not parse), parsed once per process per source: a
+    folder read over and over (a reader beside a run) parses nothing again, and ``ast.parse`` in two threads at
+    once can fail (CPython 3.11: "AST constructor recursion depth mismatch"), hence the lock."""
+    try:
+        with _PARSING:
+            return ast.parse(text)
+    except SyntaxError:
+        return None
+
+
 def _imports(name: str, text: bytes) -> list[str]:
     """The modules of ``name``'s own top-level package that its source imports (anywhere in the file)."""
     top = name.split(".")[0]
     package = name if _is_package(name) else name.rpartition(".")[0]
-    try:
-        with _PARSING:  # ast.parse in two threads at once can fail (CPython 3.11: "AST constructor recursion depth")
-            tree = ast.parse(text)
-    except SyntaxError:
+    tree = _parsed(text)
+    if tree is None:
         return []
     found: list[str] = []
     for node in ast.walk(tree):

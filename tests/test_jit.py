@@ -19,7 +19,7 @@ import bandit_gym
 from bandit_gym import jit
 
 #: the names under which a module compiles a function (decorators and calls)
-COMPILERS = {"njit", "jit", "inline", "called", "parallel_called", "kernel", "parallel_kernel", "compile_pair",
+COMPILERS = {"njit", "jit", "driver", "called", "parallel_called", "kernel", "parallel_kernel", "compile_pair",
              "parallel_pair", "vectorize", "cfunc", "_jit"}
 #: those a call is recognised by (``kernel`` and ``jit`` also name variables)
 CALLED_COMPILERS = COMPILERS - {"kernel", "jit"}
@@ -65,10 +65,10 @@ def test_the_scan_finds_a_compiled_closure(tmp_path: Path) -> None:
     source = tmp_path / "factory.py"
     source.write_text(textwrap.dedent("""
         import numba
-        from bandit_gym.jit import inline
+        from bandit_gym.jit import driver
 
         def factory(rule):
-            @inline
+            @driver
             def step(x):
                 return rule(x)
             return numba.njit(lambda x: x), step

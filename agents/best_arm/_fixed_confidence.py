@@ -15,10 +15,10 @@ from bandit_gym.agents.best_arm import _stopping
 from bandit_gym.agents.best_arm._base import BestArmAgent
 from bandit_gym.agents.ranking import empirical_means, top_m, top_m_pulled
 from bandit_gym.families import Family
-from bandit_gym.jit import inline
+from bandit_gym.jit import called
 
 
-@inline
+@called
 def start(counts: np.ndarray, sums: np.ndarray, made: int, m: int, state: Any, mean: np.ndarray,
           scratch: np.ndarray, answer: np.ndarray) -> int:
     """The start of every fixed-confidence rule's step. Each arm once first (its arm, with the m largest empirical
@@ -38,7 +38,7 @@ def start(counts: np.ndarray, sums: np.ndarray, made: int, m: int, state: Any, m
 # The parts common to the Top Two rules (``EBTCI``, ``TTUCB``).
 
 
-@inline
+@called
 def challenger(counts: np.ndarray, mean: np.ndarray, leader: int, constants: Any, improved: bool) -> int:
     """``argmin_{j != leader} W(leader, j)``, plus ``ln N_j`` when ``improved`` (TCI; TC without), W the
     transportation cost (``_stopping``); the first in the copy's arm order on ties."""
@@ -53,7 +53,7 @@ def challenger(counts: np.ndarray, mean: np.ndarray, leader: int, constants: Any
     return chosen
 
 
-@inline
+@called
 def tracked(leader: int, other: int, constants: Any, arrays: Any) -> int:
     """The leader if its pulls while it led are at most beta times the steps it led (this one counted), else the
     challenger ``other``: the K tracking procedures of Jourdan et al. (2023), one per leader (``arrays["led"]``,

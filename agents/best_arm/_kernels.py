@@ -20,7 +20,7 @@ episodes. Each rule is written in its agent's file (``BestArmAgent`` describes i
 
 The entry points name the rule as a global and take no function as an argument, so numba caches them on disk
 (``bandit_gym.jit``); the step and the rollout call the same rule, so they agree bit for bit. A compiled function
-is handed to the drivers only where they are inlined (``bandit_gym.jit.inline``): passed to a function compiled on
+is handed to the drivers only where they are inlined (``bandit_gym.jit.driver``): passed to a function compiled on
 its own, it becomes an address known only to this process, and numba cannot cache what calls it.
 
 The per-copy step (``one_copy``) is a function of its own, called from the loop over copies, not inlined in it:
@@ -40,13 +40,13 @@ import numba
 import numpy as np
 
 from bandit_gym.envs._kernels import stream_uniform
-from bandit_gym.jit import inline
+from bandit_gym.jit import driver
 
 WORK_ROWS = 7
 """Scratch rows per copy (SELECT-ARM uses six: means, beta, U, L, B, J bits; TTTS seven)."""
 
 
-@inline
+@driver
 def copy_step(rule: Any, n: int, batch: tuple[Any, ...]) -> None:
     """One ``act`` of ``rule`` for copy n of ``batch`` (``over_copies``): writes ``action[n] = [arm, answer bits]``.
 
@@ -67,7 +67,7 @@ def copy_step(rule: Any, n: int, batch: tuple[Any, ...]) -> None:
         action[n, 1 + arm_at[n, p]] = seen_answer[n, p]
 
 
-@inline
+@driver
 def over_copies(one_copy: Any, batch: tuple[Any, ...]) -> np.ndarray:
     """One ``act`` over a batch: ``one_copy(n, batch)`` for every copy n, the rule's ``copy_step`` compiled as a
     function of its own. ``batch`` holds ``(m, epsilon, budget_left, total_budget, counts, sums, arm_at,
@@ -79,7 +79,7 @@ def over_copies(one_copy: Any, batch: tuple[Any, ...]) -> np.ndarray:
     return action
 
 
-@inline
+@driver
 def play(rule: Any, episodes: tuple[Any, ...]) -> None:
     """Whole episodes of ``rule`` on the Bernoulli best-arm env. ``episodes`` holds ``(means, seeds, m, epsilon,
     budget, checkpoints, answers, pulls, constants, state, arrays, work)``: the s-th pull of arm i in copy n

@@ -25,14 +25,14 @@ import math
 import numpy as np
 
 from bandit_gym.agents.best_arm._stopping import BERNOULLI, divergence
-from bandit_gym.jit import inline
+from bandit_gym.jit import called
 
 EDGE = 1e-9
 NEWTON_STEPS = 100
 STEPS = 200
 
 
-@inline
+@called
 def x_of_y(mu1: float, mua: float, y: float, family: float, sigma: float) -> float:
     """x_a(y) by Newton's method from 0 (monotone from below)."""
     x = 0.0
@@ -49,7 +49,7 @@ def x_of_y(mu1: float, mua: float, y: float, family: float, sigma: float) -> flo
     return x
 
 
-@inline
+@called
 def balance(mean: np.ndarray, best: int, y: float, family: float, sigma: float, xs: np.ndarray) -> float:
     """F(y) = sum_a d(mu_1, m_a) / d(mu_a, m_a) - 1, filling ``xs`` with x_a(y) (x_best = 1)."""
     total = -1.0
@@ -65,7 +65,7 @@ def balance(mean: np.ndarray, best: int, y: float, family: float, sigma: float, 
     return total
 
 
-@inline
+@called
 def optimal_weights(values: np.ndarray, family: float, sigma: float, weights: np.ndarray,
                     scratch: np.ndarray) -> None:
     """``weights`` = w*(values) (the ties and edges as the module says); ``scratch`` is a row of K floats

@@ -57,7 +57,7 @@ import numpy as np
 from scipy import optimize
 
 from bandit_gym import _validation as check
-from bandit_gym.jit import inline
+from bandit_gym.jit import called
 
 STOPPING_RULES = ("glr", "lucb", "kllucb", "lil")
 #: KL-LUCB's exploration rate: alpha and k1 of Kaufmann and Kalyanakrishnan 2013's experiments (Theorem 3 asks
@@ -187,7 +187,7 @@ def set_constants(constants: np.ndarray, rows: np.ndarray, stopping: str, thresh
     constants["offset"][rows] = ls2020_offset(delta, pairs) if threshold == "ls2020" else 0.0
 
 
-# The compiled stopping rules (numba), module-level helpers inlined into the rules that call them. A copy's
+# The compiled stopping rules (numba), module-level helpers called by the rules. A copy's
 # ``constants`` record names its choices by these codes (the index of the choice in its tuple above):
 #: ``constants["rule"]``: the stopping rules
 GLR, LUCB, KLLUCB, LIL = (float(STOPPING_RULES.index(name)) for name in STOPPING_RULES)
@@ -197,7 +197,7 @@ GK2016, LS2020, HEURISTIC = (float(THRESHOLDS.index(name)) for name in THRESHOLD
 BERNOULLI, GAUSSIAN = (float(DISTRIBUTIONS.index(name)) for name in DISTRIBUTIONS)
 
 
-@inline
+@called
 def divergence(p: float, q: float, family: float, sigma: float) -> float:
     """d(p, q): Bernoulli (``0 ln 0 = 0``; q strictly inside (0, 1)), or Gaussian of standard deviation
     sigma."""
@@ -211,7 +211,7 @@ def divergence(p: float, q: float, family: float, sigma: float) -> float:
     return value
 
 
-@inline
+@called
 def transportation_cost(counts: np.ndarray, mean: np.ndarray, i: int, j: int, family: float,
                         sigma: float) -> float:
     """``Z_ij = N_i d(mu_i, mu_ij) + N_j d(mu_j, mu_ij)`` if ``mu_i > mu_j``, else 0 (also when an arm was never
@@ -223,7 +223,7 @@ def transportation_cost(counts: np.ndarray, mean: np.ndarray, i: int, j: int, fa
     return ni * divergence(mean[i], mid, family, sigma) + nj * divergence(mean[j], mid, family, sigma)
 
 
-@inline
+@called
 def glr(counts: np.ndarray, mean: np.ndarray, answer: np.ndarray, family: float, sigma: float) -> float:
     """Z(t) = min over i in the answer and j outside it of Z_ij(t) (0 on a tie or an arm never pulled)."""
     k = counts.shape[0]
@@ -240,7 +240,7 @@ def glr(counts: np.ndarray, mean: np.ndarray, answer: np.ndarray, family: float,
     return least
 
 
-@inline
+@called
 def beta(t: float, k: int, m: int, constants: Any) -> float:
     """The GLR threshold beta(t, delta) named by ``constants["threshold"]``."""
     pairs = np.float64(m * (k - m))
@@ -252,7 +252,7 @@ def beta(t: float, k: int, m: int, constants: Any) -> float:
     return math.log((1.0 + math.log(t)) / constants["delta"])  # HEURISTIC
 
 
-@inline
+@called
 def lucb_gap(counts: np.ndarray, mean: np.ndarray, answer: np.ndarray, t: float, constants: Any) -> float:
     """``max_{j not in S} UCB_j - min_{i in S} LCB_i`` with LUCB1's widths (t the pulls made)."""
     k = counts.shape[0]
@@ -268,7 +268,7 @@ def lucb_gap(counts: np.ndarray, mean: np.ndarray, answer: np.ndarray, t: float,
     return top - bottom
 
 
-@inline
+@called
 def kl_bound(mean: float, n: float, level: float, upper: bool, family: float, sigma: float) -> float:
     """The KL confidence bound: the largest (``upper``) or smallest q on mean's side with ``n d(mean, q) <=
     level`` (Gaussian: ``mean +- sigma sqrt(2 level / n)``; Bernoulli: 60 bisections in [0, 1])."""
@@ -288,14 +288,14 @@ def kl_bound(mean: float, n: float, level: float, upper: bool, family: float, si
     return inside
 
 
-@inline
+@called
 def kl_lucb_rate(t: float, k: int, delta: float) -> float:
     """b(t) = ln(k1 K t^alpha / delta) + ln ln(k1 K t^alpha / delta)."""
     inner = math.log(KL_LUCB_K1 * k * t**KL_LUCB_ALPHA / delta)
     return inner + math.log(inner)
 
 
-@inline
+@called
 def kl_lucb_gap(counts: np.ndarray, mean: np.ndarray, answer: np.ndarray, t: float, constants: Any) -> float:
     """``max_{j not in S} U_j - min_{i in S} L_i`` with KL-LUCB's bounds at rate b(t)."""
     k = counts.shape[0]
@@ -310,7 +310,7 @@ def kl_lucb_gap(counts: np.ndarray, mean: np.ndarray, answer: np.ndarray, t: flo
     return top - bottom
 
 
-@inline
+@called
 def stopped(counts: np.ndarray, mean: np.ndarray, answer: np.ndarray, made: int, m: int, epsilon: float,
             constants: Any) -> bool:
     """Whether the stopping rule of ``constants`` stops now, with ``answer`` (the m largest of ``mean``, the

@@ -13,7 +13,7 @@ from bandit_gym.agents.base import Obs
 from bandit_gym.agents.best_arm import _stopping
 from bandit_gym.agents.best_arm._fixed_confidence import FixedConfidenceAgent, start
 from bandit_gym.agents.best_arm._kernels import copy_step, over_copies, play
-from bandit_gym.jit import called, inline, kernel, parallel_kernel
+from bandit_gym.jit import called, kernel, parallel_kernel
 
 #: the work rows: the empirical means, scratch, then per challenger j: the gradient's entries at the best arm
 #: (``G``) and at j (``H``), f_j(x) (``F``); and the Frank-Wolfe direction z (``Z``)
@@ -24,7 +24,7 @@ SEARCH_STEPS = 80
 FLAT = 1e-12
 
 
-@inline
+@called
 def fill(s: float, members: np.ndarray, g: np.ndarray, h: np.ndarray, f: np.ndarray) -> float:
     """v(s): the v with ``sum_j max(0, (v - c_j) / h_j) = 1 - s``, ``c_j = s g_j - f_j``; the sum is piecewise
     linear in v, so v is exact: with the members in increasing c, the first m whose level
@@ -52,7 +52,7 @@ def fill(s: float, members: np.ndarray, g: np.ndarray, h: np.ndarray, f: np.ndar
     return level
 
 
-@inline
+@called
 def edge(best_s: float, best_v: float, toward: float, members: np.ndarray, g: np.ndarray, h: np.ndarray,
          f: np.ndarray) -> float:
     """The end, on the side of ``toward``, of the interval of shares whose value is ``best_v`` (bisection)."""
@@ -68,7 +68,7 @@ def edge(best_s: float, best_v: float, toward: float, members: np.ndarray, g: np
     return inside
 
 
-@inline
+@called
 def solve(best: int, members: np.ndarray, g: np.ndarray, h: np.ndarray, f: np.ndarray, z: np.ndarray) -> None:
     ratio = 0.5 * (math.sqrt(5.0) - 1.0)
     a, b = 0.0, 1.0
@@ -103,7 +103,7 @@ def solve(best: int, members: np.ndarray, g: np.ndarray, h: np.ndarray, f: np.nd
         z[a_] /= total
 
 
-@inline
+@called
 def direction(best: int, t: float, mean: np.ndarray, x: np.ndarray, constants: Any, work: np.ndarray) -> None:
     """``work[Z]`` = the step's Frank-Wolfe direction z: uniform when a mean ties the best one or floor(t / K)
     is a perfect square (forced exploration); else the best response to the r_t-subdifferential of

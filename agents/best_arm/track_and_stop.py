@@ -14,7 +14,7 @@ from bandit_gym.agents.best_arm import _stopping
 from bandit_gym.agents.best_arm._fixed_confidence import FixedConfidenceAgent, start
 from bandit_gym.agents.best_arm._kernels import copy_step, over_copies, play
 from bandit_gym.agents.best_arm._oracle import optimal_weights
-from bandit_gym.jit import called, inline, kernel, parallel_kernel
+from bandit_gym.jit import called, kernel, parallel_kernel
 
 #: the work rows: the empirical means, w*(mu_hat), scratch
 MEANS, WEIGHTS, SCRATCH = range(3)
@@ -23,7 +23,7 @@ TRACKING = ("D", "C")
 D_TRACKING, C_TRACKING = 0.0, 1.0
 
 
-@inline
+@called
 def project(weights: np.ndarray, floor: float) -> None:
     """The L-infinity projection of ``weights`` (on the simplex) onto ``{w : w_a >= floor}``:
     ``w_a <- max(w_a - eta, floor)`` with eta >= 0 the shift that keeps the sum 1 (bisection)."""

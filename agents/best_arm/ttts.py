@@ -14,7 +14,7 @@ from bandit_gym.agents.base import Obs
 from bandit_gym.agents.best_arm import _stopping
 from bandit_gym.agents.best_arm._fixed_confidence import FixedConfidenceAgent, start
 from bandit_gym.agents.best_arm._kernels import copy_step, over_copies, play
-from bandit_gym.jit import called, inline, kernel, parallel_kernel
+from bandit_gym.jit import called, kernel, parallel_kernel
 
 #: the work rows: the empirical means, scratch (the posterior means when the challenger's draws run out), weights;
 #: each arm's Gamma constants (d, c) of its Beta posterior's two shapes (Bernoulli arms), or its posterior's standard
@@ -24,7 +24,7 @@ MEANS, SCRATCH, WEIGHTS, SHAPE_WINS, SCALE_WINS, SHAPE_LOSSES, SCALE_LOSSES = ra
 KEY_BOUND = 2**52
 
 
-@inline
+@called
 def event(state: Any, k: int) -> np.uint64:
     """The first sub-stream of the copy's next event."""
     e = state["draws"]
@@ -32,12 +32,12 @@ def event(state: Any, k: int) -> np.uint64:
     return np.uint64(e) * np.uint64(2 * k)
 
 
-@inline
+@called
 def uniform(constants: Any, state: Any, k: int) -> float:
     return unit(sub_stream(np.uint64(constants["key"]), event(state, k)))
 
 
-@inline
+@called
 def prepare(counts: np.ndarray, sums: np.ndarray, constants: Any, work: np.ndarray) -> None:
     for a in range(counts.shape[0]):
         n = np.float64(counts[a])
@@ -49,7 +49,7 @@ def prepare(counts: np.ndarray, sums: np.ndarray, constants: Any, work: np.ndarr
             work[SCALE_WINS, a] = constants["sigma"] / math.sqrt(n)
 
 
-@inline
+@called
 def sample_best(mean: np.ndarray, constants: Any, state: Any, work: np.ndarray) -> int:
     k = mean.shape[0]
     key, first = np.uint64(constants["key"]), event(state, k)
@@ -68,7 +68,7 @@ def sample_best(mean: np.ndarray, constants: Any, state: Any, work: np.ndarray) 
     return best
 
 
-@inline
+@called
 def variance(counts: np.ndarray, sums: np.ndarray, a: int, constants: Any) -> float:
     """The variance of arm a's posterior."""
     n = np.float64(counts[a])
@@ -78,7 +78,7 @@ def variance(counts: np.ndarray, sums: np.ndarray, a: int, constants: Any) -> fl
     return constants["sigma"] ** 2 / n
 
 
-@inline
+@called
 def log_tail(z: float) -> float:
     """``ln P(Z > z)`` for a standard normal Z, without underflow (Mills' ratio's series beyond z = 5)."""
     if z < 5.0:
@@ -88,7 +88,7 @@ def log_tail(z: float) -> float:
     return -0.5 * z * z - math.log(z) - 0.5 * math.log(2.0 * math.pi) + math.log(series)
 
 
-@inline
+@called
 def pairwise_challenger(counts: np.ndarray, sums: np.ndarray, mean: np.ndarray, leader: int, constants: Any,
                         state: Any, centre: np.ndarray, weights: np.ndarray) -> int:
     """An arm j != leader drawn with probability proportional to ``P(theta_j > theta_leader)`` under the normal

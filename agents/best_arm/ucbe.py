@@ -13,7 +13,7 @@ from bandit_gym.agents.base import Obs
 from bandit_gym.agents.best_arm._base import BestArmAgent
 from bandit_gym.agents.best_arm._kernels import copy_step, over_copies, play
 from bandit_gym.agents.ranking import answer_means, max_tree_build, max_tree_update, top_m_pulled
-from bandit_gym.jit import called, inline, kernel, parallel_kernel
+from bandit_gym.jit import called, kernel, parallel_kernel
 
 #: the scratch rows: the means and the indices
 MEANS, INDICES = 0, 1
@@ -24,7 +24,7 @@ def tree_size(k: int) -> int:
     return 2 * (1 << max(k - 1, 0).bit_length())
 
 
-@inline
+@called
 def ucbe_index(counts: np.ndarray, sums: np.ndarray, a: float, i: int) -> float:
     """UCB-E's index of arm i, ``mu_hat_i + sqrt(a / T_i)``; +inf for an arm never pulled."""
     c = np.float64(counts[i])

@@ -8,14 +8,14 @@ import numpy as np
 
 from bandit_gym.agents.best_arm._kernels import WORK_ROWS
 from bandit_gym.agents.ranking import empirical_means
-from bandit_gym.jit import inline, kernel
+from bandit_gym.jit import called, kernel
 
 #: the rows of a copy's scratch ``work`` that SELECT-ARM reads (MEAN, BETA) and fills (the others; CHOSEN holds
 #: the bits of J)
 MEAN, BETA, UPPER, LOWER, INDEX, CHOSEN = range(6)
 
 
-@inline
+@called
 def gap_select(m: int, work: np.ndarray) -> tuple[float, int]:
     """SELECT-ARM(t) (see ``select_arm``) from ``work[MEAN]`` and ``work[BETA]``; fills U, L, B and the
     bits of J into the rows ``UPPER, LOWER, INDEX, CHOSEN``. Returns ``(B_J, I)``."""
@@ -57,7 +57,7 @@ def gap_select(m: int, work: np.ndarray) -> tuple[float, int]:
     return set_index, l_t if beta[l_t] >= beta[u] else u
 
 
-@inline
+@called
 def gap_widths(counts: np.ndarray, sums: np.ndarray, x: float, b: float, work: np.ndarray) -> None:
     """``work[MEAN]`` = empirical means, ``work[BETA]`` = ``beta_k = b sqrt(x / T_k)`` (T_k at least 1)."""
     empirical_means(counts, sums, work[MEAN])

@@ -11,7 +11,7 @@ from bandit_gym import _validation as check
 from bandit_gym._dispatch import EntryPoints
 from bandit_gym.agents._kernels import arm_play, arm_step, index_fresh, index_pulled
 from bandit_gym.agents.thresholding._index import IndexAgent
-from bandit_gym.jit import inline, kernel, parallel_kernel
+from bandit_gym.jit import called, kernel, parallel_kernel
 
 
 def apt_index(count: float, total: float, theta: float, epsilon: float, per_copy: float) -> float:
@@ -19,7 +19,7 @@ def apt_index(count: float, total: float, theta: float, epsilon: float, per_copy
     return math.sqrt(count) * (abs(total / max(count, 1.0) - theta) + epsilon)
 
 
-apt_compiled = inline(apt_index)
+apt_compiled = called(apt_index)
 
 
 @kernel

@@ -11,7 +11,7 @@ from bandit_gym import _validation as check
 from bandit_gym._dispatch import EntryPoints
 from bandit_gym.agents._kernels import arm_play, arm_step, index_fresh, index_pulled
 from bandit_gym.agents.thresholding._index import IndexAgent
-from bandit_gym.jit import inline, kernel, parallel_kernel
+from bandit_gym.jit import called, kernel, parallel_kernel
 
 LOG_COUNTS = np.array([math.log(n) for n in range(1, 4097)])
 """``math.log(n)`` for n = 1..4096, LSA's ``ln T_i`` (numba compiles a global array as a constant)."""
@@ -28,7 +28,7 @@ def lsa_index(count: float, total: float, theta: float, alpha: float, per_copy: 
     return alpha * count * (gap * gap) + 0.5 * log_count
 
 
-lsa_compiled = inline(lsa_index)
+lsa_compiled = called(lsa_index)
 
 
 @kernel

@@ -13,7 +13,7 @@ from bandit_gym import _validation as check
 from bandit_gym._dispatch import EntryPoints
 from bandit_gym.agents._kernels import arm_play, arm_step, no_index_compiled
 from bandit_gym.agents.thresholding._index import IndexAgent
-from bandit_gym.jit import called, inline, parallel_called
+from bandit_gym.jit import called, driver, parallel_called
 
 
 def log_optimistic_gain(a: float, b: float, p: float, logc: float) -> float:
@@ -70,10 +70,10 @@ def _special(name: str, arity: int) -> Any:
 #: scipy.special's ``betaincc`` and ``betaln``, called from compiled code through ``cython_special``: their
 #: addresses are this process's, so Opt-KG's entry points are compiled in every process, not cached
 betaincc, betaln = _special("betaincc", 3), _special("betaln", 2)
-log_gain = inline(log_optimistic_gain)
+log_gain = called(log_optimistic_gain)
 
 
-@inline
+@called
 def fresh(count: float, total: float, theta: float, a0: float, b0: float, q: float) -> tuple:
     """Opt-KG's arm rule (``bandit_gym.agents._kernels``), from the counts: posterior ``Beta(a, b)``,
     ``I = betaincc(a, b, theta)`` and ``log c = a ln theta + b ln(1 - theta) - ln B(a, b)``."""
@@ -83,7 +83,7 @@ def fresh(count: float, total: float, theta: float, a0: float, b0: float, q: flo
     return -log_gain(a, b, p, logc), p >= 0.5, p, logc
 
 
-@inline
+@called
 def pulled(count: float, total: float, one: bool, p: float, logc: float, theta: float, a0: float, b0: float,
            q: float) -> tuple:
     """O(1): the exact recurrences ``I(a+1, b) = I + c/a``, ``c(a+1, b) = c theta (a+b)/a`` (and their mirror
@@ -100,13 +100,13 @@ def pulled(count: float, total: float, one: bool, p: float, logc: float, theta: 
     return -log_gain(a, b, p, logc), p >= 0.5, p, logc
 
 
-@inline
+@driver
 def rule_fresh(index: Any, count: float, total: float, theta: float, a0: float, b0: float, q: float) -> tuple:
     """``fresh`` in the drivers' signature (``bandit_gym.agents._kernels``; Opt-KG has no index)."""
     return fresh(count, total, theta, a0, b0, q)
 
 
-@inline
+@driver
 def rule_pulled(index: Any, count: float, total: float, one: bool, p: float, logc: float, theta: float, a0: float,
                 b0: float, q: float) -> tuple:
     """``pulled`` in the drivers' signature."""

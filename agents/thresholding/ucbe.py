@@ -12,7 +12,7 @@ from bandit_gym._dispatch import EntryPoints
 from bandit_gym.agents._kernels import arm_play, arm_step, index_fresh, index_pulled
 from bandit_gym.agents.base import Obs
 from bandit_gym.agents.thresholding._index import IndexAgent
-from bandit_gym.jit import inline, kernel, parallel_kernel
+from bandit_gym.jit import called, kernel, parallel_kernel
 
 
 def ucbe_index(count: float, total: float, theta: float, param: float, a: float) -> float:
@@ -20,7 +20,7 @@ def ucbe_index(count: float, total: float, theta: float, param: float, a: float)
     return abs(total / max(count, 1.0) - theta) - math.sqrt(a / count)
 
 
-ucbe_compiled = inline(ucbe_index)
+ucbe_compiled = called(ucbe_index)
 
 
 @kernel

@@ -12,16 +12,16 @@ import numpy as np
 
 from bandit_gym.agents.ranking import answer_means, key_before, select_key, top_m_select
 from bandit_gym.envs._kernels import stream_uniform
-from bandit_gym.jit import inline, kernel
+from bandit_gym.jit import called, kernel
 
 
-@inline
+@called
 def clucb_radius(made: int, k: int, delta: float, r: float) -> float:
     """``R sqrt(2 log(4 K t^3 / delta))``: CLUCB-PAC's radius of an arm pulled once, at t pulls."""
     return r * math.sqrt(2.0 * math.log(4.0 * k * np.float64(made) ** 3 / delta))
 
 
-@inline
+@called
 def clucb_decide(k: int, m: int, epsilon: float, inside: Any, tilde_inside: Any, tilde: np.ndarray, radius: float,
                  inv: np.ndarray) -> int:
     """CLUCB-PAC's decision from M (``inside``), M~ (``tilde_inside``) and ``rad_i = radius inv_i``
@@ -117,7 +117,7 @@ def clucb_rollout(means: np.ndarray, seeds: np.ndarray, m: int, epsilon: float, 
         pulls[n] = made
 
 
-@inline
+@called
 def _pull(arm: int, n: int, means: np.ndarray, seeds: np.ndarray, counts: np.ndarray, sums: np.ndarray,
           mean: np.ndarray, inv: np.ndarray) -> None:
     """One Bernoulli pull from arm's stream (draw number = its pulls so far), as the env's step makes it."""
@@ -128,13 +128,13 @@ def _pull(arm: int, n: int, means: np.ndarray, seeds: np.ndarray, counts: np.nda
     inv[arm] = 1.0 / math.sqrt(counts[arm])
 
 
-@inline
+@called
 def _ahead(mean: np.ndarray, i: int, j: int) -> bool:
     """Arm i ranks before arm j in the empirical order (larger mean; ties: the smaller index)."""
     return mean[i] > mean[j] or (mean[i] == mean[j] and i < j)
 
 
-@inline
+@called
 def _keep_top(arm: int, mean: np.ndarray, inside: np.ndarray, sign: np.ndarray, extremes: np.ndarray) -> None:
     """Restore ``inside`` = the top m of ``mean`` (and ``sign`` = -1 inside, +1 outside) after arm's mean
     changed: arm swaps with the best outsider or the worst insider if it crossed them. ``extremes`` caches those
@@ -161,7 +161,7 @@ def _keep_top(arm: int, mean: np.ndarray, inside: np.ndarray, sign: np.ndarray, 
     extremes[0], extremes[1] = best_out, worst_in
 
 
-@inline
+@called
 def _scan(mean: np.ndarray, inside: np.ndarray, members: int) -> int:
     """The best outsider (``members = 0``) or the worst insider (``members = 1``) in the empirical order."""
     found = -1
@@ -171,7 +171,7 @@ def _scan(mean: np.ndarray, inside: np.ndarray, members: int) -> int:
     return found
 
 
-@inline
+@called
 def _fused(mean: np.ndarray, sign: np.ndarray, inv: np.ndarray, radius: float, m: int, center: float,
            width: float, tilde: np.ndarray, gathered: np.ndarray,
            window: np.ndarray) -> tuple[float, int, float, int, float, float]:
@@ -226,13 +226,13 @@ def _fused(mean: np.ndarray, sign: np.ndarray, inv: np.ndarray, radius: float, m
     return center, -2, width, -1, 0.0, 0.0
 
 
-@inline
+@called
 def k_none() -> int:
     """The index of the empty key (-inf, k_none()), after every arm: every finite key ranks before it."""
     return 1 << 62
 
 
-@inline
+@called
 def _separator(tilde: np.ndarray, chosen: np.ndarray) -> tuple[float, int]:
     """The first key (w~, index) outside ``chosen`` (the top m): the split for the next pull."""
     high, high_i = -np.inf, k_none()

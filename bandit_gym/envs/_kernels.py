@@ -15,7 +15,7 @@ import numba
 import numpy as np
 
 from bandit_gym._dispatch import Kernel
-from bandit_gym.jit import inline, kernel, parallel_called
+from bandit_gym.jit import called, kernel, parallel_called
 
 #: how ``pull`` gets its samples
 BERNOULLI, GAUSSIAN, BERNOULLI_STREAMS, SAMPLES = 0, 1, 2, 3
@@ -25,7 +25,7 @@ _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
 
 
-@inline
+@called
 def stream_uniform(seed: np.uint64, draw: np.uint64) -> float:
     """Draw ``draw`` (0-based) of the SplitMix64 stream seeded ``seed``: ``bandit_gym.streams.stream_uniforms``
     for one element."""
