@@ -695,7 +695,6 @@ class CellStore:
         self.reused = 0
         self._verified: set[str] = set()
         self._codes: dict[int, str | None] = {}
-        self._env_code: tuple[str | None] | None = None
         self._recorded: dict[str, Recorded] = {}
         self._lock: Any = None
         self.folder = None if out is None else Path(out)
@@ -769,18 +768,17 @@ class CellStore:
         code = self._code(cell.agent)
         if code is None:
             return None
-        return stale_reason(self.spec.agents[cell.agent].display, recorded, code, self._env_id(), self._env())
+        return stale_reason(self.spec.agents[cell.agent].display, recorded, code, self._env_id(), self._env)
 
     def _env_id(self) -> str:
         """The id of the registered env that plays the cells (the JAX twin's for a JAX spec)."""
         return f"{JAX_NAMESPACE}/{self.spec.env}" if self.spec.backend == "jax" else self.spec.env
 
+    @functools.cached_property
     def _env(self) -> str | None:
-        """The fingerprint of the env's code as installed and registered now; None for a reading store that cannot
-        read it without importing code."""
-        if self._env_code is None:
-            self._env_code = (env_fingerprint(self._env_id(), imported_only=not self.heal),)
-        return self._env_code[0]
+        """The fingerprint of the env's code as installed and registered now (read once per store); None for a
+        reading store that cannot read it without importing code."""
+        return env_fingerprint(self._env_id(), imported_only=not self.heal)
 
     def _code(self, index: int) -> str | None:
         """The fingerprint of agent ``index``'s code as installed now; None for a reading store that cannot find
@@ -823,7 +821,7 @@ class CellStore:
         if self.folder is None:
             self.memory[cell.key(self.spec)] = data
             return
-        code, env = self._code(cell.agent), self._env()
+        code, env = self._code(cell.agent), self._env
         assert code is not None and env is not None  # a run's store finds every agent's class and its env
         handle, tmp = tempfile.mkstemp(dir=self._path(cell).parent, suffix=".npz.tmp")
         with os.fdopen(handle, "wb") as stream:

@@ -4,8 +4,8 @@ The package's compiled functions are module-level functions decorated here:
 
 - ``called``: a function compiled on its own and called (an agent's rule, most helpers): compiled once per process
   however many rules call it (numba's IR inlining, which the two below use, is what costs compilation time);
-- ``inline``: the few small helpers on the per-pull path (a sample stream's draw, the empirical means), compiled
-  into their callers (``inline="always"``), where a call would cost more than the helper;
+- ``inline``: the few small helpers on a rule's per-pull path where a call measurably costs more than the helper
+  (Successive Rejects' phase end and step), compiled into their callers (``inline="always"``);
 - ``driver``: a driver that takes a compiled function as an argument (a rule, an index), inlined into its
   caller by numba (``inline="always"``) so that the function it calls becomes a global of the caller;
 - ``kernel`` / ``parallel_kernel``: an *entry point*, called from Python, cached on disk (``cache=True``), serial or
@@ -75,8 +75,8 @@ def driver(function: Callable[..., Any]) -> Any:
 
 
 def inline(function: Callable[..., Any]) -> Any:
-    """A small helper on the per-pull path, compiled into its callers by numba (``inline="always"``): a call
-    there costs more than the helper (a sample stream's draw, the empirical means)."""
+    """A small helper on a rule's per-pull path, compiled into its callers by numba (``inline="always"``), where a
+    call measurably costs more than the helper (Successive Rejects' phase end and step)."""
     return numba.njit(inline="always", error_model="numpy")(function)
 
 

@@ -36,7 +36,7 @@ import marshal
 import sys
 import threading
 import types
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from importlib import util
 from typing import Any, NamedTuple
 
@@ -82,7 +82,7 @@ def _fingerprint(cls: type) -> str:
     return _digest(_sources(cls))
 
 
-def _digest(pieces: Iterator[tuple[str, bytes]]) -> str:
+def _digest(pieces: Iterable[tuple[str, bytes]]) -> str:
     digest = hashlib.sha256()
     for name, text in pieces:
         digest.update(name.encode())
@@ -146,7 +146,7 @@ def env_fingerprint(env_id: str, imported_only: bool = False) -> str | None:
             found[f"{module}.{getattr(point, '__qualname__', '')}"] = _callable_code(point)
         pieces.update(found)
     pieces["(kwargs)"] = json.dumps(spec.kwargs, sort_keys=True, default=repr).encode()
-    return _digest(iter(sorted(pieces.items())))
+    return _digest(sorted(pieces.items()))
 
 
 def _module_source(name: str) -> bytes | None:

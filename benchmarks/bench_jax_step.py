@@ -22,6 +22,7 @@ arms in one (K, N) array, one draw per step for all copies): what a rollout writ
 from __future__ import annotations
 
 import argparse
+import functools
 import statistics
 import time
 from collections.abc import Callable, Iterator
@@ -98,28 +99,34 @@ def play_rate(agent: Any, copies: int, prng: str | None) -> tuple[float, float]:
     return median_rate(lambda seed: int(play(env, agent, key(seed), copies)["pulls"].sum()), copies), regret
 
 
-def hand_kernel(copies: int, alpha: float = 1.35, threshold: float = 0.5) -> tuple[float, float]:
-    """LSA on W1 written for it alone: the copies' arms as one (K, N) array, a fixed loop of T pulls."""
+@functools.partial(jax.jit, static_argnames=("copies",))
+def hand_run(key: jax.Array, copies: int, alpha: float, threshold: float) -> jax.Array:
+    """LSA on W1 written for it alone: the copies' arms as one (K, N) array, a fixed loop of T pulls; the
+    episodes' errors."""
     k = len(MEANS)
     means = jnp.asarray(MEANS, jnp.float32)[:, None]
 
-    @jax.jit
-    def run(key: jax.Array) -> jax.Array:
-        def pull(t: jax.Array, carry: tuple[jax.Array, jax.Array]) -> tuple[jax.Array, jax.Array]:
-            counts, sums = carry
-            gap = jnp.where(counts > 0, sums / jnp.maximum(counts, 1.0), 0.0) - threshold
-            xi = jnp.where(counts < 1, -jnp.inf, alpha * counts * gap**2 + 0.5 * jnp.log(jnp.maximum(counts, 1.0)))
-            hit = jnp.arange(k)[:, None] == jnp.argmin(xi, axis=0)[None, :]
-            u = jax.random.uniform(jax.random.fold_in(key, t), (copies,))
-            x = (u < jnp.sum(jnp.where(hit, means, 0.0), axis=0)).astype(jnp.float32)
-            return counts + hit, sums + jnp.where(hit, x[None, :], 0.0)
+    def pull(t: jax.Array, carry: tuple[jax.Array, jax.Array]) -> tuple[jax.Array, jax.Array]:
+        counts, sums = carry
+        gap = jnp.where(counts > 0, sums / jnp.maximum(counts, 1.0), 0.0) - threshold
+        xi = jnp.where(counts < 1, -jnp.inf, alpha * counts * gap**2 + 0.5 * jnp.log(jnp.maximum(counts, 1.0)))
+        hit = jnp.arange(k)[:, None] == jnp.argmin(xi, axis=0)[None, :]
+        u = jax.random.uniform(jax.random.fold_in(key, t), (copies,))
+        x = (u < jnp.sum(jnp.where(hit, means, 0.0), axis=0)).astype(jnp.float32)
+        return counts + hit, sums + jnp.where(hit, x[None, :], 0.0)
 
-        zero = jnp.zeros((k, copies), jnp.float32)
-        counts, sums = jax.lax.fori_loop(0, BUDGET, pull, (zero, zero))
-        return jnp.sum((sums / counts >= threshold) != (means >= threshold), axis=0).astype(jnp.float32)
+    zero = jnp.zeros((k, copies), jnp.float32)
+    counts, sums = jax.lax.fori_loop(0, BUDGET, pull, (zero, zero))
+    return jnp.sum((sums / counts >= threshold) != (means >= threshold), axis=0).astype(jnp.float32)
 
-    regret = float(run(jax.random.key(0)).mean())
-    return median_rate(lambda seed: run(jax.random.key(seed)).block_until_ready(), copies), regret
+
+def hand_kernel(copies: int, alpha: float = 1.35, threshold: float = 0.5) -> tuple[float, float]:
+    """Pulls per second of ``hand_run`` and the mean regret of its first call."""
+    def run(seed: int) -> jax.Array:
+        return hand_run(jax.random.key(seed), copies, alpha, threshold)
+
+    regret = float(run(0).mean())
+    return median_rate(lambda seed: run(seed).block_until_ready(), copies), regret
 
 
 def main(argv: list[str] | None = None) -> int:
