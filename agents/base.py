@@ -9,7 +9,7 @@ N rows, and notices new episodes per copy (``last_arm == -1``), so a vector env'
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 
@@ -36,7 +36,7 @@ def family_names(families: tuple[str, ...]) -> tuple[str, ...]:
 def plays(*hooks: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Mark a class's fast path (its ``_act_batch``) that calls ``self.<hook>`` for each of ``hooks`` (``"select"``
     for the arm, ``"answer"`` for the answer bits): a subclass's override of those hooks is played through it (see
-    ``Agent._play_overrides``)."""
+    ``fast_paths``)."""
     def mark(method: Callable[..., Any]) -> Callable[..., Any]:
         method.plays = hooks  # type: ignore[attr-defined]
         return method
@@ -69,7 +69,7 @@ class Agent:
 
     A subclass of a built-in agent that overrides ``select`` (or ``act``) is played through its override on
     every path: the parent's compiled rollout, compiled step and batched pulls, which stand for the parent's own
-    rule, are switched off for it (``_play_overrides``). What ``select`` returns is checked: one whole arm
+    rule, are switched off for it (``fast_paths``). What ``select`` returns is checked: one whole arm
     index per copy (K, stop, on pure-exploration envs), never rounded or padded; ``stop`` and ``answer`` alike.
 
     Anytime. The experiment engine plays an agent whose class sets ``anytime = True`` once per run to the
@@ -113,7 +113,6 @@ class Agent:
         """A subclass's ``families`` become ``Family`` members; a misspelt family is
         refused when the class is defined."""
         super().__init_subclass__(**kwargs)
-        cls._play_overrides()
         given = cls.__dict__.get("families")
         if given is None:
             return
@@ -121,49 +120,6 @@ class Agent:
         if isinstance(given, str) or not all(isinstance(name, str) and name in allowed for name in given):
             raise ValueError(f"{cls.__name__}.families = {given!r}: must be a tuple of families from {allowed}")
         cls.families = tuple(Family(name) for name in given)
-
-    @classmethod
-    def _play_overrides(cls) -> None:
-        """Make a subclass that overrides how an agent plays (``select``, ``stop``, ``act`` or ``_act_batch``)
-        play through its override on every path.
-
-        A compiled rollout (``compiled_rollout``), a batched allocation (``_batch_pulls``) or a compiled step
-        (``_act_batch``) stands for the ``select`` of the class that defines it: an ``LSA`` subclass whose
-        ``select`` returns another arm would otherwise be played by LSA's compiled index rule and score exactly
-        LSA's numbers. Each fast path defined in a class above the override is switched off for the subclass,
-        which then plays ``act`` step by step: the plain ``_act_batch`` calls its ``select``, ``stop`` and
-        ``answer``. An override of ``answer`` keeps the step of the parent (compiled or plain), whose answer
-        ``act`` replaces by the override's, and the batched allocation (which submits no answer), and switches
-        off the compiled rollout (which composes the parent's answer itself). Hooks that
-        the fast paths call themselves (``begin``, ``allocate``,
-        ``choose``, ``recommend``, ``end_round``, ``answer_pos``, and those a fast path marks with ``plays``)
-        are played through as they are."""
-        def owner(name: str) -> type:
-            return next(klass for klass in cls.__mro__ if name in vars(klass))
-
-        def below(fast: str, plays: tuple[str, ...]) -> bool:
-            """Whether one of ``plays`` is defined in a strict subclass of the class that defines ``fast`` (other
-            than the hooks that fast path calls itself, marked with ``plays``)."""
-            above = owner(fast)
-            if above is Agent:
-                return False
-            played = getattr(vars(above)[fast], "plays", ())
-            plays = tuple(name for name in plays if name not in played)
-            return any(owner(name) is not above and issubclass(owner(name), above) for name in plays)
-
-        if below("_act_batch", ("act", "select", "stop")):
-            cls._act_batch = Agent._act_batch  # type: ignore[method-assign]
-        # An answer of the class's own: ``act`` replaces the answer of the step (compiled or plain) by it, unless
-        # the step calls ``answer`` itself (``plays("answer")``)
-        cls._answer_after_step = cls.answer is not Agent.answer and "answer" not in getattr(
-            cls._act_batch, "plays", ())
-        if below("compiled_rollout", (*_PLAY_METHODS, "answer")):
-            cls.compiled_rollout = Agent.compiled_rollout  # type: ignore[method-assign]
-        # a batched allocation submits no answer: an override of ``answer`` alone keeps it
-        if below("_batch_pulls", _PLAY_METHODS) or below("batches_on", _PLAY_METHODS):
-            cls._batch_pulls = Agent._batch_pulls  # type: ignore[method-assign]
-            cls.batched = False
-            cls.batches_on = vars(Agent)["batches_on"]  # type: ignore[method-assign]
 
     def __init__(self, *, tie_break: str = "random") -> None:
         self.tie_break = check.choice("tie_break", tie_break, TIE_BREAKS)
@@ -200,8 +156,9 @@ class Agent:
         A batch of pure-exploration actions is the agent's own buffer, rewritten by the next call (only the
         changed entries are touched): copy it to keep it. A single action is a fresh array."""
         batch, single, family, last = self._prepare(obs)
-        action = self._act_batch(batch, last, family)
-        if self._answer_after_step and family.pure_exploration:
+        paths = fast_paths(type(self))
+        action = (self._act_batch if paths.step else self._plain_step)(batch, last, family)
+        if paths.own_answer and family.pure_exploration:
             action = self._with_own_answer(batch, action)
         return action[0].copy() if single else action
 
@@ -223,7 +180,7 @@ class Agent:
         return each phase's pulls at once; their decisions read only counts and sums, so playing the batches
         and playing ``act`` pull by pull give the same results (the same samples with common random
         numbers; tested)."""
-        if not self.batched:
+        if not (self.batched and fast_paths(type(self)).batches):
             return None
         batch, single, family, _ = self._prepare(obs)
         pulls = self._batch_pulls(batch, family)
@@ -238,14 +195,18 @@ class Agent:
     level_keys: ClassVar[bool] = False
     #: True if the agent has a batched form (``batch_pulls``)
     batched: ClassVar[bool] = False
-    #: True if the class overrides ``answer`` and its step does not call it: ``act`` adds that answer
-    _answer_after_step: ClassVar[bool] = False
 
     @classmethod
     def batches_on(cls, family: Family) -> bool:
-        """Whether the agent pulls in batches (``batch_pulls``) on envs of ``family``: ``batched``,
-        unless a subclass has its batched form on some families only."""
-        return cls.batched
+        """Whether the agent pulls in batches (``batch_pulls``) on envs of ``family``: its class has a batched form
+        (``batched``) for that family (``batched_family``) that plays its decisions (``fast_paths``)."""
+        return cls.batched and fast_paths(cls).batches and cls.batched_family(family)
+
+    @classmethod
+    def batched_family(cls, family: Family) -> bool:
+        """Whether the class's batched form serves envs of ``family``: every family it plays, unless a subclass
+        has its batched form on some families only."""
+        return True
 
     def _batch_pulls(self, obs: Obs, family: Family) -> np.ndarray | None:
         """See ``batch_pulls``: the batch's pulls, after new episodes have begun."""
@@ -322,6 +283,10 @@ class Agent:
         saying why; the experiment engine calls it when it checks a spec, so that the mistake is one line
         before any cell runs. The default checks nothing: the observation is checked at every ``act``."""
 
+    def rollout_plan(self, obs: Obs) -> tuple[Callable[..., Any], tuple[Any, ...]] | None:
+        """``compiled_rollout``, or None where it does not play this agent's decisions (``fast_paths``)."""
+        return self.compiled_rollout(obs) if fast_paths(type(self)).rollout else None
+
     def compiled_rollout(self, obs: Obs) -> tuple[Callable[..., Any], tuple[Any, ...]] | None:
         """Begin the episodes of every copy of ``obs`` (a first observation) as ``act`` would, and return
         the compiled whole-episode play of this agent with its arguments, or None if it has none.
@@ -351,17 +316,21 @@ class Agent:
         return batch
 
     def _act_batch(self, obs: Obs, last: np.ndarray, family: Family) -> np.ndarray:
+        """The actions of a batch whose new episodes have begun (``act``): the plain step ``_plain_step`` unless a
+        class gives a faster one, standing for its ``select``, ``stop`` and ``answer`` (a compiled step)."""
+        return self._plain_step(obs, last, family)
+
+    def _plain_step(self, obs: Obs, last: np.ndarray, family: Family) -> np.ndarray:
         """The actions of a batch whose new episodes have begun: ``select`` after ``_gather_last``, ``stop``, and
         on pure-exploration envs ``answer``: the agent's own if its class overrides it, else the family's
         empirical answer (thresholding: ``1{theta_hat_i >= theta}``; best arm and top K: the m largest empirical
-        means, an arm never pulled last), of which only the bits that can have changed are recomputed. Agents
-        with a compiled step override this."""
+        means, an arm never pulled last), of which only the bits that can have changed are recomputed."""
         self._gather_last(obs, last)
         arms = self._checked_arms(self.select(obs), family)
         stops = self.stop(obs)
         if stops is not None:
             arms = np.where(self._checked_stops(stops, family), self.num_arms, arms)
-        if family.pure_exploration and self._answer_after_step:  # ``act`` adds the agent's own answer
+        if family.pure_exploration and fast_paths(type(self)).own_answer:  # ``act`` adds the agent's own answer
             self._action[:, 0] = arms
             return self._action
         if family is Family.THRESHOLDING:
@@ -603,6 +572,66 @@ class Agent:
 
 #: the methods through which an agent plays, which a fast path defined above them does not play
 _PLAY_METHODS = ("act", "_act_batch", "select", "stop")
+
+
+class FastPaths(NamedTuple):
+    """Which of its class's fast paths an agent plays by (``fast_paths``)."""
+
+    #: the class's ``_act_batch`` (a compiled or vectorised step); False: ``Agent._plain_step``
+    step: bool
+    #: the class's ``compiled_rollout`` (``Agent.rollout_plan``)
+    rollout: bool
+    #: the class's batched pulls (``_batch_pulls``, ``batches_on``)
+    batches: bool
+    #: ``act`` replaces the step's answer by the class's own ``answer`` (which the step does not call)
+    own_answer: bool
+
+
+def fast_paths(cls: type[Agent]) -> FastPaths:
+    """The fast paths that play the decisions of agents of class ``cls`` (``resolve_fast_paths``), resolved once
+    per class."""
+    paths = _FAST_PATHS.get(cls)
+    if paths is None:
+        paths = _FAST_PATHS[cls] = resolve_fast_paths(cls)
+    return paths
+
+
+_FAST_PATHS: dict[type, FastPaths] = {}
+
+
+def resolve_fast_paths(cls: type[Agent]) -> FastPaths:
+    """The fast paths that play the decisions of agents of class ``cls``.
+
+    An agent decides through ``select``, ``stop`` and ``answer``. A fast path (a compiled step ``_act_batch``, a
+    compiled rollout ``compiled_rollout``, a batched allocation ``_batch_pulls``) stands for the decisions of the
+    class that defines it: a subclass that overrides one of them (or ``act``) is played through its override, so
+    each fast path defined in a class above the override is off for it (an ``LSA`` subclass whose ``select``
+    returns another arm would otherwise be played by LSA's compiled index and score exactly LSA's numbers). An
+    override of ``answer`` alone keeps the step, whose answer ``act`` replaces by the override's (unless the step
+    calls ``answer`` itself, ``plays("answer")``), and the batched allocation (which submits no answer), and
+    turns off the compiled rollout (which composes the parent's answer itself). Hooks that a fast path marks with
+    ``plays`` are played through by it as they are."""
+    def owner(name: str) -> type:
+        return next(klass for klass in cls.__mro__ if name in vars(klass))
+
+    def stands(fast: str, hooks: tuple[str, ...]) -> bool:
+        """Whether none of ``hooks`` (other than those the fast path calls itself, ``plays``) is defined in a
+        strict subclass of the class that defines ``fast`` (``Agent``'s own defaults stand for nothing)."""
+        above = owner(fast)
+        if above is Agent:
+            return True
+        played = getattr(vars(above)[fast], "plays", ())
+        return not any(owner(name) is not above and issubclass(owner(name), above)
+                       for name in hooks if name not in played)
+
+    step = stands("_act_batch", ("act", "select", "stop"))
+    played = getattr(cls._act_batch, "plays", ()) if step else ()
+    return FastPaths(
+        step=step,
+        rollout=stands("compiled_rollout", (*_PLAY_METHODS, "answer")),
+        batches=stands("_batch_pulls", _PLAY_METHODS) and stands("batched_family", _PLAY_METHODS),
+        own_answer=cls.answer is not Agent.answer and "answer" not in played,
+    )
 
 
 def _require(batch: Obs, key: str, single: bool, values: np.ndarray, ok: np.ndarray, allowed: str) -> None:

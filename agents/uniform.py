@@ -89,7 +89,7 @@ class Uniform(Agent):
     anytime = True  # never reads the horizon T
 
     @classmethod
-    def batches_on(cls, family: Family) -> bool:
+    def batched_family(cls, family: Family) -> bool:
         """Batched on best-arm and top-K envs only: on the thresholding bandit its answers are scored at every
         budget, so it plays pull by pull."""
         return family.answers_a_set

@@ -138,7 +138,7 @@ def play_compiled(
         return None
     agent.reset(seed=seed if agent_seed is None else agent_seed)
     obs, _ = env.reset(seed=seed)
-    plan = agent.compiled_rollout(obs)
+    plan = agent.rollout_plan(obs)
     if plan is None:
         return None
     kernel, args = plan

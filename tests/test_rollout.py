@@ -107,7 +107,7 @@ BEST_ARM_CASES = [
     ("UGapEc", {"delta": 0.1}, {"setting": "fixed_confidence", "m": 2, "epsilon": 0.05, "budget": 300}),  # capped
     ("LUCB", {"delta": 0.1}, {"setting": "fixed_confidence", "budget": 20000}),
     ("LUCB", {"delta": 0.1}, {"setting": "fixed_confidence", "m": 3, "epsilon": 0.05, "budget": 300}),
-    # the rules on the stopping components (FixedConfidenceAgent), by the GLR rule's heuristic threshold
+    # the rules on the stopping components (``Stopping.component``), by the GLR rule's heuristic threshold
     ("TrackAndStop", {"delta": 0.1, "threshold": "heuristic"}, {"setting": "fixed_confidence", "budget": 20000}),
     ("TrackAndStop", {"delta": 0.1, "tracking": "C", "threshold": "heuristic"},
      {"setting": "fixed_confidence", "budget": 300}),

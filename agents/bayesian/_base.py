@@ -139,24 +139,12 @@ class BayesianAgent(Agent):
         return self.pulled_means(obs).max(axis=1, keepdims=True)
 
 
-class ImprovementAgent(BayesianAgent):
-    """Base of EI and PI: improvement over the incumbent ``mu+`` (``BayesianAgent.incumbent_value``) by a
-    margin ``xi`` (None: the subclass's ``default_xi``)."""
-
-    default_xi: ClassVar[float] = 0.0
-
-    def __init__(self, kernel: Any = None, eta: float = 1.0, sigma: float = 1.0, xi: float | None = None,
-                 recommendation: str = "latent", tie_break: str = "random",
-                 prior_mean: float = 0.0) -> None:
-        self.xi = check.real("xi", self.default_xi if xi is None else xi)
-        super().__init__(kernel, eta, sigma, recommendation, tie_break, prior_mean)
-
-    def params(self) -> dict[str, Any]:
-        return {**super().params(), "xi": self.xi}
-
-    def improvement(self, obs: Obs) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """``d = mu - mu+ - xi``, ``z = d / s`` (0 where ``s = 0``), s, and the mask of arms with ``s > 0``."""
-        std = self.posterior.std()
-        d = self.posterior.mean - self.incumbent_value(obs) - self.xi
-        uncertain = std > 0
-        return d, np.divide(d, std, out=np.zeros_like(d), where=uncertain), std, uncertain
+def improvement(posterior: GaussianPosterior, incumbent: np.ndarray,
+                xi: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The improvement of EI and PI over the incumbent ``mu+`` (``BayesianAgent.incumbent_value``, (N, 1)) by a
+    margin ``xi``: ``d = mu - mu+ - xi``, ``z = d / s`` (0 where ``s = 0``), s, and the mask of arms with
+    ``s > 0``, each (N, K); mu and s the ``posterior``'s means and standard deviations."""
+    std = posterior.std()
+    d = posterior.mean - incumbent - xi
+    uncertain = std > 0
+    return d, np.divide(d, std, out=np.zeros_like(d), where=uncertain), std, uncertain

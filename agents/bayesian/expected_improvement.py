@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 from scipy import special
 
+from bandit_gym import _validation as check
 from bandit_gym.agents.base import Obs
-from bandit_gym.agents.bayesian._base import ImprovementAgent
+from bandit_gym.agents.bayesian._base import BayesianAgent, improvement
 
 
-class EI(ImprovementAgent):
+class EI(BayesianAgent):
     """EI: pull the arm of largest expected improvement over the incumbent.
 
     Paper: Mockus 1982, Jones 2001; a baseline of hoffman2014 §6 (§6.1's item (6)).
@@ -41,10 +42,19 @@ class EI(ImprovementAgent):
         (30, 0.013)
     """
 
+    #: the margin ``xi`` when the constructor is given None
     default_xi: ClassVar[float] = 0.0
     anytime = True  # never reads the horizon T
 
+    def __init__(self, kernel: Any = None, eta: float = 1.0, sigma: float = 1.0, xi: float | None = None,
+                 recommendation: str = "latent", tie_break: str = "random", prior_mean: float = 0.0) -> None:
+        self.xi = check.real("xi", self.default_xi if xi is None else xi)
+        super().__init__(kernel, eta, sigma, recommendation, tie_break, prior_mean)
+
+    def params(self) -> dict[str, Any]:
+        return {**super().params(), "xi": self.xi}
+
     def choose(self, obs: Obs, t: np.ndarray) -> np.ndarray:
-        d, z, std, uncertain = self.improvement(obs)
+        d, z, std, uncertain = improvement(self.posterior, self.incumbent_value(obs), self.xi)
         gain = np.where(uncertain, d * special.ndtr(z) + std * np.exp(-0.5 * z**2) / np.sqrt(2.0 * np.pi), 0.0)
         return self.best(gain)

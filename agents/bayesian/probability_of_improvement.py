@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 from scipy import special
 
+from bandit_gym import _validation as check
 from bandit_gym.agents.base import Obs
-from bandit_gym.agents.bayesian._base import ImprovementAgent
+from bandit_gym.agents.bayesian._base import BayesianAgent, improvement
 
 
-class PI(ImprovementAgent):
+class PI(BayesianAgent):
     """PI: pull the arm most likely to improve on the incumbent by xi.
 
     Paper: Kushner 1964, Mockus 1982; a baseline of hoffman2014 §6 (§6.1's item (5)).
@@ -39,9 +40,18 @@ class PI(ImprovementAgent):
         (30, 0.103)
     """
 
+    #: the margin ``xi`` when the constructor is given None
     default_xi: ClassVar[float] = 0.05
     anytime = True  # never reads the horizon T
 
+    def __init__(self, kernel: Any = None, eta: float = 1.0, sigma: float = 1.0, xi: float | None = None,
+                 recommendation: str = "latent", tie_break: str = "random", prior_mean: float = 0.0) -> None:
+        self.xi = check.real("xi", self.default_xi if xi is None else xi)
+        super().__init__(kernel, eta, sigma, recommendation, tie_break, prior_mean)
+
+    def params(self) -> dict[str, Any]:
+        return {**super().params(), "xi": self.xi}
+
     def choose(self, obs: Obs, t: np.ndarray) -> np.ndarray:
-        _, z, _, uncertain = self.improvement(obs)
+        _, z, _, uncertain = improvement(self.posterior, self.incumbent_value(obs), self.xi)
         return self.best(np.where(uncertain, special.ndtr(z), 0.0))

@@ -1,4 +1,5 @@
-"""The base class of the best-arm agents (and of CLUCB-PAC): a compiled rule per copy, run over the batch."""
+"""The base class of the best-arm agents (and of CLUCB-PAC): a compiled rule per copy, run over the batch, stopped
+by a stopping component (``Stopping``) in the fixed-confidence setting."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import numpy as np
 
 from bandit_gym.agents.base import Agent, Obs
 from bandit_gym.agents.best_arm._kernels import WORK_ROWS, in_arm_order
+from bandit_gym.agents.best_arm._stopping import Stopping
 from bandit_gym.families import Family
 
 
@@ -53,6 +55,8 @@ class BestArmAgent(Agent):
     constant_fields: ClassVar[tuple[str, ...]] = ()
     state_fields: ClassVar[tuple[str, ...]] = ()
     array_fields: ClassVar[tuple[str, ...]] = ()
+    #: whether the rule identifies the best arm only (m = 1), as its paper defines it: an env with m > 1 is refused
+    best_arm_only: ClassVar[bool] = False
 
     #: the rule's compiled entry points (``bandit_gym._dispatch.EntryPoints``), set in its file
     kernels: ClassVar[Any] = None
@@ -65,6 +69,19 @@ class BestArmAgent(Agent):
             raise TypeError(f"{cls.__name__}.rule would not be played: write the rule as a module-level function "
                             "with its entry points and set kernels = EntryPoints(step, parallel_step, rollout) "
                             "(see bandit_gym.agents.best_arm._kernels)")
+
+    def __init__(self, *, stopping: Stopping | None = None, tie_break: str = "random") -> None:
+        """``stopping``: the stopping component of a fixed-confidence rule (its fields ``_stopping.FIELDS`` among
+        the rule's ``constant_fields``), None for a fixed-budget rule. Its parameters become the agent's
+        attributes ``delta``, ``stopping`` (the rule's name), ``threshold``, ``distribution`` and ``sigma``."""
+        self.stopper = stopping
+        if stopping is not None:
+            self.delta, self.stopping, self.threshold = stopping.delta, stopping.rule, stopping.threshold
+            self.distribution, self.sigma = stopping.distribution, stopping.sigma
+        super().__init__(tie_break=tie_break)
+
+    def params(self) -> dict[str, Any]:
+        return {**({} if self.stopper is None else self.stopper.params()), **super().params()}
 
     def array_length(self, k: int) -> int:
         """Floats in each of a copy's ``arrays`` fields, for K arms."""
@@ -81,20 +98,40 @@ class BestArmAgent(Agent):
         self.seen_sums = np.zeros((n, k), dtype=np.float32)
         self.seen_answer = np.zeros((n, k), dtype=np.int64)
 
+    def begin(self, obs: Obs, rows: np.ndarray) -> None:
+        """A stopped rule's episode start: the stopping component's constants, and every state field at -1 (the
+        pulls made at the last act, -1 before the first: ``_fixed_confidence.start``). Nothing for a rule without
+        a stopping component; a subclass sets its own fields after this."""
+        if self.stopper is not None:
+            self.stopper.begin(self.constants, rows, obs, self.num_arms)
+            for name in self.state_fields:
+                self.state[name][rows] = -1.0
+
+    def check_env(self, env: Any) -> None:
+        """The stopping component's check of the env's arms (``Stopping.check_env``); nothing without one."""
+        if self.stopper is not None:
+            self.stopper.check_env(type(self).__name__, env)
+
     def by_arm(self, values: np.ndarray) -> np.ndarray:
         """Per-copy values kept by position in the copy's arm order (``(N, K)``), indexed by arm."""
         return np.take_along_axis(values, self.order.position_of, axis=1)
 
     def check_m(self, m: int) -> None:
-        """Raise if the agent cannot return m arms."""
+        """Raise if the agent cannot return m arms (m = 1 only, for a ``best_arm_only`` rule)."""
+        if self.best_arm_only and m != 1:
+            raise ValueError(f"{type(self).__name__} identifies the best arm (m = 1); the env has m = {m}")
 
     def _act_batch(self, obs: Obs, last: np.ndarray, family: Family) -> np.ndarray:
         self.check_m(int(obs["m"][0, 0]))
+        if self.stopper is not None:  # a Bernoulli component refuses rewards outside [0, 1]
+            self.stopper.check_rewards(obs)
         return self.kernels.act((obs["m"], obs["epsilon"], obs["budget_left"], self.total_budget, obs["counts"],
                                  obs["sums"], self.order.arm_at, self.seen_counts, self.seen_sums, self.seen_answer,
                                  self.constants, self.state, self.arrays, self.work, self._action))
 
     def compiled_rollout(self, obs: Obs) -> tuple[Callable[..., Any], tuple[Any, ...]] | None:
+        """Whole episodes of the rule (``kernels.play``). No reward check: ``play_compiled`` plays the package's
+        Bernoulli envs only."""
         batch = self._start_all(obs)
         self.check_m(int(batch["m"][0, 0]))
         return self.in_order(self.kernels.play), (self.constants, self.state, self.arrays, self.work)

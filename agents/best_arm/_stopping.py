@@ -1,7 +1,7 @@
 """Stopping rules of fixed-confidence identification, as components: any fixed-confidence sampling rule of the
 package stops by any of them (its ``stopping`` and ``threshold`` parameters, in Python and in a spec): the rules
-built on ``FixedConfidenceAgent``, and the two older ones, ``LUCB`` and ``UGapEc``, which stop by their paper's
-own rule by default (``stopping="own"``, ``check_paper_stopping``) and by a component with ``stopping="glr"``
+given a ``Stopping.component``, and the two older ones, ``LUCB`` and ``UGapEc``, which stop by their paper's
+own rule by default (``stopping="own"``, ``Stopping.paper``) and by a component with ``stopping="glr"``
 (and a ``threshold``), ``"lucb"`` or ``"kllucb"``, their sampling and their answer unchanged.
 
 Given the empirical answer S (the m arms of largest empirical mean) after t pulls:
@@ -51,6 +51,7 @@ from __future__ import annotations
 
 import functools
 import math
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -90,49 +91,93 @@ OWN_RULE = -1.0
 PAPER_STOPPING_RULES = ("own", "glr", "lucb", "kllucb")
 
 
-def check_paper_stopping(agent: str, stopping: str, threshold: str | None, distribution: str,
-                         sigma: float) -> tuple[str, str]:
-    """Validate the stopping rule of ``agent``, a sampling rule with a stopping rule of its own paper (``LUCB``,
-    ``UGapEc``): ``"own"`` (that rule) or a component (``check_stopping``; ``"lil"``, lil'UCB's own rule, is
-    refused). Return (stopping, threshold), the threshold's default filled in as ``check_stopping`` does."""
-    if stopping == "lil":
-        raise ValueError(f"stopping='lil' is lil'UCB's own rule (it answers the most pulled arm), not {agent}'s; "
-                         f"allowed: {', '.join(map(repr, PAPER_STOPPING_RULES))}")
-    stopping = check.choice("stopping", stopping, PAPER_STOPPING_RULES)
-    # the own rule reads none of the component's parameters: they are only checked (as for the "lucb" component,
-    # which reads no threshold)
-    _, threshold = check_stopping("lucb" if stopping == "own" else stopping, threshold, distribution, sigma)
-    return stopping, threshold
+@dataclass(frozen=True)
+class Stopping:
+    """A fixed-confidence agent's stopping rule, the component it stops by: ``rule`` one of ``STOPPING_RULES``,
+    or ``"own"`` for the rule of the agent's own paper (``LUCB``, ``UGapEc``), with the GLR ``threshold``, the
+    confidence ``delta`` and the arms' family (``distribution``, ``sigma``) whose divergence the rule reads.
 
+    Build it with ``Stopping.component`` (a sampling rule of the package's fixed-confidence agents) or
+    ``Stopping.paper`` (an agent whose paper has a rule of its own); a ``BestArmAgent`` given one
+    (``stopping=``) writes its constants at each episode start (``begin``), checks the env's arms
+    (``check_env``) and the rewards it is given (``check_rewards``)."""
 
-def begin_paper_stopping(constants: np.ndarray, rows: np.ndarray, obs: Any, stopping: str, threshold: str,
-                         delta: float, distribution: str, sigma: float, k: int) -> None:
-    """Write the stopping rule's constants of the copies ``rows`` that begin an episode, for an agent of
-    ``check_paper_stopping``: ``rule`` = ``OWN_RULE`` for its own rule, else the component's constants
-    (``set_constants``, per answer size m of the observation ``obs``, as ``FixedConfidenceAgent.begin``)."""
-    if stopping == "own":
-        constants["rule"][rows] = OWN_RULE
-        return
-    sizes, epsilons = np.asarray(obs["m"])[rows, 0].astype(np.int64), np.asarray(obs["epsilon"])[rows, 0]
-    for m in np.unique(sizes):
-        same = sizes == m
-        set_constants(constants, rows[same], stopping, threshold, delta, distribution, sigma, k, int(m),
-                      float(np.max(epsilons[same])))
+    rule: str
+    threshold: str
+    delta: float
+    distribution: str
+    sigma: float
 
+    @classmethod
+    def component(cls, agent: str, delta: float, stopping: str, threshold: str | None, distribution: str,
+                  sigma: float, *, own: str | None = None) -> Stopping:
+        """Validate a sampling rule's stopping parameters (``check_stopping``); ``"lil"`` is allowed only as the
+        agent's ``own`` rule (lil'UCB's)."""
+        delta = check.real("delta", delta, low=0.0, high=1.0, low_open=True, high_open=True)
+        stopping, threshold = check_stopping(stopping, threshold, distribution, sigma)
+        if stopping == "lil" and own != "lil":
+            raise ValueError(f"stopping='lil' is lil'UCB's own rule (it answers the most pulled arm), not "
+                             f"{agent}'s; allowed: 'glr', 'lucb', 'kllucb'")
+        return cls(stopping, threshold, delta, distribution, float(sigma))
 
-def check_env_arms(agent: str, env: Any, stopping: str, distribution: str, sigma: float) -> None:
-    """Refuse an env whose arms are not the family of a stopping component's divergence, as
-    ``FixedConfidenceAgent.check_env`` does; nothing for an agent's own rule (``stopping="own"``)."""
-    engine = getattr(env.unwrapped, "engine", None)
-    arms = getattr(engine, "arm_distribution", None)
-    if engine is not None and arms is not None:
-        check_arms(agent, arms, float(getattr(engine, "sigma", math.nan)), stopping, distribution, sigma)
+    @classmethod
+    def paper(cls, agent: str, delta: float, stopping: str, threshold: str | None, distribution: str,
+              sigma: float) -> Stopping:
+        """Validate the stopping rule of ``agent``, a sampling rule with a stopping rule of its own paper
+        (``LUCB``, ``UGapEc``): ``"own"`` (that rule) or a component (``check_stopping``; ``"lil"``, lil'UCB's own
+        rule, is refused). The threshold's default is filled in as ``check_stopping`` does."""
+        delta = check.real("delta", delta, low=0.0, high=1.0, low_open=True, high_open=True)
+        if stopping == "lil":
+            raise ValueError(f"stopping='lil' is lil'UCB's own rule (it answers the most pulled arm), not "
+                             f"{agent}'s; allowed: {', '.join(map(repr, PAPER_STOPPING_RULES))}")
+        stopping = check.choice("stopping", stopping, PAPER_STOPPING_RULES)
+        # the own rule reads none of the component's parameters: they are only checked (as for the "lucb"
+        # component, which reads no threshold)
+        _, threshold = check_stopping("lucb" if stopping == "own" else stopping, threshold, distribution, sigma)
+        return cls(stopping, threshold, delta, distribution, float(sigma))
+
+    def params(self) -> dict[str, Any]:
+        """The agent's constructor arguments that built this rule."""
+        return {"delta": self.delta, "stopping": self.rule, "threshold": self.threshold,
+                "distribution": self.distribution, "sigma": self.sigma}
+
+    def begin(self, constants: np.ndarray, rows: np.ndarray, obs: Any, k: int) -> None:
+        """Write the rule's constants into the records ``constants[rows]`` of the copies that begin an episode
+        (``set_constants``, per answer size m of the observation ``obs``); ``rule`` = ``OWN_RULE`` and ``delta``
+        for the agent's own rule."""
+        if self.rule == "own":
+            constants["rule"][rows], constants["delta"][rows] = OWN_RULE, self.delta
+            return
+        sizes, epsilons = np.asarray(obs["m"])[rows, 0].astype(np.int64), np.asarray(obs["epsilon"])[rows, 0]
+        for m in np.unique(sizes):
+            same = sizes == m
+            set_constants(constants, rows[same], self.rule, self.threshold, self.delta, self.distribution,
+                          self.sigma, k, int(m), float(np.max(epsilons[same])))
+
+    def check_env(self, agent: str, env: Any) -> None:
+        """Refuse an env whose arms are not the family of the rule's divergence (``check_arms``)."""
+        engine = getattr(env.unwrapped, "engine", None)
+        arms = getattr(engine, "arm_distribution", None)
+        if engine is not None and arms is not None:
+            check_arms(agent, arms, float(getattr(engine, "sigma", math.nan)), self.rule, self.distribution,
+                       self.sigma)
+
+    def check_rewards(self, obs: Any) -> None:
+        """Refuse the statistics of a batched observation whose empirical means lie outside [0, 1] when the rule
+        reads them as Bernoulli means (``distribution="bernoulli"``; not for an agent's own rule)."""
+        if self.rule != "own" and self.distribution == "bernoulli":
+            counts, sums = obs["counts"], obs["sums"]
+            if np.any(sums < 0.0) or np.any(sums > counts):
+                raise ValueError(f"an empirical mean lies outside [0, 1]: the rewards are not Bernoulli; with "
+                                 f"stopping={self.rule!r} build the agent with distribution='gaussian' (and sigma) "
+                                 f"for Gaussian arms")
 
 
 def check_arms(agent: str, arms: str, env_sigma: float | np.floating, stopping: str, distribution: str,
                sigma: float) -> None:
-    """``check_env_arms`` on an env whose arms are ``arms`` (``"bernoulli"``, ``"gaussian"``, ...) of standard
-    deviation ``env_sigma`` (the JAX envs' check too)."""
+    """Refuse arms ``arms`` (``"bernoulli"``, ``"gaussian"``, ...) of standard deviation ``env_sigma`` that are not
+    the family of a stopping component's divergence (``Stopping.check_env``; the JAX envs' check too); nothing
+    for an agent's own rule (``stopping="own"``)."""
     if stopping == "own":
         return
     if distribution == "bernoulli" and arms != "bernoulli":
@@ -140,17 +185,6 @@ def check_arms(agent: str, arms: str, env_sigma: float | np.floating, stopping: 
                          f"arms are {arms!r}: use distribution='gaussian' and sigma")
     if arms == "gaussian" and distribution == "gaussian" and sigma != env_sigma:
         raise ValueError(f"{agent}(sigma={sigma}) is not the env's sigma={env_sigma!s}")
-
-
-def check_rewards(obs: Any, stopping: str, distribution: str) -> None:
-    """Refuse the statistics of a batched observation whose empirical means lie outside [0, 1] when a stopping
-    component reads them as Bernoulli means (``distribution="bernoulli"``; not for an agent's own rule)."""
-    if stopping != "own" and distribution == "bernoulli":
-        counts, sums = obs["counts"], obs["sums"]
-        if np.any(sums < 0.0) or np.any(sums > counts):
-            raise ValueError(f"an empirical mean lies outside [0, 1]: the rewards are not Bernoulli; with "
-                             f"stopping={stopping!r} build the agent with distribution='gaussian' (and sigma) for "
-                             f"Gaussian arms")
 
 
 @functools.cache

@@ -11,8 +11,10 @@ from bandit_gym import _validation as check
 from bandit_gym._dispatch import EntryPoints
 from bandit_gym.agents.base import Obs
 from bandit_gym.agents.best_arm import _stopping
-from bandit_gym.agents.best_arm._fixed_confidence import FixedConfidenceAgent, challenger, start, tracked
+from bandit_gym.agents.best_arm._base import BestArmAgent
+from bandit_gym.agents.best_arm._fixed_confidence import STATE_FIELDS, challenger, start, tracked
 from bandit_gym.agents.best_arm._kernels import copy_step, over_copies, play
+from bandit_gym.agents.best_arm._stopping import Stopping
 from bandit_gym.jit import called, kernel, parallel_kernel
 
 #: the work rows: the empirical means, scratch
@@ -65,7 +67,7 @@ def rollout(episodes: tuple[Any, ...]) -> None:
     play(eb_tci, episodes)
 
 
-class EBTCI(FixedConfidenceAgent):
+class EBTCI(BestArmAgent):
     """EB-TCI: a Top Two sampling rule, the empirical best arm as leader and a transportation-cost challenger.
 
     Paper: M. Jourdan, R. Degenne, D. Baudry, R. de Heide, E. Kaufmann, Top Two Algorithms Revisited, NeurIPS 2022
@@ -119,14 +121,16 @@ class EBTCI(FixedConfidenceAgent):
 
     constant_fields: ClassVar[tuple[str, ...]] = (*_stopping.FIELDS, "beta")
     best_arm_only = True
+    state_fields: ClassVar[tuple[str, ...]] = STATE_FIELDS
+    anytime = True  # never reads the horizon: the env's budget is only a cap
     #: L_i (steps at which arm i led) and N^i_i (pulls of arm i while it led)
     array_fields: ClassVar[tuple[str, ...]] = ("led", "pulled_leading")
 
     def __init__(self, delta: float = 0.05, beta: float = 0.5, *, stopping: str = "glr", threshold: str | None = None,
                  distribution: str = "bernoulli", sigma: float = 1.0, tie_break: str = "random") -> None:
         self.beta = check.real("beta", beta, low=0.0, high=1.0, low_open=True, high_open=True)
-        super().__init__(delta, stopping=stopping, threshold=threshold, distribution=distribution, sigma=sigma,
-                         tie_break=tie_break)
+        stopper = Stopping.component(type(self).__name__, delta, stopping, threshold, distribution, sigma)
+        super().__init__(stopping=stopper, tie_break=tie_break)
 
     def params(self) -> dict[str, Any]:
         return {"beta": self.beta, **super().params()}

@@ -11,8 +11,10 @@ import numpy as np
 from bandit_gym._dispatch import EntryPoints
 from bandit_gym.agents.base import Obs
 from bandit_gym.agents.best_arm import _stopping
-from bandit_gym.agents.best_arm._fixed_confidence import FixedConfidenceAgent, start
+from bandit_gym.agents.best_arm._base import BestArmAgent
+from bandit_gym.agents.best_arm._fixed_confidence import STATE_FIELDS, start
 from bandit_gym.agents.best_arm._kernels import copy_step, over_copies, play
+from bandit_gym.agents.best_arm._stopping import Stopping
 from bandit_gym.jit import called, kernel, parallel_kernel
 
 #: the work rows: the empirical means, scratch, then per challenger j: the gradient's entries at the best arm
@@ -198,7 +200,7 @@ def rollout(episodes: tuple[Any, ...]) -> None:
     play(fw_sampling, episodes)
 
 
-class FWSampling(FixedConfidenceAgent):
+class FWSampling(BestArmAgent):
     """Frank-Wolfe Sampling (FWS): Frank-Wolfe steps on the lower bound's objective, tracked, stopped by GLR.
 
     Paper: P.-A. Wang, R.-C. Tzeng, A. Proutiere, Fast Pure Exploration via Frank-Wolfe, NeurIPS 2021
@@ -254,9 +256,17 @@ class FWSampling(FixedConfidenceAgent):
         (True, 0.0)
     """
 
+    constant_fields: ClassVar[tuple[str, ...]] = _stopping.FIELDS
+    state_fields: ClassVar[tuple[str, ...]] = STATE_FIELDS
     best_arm_only = True
+    anytime = True  # never reads the horizon: the env's budget is only a cap
     #: the Frank-Wolfe iterate x, one share per arm
     array_fields: ClassVar[tuple[str, ...]] = ("x",)
+
+    def __init__(self, delta: float = 0.05, *, stopping: str = "glr", threshold: str | None = None,
+                 distribution: str = "bernoulli", sigma: float = 1.0, tie_break: str = "random") -> None:
+        stopper = Stopping.component(type(self).__name__, delta, stopping, threshold, distribution, sigma)
+        super().__init__(stopping=stopper, tie_break=tie_break)
 
     kernels = EntryPoints(step, parallel_step, rollout)
 

@@ -9,8 +9,10 @@ import numpy as np
 
 from bandit_gym._dispatch import EntryPoints
 from bandit_gym.agents.best_arm import _stopping
-from bandit_gym.agents.best_arm._fixed_confidence import FixedConfidenceAgent, start
+from bandit_gym.agents.best_arm._base import BestArmAgent
+from bandit_gym.agents.best_arm._fixed_confidence import STATE_FIELDS, start
 from bandit_gym.agents.best_arm._kernels import copy_step, over_copies, play
+from bandit_gym.agents.best_arm._stopping import Stopping
 from bandit_gym.jit import called, kernel, parallel_kernel
 
 #: the work rows: the empirical means, scratch
@@ -82,7 +84,7 @@ def rollout(episodes: tuple[Any, ...]) -> None:
     play(kl_lucb, episodes)
 
 
-class KLLUCB(FixedConfidenceAgent):
+class KLLUCB(BestArmAgent):
     """KL-LUCB: sample the least certain arm of the empirical top m and the most promising arm outside it, with
     confidence bounds from the KL divergence; stop when they separate.
 
@@ -131,11 +133,13 @@ class KLLUCB(FixedConfidenceAgent):
     """
 
     #: u_t still to pull (-1: none), the pulls made at the last act (-1 before the first), its arm
-    state_fields: ClassVar[tuple[str, ...]] = ("pending", "last_made", "last_arm")
+    constant_fields: ClassVar[tuple[str, ...]] = _stopping.FIELDS
+    state_fields: ClassVar[tuple[str, ...]] = ("pending", *STATE_FIELDS)
+    anytime = True  # never reads the horizon: the env's budget is only a cap
 
     def __init__(self, delta: float = 0.05, *, stopping: str = "kllucb", threshold: str | None = None,
                  distribution: str = "bernoulli", sigma: float = 1.0, tie_break: str = "random") -> None:
-        super().__init__(delta, stopping=stopping, threshold=threshold, distribution=distribution, sigma=sigma,
-                         tie_break=tie_break)
+        stopper = Stopping.component(type(self).__name__, delta, stopping, threshold, distribution, sigma)
+        super().__init__(stopping=stopper, tie_break=tie_break)
 
     kernels = EntryPoints(step, parallel_step, rollout)

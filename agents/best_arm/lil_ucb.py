@@ -12,8 +12,10 @@ from bandit_gym import _validation as check
 from bandit_gym._dispatch import EntryPoints
 from bandit_gym.agents.base import Obs
 from bandit_gym.agents.best_arm import _stopping
-from bandit_gym.agents.best_arm._fixed_confidence import FixedConfidenceAgent, start
+from bandit_gym.agents.best_arm._base import BestArmAgent
+from bandit_gym.agents.best_arm._fixed_confidence import STATE_FIELDS, start
 from bandit_gym.agents.best_arm._kernels import copy_step, over_copies, play
+from bandit_gym.agents.best_arm._stopping import Stopping
 from bandit_gym.jit import called, kernel, parallel_kernel
 
 #: the work rows: the empirical means, scratch
@@ -89,7 +91,7 @@ def rollout(episodes: tuple[Any, ...]) -> None:
     play(lil_ucb, episodes)
 
 
-class LilUCB(FixedConfidenceAgent):
+class LilUCB(BestArmAgent):
     """lil'UCB: pull the arm of largest LIL upper confidence bound; stop when one arm dominates the pull counts.
 
     Paper: K. Jamieson, M. Malloy, R. Nowak, S. Bubeck, lil' UCB: An Optimal Exploration Algorithm for
@@ -135,7 +137,8 @@ class LilUCB(FixedConfidenceAgent):
     constant_fields: ClassVar[tuple[str, ...]] = (*_stopping.FIELDS, "epsilon", "beta", "lam", "scale",
                                                   "confidence")
     best_arm_only = True
-    own_stopping = "lil"
+    state_fields: ClassVar[tuple[str, ...]] = STATE_FIELDS
+    anytime = True  # never reads the horizon: the env's budget is only a cap
 
     def __init__(self, delta: float = 0.05, epsilon: float = 0.01, beta: float = 1.0, lam: float | None = None, *,
                  stopping: str = "lil", threshold: str | None = None, distribution: str = "bernoulli",
@@ -144,8 +147,8 @@ class LilUCB(FixedConfidenceAgent):
         self.beta = check.real("beta", beta, low=0.0, low_open=True)
         self.lam = ((2.0 + self.beta) / self.beta) ** 2 if lam is None else check.real("lam", lam, low=0.0,
                                                                                         low_open=True)
-        super().__init__(delta, stopping=stopping, threshold=threshold, distribution=distribution, sigma=sigma,
-                         tie_break=tie_break)
+        stopper = Stopping.component(type(self).__name__, delta, stopping, threshold, distribution, sigma, own="lil")
+        super().__init__(stopping=stopper, tie_break=tie_break)
 
     def params(self) -> dict[str, Any]:
         return {"epsilon": self.epsilon, "beta": self.beta, "lam": self.lam, **super().params()}

@@ -11,8 +11,9 @@ from bandit_gym import _validation as check
 from bandit_gym._dispatch import EntryPoints
 from bandit_gym.agents.base import Obs
 from bandit_gym.agents.best_arm import _stopping
-from bandit_gym.agents.best_arm._fixed_confidence import ComponentStopped
+from bandit_gym.agents.best_arm._base import BestArmAgent
 from bandit_gym.agents.best_arm._kernels import copy_step, over_copies, play
+from bandit_gym.agents.best_arm._stopping import Stopping
 from bandit_gym.agents.ranking import empirical_means, pulled_first, top_m
 from bandit_gym.jit import called, kernel, parallel_kernel
 
@@ -88,7 +89,7 @@ def rollout(episodes: tuple[Any, ...]) -> None:
     play(lucb, episodes)
 
 
-class LUCB(ComponentStopped):
+class LUCB(BestArmAgent):
     """LUCB1: sample the two arms whose confidence intervals are most in doubt, stop when they separate.
 
     Paper: S. Kalyanakrishnan, A. Tewari, P. Auer, P. Stone, PAC Subset Selection in Stochastic Multi-armed
@@ -146,22 +147,15 @@ class LUCB(ComponentStopped):
 
     def __init__(self, delta: float = 0.05, b: float = 1.0, *, stopping: str = "own", threshold: str | None = None,
                  distribution: str = "bernoulli", sigma: float = 1.0, tie_break: str = "random") -> None:
-        self.delta = check.real("delta", delta, low=0.0, high=1.0, low_open=True, high_open=True)
+        stopper = Stopping.paper("LUCB", delta, stopping, threshold, distribution, sigma)
         self.b = check.real("b", b, low=0.0, low_open=True)
-        self.stopping, self.threshold = _stopping.check_paper_stopping("LUCB", stopping, threshold, distribution,
-                                                                       sigma)
-        self.distribution, self.sigma = distribution, float(sigma)
-        super().__init__(tie_break=tie_break)
+        super().__init__(stopping=stopper, tie_break=tie_break)
 
     def params(self) -> dict[str, object]:
-        return {"delta": self.delta, "b": self.b, "stopping": self.stopping, "threshold": self.threshold,
-                "distribution": self.distribution, "sigma": self.sigma, **super().params()}
+        return {"delta": self.delta, "b": self.b, **super().params()}
 
     kernels = EntryPoints(step, parallel_step, rollout)
 
     def begin(self, obs: Obs, rows: np.ndarray) -> None:
-        _stopping.begin_paper_stopping(self.constants, rows, obs, self.stopping, self.threshold, self.delta,
-                                       self.distribution, self.sigma, self.num_arms)
-        self.constants["delta"][rows], self.constants["b"][rows] = self.delta, self.b
-        for name in self.state_fields:
-            self.state[name][rows] = -1.0
+        super().begin(obs, rows)  # the stopping rule's constants, every state field at -1
+        self.constants["b"][rows] = self.b

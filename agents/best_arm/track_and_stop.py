@@ -11,9 +11,11 @@ from bandit_gym import _validation as check
 from bandit_gym._dispatch import EntryPoints
 from bandit_gym.agents.base import Obs
 from bandit_gym.agents.best_arm import _stopping
-from bandit_gym.agents.best_arm._fixed_confidence import FixedConfidenceAgent, start
+from bandit_gym.agents.best_arm._base import BestArmAgent
+from bandit_gym.agents.best_arm._fixed_confidence import STATE_FIELDS, start
 from bandit_gym.agents.best_arm._kernels import copy_step, over_copies, play
 from bandit_gym.agents.best_arm._oracle import optimal_weights
+from bandit_gym.agents.best_arm._stopping import Stopping
 from bandit_gym.jit import called, kernel, parallel_kernel
 
 #: the work rows: the empirical means, w*(mu_hat), scratch
@@ -101,7 +103,7 @@ def rollout(episodes: tuple[Any, ...]) -> None:
     play(track_and_stop, episodes)
 
 
-class TrackAndStop(FixedConfidenceAgent):
+class TrackAndStop(BestArmAgent):
     """Track-and-Stop: sample in the proportions w*(mu_hat(t)) of the lower bound, stop by the GLR rule.
 
     Paper: A. Garivier, E. Kaufmann, Optimal Best Arm Identification with Fixed Confidence, COLT 2016 (GK 2016).
@@ -156,6 +158,8 @@ class TrackAndStop(FixedConfidenceAgent):
 
     constant_fields: ClassVar[tuple[str, ...]] = (*_stopping.FIELDS, "tracking")
     best_arm_only = True
+    state_fields: ClassVar[tuple[str, ...]] = STATE_FIELDS
+    anytime = True  # never reads the horizon: the env's budget is only a cap
     #: C-tracking's cumulated projected allocations
     array_fields: ClassVar[tuple[str, ...]] = ("sum",)
 
@@ -163,8 +167,8 @@ class TrackAndStop(FixedConfidenceAgent):
                  threshold: str | None = None, distribution: str = "bernoulli", sigma: float = 1.0,
                  tie_break: str = "random") -> None:
         self.tracking = check.choice("tracking", tracking, TRACKING)
-        super().__init__(delta, stopping=stopping, threshold=threshold, distribution=distribution, sigma=sigma,
-                         tie_break=tie_break)
+        stopper = Stopping.component(type(self).__name__, delta, stopping, threshold, distribution, sigma)
+        super().__init__(stopping=stopper, tie_break=tie_break)
 
     def params(self) -> dict[str, Any]:
         return {"tracking": self.tracking, **super().params()}

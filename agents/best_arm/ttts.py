@@ -12,8 +12,10 @@ from bandit_gym._dispatch import EntryPoints
 from bandit_gym.agents._variates import gamma_constants, standard_gamma, standard_normal, sub_stream, unit
 from bandit_gym.agents.base import Obs
 from bandit_gym.agents.best_arm import _stopping
-from bandit_gym.agents.best_arm._fixed_confidence import FixedConfidenceAgent, start
+from bandit_gym.agents.best_arm._base import BestArmAgent
+from bandit_gym.agents.best_arm._fixed_confidence import STATE_FIELDS, start
 from bandit_gym.agents.best_arm._kernels import copy_step, over_copies, play
+from bandit_gym.agents.best_arm._stopping import Stopping
 from bandit_gym.jit import called, kernel, parallel_kernel
 
 #: the work rows: the empirical means, scratch (the posterior means when the challenger's draws run out), weights;
@@ -172,7 +174,7 @@ def rollout(episodes: tuple[Any, ...]) -> None:
     play(ttts, episodes)
 
 
-class TTTS(FixedConfidenceAgent):
+class TTTS(BestArmAgent):
     """TTTS: Top-Two Thompson Sampling, the leader and the challenger the best arms of posterior draws.
 
     Paper: D. Russo, Simple Bayesian Algorithms for Best Arm Identification, COLT 2016 (Operations Research 68(6),
@@ -243,16 +245,17 @@ class TTTS(FixedConfidenceAgent):
     constant_fields: ClassVar[tuple[str, ...]] = (*_stopping.FIELDS, "beta", "max_resamples", "key")
     #: the pulls made at the last act and its arm (``opening``); the random events of the episode (a posterior draw
     #: of every arm, or a uniform)
-    state_fields: ClassVar[tuple[str, ...]] = (*FixedConfidenceAgent.state_fields, "draws")
+    state_fields: ClassVar[tuple[str, ...]] = (*STATE_FIELDS, "draws")
     best_arm_only = True
+    anytime = True  # never reads the horizon: the env's budget is only a cap
 
     def __init__(self, delta: float = 0.05, beta: float = 0.5, *, max_resamples: int = 100,
                  stopping: str = "glr", threshold: str | None = None, distribution: str = "bernoulli",
                  sigma: float = 1.0, tie_break: str = "random") -> None:
         self.beta = check.real("beta", beta, low=0.0, high=1.0, low_open=True, high_open=True)
         self.max_resamples = check.integer("max_resamples", max_resamples, minimum=1)
-        super().__init__(delta, stopping=stopping, threshold=threshold, distribution=distribution, sigma=sigma,
-                         tie_break=tie_break)
+        stopper = Stopping.component(type(self).__name__, delta, stopping, threshold, distribution, sigma)
+        super().__init__(stopping=stopper, tie_break=tie_break)
 
     def params(self) -> dict[str, Any]:
         return {"beta": self.beta, "max_resamples": self.max_resamples, **super().params()}

@@ -11,8 +11,9 @@ from bandit_gym import _validation as check
 from bandit_gym._dispatch import EntryPoints
 from bandit_gym.agents.base import Obs
 from bandit_gym.agents.best_arm import _stopping
-from bandit_gym.agents.best_arm._fixed_confidence import ComponentStopped
+from bandit_gym.agents.best_arm._base import BestArmAgent
 from bandit_gym.agents.best_arm._kernels import copy_step, over_copies, play
+from bandit_gym.agents.best_arm._stopping import Stopping
 from bandit_gym.agents.best_arm.ugape import CHOSEN, MEAN, gap_select, gap_widths
 from bandit_gym.agents.ranking import top_m_pulled
 from bandit_gym.jit import called, kernel, parallel_kernel
@@ -66,7 +67,7 @@ def rollout(episodes: tuple[Any, ...]) -> None:
     play(ugapec, episodes)
 
 
-class UGapEc(ComponentStopped):
+class UGapEc(BestArmAgent):
     """Unified gap-based exploration, fixed confidence.
 
     Paper: gabillon2012, Fig. 1 (right), Fig. 2, eq. 3-4, Theorem 2.
@@ -123,21 +124,16 @@ class UGapEc(ComponentStopped):
     def __init__(self, delta: float = 0.05, c: float = 0.5, b: float = 1.0, *, stopping: str = "own",
                  threshold: str | None = None, distribution: str = "bernoulli", sigma: float = 1.0,
                  tie_break: str = "random") -> None:
-        self.delta = check.real("delta", delta, low=0.0, high=1.0, low_open=True, high_open=True)
+        stopper = Stopping.paper("UGapEc", delta, stopping, threshold, distribution, sigma)
         self.c = check.real("c", c, low=0.0, low_open=True)
         self.b = check.real("b", b, low=0.0, low_open=True)
-        self.stopping, self.threshold = _stopping.check_paper_stopping("UGapEc", stopping, threshold, distribution,
-                                                                       sigma)
-        self.distribution, self.sigma = distribution, float(sigma)
-        super().__init__(tie_break=tie_break)
+        super().__init__(stopping=stopper, tie_break=tie_break)
 
     def params(self) -> dict[str, object]:
-        return {"delta": self.delta, "c": self.c, "b": self.b, "stopping": self.stopping, "threshold": self.threshold,
-                "distribution": self.distribution, "sigma": self.sigma, **super().params()}
+        return {"delta": self.delta, "c": self.c, "b": self.b, **super().params()}
 
     kernels = EntryPoints(step, parallel_step, rollout)
 
     def begin(self, obs: Obs, rows: np.ndarray) -> None:
-        _stopping.begin_paper_stopping(self.constants, rows, obs, self.stopping, self.threshold, self.delta,
-                                       self.distribution, self.sigma, self.num_arms)
-        self.constants["delta"][rows], self.constants["c"][rows], self.constants["b"][rows] = self.delta, self.c, self.b
+        super().begin(obs, rows)  # the stopping rule's constants, every state field at -1
+        self.constants["c"][rows], self.constants["b"][rows] = self.c, self.b

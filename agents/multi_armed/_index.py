@@ -3,62 +3,58 @@ updated for the one arm each copy pulled (O(N) per step), and the number of pull
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 import numpy as np
 
-from bandit_gym.agents.base import Agent, Obs, plays_select
-from bandit_gym.families import Family
+from bandit_gym.agents.base import Obs
 
 
-class MultiArmedAgent(Agent):
-    """Base of the agents of the stochastic K-armed bandit (``MultiArmedBandit-v0``).
+class ArmMeans:
+    """The statistics of the agents of the stochastic K-armed bandit (``MultiArmedBandit-v0``), a component the
+    agent owns (``agent.means``), not an agent.
 
     Keeps ``count`` (N_i) and ``mean`` (mu_hat_i), float64 ``(N, K)``, in step with the observation: whole rows
-    at an episode's start (or when the agent first sees a copy mid-episode), then only the arm each copy pulled
-    at the previous round. ``pulls`` is the number of pulls made so far in each copy. Subclasses implement
-    ``select`` and may extend ``refresh`` (called after the update of the arms that changed)."""
+    at an episode's start (or when the agent first sees a copy mid-episode; ``begin``), then only the arm each
+    copy pulled at the previous round (``update``, from the agent's ``_gather_last`` fields). ``pulls`` is the
+    number of pulls made so far in each copy."""
 
-    families: ClassVar[tuple[str, ...]] = ("multi_armed",)
-    #: the agents of this family never read the horizon T
-    anytime: ClassVar[bool] = True
+    def __init__(self) -> None:
+        self.allocate(0, 0)
 
     def allocate(self, n: int, k: int) -> None:
-        self.scores = self.new_scores()  # its arm order breaks the ties of the argmax
+        """Zero statistics for ``n`` copies of a K-armed problem."""
         self.count = np.zeros((n, k))
         self.mean = np.zeros((n, k))
+        self._offsets = np.arange(n) * k
         self._pulls_at_left = np.zeros(n)  # pulls made so far + budget left: constant in an episode
 
     def begin(self, obs: Obs, rows: np.ndarray) -> None:
+        """Read every arm's statistics of the copies ``rows`` from the observation."""
         counts = obs["counts"][rows].astype(np.float64)
         self.count[rows] = counts
         self.mean[rows] = obs["sums"][rows] / np.maximum(counts, 1.0)
         self._pulls_at_left[rows] = counts.sum(axis=1) + obs["budget_left"][rows, 0]
-        self.refresh(rows, None)
+
+    def update(self, rows: np.ndarray | slice, arms: np.ndarray, counts: np.ndarray, sums: np.ndarray) -> None:
+        """The arm ``arms[r]`` of copy ``rows[r]`` now has ``counts[r]`` pulls summing to ``sums[r]`` (float64)."""
+        flat = self._offsets[rows] + arms
+        self.count.reshape(-1)[flat] = counts
+        self.mean.reshape(-1)[flat] = sums / counts
+
+    def means_of(self, rows: np.ndarray | slice, arms: np.ndarray | None) -> np.ndarray:
+        """The empirical means of ``arms`` (one per copy of ``rows``; every arm if None)."""
+        return self.mean[rows] if arms is None else self.mean.reshape(-1)[self._offsets[rows] + arms]
 
     def pulls(self, obs: Obs) -> np.ndarray:
         """The pulls made so far in every copy, float64 ``(N,)`` (0 at an episode's start)."""
         return self._pulls_at_left - obs["budget_left"][:, 0]
 
-    @plays_select
-    def _act_batch(self, obs: Obs, last: np.ndarray, family: Family) -> np.ndarray:
-        self._gather_last(obs, last)
-        if self.last_arms.size:
-            flat = self._offsets[self.moved] + self.last_arms
-            self.count.reshape(-1)[flat] = self.last_counts
-            self.mean.reshape(-1)[flat] = self.last_sums / self.last_counts
-            self.refresh(self.moved, self.last_arms)
-        return self.select(obs)
 
-    def refresh(self, rows: np.ndarray | slice, arms: np.ndarray | None) -> None:
-        """Hook: the statistics of ``arms`` (one per copy of ``rows``; every arm if None) just changed."""
-
-
-def check_unit_means(agent: MultiArmedAgent, rows: np.ndarray | slice, arms: np.ndarray | None) -> None:
-    """Raise a ValueError if an empirical mean that just changed lies outside [0, 1]: an agent built for
-    Bernoulli arms (``distribution="bernoulli"``) was given rewards outside [0, 1]."""
-    means = agent.mean[rows] if arms is None else agent.mean.reshape(-1)[agent._offsets[rows] + arms]
-    if means.size and (means.min() < 0.0 or means.max() > 1.0):
-        bad = means[(means < 0.0) | (means > 1.0)][0]
-        raise ValueError(f"{type(agent).__name__}(distribution='bernoulli') needs rewards in [0, 1], but an arm's "
+def check_unit_means(means: ArmMeans, rows: np.ndarray | slice, arms: np.ndarray | None, agent: str) -> None:
+    """Raise a ValueError if an empirical mean that just changed (of ``arms``, one per copy of ``rows``; every arm
+    if None) lies outside [0, 1]: the agent named ``agent``, built for Bernoulli arms (``distribution=
+    "bernoulli"``), was given rewards outside [0, 1]."""
+    changed = means.means_of(rows, arms)
+    if changed.size and (changed.min() < 0.0 or changed.max() > 1.0):
+        bad = changed[(changed < 0.0) | (changed > 1.0)][0]
+        raise ValueError(f"{agent}(distribution='bernoulli') needs rewards in [0, 1], but an arm's "
                          f"empirical mean is {bad:g}; on Gaussian arms pass distribution='gaussian' (and sigma)")

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from bandit_gym import _validation as check
-from bandit_gym.agents.base import Obs
-from bandit_gym.agents.multi_armed._index import MultiArmedAgent
+from bandit_gym.agents.base import Agent, Obs
+from bandit_gym.agents.multi_armed._index import ArmMeans
 
 
-class EpsilonGreedy(MultiArmedAgent):
+class EpsilonGreedy(Agent):
     """Epsilon-greedy: with probability eps_t pull an arm uniformly at random, else the best empirical mean.
 
     Paper: P. Auer, N. Cesa-Bianchi, P. Fischer. Finite-time analysis of the multiarmed bandit problem. Machine
@@ -47,6 +47,10 @@ class EpsilonGreedy(MultiArmedAgent):
         (200, 74.405)
     """
 
+    families: ClassVar[tuple[str, ...]] = ("multi_armed",)
+    #: never reads the horizon T
+    anytime: ClassVar[bool] = True
+
     def __init__(self, epsilon: float | None = None, c: float = 0.15, d: float = 0.1, *,
                  tie_break: str = "random") -> None:
         self.epsilon = None if epsilon is None else check.real("epsilon", epsilon, low=0.0, high=1.0)
@@ -57,12 +61,23 @@ class EpsilonGreedy(MultiArmedAgent):
     def params(self) -> dict[str, Any]:
         return {"epsilon": self.epsilon, "c": self.c, "d": self.d, **super().params()}
 
-    def refresh(self, rows: np.ndarray | slice, arms: np.ndarray | None) -> None:
+    def allocate(self, n: int, k: int) -> None:
+        self.scores = self.new_scores()  # the greedy arm's scores; its arm order breaks the ties of the argmax
+        self.means = ArmMeans()
+        self.means.allocate(n, k)
+
+    def begin(self, obs: Obs, rows: np.ndarray) -> None:
+        self.means.begin(obs, rows)
+        self._refresh(rows, None)
+
+    def _refresh(self, rows: np.ndarray | slice, arms: np.ndarray | None) -> None:
+        """Copy the means of ``arms`` (one per copy of ``rows``; every arm if None), which just changed, into the
+        greedy scores (+inf for an arm never pulled)."""
         if arms is None:
             self.scores.set_rows(np.arange(self.num)[rows],
-                                 np.where(self.count[rows] > 0, self.mean[rows], np.inf))
+                                 np.where(self.means.count[rows] > 0, self.means.mean[rows], np.inf))
         else:
-            self.scores.set_arms(rows, arms, self.mean.reshape(-1)[self._offsets[rows] + arms])
+            self.scores.set_arms(rows, arms, self.means.means_of(rows, arms))
 
     def exploration_rate(self, obs: Obs) -> np.ndarray:
         """eps_t of every copy for the round about to be played (an observation seen by ``act``, single or
@@ -74,10 +89,13 @@ class EpsilonGreedy(MultiArmedAgent):
         """eps_t of every copy of a batched observation: ``epsilon``, or ``min(1, c K / (d^2 t))``."""
         if self.epsilon is not None:
             return np.full(len(batch["counts"]), self.epsilon)
-        t = self.pulls(batch) + 1.0
+        t = self.means.pulls(batch) + 1.0
         return np.minimum(1.0, self.c * self.num_arms / (self.d**2 * t))
 
     def select(self, obs: Obs) -> np.ndarray:
+        if self.last_arms.size:  # the arm each copy pulled at the previous round
+            self.means.update(self.moved, self.last_arms, self.last_counts, self.last_sums)
+            self._refresh(self.moved, self.last_arms)
         rate = self._rate(obs)
         explore = self.rng.random(self.num) < rate
         random_arms = self.rng.integers(self.num_arms, size=self.num)

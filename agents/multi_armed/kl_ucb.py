@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from scipy import special
 
 from bandit_gym import _validation as check
-from bandit_gym.agents.base import Obs
-from bandit_gym.agents.multi_armed._index import MultiArmedAgent, check_unit_means
+from bandit_gym.agents.base import Agent, Obs
+from bandit_gym.agents.multi_armed._index import ArmMeans, check_unit_means
 from bandit_gym.divergences import DISTRIBUTIONS, kl_bernoulli
 
 NEWTON_STEPS = 8
@@ -39,7 +39,7 @@ def kl_ucb_bernoulli(mean: np.ndarray, level: np.ndarray, steps: int = NEWTON_ST
     return q
 
 
-class KLUCB(MultiArmedAgent):
+class KLUCB(Agent):
     """KL-UCB: the arm whose mean could be largest at the confidence level ``ln t + c ln ln t``.
 
     Paper: A. Garivier, O. Cappé. The KL-UCB algorithm for bounded stochastic bandits and beyond. COLT 2011,
@@ -79,6 +79,10 @@ class KLUCB(MultiArmedAgent):
         (200, 18.49)
     """
 
+    families: ClassVar[tuple[str, ...]] = ("multi_armed",)
+    #: never reads the horizon T
+    anytime: ClassVar[bool] = True
+
     def __init__(self, c: float = 0.0, distribution: str = "bernoulli", sigma: float = 1.0, *,
                  tie_break: str = "random") -> None:
         self.c = check.real("c", c, low=0.0)
@@ -89,22 +93,36 @@ class KLUCB(MultiArmedAgent):
     def params(self) -> dict[str, Any]:
         return {"c": self.c, "distribution": self.distribution, "sigma": self.sigma, **super().params()}
 
-    def refresh(self, rows: np.ndarray | slice, arms: np.ndarray | None) -> None:
+    def allocate(self, n: int, k: int) -> None:
+        self.scores = self.new_scores()  # its arm order breaks the ties of the argmax
+        self.means = ArmMeans()
+        self.means.allocate(n, k)
+
+    def begin(self, obs: Obs, rows: np.ndarray) -> None:
+        self.means.begin(obs, rows)
+        self._refresh(rows, None)
+
+    def _refresh(self, rows: np.ndarray | slice, arms: np.ndarray | None) -> None:
+        """Check the means of ``arms`` (one per copy of ``rows``; every arm if None), which just changed."""
         if self.distribution == "bernoulli":
-            check_unit_means(self, rows, arms)
+            check_unit_means(self.means, rows, arms, type(self).__name__)
 
     def exploration(self, obs: Obs) -> np.ndarray:
         """``ln t + c ln ln t`` of every copy, t the round about to be played (1-based)."""
-        log_t = np.log(self.pulls(obs) + 1.0)
+        log_t = np.log(self.means.pulls(obs) + 1.0)
         return log_t + self.c * np.log(np.maximum(log_t, 1.0))
 
     def select(self, obs: Obs) -> np.ndarray:
+        if self.last_arms.size:  # the arm each copy pulled at the previous round
+            self.means.update(self.moved, self.last_arms, self.last_counts, self.last_sums)
+            self._refresh(self.moved, self.last_arms)
+        count, mean = self.means.count, self.means.mean
         with np.errstate(divide="ignore", invalid="ignore"):
-            level = self.exploration(obs)[:, None] / self.count
+            level = self.exploration(obs)[:, None] / count
         if self.distribution == "gaussian":
-            index = self.mean + self.sigma * np.sqrt(2.0 * level)
+            index = mean + self.sigma * np.sqrt(2.0 * level)
         else:
-            index = kl_ucb_bernoulli(self.mean, level)
-        index[self.count == 0] = np.inf  # an arm never pulled first
+            index = kl_ucb_bernoulli(mean, level)
+        index[count == 0] = np.inf  # an arm never pulled first
         self.scores.set_all(index)
         return self.scores.argmax()

@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from bandit_gym import _validation as check
-from bandit_gym.agents.base import Obs
-from bandit_gym.agents.multi_armed._index import MultiArmedAgent, check_unit_means
+from bandit_gym.agents.base import Agent, Obs
+from bandit_gym.agents.multi_armed._index import ArmMeans, check_unit_means
 from bandit_gym.divergences import DISTRIBUTIONS
 
 
-class Thompson(MultiArmedAgent):
+class Thompson(Agent):
     """Thompson sampling: draw a mean for every arm from its posterior, pull the arm of the largest draw.
 
     Papers: W. R. Thompson. On the likelihood that one unknown probability exceeds another in view of the
@@ -56,6 +56,10 @@ class Thompson(MultiArmedAgent):
         (200, 14.728)
     """
 
+    families: ClassVar[tuple[str, ...]] = ("multi_armed",)
+    #: never reads the horizon T
+    anytime: ClassVar[bool] = True
+
     def __init__(self, distribution: str = "bernoulli", sigma: float = 1.0, *, tie_break: str = "random") -> None:
         self.distribution = check.choice("distribution", distribution, DISTRIBUTIONS)
         self.sigma = check.real("sigma", sigma, low=0.0, low_open=True)
@@ -64,15 +68,31 @@ class Thompson(MultiArmedAgent):
     def params(self) -> dict[str, Any]:
         return {"distribution": self.distribution, "sigma": self.sigma, **super().params()}
 
-    def refresh(self, rows: np.ndarray | slice, arms: np.ndarray | None) -> None:
+    def allocate(self, n: int, k: int) -> None:
+        # not read by the draws; its tie order, shuffled at each episode start from the agent's generator, keeps
+        # the draws that follow where they were
+        self.scores = self.new_scores()
+        self.means = ArmMeans()
+        self.means.allocate(n, k)
+
+    def begin(self, obs: Obs, rows: np.ndarray) -> None:
+        self.means.begin(obs, rows)
+        self._refresh(rows, None)
+
+    def _refresh(self, rows: np.ndarray | slice, arms: np.ndarray | None) -> None:
+        """Check the means of ``arms`` (one per copy of ``rows``; every arm if None), which just changed."""
         if self.distribution == "bernoulli":
-            check_unit_means(self, rows, arms)
+            check_unit_means(self.means, rows, arms, type(self).__name__)
 
     def select(self, obs: Obs) -> np.ndarray:
-        successes = self.mean * self.count
+        if self.last_arms.size:  # the arm each copy pulled at the previous round
+            self.means.update(self.moved, self.last_arms, self.last_counts, self.last_sums)
+            self._refresh(self.moved, self.last_arms)
+        count = self.means.count
+        successes = self.means.mean * count
         if self.distribution == "bernoulli":
-            draws = self.rng.beta(1.0 + successes, 1.0 + self.count - successes)
+            draws = self.rng.beta(1.0 + successes, 1.0 + count - successes)
         else:
-            spread = self.sigma / np.sqrt(self.count + 1.0)
-            draws = successes / (self.count + 1.0) + spread * self.rng.standard_normal(self.count.shape)
+            spread = self.sigma / np.sqrt(count + 1.0)
+            draws = successes / (count + 1.0) + spread * self.rng.standard_normal(count.shape)
         return draws.argmax(axis=1)

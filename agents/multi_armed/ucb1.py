@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 
-from bandit_gym.agents.base import Obs
-from bandit_gym.agents.multi_armed._index import MultiArmedAgent
+from bandit_gym.agents.base import Agent, Obs
+from bandit_gym.agents.multi_armed._index import ArmMeans
 
 
-class UCB1(MultiArmedAgent):
+class UCB1(Agent):
     """UCB1: play each arm once, then the arm of largest upper confidence bound.
 
     Paper: P. Auer, N. Cesa-Bianchi, P. Fischer. Finite-time analysis of the multiarmed bandit problem. Machine
@@ -42,22 +44,37 @@ class UCB1(MultiArmedAgent):
         (200, 40.5)
     """
 
+    families: ClassVar[tuple[str, ...]] = ("multi_armed",)
+    #: never reads the horizon T
+    anytime: ClassVar[bool] = True
+
     def allocate(self, n: int, k: int) -> None:
-        super().allocate(n, k)
+        self.scores = self.new_scores()  # its arm order breaks the ties of the argmax
+        self.means = ArmMeans()
+        self.means.allocate(n, k)
         self.width = np.zeros((n, k))  # 1 / sqrt(T_i), +inf for an arm never pulled
 
-    def refresh(self, rows: np.ndarray | slice, arms: np.ndarray | None) -> None:
+    def begin(self, obs: Obs, rows: np.ndarray) -> None:
+        self.means.begin(obs, rows)
+        self._refresh(rows, None)
+
+    def _refresh(self, rows: np.ndarray | slice, arms: np.ndarray | None) -> None:
+        """Recompute the widths of ``arms`` (one per copy of ``rows``; every arm if None), whose counts changed."""
+        count = self.means.count
         with np.errstate(divide="ignore"):
             if arms is None:
-                self.width[rows] = 1.0 / np.sqrt(self.count[rows])
+                self.width[rows] = 1.0 / np.sqrt(count[rows])
             else:
                 flat = self._offsets[rows] + arms
-                self.width.reshape(-1)[flat] = 1.0 / np.sqrt(self.count.reshape(-1)[flat])
+                self.width.reshape(-1)[flat] = 1.0 / np.sqrt(count.reshape(-1)[flat])
 
     def select(self, obs: Obs) -> np.ndarray:
+        if self.last_arms.size:  # the arm each copy pulled at the previous round
+            self.means.update(self.moved, self.last_arms, self.last_counts, self.last_sums)
+            self._refresh(self.moved, self.last_arms)
         # n >= 2 once an index is compared with another finite one (K >= 2 arms are pulled once first): taking
         # n = max(n, 2) only keeps the bonus of the first pulled arm finite-times-inf free, no decision changes
-        scale = np.sqrt(2.0 * np.log(np.maximum(self.pulls(obs), 2.0)))
-        index = self.mean + scale[:, None] * self.width
+        scale = np.sqrt(2.0 * np.log(np.maximum(self.means.pulls(obs), 2.0)))
+        index = self.means.mean + scale[:, None] * self.width
         self.scores.set_all(index)
         return self.scores.argmax()

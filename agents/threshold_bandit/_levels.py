@@ -1,16 +1,19 @@
 """Shared machinery of the threshold-bandit agents that estimate ``F_i(c) = P(X_i >= c)`` per level from the
 observation's ``level_exceed`` / ``level_trials`` counts (the empirical survival function under uncensored
-feedback, the modified Kaplan-Meier estimator under censored feedback, abernethy2016 eqs. 5 and 8)."""
+feedback, the modified Kaplan-Meier estimator under censored feedback, abernethy2016 eqs. 5 and 8), and the
+confidence ``delta`` that the optimistic agents (UCB, PerThresholdUCB, DKWUCB, OPTIM) share: ``T^-2 / 2`` by
+default, or fixed, as ``log(2 / delta)`` per copy."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, ClassVar
+from collections.abc import Callable, Mapping
+from typing import Any
 
 import numpy as np
 
 from bandit_gym import _validation as check
-from bandit_gym.agents.base import Agent, Obs
+from bandit_gym.agents.base import Obs
+from bandit_gym.agents.scores import ArmScores
 
 
 def current_levels(obs: Obs) -> np.ndarray:
@@ -38,49 +41,34 @@ def survival_estimate(exceed: np.ndarray, trials: np.ndarray) -> np.ndarray:
     return exceed / np.maximum(trials, 1.0)
 
 
-class ConfidenceAgent(Agent):
-    """Base of the optimistic threshold-bandit agents with ``delta = T^-2 / 2`` by default (read from the
-    observation's ``budget_left`` at each episode start), or a fixed ``delta``: ``self.log_term`` holds
-    ``log(2 / delta)`` per copy."""
-
-    families: ClassVar[tuple[str, ...]] = ("threshold",)
-    anytime: ClassVar[bool] = False
-
-    @classmethod
-    def is_anytime(cls, params: Mapping[str, Any]) -> bool:
-        return params.get("delta") is not None  # a fixed delta does not depend on T
-
-    def __init__(self, delta: float | None = None, *, tie_break: str = "random") -> None:
-        self.delta = None if delta is None else check.real("delta", delta, low=0.0, high=1.0, low_open=True,
-                                                           high_open=True)
-        super().__init__(tie_break=tie_break)
-
-    def params(self) -> dict[str, object]:
-        return {"delta": self.delta, **super().params()}
-
-    def allocate(self, n: int, k: int) -> None:
-        self.scores = self.new_scores()
-        self.log_term = np.zeros(n)
-
-    def begin(self, obs: Obs, rows: np.ndarray) -> None:
-        if self.delta is None:  # log(2 / delta) with delta = T^-2 / 2
-            self.log_term[rows] = np.log(4.0 * self.total_budget[rows].astype(np.float64) ** 2)
-        else:
-            self.log_term[rows] = np.log(2.0 / self.delta)
+def checked_delta(delta: float | None) -> float | None:
+    """The confidence ``delta`` of the optimistic agents, in (0, 1), or None for ``delta = T^-2 / 2`` (T read from
+    the observation's ``budget_left`` at each episode start)."""
+    return None if delta is None else check.real("delta", delta, low=0.0, high=1.0, low_open=True, high_open=True)
 
 
-class LevelUCB(ConfidenceAgent):
-    """``I_t = argmax_i F_hat_i(c_t) + V(N_i(c_t))`` with ``V(0) = +inf``; subclasses give the width ``V``."""
+def fixed_delta_is_anytime(params: Mapping[str, Any]) -> bool:
+    """``is_anytime`` of the agents with a ``delta`` parameter: anytime when ``delta`` is fixed (a fixed delta does
+    not depend on T; the default ``T^-2 / 2`` does)."""
+    return params.get("delta") is not None
 
-    level_keys: ClassVar[bool] = True
 
-    def width(self, trials: np.ndarray, log_term: np.ndarray) -> np.ndarray:
-        """``V(N, delta)`` for ``N >= 1`` (``log_term = log(2 / delta)``, one per copy, broadcast)."""
-        raise NotImplementedError
+def log_terms(delta: float | None, total_budget: np.ndarray) -> np.ndarray | float:
+    """``log(2 / delta)`` for copies of horizon ``total_budget``: ``log(4 T^2)`` with the default ``delta = T^-2 /
+    2`` (``delta`` None), one per copy, else the one fixed value."""
+    if delta is None:
+        return np.log(4.0 * total_budget.astype(np.float64) ** 2)
+    return np.log(2.0 / delta)
 
-    def select(self, obs: Obs) -> np.ndarray:
-        exceed, trials = level_counts(obs, current_levels(obs))
-        with np.errstate(divide="ignore"):
-            bonus = np.where(trials > 0, self.width(trials, self.log_term[:, None]), np.inf)
-        self.scores.set_all(survival_estimate(exceed, trials) + bonus)
-        return self.scores.argmax()
+
+def level_ucb_arms(scores: ArmScores, obs: Obs, log_term: np.ndarray,
+                   width: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> np.ndarray:
+    """``I_t = argmax_i F_hat_i(c_t) + V(N_i(c_t), delta)`` with ``V(0) = +inf``, ties by ``scores``' arm order.
+
+    ``width(trials, log_term)`` is ``V(N, delta)`` for ``N >= 1`` (``log_term = log(2 / delta)``, one per copy,
+    broadcast against the ``(N, K)`` trials; a division by ``N = 0`` is allowed, its value is replaced by +inf)."""
+    exceed, trials = level_counts(obs, current_levels(obs))
+    with np.errstate(divide="ignore"):
+        bonus = np.where(trials > 0, width(trials, log_term[:, None]), np.inf)
+    scores.set_all(survival_estimate(exceed, trials) + bonus)
+    return scores.argmax()

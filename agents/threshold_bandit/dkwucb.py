@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
 import numpy as np
 
-from bandit_gym.agents.threshold_bandit._levels import LevelUCB
+from bandit_gym.agents.base import Agent, Obs
+from bandit_gym.agents.threshold_bandit._levels import checked_delta, fixed_delta_is_anytime, level_ucb_arms, log_terms
 
 
-class DKWUCB(LevelUCB):
+class DKWUCB(Agent):
     """UCB on the empirical survival function with the Dvoretzky-Kiefer-Wolfowitz width, uncensored feedback.
 
     Paper: abernethy2016 §4, eq. 5-6, Theorem 2.
@@ -52,5 +56,32 @@ class DKWUCB(LevelUCB):
         (200, 2.4)
     """
 
-    def width(self, trials: np.ndarray, log_term: np.ndarray) -> np.ndarray:
-        return np.sqrt(log_term / (2.0 * trials))
+    families: ClassVar[tuple[str, ...]] = ("threshold",)
+    anytime: ClassVar[bool] = False
+    level_keys: ClassVar[bool] = True
+
+    @classmethod
+    def is_anytime(cls, params: Mapping[str, Any]) -> bool:
+        return fixed_delta_is_anytime(params)
+
+    def __init__(self, delta: float | None = None, *, tie_break: str = "random") -> None:
+        self.delta = checked_delta(delta)
+        super().__init__(tie_break=tie_break)
+
+    def params(self) -> dict[str, Any]:
+        return {"delta": self.delta, **super().params()}
+
+    def allocate(self, n: int, k: int) -> None:
+        self.scores = self.new_scores()
+        self.log_term = np.zeros(n)  # log(2 / delta) per copy
+
+    def begin(self, obs: Obs, rows: np.ndarray) -> None:
+        self.log_term[rows] = log_terms(self.delta, self.total_budget[rows])
+
+    def select(self, obs: Obs) -> np.ndarray:
+        return level_ucb_arms(self.scores, obs, self.log_term, _width)
+
+
+def _width(trials: np.ndarray, log_term: np.ndarray) -> np.ndarray:
+    """DKWUCB's ``V(N, delta) = sqrt( log(2 / delta) / (2 N) )`` for ``N >= 1`` (``log_term = log(2 / delta)``)."""
+    return np.sqrt(log_term / (2.0 * trials))

@@ -3,12 +3,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
 import numpy as np
 
-from bandit_gym.agents.threshold_bandit._levels import LevelUCB
+from bandit_gym.agents.base import Agent, Obs
+from bandit_gym.agents.threshold_bandit._levels import checked_delta, fixed_delta_is_anytime, level_ucb_arms, log_terms
 
 
-class OPTIM(LevelUCB):
+class OPTIM(Agent):
     """Optimistic-order threshold bandit with censored feedback: UCB on the modified Kaplan-Meier estimator.
 
     Paper: abernethy2016 §5.1, eq. 8, Theorem 4.
@@ -49,5 +53,32 @@ class OPTIM(LevelUCB):
         (200, 4.75)
     """
 
-    def width(self, trials: np.ndarray, log_term: np.ndarray) -> np.ndarray:
-        return np.sqrt(2.0 * log_term / trials)
+    families: ClassVar[tuple[str, ...]] = ("threshold",)
+    anytime: ClassVar[bool] = False
+    level_keys: ClassVar[bool] = True
+
+    @classmethod
+    def is_anytime(cls, params: Mapping[str, Any]) -> bool:
+        return fixed_delta_is_anytime(params)
+
+    def __init__(self, delta: float | None = None, *, tie_break: str = "random") -> None:
+        self.delta = checked_delta(delta)
+        super().__init__(tie_break=tie_break)
+
+    def params(self) -> dict[str, Any]:
+        return {"delta": self.delta, **super().params()}
+
+    def allocate(self, n: int, k: int) -> None:
+        self.scores = self.new_scores()
+        self.log_term = np.zeros(n)  # log(2 / delta) per copy
+
+    def begin(self, obs: Obs, rows: np.ndarray) -> None:
+        self.log_term[rows] = log_terms(self.delta, self.total_budget[rows])
+
+    def select(self, obs: Obs) -> np.ndarray:
+        return level_ucb_arms(self.scores, obs, self.log_term, _width)
+
+
+def _width(trials: np.ndarray, log_term: np.ndarray) -> np.ndarray:
+    """OPTIM's ``V(N, delta) = sqrt( 2 log(2 / delta) / N )`` for ``N >= 1`` (``log_term = log(2 / delta)``)."""
+    return np.sqrt(2.0 * log_term / trials)

@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
 import numpy as np
 
-from bandit_gym.agents.base import Obs
-from bandit_gym.agents.threshold_bandit._levels import ConfidenceAgent, current_levels, num_levels
+from bandit_gym.agents.base import Agent, Obs
+from bandit_gym.agents.threshold_bandit._levels import (
+    checked_delta,
+    current_levels,
+    fixed_delta_is_anytime,
+    log_terms,
+    num_levels,
+)
 
 
-class PerThresholdUCB(ConfidenceAgent):
+class PerThresholdUCB(Agent):
     """m independent UCB copies, one per threshold level, each learning only from the rounds at its level.
 
     Paper: the baseline that abernethy2016's adversarial lower bound (§5.1, Theorem 3) describes: under
@@ -51,10 +58,24 @@ class PerThresholdUCB(ConfidenceAgent):
         (200, 21.85)
     """
 
+    families: ClassVar[tuple[str, ...]] = ("threshold",)
+    anytime: ClassVar[bool] = False
     level_keys: ClassVar[bool] = True
 
+    @classmethod
+    def is_anytime(cls, params: Mapping[str, Any]) -> bool:
+        return fixed_delta_is_anytime(params)
+
+    def __init__(self, delta: float | None = None, *, tie_break: str = "random") -> None:
+        self.delta = checked_delta(delta)
+        super().__init__(tie_break=tie_break)
+
+    def params(self) -> dict[str, Any]:
+        return {"delta": self.delta, **super().params()}
+
     def allocate(self, n: int, k: int) -> None:
-        super().allocate(n, k)
+        self.scores = self.new_scores()
+        self.log_term = np.zeros(n)  # log(2 / delta) per copy
         self.pulls = np.zeros((n, k, 1))
         self.wins = np.zeros((n, k, 1))
         self.level_seen = np.zeros(n, dtype=np.int64)     # c of the round the last action was chosen for
@@ -62,7 +83,7 @@ class PerThresholdUCB(ConfidenceAgent):
         self._rows = np.arange(n)
 
     def begin(self, obs: Obs, rows: np.ndarray) -> None:
-        super().begin(obs, rows)
+        self.log_term[rows] = log_terms(self.delta, self.total_budget[rows])
         m = num_levels(obs)
         if self.pulls.shape[2] != m:
             self.pulls = np.zeros((self.num, self.num_arms, m))

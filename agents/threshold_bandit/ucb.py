@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
 import numpy as np
 
-from bandit_gym.agents.base import Obs
-from bandit_gym.agents.threshold_bandit._levels import ConfidenceAgent
+from bandit_gym.agents.base import Agent, Obs
+from bandit_gym.agents.threshold_bandit._levels import checked_delta, fixed_delta_is_anytime, log_terms
 
 
-class UCB(ConfidenceAgent):
+class UCB(Agent):
     """Classic UCB on the realised rewards ``R = 1{X >= c_t}``, ignoring the threshold c_t.
 
     Paper: abernethy2016 §2, eq. 1, Theorem 1 (UCB of the classical bandit, written with a deviation function).
@@ -43,8 +46,26 @@ class UCB(ConfidenceAgent):
         (200, 30.65)
     """
 
+    families: ClassVar[tuple[str, ...]] = ("threshold",)
+    anytime: ClassVar[bool] = False
+
+    @classmethod
+    def is_anytime(cls, params: Mapping[str, Any]) -> bool:
+        return fixed_delta_is_anytime(params)
+
+    def __init__(self, delta: float | None = None, *, tie_break: str = "random") -> None:
+        self.delta = checked_delta(delta)
+        super().__init__(tie_break=tie_break)
+
+    def params(self) -> dict[str, Any]:
+        return {"delta": self.delta, **super().params()}
+
+    def allocate(self, n: int, k: int) -> None:
+        self.scores = self.new_scores()
+        self.log_term = np.zeros(n)  # log(2 / delta) per copy
+
     def begin(self, obs: Obs, rows: np.ndarray) -> None:
-        super().begin(obs, rows)
+        self.log_term[rows] = log_terms(self.delta, self.total_budget[rows])
         self.scores.set_rows(rows, np.full((rows.size, self.num_arms), np.inf))
 
     def select(self, obs: Obs) -> np.ndarray:

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 
 from bandit_gym import _validation as check
-from bandit_gym.agents.base import Obs
-from bandit_gym.agents.top_k._rounds import ACCEPTED, ACTIVE, REJECTED, RoundAgent, answer_means, top_of
+from bandit_gym.agents.base import Agent, Obs, plays
+from bandit_gym.agents.top_k._rounds import ACCEPTED, ACTIVE, REJECTED, Rounds, answer_means, top_of
+from bandit_gym.families import Family
 from bandit_gym.jit import kernel
 
 FORMS = ("fixed_budget", "pac")
@@ -32,7 +35,7 @@ def accept_reject(theta: np.ndarray, status: np.ndarray, rows: np.ndarray, k: in
     smaller index first), the arm of largest ``Delta~_i = max(theta_i - theta_a, theta_b - theta_i)`` is the
     first or the last of S, so each removal costs O(1) plus the number of arms tied with it (ties between equal
     values: the smallest index; the arms tied at the bottom stay in index order after a removal). The agent
-    passes ``theta`` and ``status`` by position (``RoundAgent``), so its ties go to the earlier position."""
+    passes ``theta`` and ``status`` by position (``Rounds``), so its ties go to the earlier position."""
     n_arms = status.shape[1]
     for j in range(rows.shape[0]):
         row = rows[j]
@@ -71,7 +74,7 @@ def accept_reject(theta: np.ndarray, status: np.ndarray, rows: np.ndarray, k: in
                 lo -= 1
 
 
-class AdaptiveTopK(RoundAgent):
+class AdaptiveTopK(Agent):
     """Adaptive top-K: rounds of uniform sampling of the surviving arms at accuracy ``2^-r``, accepting and
     rejecting every arm whose empirical gap is clear.
 
@@ -130,7 +133,7 @@ class AdaptiveTopK(RoundAgent):
     (for the largest Delta~, in the ranks that set theta~_a and theta~_b, in the answer, in the order of the
     pulls and in which pulls a budget that ends within a round cuts) go to a uniformly random one of the tied
     arms, by a random order of the arms drawn per copy and episode from the agent's seeded generator
-    (``RoundAgent``), so the results do not depend on the arms' positions; ``tie_break="index"`` gives them to
+    (``Rounds``), so the results do not depend on the arms' positions; ``tie_break="index"`` gives them to
     the smallest index instead (the rule before the random one); the guards; the fixed-budget answer (all
     samples, the interrupted round included). An exact tie (a gap equal to ``2 2^-r``, or two equal gaps) is
     decided exactly: every arm of S has the same number of samples at a round's end, so the gaps are compared on
@@ -169,28 +172,53 @@ class AdaptiveTopK(RoundAgent):
         return {"delta": self.delta, "pooled": self.pooled, "form": self.form, "scale": self.scale,
                 "schedule": self.schedule, **super().params()}
 
+    families: ClassVar[tuple[str, ...]] = ("top_k",)
+    batched = True
+
     def allocate(self, n: int, k: int) -> None:
-        super().allocate(n, k)
-        self.start_counts_pos = np.zeros((n, k))  # by position, as every per-arm state (RoundAgent)
+        self.order = self.new_scores()  # position -> arm, reshuffled per copy at each episode begin
+        self.rounds = Rounds(self.order, self.tie_break)
+        self.start_counts_pos = np.zeros((n, k))  # by position, as every per-arm state (``Rounds``)
         self.start_sums_pos = np.zeros((n, k))
         self.last_theta_pos = np.zeros((n, k))
         self.confidence = np.zeros(n)
 
     def begin(self, obs: Obs, rows: np.ndarray) -> None:
-        super().begin(obs, rows)
+        self.rounds.begin(rows)
         self.confidence[rows] = obs["delta"][rows, 0] if self.delta is None else self.delta
 
-    def end_round(self, obs: Obs, rows: np.ndarray) -> None:
+    @property
+    def status(self) -> np.ndarray:
+        """Every arm's status (``ACTIVE``, ``ACCEPTED``, ``REJECTED``) in every copy, ``(N, K)``, indexed by arm
+        (a copy of the state)."""
+        return self.rounds.status()
 
+    def answer(self, obs: Obs) -> np.ndarray:
+        """The answer bits of every copy, ``(N, K)``, indexed by arm (``obs`` as the env gives it, batched)."""
+        return self.rounds.answer(obs, self._answer_pos)
+
+    def _batch_pulls(self, obs: Obs, family: Family) -> np.ndarray | None:
+        return self.rounds.batch_pulls(obs, self._end_round)
+
+    @plays("answer")
+    def _act_batch(self, obs: Obs, last: np.ndarray, family: Family) -> np.ndarray:
+        return self.rounds.act(self, obs, self._end_round, AdaptiveTopK.answer)
+
+    # ----------------------------------------------------------------------------------------------- decisions
+    def _end_round(self, obs: Obs, rows: np.ndarray) -> None:
+        """Copies ``rows`` made every pull they owed: the accept / reject loop of the round just made (lines
+        6-14), then the next round's targets (line 5) or ``finished``. ``obs`` holds the statistics by position
+        (``Rounds.relabel``)."""
         k = int(obs["m"][0, 0])
+        rounds, status = self.rounds, self.rounds.status_pos
         counts, sums = obs["counts"][rows].astype(np.float64), obs["sums"][rows].astype(np.float64)
-        r = self.round[rows]
+        r = rounds.round[rows]
         played = r > 0
         if played.any():  # the accept / reject loop of the round just completed
             p = rows[played]
             fresh_counts = counts[played] - (0.0 if self.pools else self.start_counts_pos[p])
             fresh_sums = sums[played] - (0.0 if self.pools else self.start_sums_pos[p])
-            active = self.status_pos[p] == ACTIVE
+            active = status[p] == ACTIVE
             theta = np.where(active, fresh_sums / np.maximum(fresh_counts, 1.0), 0.0)
             self.last_theta_pos[p] = theta
             threshold = 2.0 * 2.0 ** -r[played].astype(np.float64)
@@ -199,25 +227,27 @@ class AdaptiveTopK(RoundAgent):
             common = np.where(active, fresh_counts, 0.0).max(axis=1)
             exact = np.all(~active | (fresh_counts == common[:, None]), axis=1)
             values = np.where(exact[:, None], np.where(active, fresh_sums, 0.0), theta)
-            accept_reject(values, self.status_pos, p, k, np.where(exact, threshold * common, threshold))
-        left = k - (self.status_pos[rows] == ACCEPTED).sum(axis=1)
-        active = (self.status_pos[rows] == ACTIVE).sum(axis=1)
+            accept_reject(values, status, p, k, np.where(exact, threshold * common, threshold))
+        left = k - (status[rows] == ACCEPTED).sum(axis=1)
+        active = (status[rows] == ACTIVE).sum(axis=1)
         done = (left <= 0) | (active <= left)
         if self.form == "pac":  # the outer loop: go on while 2 2^-r (K - |A|) > epsilon K
             done |= played & (2.0 * 2.0 ** -r.astype(np.float64) * left <= obs["epsilon"][rows, 0] * k)
-        self.finished[rows[done]] = True
+        rounds.finished[rows[done]] = True
         go = rows[~done]
         if go.size:
-            self.round[go] += 1
-            sizes = round_size(self.round[go], self.num_arms, self.confidence[go], self.scale, self.schedule)
+            rounds.round[go] += 1
+            sizes = round_size(rounds.round[go], self.num_arms, self.confidence[go], self.scale, self.schedule)
             self.start_counts_pos[go], self.start_sums_pos[go] = counts[~done], sums[~done]
-            self.target_pos[go] = np.where(self.status_pos[go] == ACTIVE, counts[~done] + sizes[:, None], 0)
+            rounds.target_pos[go] = np.where(status[go] == ACTIVE, counts[~done] + sizes[:, None], 0)
 
-    def answer_pos(self, obs: Obs) -> np.ndarray:
+    def _answer_pos(self, obs: Obs) -> np.ndarray:
         """A plus the ``K - |A|`` arms of S of largest mean (last-round theta~ when the PAC form finished, all
-        samples otherwise; an arm never pulled last; ties: the earlier position); by position."""
+        samples otherwise; an arm never pulled last; ties: the earlier position); by position (``obs`` by
+        position)."""
         k = int(obs["m"][0, 0])
-        accepted = self.status_pos == ACCEPTED
-        active = self.status_pos == ACTIVE
-        values = np.where((self.form == "pac") & self.finished[:, None], self.last_theta_pos, answer_means(obs))
+        accepted = self.rounds.status_pos == ACCEPTED
+        active = self.rounds.status_pos == ACTIVE
+        finished = self.rounds.finished[:, None]
+        values = np.where((self.form == "pac") & finished, self.last_theta_pos, answer_means(obs))
         return accepted | top_of(values, active, k - accepted.sum(axis=1))

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 
 from bandit_gym import _validation as check
-from bandit_gym.agents.base import Obs
+from bandit_gym.agents.base import Agent, Obs, plays
 from bandit_gym.agents.best_arm._kernels import WORK_ROWS
 from bandit_gym.agents.best_arm.successive_rejects import phase_lengths
 from bandit_gym.agents.ranking import accept_or_reject
-from bandit_gym.agents.top_k._rounds import ACCEPTED, ACTIVE, REJECTED, RoundAgent, answer_means, top_of
+from bandit_gym.agents.top_k._rounds import ACCEPTED, ACTIVE, REJECTED, Rounds, answer_means, top_of
+from bandit_gym.families import Family
 from bandit_gym.jit import kernel
 
 QE, AR = 0, 1
@@ -62,7 +65,7 @@ def ar_phase_end(rows: np.ndarray, k: int, status: np.ndarray, counts: np.ndarra
     ar_next_phase(rows, k, status, counts, schedule, phase, ar_size, finished, target)
 
 
-class OptMAI(RoundAgent):
+class OptMAI(Agent):
     """OptMAI: rounds of quantile elimination on a geometric budget until at most 4K arms are left, then
     successive accepts and rejects on the rest of the budget.
 
@@ -88,7 +91,7 @@ class OptMAI(RoundAgent):
     accepted or ``n' - K`` rejected), leaving the rest of the budget unused. Choices: every tie between arms
     (equal means in elimination, in accept-reject and in the answer, the order of the pulls, which pulls a
     budget that ends within a round cuts) goes to a uniformly random one of the tied arms, by a random order of
-    the arms drawn per copy and episode from the agent's seeded generator (``RoundAgent``), so the results do
+    the arms drawn per copy and episode from the agent's seeded generator (``Rounds``), so the results do
     not depend on the arms' positions; ``tie_break="index"`` gives them to the smaller index instead (the rule
     before the random one). In accept-reject, equal gaps of the empirical best and worst arm go to the best
     (SAR's first rank); a round whose per-arm share is 0 eliminates on zero samples (all means 0: a random
@@ -118,47 +121,73 @@ class OptMAI(RoundAgent):
     def params(self) -> dict[str, object]:
         return {"beta": self.beta, "keep": self.keep, **super().params()}
 
+    families: ClassVar[tuple[str, ...]] = ("top_k",)
+    batched = True
+
     def allocate(self, n: int, k: int) -> None:
-        super().allocate(n, k)
+        self.order = self.new_scores()  # position -> arm, reshuffled per copy at each episode begin
+        self.rounds = Rounds(self.order, self.tie_break)
         self.stage = np.zeros(n, dtype=np.int64)
-        self.start_counts_pos = np.zeros((n, k))  # by position, as every per-arm state (RoundAgent)
+        self.start_counts_pos = np.zeros((n, k))  # by position, as every per-arm state (``Rounds``)
         self.start_sums_pos = np.zeros((n, k))
         self.schedule = np.zeros((n, k), dtype=np.int64)  # AR's n_1..n_{n'-1}
         self.ar_size = np.zeros(n, dtype=np.int64)  # n', the arms that entered AR
 
     def begin(self, obs: Obs, rows: np.ndarray) -> None:
-        super().begin(obs, rows)
+        self.rounds.begin(rows)
         self.stage[rows] = QE
 
-    def end_round(self, obs: Obs, rows: np.ndarray) -> None:
+    @property
+    def status(self) -> np.ndarray:
+        """Every arm's status (``ACTIVE``, ``ACCEPTED``, ``REJECTED``) in every copy, ``(N, K)``, indexed by arm
+        (a copy of the state)."""
+        return self.rounds.status()
+
+    def answer(self, obs: Obs) -> np.ndarray:
+        """The answer bits of every copy, ``(N, K)``, indexed by arm (``obs`` as the env gives it, batched)."""
+        return self.rounds.answer(obs, self._answer_pos)
+
+    def _batch_pulls(self, obs: Obs, family: Family) -> np.ndarray | None:
+        return self.rounds.batch_pulls(obs, self._end_round)
+
+    @plays("answer")
+    def _act_batch(self, obs: Obs, last: np.ndarray, family: Family) -> np.ndarray:
+        return self.rounds.act(self, obs, self._end_round, OptMAI.answer)
+
+    # ----------------------------------------------------------------------------------------------- decisions
+    def _end_round(self, obs: Obs, rows: np.ndarray) -> None:
+        """Copies ``rows`` made every pull they owed: quantile elimination or an accept-reject phase, then the
+        next targets or ``finished``. ``obs`` holds the statistics by position (``Rounds.relabel``)."""
         k = int(obs["m"][0, 0])
         qe = self.stage[rows] == QE
         if (~qe).any():  # accept-reject ranks by the means of all its own samples
             self._accept_reject_step(obs, rows[~qe], k)
         if qe.any():  # quantile elimination, by the means of the round just made
             rows = rows[qe]
+            status = self.rounds.status_pos
             counts, sums = obs["counts"][rows].astype(np.float64), obs["sums"][rows].astype(np.float64)
-            fresh = np.where(self.status_pos[rows] == ACTIVE, (sums - self.start_sums_pos[rows]) /
+            fresh = np.where(status[rows] == ACTIVE, (sums - self.start_sums_pos[rows]) /
                              np.maximum(counts - self.start_counts_pos[rows], 1.0), -np.inf)
-            self._quantile_step(obs, rows, k, fresh, (self.status_pos[rows] == ACTIVE).sum(axis=1))
+            self._quantile_step(obs, rows, k, fresh, (status[rows] == ACTIVE).sum(axis=1))
             self.start_counts_pos[rows], self.start_sums_pos[rows] = counts, sums
 
     def _quantile_step(self, obs: Obs, rows: np.ndarray, k: int, fresh: np.ndarray, active: np.ndarray) -> None:
-        played = self.round[rows] > 0
+        rounds, status = self.rounds, self.rounds.status_pos
+        played = rounds.round[rows] > 0
         if played.any():  # keep the best max(ceil(keep |S|), 4K) of the round just made
             p = rows[played]
             size = np.maximum(np.ceil(self.keep * active[played] - 1e-9).astype(np.int64), 4 * k)
-            stay = top_of(fresh[played], self.status_pos[p] == ACTIVE, np.minimum(size, active[played]))
-            self.status_pos[p] = np.where((self.status_pos[p] == ACTIVE) & ~stay, REJECTED, self.status_pos[p])
-        survivors = (self.status_pos[rows] == ACTIVE).sum(axis=1)
+            stay = top_of(fresh[played], status[p] == ACTIVE, np.minimum(size, active[played]))
+            status[p] = np.where((status[p] == ACTIVE) & ~stay, REJECTED, status[p])
+        survivors = (status[rows] == ACTIVE).sum(axis=1)
         qe = survivors > 4 * k
         counts = obs["counts"][rows].astype(np.int64)
         if qe.any():
             q = rows[qe]
-            share = np.floor((1 - self.beta) * self.beta ** self.round[q] * self.total_budget[q] / survivors[qe]
+            share = np.floor((1 - self.beta) * self.beta ** rounds.round[q] * self.total_budget[q] / survivors[qe]
                              + 1e-9).astype(np.int64)  # 1 - 0.9 is 0.0999...: floor(100 - 1e-14) would be 99
-            self.target_pos[q] = np.where(self.status_pos[q] == ACTIVE, counts[qe] + share[:, None], 0)
-            self.round[q] += 1
+            rounds.target_pos[q] = np.where(status[q] == ACTIVE, counts[qe] + share[:, None], 0)
+            rounds.round[q] += 1
         if (~qe).any():  # on to accept-reject with the budget left
             a = rows[~qe]
             self.stage[a] = AR
@@ -167,27 +196,28 @@ class OptMAI(RoundAgent):
             for budget, size in set(zip(left.tolist(), survivors[~qe].tolist(), strict=True)):
                 same = a[(left == budget) & (survivors[~qe] == size)]
                 self.schedule[same, : size - 1] = phase_lengths(budget, size) if size > 1 else 0
-            self.round[a] = 1  # the AR phase
+            rounds.round[a] = 1  # the AR phase
             self._next_phase(obs, a)
 
     def _accept_reject_step(self, obs: Obs, rows: np.ndarray, k: int) -> None:
-        ar_phase_end(rows, k, self.status_pos, obs["counts"], obs["sums"],
-                                            self.start_counts_pos, self.start_sums_pos, self.schedule, self.round,
-                                            self.ar_size, self.finished, self.target_pos)
+        rounds = self.rounds
+        ar_phase_end(rows, k, rounds.status_pos, obs["counts"], obs["sums"], self.start_counts_pos,
+                     self.start_sums_pos, self.schedule, rounds.round, self.ar_size, rounds.finished, rounds.target_pos)
 
     def _next_phase(self, obs: Obs, rows: np.ndarray) -> None:
         """Targets of AR phase ``round`` (``n_k - n_{k-1}`` more pulls of each active arm), or the end."""
-        ar_next_phase(rows, int(obs["m"][0, 0]), self.status_pos, obs["counts"],
-                                             self.schedule, self.round, self.ar_size, self.finished, self.target_pos)
+        rounds = self.rounds
+        ar_next_phase(rows, int(obs["m"][0, 0]), rounds.status_pos, obs["counts"], self.schedule, rounds.round,
+                      self.ar_size, rounds.finished, rounds.target_pos)
 
-    def answer_pos(self, obs: Obs) -> np.ndarray:
+    def _answer_pos(self, obs: Obs) -> np.ndarray:
         """The accepted arms that were pulled, then the best of the other candidates (the active arms, and
         accepted arms never pulled: zero-length phases decide on no samples) by empirical mean up to K, an arm
-        never pulled ranking last (ties: the earlier position); by position."""
+        never pulled ranking last (ties: the earlier position); by position (``obs`` by position)."""
         k = int(obs["m"][0, 0])
-        accepted = self.status_pos == ACCEPTED
+        status = self.rounds.status_pos
+        accepted = status == ACCEPTED
         pulled = obs["counts"] > 0
         sure = accepted & pulled
-        others = (self.status_pos == ACTIVE) | (accepted & ~pulled)
+        others = (status == ACTIVE) | (accepted & ~pulled)
         return sure | top_of(answer_means(obs), others, k - sure.sum(axis=1))
-

@@ -327,3 +327,27 @@ def test_a_malformed_arm_from_select_is_one_clear_error(case: str) -> None:
     obs, _ = env.reset(seed=0)
     with pytest.raises(ValueError, match=r"Careless\.select .*" + words):
         Careless().act(obs)
+
+
+def test_every_agent_derives_from_at_most_four_base_classes() -> None:
+    """One protocol: every agent class of the package is a registered agent or one of four base classes (the
+    protocol ``Agent``; ``BestArmAgent``, a compiled rule over named records; ``IndexAgent``, a compiled index;
+    ``BayesianAgent``, a Gaussian posterior). Stopping rules, running means and rounds are components, not
+    classes to derive from."""
+    import importlib
+    import pkgutil
+
+    import bandit_gym.agents as package
+    from bandit_gym.agents import AGENTS
+    from bandit_gym.agents.bayesian._base import BayesianAgent
+    from bandit_gym.agents.best_arm._base import BestArmAgent
+    from bandit_gym.agents.thresholding._index import IndexAgent
+
+    classes = set()
+    for info in pkgutil.walk_packages(package.__path__, package.__name__ + "."):
+        module = importlib.import_module(info.name)
+        classes |= {value for value in vars(module).values() if isinstance(value, type) and issubclass(value, Agent)
+                    and value.__module__ == module.__name__}
+    registered = {value for value in AGENTS.values() if isinstance(value, type)}
+    assert len(classes) > 30 and registered <= classes
+    assert classes - registered == {Agent, BestArmAgent, IndexAgent, BayesianAgent}

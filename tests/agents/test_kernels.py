@@ -10,6 +10,7 @@ another algorithm than its source.
 
 from __future__ import annotations
 
+import inspect
 import os
 import subprocess
 from pathlib import Path
@@ -19,7 +20,7 @@ import numpy as np
 import pytest
 
 from bandit_gym.agents import AGENTS
-from bandit_gym.agents.best_arm._fixed_confidence import FixedConfidenceAgent
+from bandit_gym.agents.best_arm._base import BestArmAgent
 from bandit_gym.rollout import play_compiled
 from tests.conftest import TESTS, family_of_id, make_agent, python_command
 
@@ -42,6 +43,16 @@ COMPILED = [name for name in AGENTS if name not in ("SB3Agent", "ArmwisePPO")]
 COPIES = 3
 
 
+def _stopped_by_a_component(name: str) -> bool:
+    """Whether the agent, with its default parameters, is a fixed-confidence rule stopped by a stopping component
+    (not by its own paper's rule)."""
+    cls = AGENTS[name]
+    if not (isinstance(cls, type) and issubclass(cls, BestArmAgent)):
+        return False
+    stopping = inspect.signature(cls).parameters.get("stopping")
+    return stopping is not None and stopping.default != "own"
+
+
 def _cases() -> list[tuple[str, str, dict]]:
     """(agent, env id, env arguments): each agent on its families' envs; the Bayesian ones on the correlated env."""
     cases = []
@@ -51,7 +62,7 @@ def _cases() -> list[tuple[str, str, dict]]:
                 continue
             if family_of_id(env_id) in AGENTS[name].families:
                 cases.append((name, env_id, kwargs))
-        if isinstance(AGENTS[name], type) and issubclass(AGENTS[name], FixedConfidenceAgent):
+        if _stopped_by_a_component(name):
             cases.append((name, *FIXED_CONFIDENCE))
     return cases
 

@@ -565,7 +565,7 @@ def test_round_agents_take_tie_break_and_keep_state_by_arm(name: str) -> None:
     assert agent.answer(obs).tolist() == [[0, 1, 0, 1, 0, 0]] * 6
     status = agent.status
     assert (status[:, [1, 3]] != 2).all() and (status[:, [0, 2, 4, 5]] != 1).all()  # never a wrong decision
-    np.testing.assert_array_equal(np.take_along_axis(status, agent.order.arm_at, axis=1), agent.status_pos)
+    np.testing.assert_array_equal(np.take_along_axis(status, agent.order.arm_at, axis=1), agent.rounds.status_pos)
 
 
 @pytest.mark.slow
