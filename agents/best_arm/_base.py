@@ -76,7 +76,8 @@ class BestArmAgent(Agent):
         attributes ``delta``, ``stopping`` (the rule's name), ``threshold``, ``distribution`` and ``sigma``."""
         self.stopper = stopping
         if stopping is not None:
-            self.delta, self.stopping, self.threshold = stopping.delta, stopping.rule, stopping.threshold
+            self.delta: float | None = stopping.delta  # None: read from the env (CLUCB-PAC's own delta)
+            self.stopping, self.threshold = stopping.rule, stopping.threshold
             self.distribution, self.sigma = stopping.distribution, stopping.sigma
         super().__init__(tie_break=tie_break)
 

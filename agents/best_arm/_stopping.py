@@ -136,6 +136,11 @@ class Stopping:
         _, threshold = check_stopping("lucb" if stopping == "own" else stopping, threshold, distribution, sigma)
         return cls(stopping, threshold, delta, distribution, float(sigma))
 
+    @property
+    def scale(self) -> float:
+        """The arms' sub-Gaussian scale: 1/2 for Bernoulli arms (Hoeffding), sigma for Gaussian ones."""
+        return 0.5 if self.distribution == "bernoulli" else self.sigma
+
     def params(self) -> dict[str, Any]:
         """The agent's constructor arguments that built this rule."""
         return {"delta": self.delta, "stopping": self.rule, "threshold": self.threshold,

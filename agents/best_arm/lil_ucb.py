@@ -148,6 +148,7 @@ class LilUCB(BestArmAgent):
         self.lam = ((2.0 + self.beta) / self.beta) ** 2 if lam is None else check.real("lam", lam, low=0.0,
                                                                                         low_open=True)
         stopper = Stopping.component(type(self).__name__, delta, stopping, threshold, distribution, sigma, own="lil")
+        self.scale, self.confidence = stopper.scale, confidence_delta(stopper.delta, self.epsilon)
         super().__init__(stopping=stopper, tie_break=tie_break)
 
     def params(self) -> dict[str, Any]:
@@ -159,5 +160,4 @@ class LilUCB(BestArmAgent):
         super().begin(obs, rows)
         self.constants["epsilon"][rows], self.constants["beta"][rows] = self.epsilon, self.beta
         self.constants["lam"][rows] = self.lam
-        self.constants["scale"][rows] = 0.5 if self.distribution == "bernoulli" else self.sigma
-        self.constants["confidence"][rows] = confidence_delta(self.delta, self.epsilon)
+        self.constants["scale"][rows], self.constants["confidence"][rows] = self.scale, self.confidence

@@ -166,6 +166,7 @@ class TTUCB(BestArmAgent):
         self.alpha = check.real("alpha", alpha, low=0.0, low_open=True)
         self.s = check.real("s", s, low=0.0, low_open=True)
         stopper = Stopping.component(type(self).__name__, delta, stopping, threshold, distribution, sigma)
+        self.rate = 2.0 * stopper.scale * stopper.scale * self.alpha * (1.0 + self.s)  # sigma^2 g_u(n) / ln n
         super().__init__(stopping=stopper, tie_break=tie_break)
 
     def params(self) -> dict[str, Any]:
@@ -175,8 +176,6 @@ class TTUCB(BestArmAgent):
 
     def begin(self, obs: Obs, rows: np.ndarray) -> None:
         super().begin(obs, rows)
-        scale = 0.5 if self.distribution == "bernoulli" else self.sigma
-        self.constants["beta"][rows] = self.beta
-        self.constants["rate"][rows] = 2.0 * scale * scale * self.alpha * (1.0 + self.s)  # sigma^2 g_u(n) / ln n
+        self.constants["beta"][rows], self.constants["rate"][rows] = self.beta, self.rate
         self.arrays["led"][rows] = 0.0
         self.arrays["pulled_leading"][rows] = 0.0
