@@ -61,6 +61,21 @@ def test_no_compiled_function_is_made_inside_a_function() -> None:
     assert not found, "\n".join(found)
 
 
+def test_no_jax_function_is_jitted_by_a_decorator_inside_a_function() -> None:
+    """The JAX path's ``jax.jit``-decorated functions (``@jax.jit``, ``@functools.partial(jax.jit, ...)``) are
+    module-level: one wrapper per process, whose traces are kept between calls. (``jax.jit`` of an env's bound
+    step, one per env, aside.)"""
+    found = []
+    for path in sorted((Path(bandit_gym.__file__).parent / "jax").rglob("*.py")):
+        for outer in ast.walk(ast.parse(path.read_text())):
+            if isinstance(outer, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                found += [f"{path}:{node.lineno} ({outer.name} defines {node.name})"
+                          for statement in outer.body for node in ast.walk(statement)
+                          if isinstance(node, ast.FunctionDef)
+                          and any("jax.jit" in ast.unparse(d) for d in node.decorator_list)]
+    assert not found, "\n".join(found)
+
+
 def test_the_scan_finds_a_compiled_closure(tmp_path: Path) -> None:
     source = tmp_path / "factory.py"
     source.write_text(textwrap.dedent("""

@@ -370,6 +370,14 @@ def _first_runner(env: TrainingEnv, optimizer: Any, seed: int) -> Runner:
     return Runner(params, optimizer.init(params), copies, stats, run_key)
 
 
+@functools.partial(jax.jit, static_argnums=(0, 2))
+def _run_updates(update: Callable[[Runner], tuple[Runner, dict]], runner: Runner,
+                 count: int) -> tuple[Runner, dict[str, Array]]:
+    """``count`` PPO updates of every seed's runner in one compiled scan (``update``: the vmapped
+    ``make_update``, static: one compilation per training run and per ``count``)."""
+    return jax.lax.scan(lambda r, _: update(r), runner, None, count)
+
+
 def train(recipe: str | JaxRecipe, seeds: int | Sequence[int] = 0, total_timesteps: int = 3_000_000,
           updates_per_call: int = 10, max_seconds: float | None = None,
           progress: Callable[[int, dict[str, float]], None] | None = None) -> list[TrainingResult]:
@@ -405,16 +413,12 @@ def train(recipe: str | JaxRecipe, seeds: int | Sequence[int] = 0, total_timeste
     updates = -(-total_timesteps // config.steps_per_update)
     per_call = max(1, min(int(updates_per_call), updates))
 
-    @functools.partial(jax.jit, static_argnums=1)
-    def run(runner: Runner, count: int) -> tuple[Runner, dict[str, Array]]:
-        return jax.lax.scan(lambda r, _: update(r), runner, None, count)
-
     logs: list[dict[str, np.ndarray]] = []
     start = time.perf_counter()
     done = 0
     while done < updates:
         count = min(per_call, updates - done)  # a last, shorter call compiles once more
-        runner, log = run(runner, count)
+        runner, log = _run_updates(update, runner, count)
         logs.append({name: np.asarray(value) for name, value in log.items()})  # (count, seeds)
         done += count
         if progress is not None:
