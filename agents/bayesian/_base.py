@@ -8,7 +8,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from bandit_gym import _validation as check
-from bandit_gym.agents.base import Agent, Obs
+from bandit_gym.agents.base import Agent, Obs, plays
 from bandit_gym.agents.bayesian._posterior import GaussianPosterior, check_prior_variance, check_scale
 from bandit_gym.covariances import resolve_kernel
 from bandit_gym.families import Family
@@ -34,7 +34,7 @@ class BayesianAgent(Agent):
 
     Every step updates the posterior of each copy with the previous step's observation (``last_arm``,
     ``last_value``) by one rank-one step, or rebuilds it from ``counts`` and ``sums`` after a batched allocation;
-    then ``choose`` picks the arm from the posterior and ``recommend`` the answer.
+    then ``select`` picks the arm from the posterior and ``answer`` gives the recommendation.
 
     Readings shared by the subclasses, where the papers are silent:
 
@@ -83,36 +83,28 @@ class BayesianAgent(Agent):
         self.posterior = GaussianPosterior(kernel, self.eta, self.sigma, n, self.form, self.prior_mean)
         self.order = self.new_scores()  # each copy's arm order: the tie rule of every argmax / argmin
         self.all_rows = np.arange(n)
-        self.recommended = np.zeros(n, dtype=np.int64)
 
     def begin(self, obs: Obs, rows: np.ndarray) -> None:
         self.posterior.reset(rows)
-        self._action[rows, 1:] = 0
-        self.recommended[rows] = self.best(self.posterior.mean[rows], rows)
-        self._action[rows, 1 + self.recommended[rows]] = 1
 
     def best(self, values: np.ndarray, rows: np.ndarray | None = None, largest: bool = True) -> np.ndarray:
         """The arm of largest (smallest) ``values`` in each copy ``rows`` (all by default), ties by the tie rule."""
         return self.order.best_of(self.all_rows if rows is None else rows, values, largest)
 
     # ----------------------------------------------------------------------------------------------- step
+    @plays("select", "stop")
     def _act_batch(self, obs: Obs, last: np.ndarray, family: Family) -> np.ndarray:
+        """Each copy's posterior updated with the previous step's observation (``observe``), then the step of
+        every agent: ``select``, ``stop`` and ``answer`` (a subclass's own are played)."""
         m = int(obs["m"][0, 0])
         if m != 1:
             raise ValueError(f"{type(self).__name__} identifies one best arm (m = 1); this env asks for m={m}")
-        self._observe(obs, last)
-        left = obs["budget_left"][:, 0].astype(np.int64)
-        arms = self.choose(obs, self.total_budget - left + 1)
-        self._action[:, 0] = np.where(left > 0, arms, 0)
-        new = self.recommend(obs)
-        changed = np.flatnonzero(new != self.recommended)
-        self._action[changed, 1 + self.recommended[changed]] = 0
-        self._action[changed, 1 + new[changed]] = 1
-        self.recommended = new
-        return self._action
+        self.observe(obs, last)
+        return self._plain_step(obs, last, family)
 
-    def _observe(self, obs: Obs, last: np.ndarray) -> None:
-        """Update the posterior with the previous step's observation (rebuild it after an allocation)."""
+    def observe(self, obs: Obs, last: np.ndarray) -> None:
+        """Update the posterior with the previous step's observation ``obs["last_value"]`` at ``last`` (the
+        previous arm per copy); rebuild it from ``counts`` and ``sums`` after a batched allocation (-2)."""
         pulled = np.flatnonzero(last >= 0)
         if pulled.size:
             self.posterior.update(pulled, last[pulled].astype(np.int64), obs["last_value"][pulled, 0])
@@ -120,13 +112,20 @@ class BayesianAgent(Agent):
         if allocated.size:
             self.posterior.rebuild(allocated, obs["counts"][allocated], obs["sums"][allocated])
 
-    def choose(self, obs: Obs, t: np.ndarray) -> np.ndarray:
-        """The arm to pull in every copy at round ``t`` (1-based, (N,)); on the answer step it is ignored."""
+    def round(self, obs: Obs) -> np.ndarray:
+        """The round t of every copy, (N,): 1 before the first pull, T + 1 on the answer step."""
+        return self.total_budget - obs["budget_left"][:, 0].astype(np.int64) + 1
+
+    def select(self, obs: Obs) -> np.ndarray:
+        """The arm to pull in every copy (N,) from its posterior (``self.posterior``, updated with every
+        observation so far); on the answer step it is ignored."""
         raise NotImplementedError
 
-    def recommend(self, obs: Obs) -> np.ndarray:
-        """The recommended arm of every copy: the largest posterior mean, over all arms or the pulled ones."""
-        return self.best(self.pulled_means(obs) if self.recommendation == "incumbent" else self.posterior.mean)
+    def answer(self, obs: Obs) -> np.ndarray:
+        """The recommendation as answer bits (N, K): the largest posterior mean, over all arms or the pulled ones
+        (``recommendation``), ties by the tie rule."""
+        return one_hot(self.best(self.pulled_means(obs) if self.recommendation == "incumbent"
+                                 else self.posterior.mean), self.num_arms)
 
     def pulled_means(self, obs: Obs) -> np.ndarray:
         """The posterior means of the arms pulled so far, -inf elsewhere (all arms before the first pull)."""
@@ -137,6 +136,13 @@ class BayesianAgent(Agent):
         """``mu+``: the largest posterior mean among the arms pulled so far (all arms before the first pull),
         (N, 1)."""
         return self.pulled_means(obs).max(axis=1, keepdims=True)
+
+
+def one_hot(arms: np.ndarray, k: int) -> np.ndarray:
+    """Answer bits (N, K): 1 at ``arms[n]`` in row n."""
+    bits = np.zeros((arms.size, k), dtype=np.int64)
+    bits[np.arange(arms.size), arms] = 1
+    return bits
 
 
 def improvement(posterior: GaussianPosterior, incumbent: np.ndarray,

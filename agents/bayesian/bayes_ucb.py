@@ -58,7 +58,7 @@ class BayesUCB(BayesianAgent):
     def is_anytime(cls, params: Mapping[str, Any]) -> bool:
         return float(params.get("c", 0.0)) == 0.0
 
-    def choose(self, obs: Obs, t: np.ndarray) -> np.ndarray:
+    def select(self, obs: Obs) -> np.ndarray:
         log_T = np.maximum(np.log(np.maximum(self.total_budget, 1)), 1.0)
-        quantile = special.ndtri(1.0 - 1.0 / ((t + 1.0) * log_T**self.c))
+        quantile = special.ndtri(1.0 - 1.0 / ((self.round(obs) + 1.0) * log_T**self.c))
         return self.best(self.posterior.mean + self.posterior.std() * quantile[:, None])

@@ -8,7 +8,7 @@ import numpy as np
 
 from bandit_gym import _validation as check
 from bandit_gym.agents.base import Obs
-from bandit_gym.agents.bayesian._base import BayesianAgent
+from bandit_gym.agents.bayesian._base import BayesianAgent, one_hot
 
 H_FLOOR = 1e-12
 """The floor of a hardness term H_k when epsilon = 0 and the estimated gap is <= 0 (a guard of ours, see
@@ -127,9 +127,9 @@ class BayesGap(BayesianAgent):
     def begin(self, obs: Obs, rows: np.ndarray) -> None:
         super().begin(obs, rows)
         self.best_gap[rows] = np.inf
-        self.best_arm[rows] = self.recommended[rows]
+        self.best_arm[rows] = self.best(self.posterior.mean[rows], rows)  # the prior's best arm, before round 1
 
-    def choose(self, obs: Obs, t: np.ndarray) -> np.ndarray:
+    def select(self, obs: Obs) -> np.ndarray:
         mean, std = self.posterior.mean, self.posterior.std()
         self.beta = self.beta_scale * exploration(mean, std, obs["epsilon"].astype(np.float64), self.total_budget,
                                                   self.kappa, self.sigma, self.eta)
@@ -147,5 +147,6 @@ class BayesGap(BayesianAgent):
         self.J, self.j = J, j
         return arms
 
-    def recommend(self, obs: Obs) -> np.ndarray:
-        return self.best_arm.copy()
+    def answer(self, obs: Obs) -> np.ndarray:
+        """``Omega_t``: the recorded ``J`` of smallest ``B_J`` so far (eq. 8), as answer bits."""
+        return one_hot(self.best_arm, self.num_arms)

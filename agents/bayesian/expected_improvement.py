@@ -54,7 +54,7 @@ class EI(BayesianAgent):
     def params(self) -> dict[str, Any]:
         return {**super().params(), "xi": self.xi}
 
-    def choose(self, obs: Obs, t: np.ndarray) -> np.ndarray:
+    def select(self, obs: Obs) -> np.ndarray:
         d, z, std, uncertain = improvement(self.posterior, self.incumbent_value(obs), self.xi)
         gain = np.where(uncertain, d * special.ndtr(z) + std * np.exp(-0.5 * z**2) / np.sqrt(2.0 * np.pi), 0.0)
         return self.best(gain)

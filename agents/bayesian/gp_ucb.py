@@ -51,7 +51,7 @@ class GPUCB(BayesianAgent):
     def params(self) -> dict[str, Any]:
         return {**super().params(), "delta": self.delta, "scale": self.scale}
 
-    def choose(self, obs: Obs, t: np.ndarray) -> np.ndarray:
-        k = self.posterior.mean.shape[1]
-        beta = self.scale * 2.0 * np.log(k * t.astype(np.float64) ** 2 * np.pi**2 / (6.0 * self.delta))
+    def select(self, obs: Obs) -> np.ndarray:
+        k, t = self.posterior.mean.shape[1], self.round(obs).astype(np.float64)
+        beta = self.scale * 2.0 * np.log(k * t**2 * np.pi**2 / (6.0 * self.delta))
         return self.best(self.posterior.mean + np.sqrt(beta)[:, None] * self.posterior.std())

@@ -52,6 +52,6 @@ class PI(BayesianAgent):
     def params(self) -> dict[str, Any]:
         return {**super().params(), "xi": self.xi}
 
-    def choose(self, obs: Obs, t: np.ndarray) -> np.ndarray:
+    def select(self, obs: Obs) -> np.ndarray:
         _, z, _, uncertain = improvement(self.posterior, self.incumbent_value(obs), self.xi)
         return self.best(np.where(uncertain, special.ndtr(z), 0.0))

@@ -42,5 +42,5 @@ class ThompsonSampling(BayesianAgent):
     form: ClassVar[str] = "factor"
     anytime = True  # never reads the horizon T
 
-    def choose(self, obs: Obs, t: np.ndarray) -> np.ndarray:
+    def select(self, obs: Obs) -> np.ndarray:
         return self.best(self.posterior.sample(self.rng))

@@ -152,15 +152,16 @@ def test_400_steps_equal_the_rule_in_plain_python() -> None:
 
 # ------------------------------------------------------------------------------------------ whole episodes
 @pytest.mark.slow
-def test_stops_correctly_and_near_the_bound_on_gk_2016_first_instance() -> None:
-    """delta = 0.1, 200 runs: no more errors than delta allows (binomial, 1e-3) and a mean stopping time above the
-    lower bound kl(delta, 1 - delta) T*(mu) and within ten times it (measured: 7.7 times, 13,329 pulls; the
-    fixed-confidence study has Track-and-Stop D at 7.6 times with the same threshold)."""
+def test_stops_correctly_and_near_the_bound() -> None:
+    """delta = 0.1, 200 runs on [.6 .45 .4 .3]: no more errors than delta allows (binomial, 1e-3) and a mean
+    stopping time above the lower bound kl(delta, 1 - delta) T*(mu) and within ten times it (measured: 6.1 times,
+    1188 pulls, no error; on GK 2016's first instance [.5 .45 .43 .4] 7.7 times, 13,329 pulls, where the
+    fixed-confidence study has Track-and-Stop D at 7.6 times with the same threshold; ten times as long to play)."""
     from scipy import stats
 
     from bandit_gym.lower_bounds import best_arm_allocation, lower_bound
 
-    means = [0.5, 0.45, 0.43, 0.4]
+    means = [0.6, 0.45, 0.4, 0.3]
     env = gym.make_vec("BestArmIdentification-v0", num_envs=200, vectorization_mode="vector_entry_point",
                        means=means, setting="fixed_confidence", budget=1_000_000)
     out = play_vector(env, FWSampling(delta=0.1), seed=0)

@@ -202,7 +202,7 @@ SETTINGS = dict(means=MEANS, k=3, epsilon=0.04, delta=0.1)
     (dict(form="pac", scale=0.1), 3000),  # the PAC form stops
 ])
 def test_adaptive_top_k_equals_numpy(params: dict, budget: int) -> None:
-    assert_equal_in_distribution(AdaptiveTopK(**params), numpy_agents.AdaptiveTopK(**params), 10_000,
+    assert_equal_in_distribution(AdaptiveTopK(**params), numpy_agents.AdaptiveTopK(**params), 4000,
                                  budget=budget, **SETTINGS)
 
 
