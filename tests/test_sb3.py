@@ -24,11 +24,11 @@ PPO_IDS = [env_id for env_id in ENV_IDS if not env_id.startswith(LARGE_K)]
 @pytest.mark.slow
 @pytest.mark.parametrize("env_id", PPO_IDS)
 def test_ppo_smoke(env_id: str) -> None:
-    """PPO on the plain env, full action: 2048 steps, 512 where K >= 50 (each step's MultiDiscrete head is one
-    torch Categorical per action entry, 2 K + 1 of them)."""
+    """PPO on the plain env, full action: 512 steps (four rollouts and their updates), 256 where K >= 50 (each
+    step's MultiDiscrete head is one torch Categorical per action entry, 2 K + 1 of them)."""
     env = gym.make(env_id, **small_kwargs(env_id))
-    steps = 512 if env.unwrapped.engine.num_arms >= 50 else 2048
-    model = PPO("MultiInputPolicy", env, n_steps=steps // 4, batch_size=128, n_epochs=2, seed=0, device="cpu")
+    steps = 256 if env.unwrapped.engine.num_arms >= 50 else 512
+    model = PPO("MultiInputPolicy", env, n_steps=steps // 4, batch_size=64, n_epochs=2, seed=0, device="cpu")
     model.learn(total_timesteps=steps)
     obs, _ = env.reset(seed=0)
     action, _ = model.predict(obs, deterministic=True)

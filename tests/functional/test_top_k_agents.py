@@ -28,7 +28,7 @@ from bandit_gym.jax.agents.adaptive_top_k import (
 from bandit_gym.jax.agents.clucb_pac import CLUCBPAC
 from bandit_gym.jax.envs import TopKFunctional
 from bandit_gym.jax.rollout import play
-from bandit_gym.rollout import play_vector
+from bandit_gym.rollout import play_batched, play_vector
 from tests.functional._compare import Z_LIMIT, z_statistic
 
 KEY = jax.random.key(0)
@@ -179,11 +179,13 @@ def test_parameters_and_registry() -> None:
 
 # --------------------------------------------------------------------------------------------- in distribution
 def assert_equal_in_distribution(jax_agent: Any, numpy_agent: Any, episodes: int, **kwargs: Any) -> None:
-    """regret, error and pulls of the JAX agent on the functional env against the numpy agent on the vector env."""
+    """regret, error and pulls of the JAX agent on the functional env against the numpy agent on the vector env,
+    played as the experiment engine plays it (its batched pulls where it has them: the same results in
+    distribution as pull by pull, tested in ``tests/agents/test_top_k.py``, and ten times faster)."""
     ours = play(TopKFunctional(**kwargs), jax_agent, 1, episodes)
     envs = gym.make_vec("TopKIdentification-v0", num_envs=episodes, vectorization_mode="vector_entry_point",
                         copy=False, **kwargs)
-    theirs = play_vector(envs, numpy_agent, seed=2)
+    theirs = play_batched(envs, numpy_agent, seed=2) or play_vector(envs, numpy_agent, seed=2)
     for metric in ("regret", "error", "pulls"):
         z = z_statistic(np.asarray(ours[metric], np.float64), np.asarray(theirs[metric], np.float64))
         assert abs(z) < Z_LIMIT, (metric, float(np.mean(ours[metric])), float(np.mean(theirs[metric])), z)
