@@ -310,3 +310,32 @@ def test_bayesgap_uses_eq9_as_printed_on_model_selection() -> None:
     hardness = np.sum(((others - lower) / 2) ** -2.0)  # epsilon = 0, every estimated gap positive at the prior
     assert numerator > 0 and np.all(others - lower > 0)
     assert agent.beta[0] == pytest.approx(np.sqrt(numerator / (4 * hardness)), rel=1e-9)
+
+
+class GreedyPosterior(BayesUCB):
+    """A user's subclass whose ``select`` reads the posterior: the arm of largest posterior mean."""
+
+    def select(self, obs):
+        self.selected = self.best(self.posterior.mean)
+        return self.selected
+
+
+def test_a_subclass_select_is_played_on_a_posterior_updated_with_every_observation() -> None:
+    """The posterior update runs before ``select`` (``BayesianAgent.observe``), also when a subclass overrides it:
+    after 12 steps the posterior equals the one rebuilt from the observed counts and sums, and the arms pulled
+    are the override's."""
+    import copy
+
+    env = gym.make_vec("CorrelatedBestArm-v0", num_envs=4, vectorization_mode="vector_entry_point")
+    agent = GreedyPosterior()
+    obs, _ = env.reset(seed=0)
+    agent.reset(seed=0)
+    for _ in range(12):
+        action = agent.act(obs)
+        np.testing.assert_array_equal(action[:, 0], agent.selected)
+        obs, *_ = env.step(action)
+    agent.act(obs)
+    rebuilt = copy.deepcopy(agent.posterior)
+    rebuilt.rebuild(np.arange(4), obs["counts"].astype(np.float64), obs["sums"].astype(np.float64))
+    assert obs["counts"].sum() == 4 * 12
+    np.testing.assert_allclose(agent.posterior.mean, rebuilt.mean, atol=1e-9)
