@@ -47,6 +47,14 @@ plays_select = plays("select")
 """Mark a class's ``_act_batch`` that calls ``self.select`` for the arm (``plays("select")``)."""
 
 
+def writes_answer(method: Callable[..., Any]) -> Callable[..., Any]:
+    """Mark a class's fast path (its ``_act_batch``) that writes the answer of that class's own ``answer`` (a
+    compiled step whose ``answer`` reads the same rule): ``act`` adds ``answer`` only for a subclass that overrides
+    it (see ``fast_paths``)."""
+    method.writes_answer = True  # type: ignore[attr-defined]
+    return method
+
+
 class Agent:
     """Base class of every agent.
 
@@ -146,6 +154,9 @@ class Agent:
         self.total_budget = np.zeros(0, dtype=np.int64)
         self._tie_order: ArmScores | None = None
         self._answered = np.zeros((0, 0), dtype=np.int64)  # actions with the class's own answer
+        self._acts = 0  # calls of act: the compiled decision runs once per call (``_compiled_decision``)
+        self._decided = -1  # the call of act whose observation ``_decision`` answers
+        self._decision = np.zeros((0, 0), dtype=np.int64)
 
     def __getstate__(self) -> dict[str, Any]:
         return {**self.__dict__, "_checked": {}}  # not the env's arrays
@@ -156,6 +167,7 @@ class Agent:
         A batch of pure-exploration actions is the agent's own buffer, rewritten by the next call (only the
         changed entries are touched): copy it to keep it. A single action is a fresh array."""
         batch, single, family, last = self._prepare(obs)
+        self._acts += 1
         paths = fast_paths(type(self))
         action = (self._act_batch if paths.step else self._plain_step)(batch, last, family)
         if paths.own_answer and family.pure_exploration:
@@ -398,6 +410,20 @@ class Agent:
         self.last_counts = np.ravel(obs["counts"]).take(flat).astype(np.float64)
         self.last_sums = np.ravel(obs["sums"]).take(flat).astype(np.float64)
 
+    def _compiled_decision(self, obs: Obs, step: Callable[[Obs, np.ndarray, bool], np.ndarray]) -> np.ndarray:
+        """The action ``[arm (K: stop), answer bits]`` of a class's compiled step on the batched observation ``obs``
+        of the current ``act``: how a built-in with a compiled rule implements ``select``, ``stop`` and ``answer``,
+        which all read it. ``step(obs, action, follows)`` runs once per ``act`` (the rule's state advances once per
+        observation, whichever of the three is called first), into a buffer of its own (a subclass's ``select``
+        writes the arms of ``act``'s buffer); ``follows`` says that it also ran on the previous ``act``, so a step
+        that updates only the arm pulled last may do so."""
+        if self._decided != self._acts:
+            if self._decision.shape != self._action.shape:
+                self._decision = np.zeros_like(self._action)
+            step(obs, self._decision, self._decided == self._acts - 1)
+            self._decided = self._acts
+        return self._decision
+
     # ----------------------------------------------------------------------------------------------- hooks
     def select(self, obs: Obs) -> np.ndarray:
         """Return the arm to pull in every copy, shape ``(N,)``."""
@@ -610,7 +636,8 @@ def resolve_fast_paths(cls: type[Agent]) -> FastPaths:
     override of ``answer`` alone keeps the step, whose answer ``act`` replaces by the override's (unless the step
     calls ``answer`` itself, ``plays("answer")``), and the batched allocation (which submits no answer), and
     turns off the compiled rollout (which composes the parent's answer itself). Hooks that a fast path marks with
-    ``plays`` are played through by it as they are."""
+    ``plays`` are played through by it as they are; a step marked ``writes_answer`` already holds its class's own
+    ``answer``."""
     def owner(name: str) -> type:
         return next(klass for klass in cls.__mro__ if name in vars(klass))
 
@@ -626,11 +653,14 @@ def resolve_fast_paths(cls: type[Agent]) -> FastPaths:
 
     step = stands("_act_batch", ("act", "select", "stop"))
     played = getattr(cls._act_batch, "plays", ()) if step else ()
+    # a step that writes its own class's answer (``writes_answer``) needs ``act`` to add only an override below it
+    written = step and getattr(cls._act_batch, "writes_answer", False) and not (
+        owner("answer") is not owner("_act_batch") and issubclass(owner("answer"), owner("_act_batch")))
     return FastPaths(
         step=step,
         rollout=stands("compiled_rollout", (*_PLAY_METHODS, "answer")),
         batches=stands("_batch_pulls", _PLAY_METHODS) and stands("batched_family", _PLAY_METHODS),
-        own_answer=cls.answer is not Agent.answer and "answer" not in played,
+        own_answer=cls.answer is not Agent.answer and "answer" not in played and not written,
     )
 
 

@@ -8,7 +8,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from bandit_gym.agents.base import Agent, Obs
+from bandit_gym.agents.base import Agent, Obs, writes_answer
 from bandit_gym.agents.best_arm._kernels import WORK_ROWS, in_arm_order
 from bandit_gym.agents.best_arm._stopping import Stopping
 from bandit_gym.families import Family
@@ -48,7 +48,11 @@ class BestArmAgent(Agent):
     The rule is written in the agent's own file, a module-level function, with its entry points (``kernels``, a
     ``EntryPoints``): the drivers of ``bandit_gym.agents.best_arm._kernels`` run it over the batch in one compiled
     pass (``act``) and play whole episodes with it (``compiled_rollout``), so the two agree bit for bit; numba
-    compiles them on first use and caches them on disk (``bandit_gym.jit``)."""
+    compiles them on first use and caches them on disk (``bandit_gym.jit``).
+
+    The agent decides by ``select`` (the rule's arm, K where it stops), ``stop`` and ``answer``, all read from one
+    compiled step per observation (``rule_step``); ``act`` runs that step directly unless a subclass overrides
+    ``select`` or ``stop`` (then ``act`` plays the subclass's, which may call ``super()``)."""
 
     families: ClassVar[tuple[str, ...]] = ("best_arm",)
     #: the names of the rule's per-copy parameters, state and arrays (fields of ``constants``, ``state``, ``arrays``)
@@ -122,13 +126,35 @@ class BestArmAgent(Agent):
         if self.best_arm_only and m != 1:
             raise ValueError(f"{type(self).__name__} identifies the best arm (m = 1); the env has m = {m}")
 
-    def _act_batch(self, obs: Obs, last: np.ndarray, family: Family) -> np.ndarray:
+    # ----------------------------------------------------------------------------------------------- decisions
+    def select(self, obs: Obs) -> np.ndarray:
+        """The arm each copy pulls next (``(N,)``), K where the rule stops: the compiled rule's (``rule_step``),
+        which a subclass may call as ``super().select(obs)`` and change."""
+        return self._compiled_decision(obs, self.rule_step)[:, 0].copy()
+
+    def stop(self, obs: Obs) -> np.ndarray | None:
+        """Where the rule stops now (``(N,)`` bools): its stopping component's test, or the end of its own
+        schedule; read from the same compiled step as ``select``."""
+        return self._compiled_decision(obs, self.rule_step)[:, 0] == self.num_arms
+
+    def answer(self, obs: Obs) -> np.ndarray:
+        """The rule's answer bits (``(N, K)``, indexed by arm), from the same compiled step as ``select``."""
+        return self._compiled_decision(obs, self.rule_step)[:, 1:].copy()
+
+    def rule_step(self, obs: Obs, action: np.ndarray, follows: bool = True) -> np.ndarray:
+        """One step of the compiled rule for every copy of the batch ``obs``, written into ``action`` (``[arm or K,
+        answer bits]`` per copy). The rule reads every arm's statistics at each step (``follows`` is not needed)."""
         self.check_m(int(obs["m"][0, 0]))
         if self.stopper is not None:  # a Bernoulli component refuses rewards outside [0, 1]
             self.stopper.check_rewards(obs)
         return self.kernels.act((obs["m"], obs["epsilon"], obs["budget_left"], self.total_budget, obs["counts"],
                                  obs["sums"], self.order.arm_at, self.seen_counts, self.seen_sums, self.seen_answer,
-                                 self.constants, self.state, self.arrays, self.work, self._action))
+                                 self.constants, self.state, self.arrays, self.work, action))
+
+    @writes_answer
+    def _act_batch(self, obs: Obs, last: np.ndarray, family: Family) -> np.ndarray:
+        """``select``, ``stop`` and ``answer`` in one compiled pass, into the action buffer."""
+        return self.rule_step(obs, self._action)
 
     def compiled_rollout(self, obs: Obs) -> tuple[Callable[..., Any], tuple[Any, ...]] | None:
         """Whole episodes of the rule (``kernels.play``). No reward check: ``play_compiled`` plays the package's

@@ -206,7 +206,7 @@ class SuccessiveRejects(BestArmAgent):
     def _batch_pulls(self, obs: Obs, family: Family) -> np.ndarray | None:
         """The rest of the current phase at once: every surviving arm up to n_k pulls (the single survivor: the
         rest of the budget). Phases end, and arms leave, at the compiled rule's next call, as pull by pull."""
-        self._act_batch(obs, obs["last_arm"][:, 0], family)  # ends the phases whose pulls are all made
+        self.rule_step(obs, self._action)  # ends the phases whose pulls are all made
         phase = self.phase
         # n_k (n_K = n: the survivor takes what is left)
         target = self.arrays["schedule"][np.arange(self.num), phase - 1]

@@ -10,7 +10,7 @@ from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 
-from bandit_gym.agents.base import Agent, Obs
+from bandit_gym.agents.base import Agent, Obs, writes_answer
 from bandit_gym.families import Family
 
 
@@ -25,7 +25,9 @@ class ArmRuleState(NamedTuple):
 class IndexAgent(Agent):
     """Base class. A subclass gives its index as ``index``, a function of one arm's statistics (smaller is
     pulled first) with the empirical answer, or a whole arm rule (Opt-KG), and its compiled entry points as
-    ``kernels`` (``bandit_gym.agents._kernels``)."""
+    ``kernels`` (``bandit_gym.agents._kernels``). The agent decides by ``select`` and ``answer``, both read from
+    one compiled step per observation (``rule_step``); ``act`` runs that step directly, unless a subclass
+    overrides ``select`` (then ``act`` plays the subclass's ``select``, which may call ``super().select``)."""
 
     families: ClassVar[tuple[str, ...]] = ("thresholding",)
     #: pull each arm once, in the copy's arm order, before following the index (rounds 1..K)
@@ -66,14 +68,36 @@ class IndexAgent(Agent):
     def prepare(self, obs: Obs, rows: np.ndarray) -> None:
         """Set per-copy constants at the start of an episode (e.g. UCBE's exploration parameter)."""
 
-    def _act_batch(self, obs: Obs, last: np.ndarray, family: Family) -> np.ndarray:
+    # ----------------------------------------------------------------------------------------------- decisions
+    def select(self, obs: Obs) -> np.ndarray:
+        """The arm of smallest index in every copy (``N,``), after the initial round (each arm once, in the copy's
+        arm order, while ``init_pulls``): the compiled rule's (``rule_step``), which a subclass may call as
+        ``super().select(obs)`` and change."""
+        return self._compiled_decision(obs, self.rule_step)[:, 0].copy()
+
+    def answer(self, obs: Obs) -> np.ndarray:
+        """The rule's answer bits (``(N, K)``): the empirical ``1{theta_hat_i >= theta}`` for an index policy,
+        Opt-KG's Bayes decision, from the same compiled step as ``select``."""
+        return self._compiled_decision(obs, self.rule_step)[:, 1:].copy()
+
+    def rule_step(self, obs: Obs, action: np.ndarray, follows: bool = True) -> np.ndarray:
+        """One step of the compiled rule over the batch ``obs``, written into ``action`` (``[arm, answer bits]`` per
+        copy; the bits of the arms whose index did not change are those ``action`` holds). The index and the bit of
+        the arm each copy pulled last are updated (every arm at an episode start); where the step did not run on
+        the previous observation (``follows`` False) every arm's are recomputed from the statistics."""
         p0, p1 = self.rule_constants()
         scores = self.scores
+        last = obs["last_arm"] if follows else np.full_like(obs["last_arm"], -1.0)
         return self.kernels.act((
-            self.init_pulls, p0, p1, self.per_copy, obs["last_arm"], obs["last_value"], obs["counts"], obs["sums"],
+            self.init_pulls, p0, p1, self.per_copy, last, obs["last_value"], obs["counts"], obs["sums"],
             obs["threshold"], obs["budget_left"], self.total_budget, *self.state, scores.values, scores.arm_at,
-            scores.position_of, self._action,
+            scores.position_of, action,
         ))
+
+    @writes_answer
+    def _act_batch(self, obs: Obs, last: np.ndarray, family: Family) -> np.ndarray:
+        """``select`` and ``answer`` in one compiled pass, into the action buffer."""
+        return self.rule_step(obs, self._action)
 
     def compiled_rollout(self, obs: Obs) -> tuple[Callable[..., Any], tuple[Any, ...]] | None:
         self._start_all(obs)

@@ -110,6 +110,12 @@ class Rounds:
         owed = self.owed(self.relabel(obs), end_round)
         return self.to_arms(most_owed_first(owed, obs["budget_left"][:, 0].astype(np.int64)))
 
+    def stops(self, obs: Obs, end_round: EndRound) -> np.ndarray:
+        """Where the copies are finished, ``(N,)`` bools, after ending the rounds whose pulls are all made (as
+        ``next_arms`` does; ending them again on the same observation changes nothing)."""
+        self.owed(self.relabel(obs), end_round)
+        return self.finished.copy()
+
     def next_arms(self, obs: Obs, end_round: EndRound) -> np.ndarray:
         """The arm every copy pulls next, ``(N,)`` int64: the most owed (ties: the first position); K (stop)
         where nothing is owed, the copy finished."""

@@ -193,6 +193,15 @@ class AdaptiveTopK(Agent):
         (a copy of the state)."""
         return self.rounds.status()
 
+    def select(self, obs: Obs) -> np.ndarray:
+        """The arm each copy owes the most pulls in its round (``(N,)``; K where it is finished), after ending the
+        rounds whose pulls are all made (``_end_round``)."""
+        return self.rounds.next_arms(obs, self._end_round)
+
+    def stop(self, obs: Obs) -> np.ndarray:
+        """Where the copy is finished (``(N,)`` bools): its answer is final."""
+        return self.rounds.stops(obs, self._end_round)
+
     def answer(self, obs: Obs) -> np.ndarray:
         """The answer bits of every copy, ``(N, K)``, indexed by arm (``obs`` as the env gives it, batched)."""
         return self.rounds.answer(obs, self._answer_pos)

@@ -15,7 +15,6 @@ from bandit_gym.agents.best_arm._base import BestArmAgent
 from bandit_gym.agents.best_arm._kernels import copy_step, over_copies, play
 from bandit_gym.agents.ranking import answer_means, empirical_means, pulled_first, top_m_select
 from bandit_gym.agents.top_k._kernels import clucb_decide, clucb_radius
-from bandit_gym.families import Family
 from bandit_gym.jit import called, kernel, parallel_kernel
 
 EPSILON_SUMS = ("k_epsilon", "epsilon")
@@ -136,10 +135,11 @@ class CLUCBPAC(BestArmAgent):
     def params(self) -> dict[str, object]:
         return {"delta": self.delta, "R": self.R, "epsilon_sum": self.epsilon_sum, **super().params()}
 
-    def _act_batch(self, obs: Obs, last: np.ndarray, family: Family) -> np.ndarray:
+    def rule_step(self, obs: Obs, action: np.ndarray, follows: bool = True) -> np.ndarray:
+        """The rule's step, handed ``epsilon / m`` where the sum of the gaps is to stay below ``epsilon``."""
         if self.epsilon_sum == "k_epsilon":
-            return super()._act_batch(obs, last, family)
-        return super()._act_batch({**obs, "epsilon": obs["epsilon"].astype(np.float64) / obs["m"]}, last, family)
+            return super().rule_step(obs, action, follows)
+        return super().rule_step({**obs, "epsilon": obs["epsilon"].astype(np.float64) / obs["m"]}, action, follows)
 
     def compiled_rollout(self, obs: Obs) -> tuple[Callable[..., Any], tuple[Any, ...]] | None:
         """Whole episodes by ``bandit_gym.agents.top_k._kernels.clucb_rollout``: the rule's numbers, fewer
@@ -161,7 +161,7 @@ class CLUCBPAC(BestArmAgent):
 
 def _per_k(kernel: Callable[..., Any]) -> Callable[..., Any]:
     """``kernel`` (whole episodes, ``kernel(means, seeds, m, epsilon, ...)``) stopping at ``epsilon`` instead of
-    ``m epsilon``: it is handed ``epsilon / m``, as ``CLUCBPAC._act_batch`` hands the rule."""
+    ``m epsilon``: it is handed ``epsilon / m``, as ``CLUCBPAC.rule_step`` hands the rule."""
 
     def play(means: np.ndarray, seeds: np.ndarray, m: int, epsilon: float, *rest: Any) -> None:
         kernel(means, seeds, m, np.float64(epsilon) / m, *rest)
