@@ -194,10 +194,10 @@ class ArmwisePPO(SB3Agent):
         self._stats = None
         self._check_spaces()
 
-    def _act_batch(self, obs: Obs, last: np.ndarray, family: Family) -> np.ndarray:
+    def policy_action(self, obs: Obs, family: Family) -> np.ndarray:
         (trained,) = self.families_of(self.params())
         if family is not trained:
             allowed = sorted(name for name, f in SHIPPED_PROBLEMS.items() if f is family)
             raise ValueError(f"ArmwisePPO(problem={self.problem!r}) plays {trained} envs, not this {family} env; "
                              f"for it choose problem= one of {allowed}")
-        return super()._act_batch(obs, last, family)
+        return super().policy_action(obs, family)

@@ -9,8 +9,8 @@ from typing import Any, ClassVar
 import numpy as np
 
 from bandit_gym import _validation as check
-from bandit_gym.agents.base import Agent, Obs
-from bandit_gym.families import Family, contract
+from bandit_gym.agents.base import Agent, Obs, writes_answer
+from bandit_gym.families import Family, contract, family_of
 
 ALGORITHMS = ("PPO", "DQN", "A2C")
 """SB3 classes a saved model may be loaded with."""
@@ -243,7 +243,33 @@ class SB3Agent(Agent):
             self._choices, self._width = int(action.nvec[0]), len(action.nvec)
 
     # ----------------------------------------------------------------------------------------------- playing
+    def select(self, obs: Obs) -> np.ndarray:
+        """The policy's arm in every copy (``(N,)``; K, stop, where a pure-exploration policy stops), from one
+        ``predict`` per observation (``policy_action``), which a subclass may call as ``super().select(obs)``."""
+        return self._compiled_decision(obs, self._policy_step)[:, 0].copy()
+
+    def answer(self, obs: Obs) -> np.ndarray:
+        """The answer bits the policy submits with its arm (``(N, K)``): a ``MultiDiscrete`` policy's own, else
+        the family's empirical answer; from the same ``predict`` as ``select``."""
+        return self._compiled_decision(obs, self._policy_step)[:, 1:].copy()
+
+    def _policy_step(self, obs: Obs, action: np.ndarray, follows: bool = True) -> np.ndarray:
+        """``policy_action`` written into ``action`` (an online env's arm in its first column)."""
+        chosen = self.policy_action(obs, family_of(obs))
+        if chosen.ndim == 1:
+            action[:, 0] = chosen
+        else:
+            action[:] = chosen
+        return action
+
+    @writes_answer
     def _act_batch(self, obs: Obs, last: np.ndarray, family: Family) -> np.ndarray:
+        """``select`` and ``answer`` of one ``predict`` (``policy_action``)."""
+        return self.policy_action(obs, family)
+
+    def policy_action(self, obs: Obs, family: Family) -> np.ndarray:
+        """The whole action of every copy from one ``predict`` over the batch: ``(N,)`` arms on an online env,
+        ``(N, K + 1)`` ``[arm, answer bits]`` on a pure-exploration one."""
         self._load()
         k = obs["counts"].shape[1]
         sample = family.pure_exploration if self.deterministic is None else not self.deterministic

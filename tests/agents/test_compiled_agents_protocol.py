@@ -1,11 +1,13 @@
 """The built-ins with a step of their own (``IndexAgent``: LSA, APT, UCBE, Opt-KG; ``BestArmAgent``: the best-arm
-and fixed-confidence rules, CLUCB-PAC; the round agents OptMAI and AdaptiveTopK) decide by ``select``, ``stop`` and
-``answer`` like every agent: a subclass that calls ``super()`` in them is the parent, bit for bit, on the plain
-step that plays a subclass; the parent's answer and stopping rule stand where a subclass replaces only ``select``;
-the index of every arm is recomputed when the compiled step did not see the previous observation."""
+and fixed-confidence rules, CLUCB-PAC; the round agents OptMAI and AdaptiveTopK; the trained policies of
+``SB3Agent`` and ``ArmwisePPO``) decide by ``select``, ``stop`` and ``answer`` like every agent: a subclass that
+calls ``super()`` in them is the parent, bit for bit, on the plain step that plays a subclass; the parent's answer
+and stopping rule stand where a subclass replaces only ``select``; the index of every arm is recomputed when the
+compiled step did not see the previous observation."""
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import gymnasium as gym
@@ -18,10 +20,10 @@ from bandit_gym.agents import AGENTS, LSA, OptKG, TrackAndStop
 from bandit_gym.agents.base import Agent, fast_paths
 from bandit_gym.agents.best_arm._base import BestArmAgent
 from bandit_gym.agents.thresholding._index import IndexAgent
-from tests.conftest import AGENT_ENV_PAIRS, make_agent
+from tests.conftest import AGENT_ENV_PAIRS, make_agent, small_kwargs
 
-COMPILED = sorted(name for name, cls in AGENTS.items() if issubclass(cls, (IndexAgent, BestArmAgent))) + [
-    "AdaptiveTopK", "OptMAI"]
+COMPILED = [*sorted(name for name, cls in AGENTS.items() if issubclass(cls, (IndexAgent, BestArmAgent))),
+            "AdaptiveTopK", "OptMAI", "SB3Agent", "ArmwisePPO"]
 #: each agent's first env of the test registry
 FIRST_ENV = {name: next(env_id for agent, env_id in AGENT_ENV_PAIRS if agent == name) for name in COMPILED}
 
@@ -29,7 +31,7 @@ FIRST_ENV = {name: next(env_id for agent, env_id in AGENT_ENV_PAIRS if agent == 
 def episode_actions(env_id: str, agent: Agent, copies: int = 4, **kwargs: Any) -> np.ndarray:
     """Every action of one seeded episode per copy of a vector env (the steps until the last copy ends; a copy
     that ended first goes on with its next episode)."""
-    env = gym.make_vec(env_id, num_envs=copies, vectorization_mode="vector_entry_point", **{"budget": 80, **kwargs})
+    env = gym.make_vec(env_id, num_envs=copies, vectorization_mode="vector_entry_point", **kwargs)
     obs, _ = env.reset(seed=0)
     agent.reset(seed=1)
     actions, done = [], np.zeros(copies, dtype=bool)
@@ -72,9 +74,11 @@ def test_every_agent_with_a_compiled_rule_is_covered() -> None:
 def test_a_subclass_calling_super_plays_the_parents_episodes_bit_for_bit(name: str, hooks: tuple[str, ...]) -> None:
     env_id = FIRST_ENV[name]
     parent = make_agent(name, env_id)
-    child = through_super(type(parent), hooks)(**parent.params())
+    child = copy.deepcopy(parent)  # the same parameters (an SB3 policy's weights too), of the subclass
+    child.__class__ = through_super(type(parent), hooks)
     assert fast_paths(type(parent)).step and not fast_paths(type(child)).step  # the plain step plays the child
-    np.testing.assert_array_equal(episode_actions(env_id, child), episode_actions(env_id, parent))
+    budget = small_kwargs(env_id)  # the budget (horizon) an untrained SB3 policy is made for
+    np.testing.assert_array_equal(episode_actions(env_id, child, **budget), episode_actions(env_id, parent, **budget))
 
 
 class LeastPulledOptKG(OptKG):
