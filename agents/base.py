@@ -643,19 +643,23 @@ def resolve_fast_paths(cls: type[Agent]) -> FastPaths:
 
     def stands(fast: str, hooks: tuple[str, ...]) -> bool:
         """Whether none of ``hooks`` (other than those the fast path calls itself, ``plays``) is defined in a
-        strict subclass of the class that defines ``fast`` (``Agent``'s own defaults stand for nothing)."""
+        class that comes before the class defining ``fast`` in ``cls``'s method resolution order: a subclass of it,
+        or a mixin listed before it (``Agent``'s own defaults stand for nothing)."""
         above = owner(fast)
         if above is Agent:
             return True
         played = getattr(vars(above)[fast], "plays", ())
-        return not any(owner(name) is not above and issubclass(owner(name), above)
-                       for name in hooks if name not in played)
+        return not any(before(owner(name), above) for name in hooks if name not in played)
+
+    def before(first: type, second: type) -> bool:
+        """Whether ``first`` comes before ``second`` in ``cls``'s method resolution order (overrides it)."""
+        return cls.__mro__.index(first) < cls.__mro__.index(second)
 
     step = stands("_act_batch", ("act", "select", "stop"))
     played = getattr(cls._act_batch, "plays", ()) if step else ()
-    # a step that writes its own class's answer (``writes_answer``) needs ``act`` to add only an override below it
-    written = step and getattr(cls._act_batch, "writes_answer", False) and not (
-        owner("answer") is not owner("_act_batch") and issubclass(owner("answer"), owner("_act_batch")))
+    # a step that writes its own class's answer (``writes_answer``) needs ``act`` to add only an override of it
+    written = step and getattr(cls._act_batch, "writes_answer", False) and not before(owner("answer"),
+                                                                                       owner("_act_batch"))
     return FastPaths(
         step=step,
         rollout=stands("compiled_rollout", (*_PLAY_METHODS, "answer")),

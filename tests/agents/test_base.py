@@ -273,6 +273,38 @@ def test_a_subclass_that_overrides_answer_is_played_through_it(parent: str) -> N
     np.testing.assert_array_equal(ours, theirs)
 
 
+class FirstArmMixin(Agent):
+    """Pulls arm 0 (and counts its calls): a mixin meant to come before a built-in in a user's class."""
+
+    calls = 0
+
+    def select(self, obs: dict) -> np.ndarray:
+        FirstArmMixin.calls += 1
+        return np.zeros(len(obs["counts"]), dtype=np.int64)
+
+
+@pytest.mark.parametrize("parent", ["LSA", "UGapEb", "AdaptiveTopK", "BayesUCB"])
+def test_a_mixin_listed_before_a_built_in_is_played_through_its_select(parent: str) -> None:
+    """Before, only an override in a subclass of the class with the fast step counted: ``class Mine(FirstArmMixin,
+    LSA)`` was played by LSA's compiled step, and scored exactly LSA's numbers."""
+    from bandit_gym.agents import AGENTS, register
+
+    cls = AGENTS[parent]
+    mine = type("Mine", (FirstArmMixin, cls), {})
+    family = "top_k" if parent == "AdaptiveTopK" else str(cls.families[0])
+    env_id, kwargs = FAMILY_ENVS[family]
+    params = {"a": 1.0} if parent == "UGapEb" else {}
+    for _, action in submitted(env_id, kwargs, mine(**params)):
+        assert (action[:, 0] == 0).all()
+    # the engine's paths (a compiled rollout, batched pulls) play it through its select too
+    register("Mine", mine, override=True)
+    spec = ExperimentSpec.from_dict({"env": env_id, "budgets": [60], "runs": 4, "agents": [
+        {"name": "Mine", "params": params}]})
+    FirstArmMixin.calls = 0
+    run_experiment(spec, progress=False)
+    assert FirstArmMixin.calls >= 59
+
+
 def test_top_keeps_count_arms_among_the_mask_and_ties_at_random() -> None:
     class Probe(Agent):
         families = ("best_arm",)
