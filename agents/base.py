@@ -630,9 +630,10 @@ def resolve_fast_paths(cls: type[Agent]) -> FastPaths:
 
     An agent decides through ``select``, ``stop`` and ``answer``. A fast path (a compiled step ``_act_batch``, a
     compiled rollout ``compiled_rollout``, a batched allocation ``_batch_pulls``) stands for the decisions of the
-    class that defines it: a subclass that overrides one of them (or ``act``) is played through its override, so
-    each fast path defined in a class above the override is off for it (an ``LSA`` subclass whose ``select``
-    returns another arm would otherwise be played by LSA's compiled index and score exactly LSA's numbers). An
+    class that defines it: a subclass that overrides one of them (or ``act``), or a mixin listed before that class,
+    is played through its override, so each fast path defined in a class after the override in the method
+    resolution order is off for it (an ``LSA`` subclass whose ``select`` returns another arm would otherwise be
+    played by LSA's compiled index and score exactly LSA's numbers). An
     override of ``answer`` alone keeps the step, whose answer ``act`` replaces by the override's (unless the step
     calls ``answer`` itself, ``plays("answer")``), and the batched allocation (which submits no answer), and
     turns off the compiled rollout (which composes the parent's answer itself). Hooks that a fast path marks with
