@@ -157,6 +157,7 @@ class Agent:
         self._acts = 0  # calls of act: the compiled decision runs once per call (``_compiled_decision``)
         self._decided = -1  # the call of act whose observation ``_decision`` answers
         self._decision = np.zeros((0, 0), dtype=np.int64)
+        self._decided_into = self._decision  # the buffer the step wrote at act ``_decided``
 
     def __getstate__(self) -> dict[str, Any]:
         return {**self.__dict__, "_checked": {}}  # not the env's arrays
@@ -414,15 +415,21 @@ class Agent:
         """The action ``[arm (K: stop), answer bits]`` of a class's compiled step on the batched observation ``obs``
         of the current ``act``: how a built-in with a compiled rule implements ``select``, ``stop`` and ``answer``,
         which all read it. ``step(obs, action, follows)`` runs once per ``act`` (the rule's state advances once per
-        observation, whichever of the three is called first), into a buffer of its own (a subclass's ``select``
-        writes the arms of ``act``'s buffer); ``follows`` says that it also ran on the previous ``act``, so a step
-        that updates only the arm pulled last may do so."""
+        observation, whichever of the three is called first, or the class's fast step, ``_decided_with``), into a
+        buffer of its own (a subclass's ``select`` writes the arms of ``act``'s buffer); ``follows`` says that it
+        also ran on the previous ``act`` into that buffer, so a step that updates only the arm pulled last may."""
         if self._decided != self._acts:
             if self._decision.shape != self._action.shape:
                 self._decision = np.zeros_like(self._action)
-            step(obs, self._decision, self._decided == self._acts - 1)
-            self._decided = self._acts
-        return self._decision
+            follows = self._decided == self._acts - 1 and self._decided_into is self._decision
+            self._decided_with(step(obs, self._decision, follows))
+        return self._decided_into
+
+    def _decided_with(self, action: np.ndarray) -> np.ndarray:
+        """Record ``action`` as the class's step on the current ``act``'s observation (a fast step calls it, so that
+        ``select``, ``stop`` and ``answer`` read that step instead of running the rule again); return it."""
+        self._decided, self._decided_into = self._acts, action
+        return action
 
     # ----------------------------------------------------------------------------------------------- hooks
     def select(self, obs: Obs) -> np.ndarray:

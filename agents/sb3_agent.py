@@ -265,7 +265,8 @@ class SB3Agent(Agent):
     @writes_answer
     def _act_batch(self, obs: Obs, last: np.ndarray, family: Family) -> np.ndarray:
         """``select`` and ``answer`` of one ``predict`` (``policy_action``)."""
-        return self.policy_action(obs, family)
+        chosen = self.policy_action(obs, family)
+        return self._decided_with(chosen) if chosen.ndim == 2 else chosen
 
     def policy_action(self, obs: Obs, family: Family) -> np.ndarray:
         """The whole action of every copy from one ``predict`` over the batch: ``(N,)`` arms on an online env,

@@ -154,7 +154,7 @@ class BestArmAgent(Agent):
     @writes_answer
     def _act_batch(self, obs: Obs, last: np.ndarray, family: Family) -> np.ndarray:
         """``select``, ``stop`` and ``answer`` in one compiled pass, into the action buffer."""
-        return self.rule_step(obs, self._action)
+        return self._decided_with(self.rule_step(obs, self._action))
 
     def compiled_rollout(self, obs: Obs) -> tuple[Callable[..., Any], tuple[Any, ...]] | None:
         """Whole episodes of the rule (``kernels.play``). No reward check: ``play_compiled`` plays the package's

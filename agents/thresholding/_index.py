@@ -97,7 +97,7 @@ class IndexAgent(Agent):
     @writes_answer
     def _act_batch(self, obs: Obs, last: np.ndarray, family: Family) -> np.ndarray:
         """``select`` and ``answer`` in one compiled pass, into the action buffer."""
-        return self.rule_step(obs, self._action)
+        return self._decided_with(self.rule_step(obs, self._action))
 
     def compiled_rollout(self, obs: Obs) -> tuple[Callable[..., Any], tuple[Any, ...]] | None:
         self._start_all(obs)

@@ -69,14 +69,17 @@ def test_every_agent_with_a_compiled_rule_is_covered() -> None:
         COMPILED)
 
 
-@pytest.mark.parametrize("hooks", [("select",), ("select", "stop", "answer")], ids=["select", "all"])
+@pytest.mark.parametrize("hooks", [("select",), ("answer",), ("select", "stop", "answer")],
+                         ids=["select", "answer", "all"])
 @pytest.mark.parametrize("name", COMPILED)
 def test_a_subclass_calling_super_plays_the_parents_episodes_bit_for_bit(name: str, hooks: tuple[str, ...]) -> None:
     env_id = FIRST_ENV[name]
     parent = make_agent(name, env_id)
     child = copy.deepcopy(parent)  # the same parameters (an SB3 policy's weights too), of the subclass
     child.__class__ = through_super(type(parent), hooks)
-    assert fast_paths(type(parent)).step and not fast_paths(type(child)).step  # the plain step plays the child
+    # the plain step plays a child with its own select; one with only its own answer keeps the fast step, and
+    # its answer reads that step's (Opt-KG's state was updated twice, SB3's policy sampled twice)
+    assert fast_paths(type(parent)).step and fast_paths(type(child)).step == ("select" not in hooks)
     budget = small_kwargs(env_id)  # the budget (horizon) an untrained SB3 policy is made for
     np.testing.assert_array_equal(episode_actions(env_id, child, **budget), episode_actions(env_id, parent, **budget))
 
