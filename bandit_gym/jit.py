@@ -9,8 +9,8 @@ The package's compiled functions are module-level functions decorated here:
 - ``driver``: a driver that takes a compiled function as an argument (a rule, an index), inlined into its
   caller by numba (``inline="always"``) so that the function it calls becomes a global of the caller;
 - ``kernel`` / ``parallel_kernel``: an *entry point*, called from Python, cached on disk (``cache=True``), serial or
-  with ``numba.prange`` loops run on all cores (``called`` / ``parallel_called`` for the few that numba cannot
-  cache: they hold addresses of the process, as Opt-KG's calls into scipy do).
+  with ``numba.prange`` loops run on all cores (``parallel_called`` for a parallel twin of a cached serial kernel:
+  numba's cache would file both compilations of one Python function under one name).
 
 No compiled function is made inside another function (a test scans the package): numba keys a closure's cache entry
 by its cells, and a dispatcher in a cell pickles with a per-process id, so a closure is compiled again in every
@@ -98,8 +98,9 @@ def parallel_kernel(function: Callable[..., Any]) -> Any:
 
 
 def parallel_called(function: Callable[..., Any]) -> Any:
-    """``called`` with its ``numba.prange`` loops run on all cores, not cached: for an entry point numba cannot
-    cache (Opt-KG's, which calls scipy's compiled special functions through addresses of this process)."""
+    """``called`` with its ``numba.prange`` loops run on all cores, not cached: the parallel twin of a serial
+    ``kernel`` made from the same Python function (the env's kernels), which numba's cache would file under the
+    same name."""
     return numba.njit(nogil=True, error_model="numpy", parallel=True)(function)
 
 

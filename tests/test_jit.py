@@ -102,9 +102,11 @@ def test_the_cache_folder_is_keyed_by_the_source_and_honours_numba_cache_dir(
     assert "bandit_gym" in names and Path(bandit_gym.__file__).parent.resolve() in jit.package_folders()
 
 
-#: a fresh process: the first act of SuccessiveRejects and the compilations it made, as ``compiles=N actions=...``
+#: a fresh process: the first acts of an agent (``sys.argv[1]``, SuccessiveRejects by default) on an env
+#: (``sys.argv[2]``) and the compilations they made, as ``compiles=N actions=...``
 FIRST_ACT = textwrap.dedent("""
     import hashlib
+    import sys
 
     import numpy as np
     from numba.core import event
@@ -120,11 +122,13 @@ FIRST_ACT = textwrap.dedent("""
 
     event.register("numba:compile", Count())
     import gymnasium as gym
-    from bandit_gym.agents import SuccessiveRejects
+    from bandit_gym.agents import AGENTS
 
-    env = gym.make_vec("BestArmIdentification-Audibert2010Problem1-v0", num_envs=3,
-                       vectorization_mode="vector_entry_point", budget=120)
-    agent = SuccessiveRejects()
+    name, env_id = "SuccessiveRejects", "BestArmIdentification-Audibert2010Problem1-v0"
+    if len(sys.argv) > 2:
+        name, env_id = sys.argv[1:3]
+    env = gym.make_vec(env_id, num_envs=3, vectorization_mode="vector_entry_point", budget=120)
+    agent = AGENTS[name]()
     obs, _ = env.reset(seed=0)
     agent.reset(seed=0)
     actions = []
@@ -136,14 +140,14 @@ FIRST_ACT = textwrap.dedent("""
 """)
 
 
-def first_act(cache: Path, path: str | None = None) -> tuple[int, str]:
+def first_act(cache: Path, path: str | None = None, agent: tuple[str, ...] = ()) -> tuple[int, str]:
     """Run ``FIRST_ACT`` in a fresh process with ``cache`` as ``NUMBA_CACHE_DIR`` (and ``path`` first on the
-    module path); return its compilations and its actions' digest."""
+    module path; ``agent``: its name and env id); return its compilations and its actions' digest."""
     env = {**os.environ, "NUMBA_CACHE_DIR": str(cache)}
     if path is not None:
         env["PYTHONPATH"] = path
-    done = subprocess.run([sys.executable, "-c", FIRST_ACT], capture_output=True, text=True, env=env, check=False,
-                          cwd=cache)
+    done = subprocess.run([sys.executable, "-c", FIRST_ACT, *agent], capture_output=True, text=True, env=env,
+                          check=False, cwd=cache)
     assert done.returncode == 0, done.stderr[-3000:]
     compiles, actions = done.stdout.split()[-2:]
     return int(compiles.split("=")[1]), actions.split("=")[1]
@@ -155,6 +159,16 @@ def test_a_second_process_compiles_nothing_it_compiled_before(tmp_path: Path) ->
     assert compiled > 0
     assert first_act(tmp_path) == (0, actions)
     assert not list(tmp_path.glob("*.nb[ic]")) and (tmp_path / "bandit-gym").is_dir()  # nothing beside its folder
+
+
+@pytest.mark.slow  # two fresh processes, the first compiling Opt-KG
+def test_opt_kg_calls_scipy_by_a_symbol_and_is_cached_too(tmp_path: Path) -> None:
+    """Opt-KG's rule calls scipy's compiled ``betaincc`` and ``betaln``; by an address of the process, numba would
+    compile it again in every process."""
+    agent = ("OptKG", "ThresholdingBandit-Tao2019Setup1-v0")
+    compiled, actions = first_act(tmp_path, agent=agent)
+    assert compiled > 0
+    assert first_act(tmp_path, agent=agent) == (0, actions)
 
 
 def package_copy(folder: Path) -> Path:

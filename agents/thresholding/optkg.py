@@ -6,14 +6,16 @@ import ctypes
 import math
 from typing import Any
 
+import llvmlite.binding as llvm
 import numpy as np
-from numba.extending import get_cython_function_address
+from numba import types
+from numba.extending import get_cython_function_address, overload
 
 from bandit_gym import _validation as check
 from bandit_gym._dispatch import EntryPoints
 from bandit_gym.agents._kernels import arm_play, arm_step, no_index_compiled
 from bandit_gym.agents.thresholding._index import IndexAgent
-from bandit_gym.jit import called, driver, parallel_called
+from bandit_gym.jit import called, driver, kernel, parallel_kernel
 
 
 def log_optimistic_gain(a: float, b: float, p: float, logc: float) -> float:
@@ -61,15 +63,46 @@ def double_version(name: str) -> str:
     raise ImportError(f"scipy.special.cython_special exports no float64 {name}; Opt-KG needs it")
 
 
-def _special(name: str, arity: int) -> Any:
-    """scipy.special's compiled float64 ``name`` (``cython_special``) as a ctypes function numba can call."""
+def _scipy_special(name: str, arity: int) -> tuple[Any, Any]:
+    """scipy.special's compiled float64 ``name`` (``cython_special``) twice: a ctypes function (for Python, and
+    numba with compilation disabled) and numba's declaration of the same C function under the symbol
+    ``bandit_gym_<name>``, which this registers with LLVM. Compiled code calls the function by that symbol, not by
+    an address of this process, so it is cached on disk like every entry point and linked again in each process."""
     address = get_cython_function_address("scipy.special.cython_special", double_version(name))
-    return ctypes.CFUNCTYPE(ctypes.c_double, *[ctypes.c_double] * arity)(address)
+    symbol = f"bandit_gym_{name}"
+    llvm.add_symbol(symbol, address)
+    signature = types.float64(*[types.float64] * arity)
+    return ctypes.CFUNCTYPE(ctypes.c_double, *[ctypes.c_double] * arity)(address), types.ExternalFunction(symbol,
+                                                                                                          signature)
 
 
-#: scipy.special's ``betaincc`` and ``betaln``, called from compiled code through ``cython_special``: their
-#: addresses are this process's, so Opt-KG's entry points are compiled in every process, not cached
-betaincc, betaln = _special("betaincc", 3), _special("betaln", 2)
+_betaincc, _betaincc_symbol = _scipy_special("betaincc", 3)
+_betaln, _betaln_symbol = _scipy_special("betaln", 2)
+
+
+def betaincc(a: float, b: float, x: float) -> float:
+    """``scipy.special.betaincc(a, b, x)`` in float64: ``P(vartheta >= x)`` under ``Beta(a, b)``."""
+    return float(_betaincc(a, b, x))
+
+
+def betaln(a: float, b: float) -> float:
+    """``scipy.special.betaln(a, b)`` in float64: ``ln B(a, b)``."""
+    return float(_betaln(a, b))
+
+
+# numba's typing of an overload reads its arguments' annotations, so these two have none
+@overload(betaincc)
+def _compiled_betaincc(a, b, x):
+    """``betaincc`` in compiled code: a call of the C function by its symbol."""
+    return lambda a, b, x: _betaincc_symbol(a, b, x)
+
+
+@overload(betaln)
+def _compiled_betaln(a, b):
+    """``betaln`` in compiled code: a call of the C function by its symbol."""
+    return lambda a, b: _betaln_symbol(a, b)
+
+
 log_gain = called(log_optimistic_gain)
 
 
@@ -113,19 +146,19 @@ def rule_pulled(index: Any, count: float, total: float, one: bool, p: float, log
     return pulled(count, total, one, p, logc, theta, a0, b0, q)
 
 
-@called
+@kernel
 def step(args: tuple[Any, ...]) -> np.ndarray:
     """One ``act`` of Opt-KG over a batch (``_kernels.arm_step``; its state is the posterior's I and log c)."""
     return arm_step(rule_fresh, rule_pulled, no_index_compiled, True, args)
 
 
-@parallel_called
+@parallel_kernel
 def parallel_step(args: tuple[Any, ...]) -> np.ndarray:
     """``step`` with the copies on all cores."""
     return arm_step(rule_fresh, rule_pulled, no_index_compiled, True, args)
 
 
-@called
+@kernel
 def rollout(episodes: tuple[Any, ...]) -> None:
     """Whole episodes of Opt-KG (``_kernels.arm_play``)."""
     arm_play(rule_fresh, rule_pulled, no_index_compiled, episodes)
