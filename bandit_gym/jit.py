@@ -2,8 +2,9 @@
 
 The package's compiled functions are module-level functions decorated here:
 
-- ``called``: a function compiled on its own and called (an agent's rule, most helpers): compiled once per process
-  however many rules call it (numba's IR inlining, which the two below use, is what costs compilation time);
+- ``called``: a function compiled on its own and called (an agent's rule, most helpers), cached on disk like the
+  entry points: compiled once on a machine however many rules and processes call it (numba's IR inlining, which
+  the two below use, is what costs compilation time);
 - ``inline``: the few small helpers on a rule's per-pull path where a call measurably costs more than the helper
   (Successive Rejects' phase end and step), compiled into their callers (``inline="always"``);
 - ``driver``: a driver that takes a compiled function as an argument (a rule, an index), inlined into its
@@ -81,9 +82,11 @@ def inline(function: Callable[..., Any]) -> Any:
 
 
 def called(function: Callable[..., Any]) -> Any:
-    """A function compiled on its own and called (a rule, a helper): ``numba.njit(nogil=True,
-    error_model="numpy")``."""
-    return numba.njit(nogil=True, error_model="numpy")(function)
+    """A function compiled on its own and called (a rule, a helper), cached on disk: ``numba.njit(cache=True,
+    nogil=True, error_model="numpy")``. An entry point's cached code holds what it calls, so a process that loads
+    it loads nothing else; a rule compiled for the first time finds the helpers other rules compiled (the
+    stopping rules, the rankings, the checks) in the cache instead of compiling them again."""
+    return numba.njit(cache=True, nogil=True, error_model="numpy")(function)
 
 
 def kernel(function: Callable[..., Any]) -> Any:

@@ -19,9 +19,11 @@ others.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -100,11 +102,12 @@ COMPILED = tuple(name for name, cls in AGENTS.items()
 """Every agent whose rule runs in the compiled per-step kernel (``over_copies``)."""
 
 
-def variants_after(before: tuple[str, ...], checked: tuple[str, ...]) -> list[str]:
-    """In a fresh process, compile and play the rules ``before`` (both variants), then check the rules
-    ``checked``; one line per checked rule."""
+def variants_after(before: tuple[str, ...], checked: tuple[str, ...], cache: Path) -> list[str]:
+    """In a fresh process with the empty compile cache ``cache`` (so that it compiles, not loads, what it plays),
+    compile and play the rules ``before`` (both variants), then check the rules ``checked``; one line per checked
+    rule."""
     done = subprocess.run([sys.executable, "-c", SCRIPT, ",".join(before), ",".join(checked)], capture_output=True,
-                          text=True, check=False)
+                          text=True, check=False, env={**os.environ, "NUMBA_CACHE_DIR": str(cache)})
     assert done.returncode == 0, done.stderr[-3000:]
     return [line for line in done.stdout.splitlines() if line]
 
@@ -114,12 +117,12 @@ def test_the_compiled_rules_are_the_ones_checked() -> None:
 
 
 @pytest.mark.slow
-def test_eb_tci_after_four_other_rules() -> None:
+def test_eb_tci_after_four_other_rules(tmp_path: Path) -> None:
     """The sequence in which the parallel variant of EB-TCI's step dropped its tracking store (numba 0.68.1).
     Slow: a fresh process compiles five rules, serial and parallel (about 3 minutes on 2 busy cores)."""
-    assert variants_after(("LilUCB", "FWSampling", "LUCB", "UGapEc"), ("EBTCI",)) == ["EBTCI: equal"]
+    assert variants_after(("LilUCB", "FWSampling", "LUCB", "UGapEc"), ("EBTCI",), tmp_path) == ["EBTCI: equal"]
 
 
 @pytest.mark.slow
-def test_every_compiled_rule_after_all_the_others() -> None:
-    assert variants_after(COMPILED, COMPILED) == [f"{name}: equal" for name in COMPILED]
+def test_every_compiled_rule_after_all_the_others(tmp_path: Path) -> None:
+    assert variants_after(COMPILED, COMPILED, tmp_path) == [f"{name}: equal" for name in COMPILED]
