@@ -235,3 +235,20 @@ def test_sar_answers_its_pulled_survivor_when_the_budget_is_below_k() -> None:
     compiled = play_compiled(venv, AGENTS["SAR"](tie_break="index"), seed=0)  # the ties of the comment above
     assert compiled is not None
     np.testing.assert_array_equal(compiled["regret"], np.zeros(16))
+
+
+def test_kth_smallest_is_numpys_partition() -> None:
+    """The selection behind ``top_m_select`` against ``np.partition`` at every rank: normal draws, few distinct
+    values (ties), -inf (arms never pulled), sorted and reversed input (a naive pivot's worst cases), one value."""
+    from bandit_gym.agents.ranking import kth_smallest
+
+    rng = np.random.default_rng(7)
+    cases = [np.array([3.0]), np.arange(30.0), np.arange(30.0)[::-1].copy(), np.zeros(17)]
+    for size in rng.integers(2, 40, size=300):
+        cases += [rng.normal(size=size), rng.integers(0, 3, size=size).astype(float),
+                  np.where(rng.random(size) < 0.3, -np.inf, rng.integers(0, 3, size=size).astype(float))]
+    for values in cases:
+        before = values.copy()
+        found = [kth_smallest(values, kth) for kth in range(values.size)]
+        assert found == [np.partition(values, kth)[kth] for kth in range(values.size)], values
+        np.testing.assert_array_equal(values, before)  # on a copy
