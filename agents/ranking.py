@@ -201,32 +201,11 @@ def accept_or_reject(m: int, alive: np.ndarray, accepted: np.ndarray, mean: np.n
 @jit
 def kth_smallest(values: np.ndarray, kth: int) -> float:
     """The value of rank ``kth`` (0-based) in increasing order, ``np.partition(values, kth)[kth]``, for values
-    without NaN, in O(K) expected time: Hoare's selection (C. A. R. Hoare, Algorithm 65: Find, CACM 4(7), 1961)
-    with a median-of-three pivot, on a copy. Written out because numba's ``np.partition`` takes about 5
-    CPU-seconds to compile (its argument checks and their messages); a value, not a position, so the result is
-    the same whatever the algorithm."""
-    a = values.copy()
-    low, high = 0, a.shape[0] - 1
-    while low < high:
-        x, y, z = a[low], a[(low + high) // 2], a[high]
-        pivot = max(min(x, y), min(max(x, y), z))
-        i, j = low, high
-        while i <= j:  # a[low..j] <= pivot <= a[i..high]; what lies between equals the pivot
-            while a[i] < pivot:
-                i += 1
-            while a[j] > pivot:
-                j -= 1
-            if i <= j:
-                a[i], a[j] = a[j], a[i]
-                i += 1
-                j -= 1
-        if kth <= j:
-            high = j
-        elif kth >= i:
-            low = i
-        else:
-            return a[kth]
-    return a[kth]
+    without NaN: ``select_key``'s quickselect over the arms' positions, at the rank ``K - 1 - kth`` in decreasing
+    order (a value, not a position, so ties do not matter). Not ``np.partition``, which takes numba about 5
+    CPU-seconds to compile (its argument checks and their messages)."""
+    k = values.shape[0]
+    return select_key(values, np.arange(k), k, k - 1 - kth)
 
 
 @jit
