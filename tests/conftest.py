@@ -38,6 +38,35 @@ def pytest_report_header() -> str:
     kind = "the checkout (editable install)" if where.is_relative_to(ROOT) else "an installed copy (not the checkout)"
     return f"bandit_gym {bandit_gym.__version__} from {where}: {kind}"
 
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--runslow", action="store_true", default=False,
+                     help="run the tests marked slow too (statistical, training, paper-claim, a fresh process "
+                          "compiling every agent); -m slow runs them alone")
+
+
+def runs_slow(config: pytest.Config) -> bool:
+    """Whether the run keeps the tests marked slow: with ``--runslow``, or a ``-m`` expression of the user's
+    (``-m slow``, ``-m "not slow"``), which then decides alone. A plain run leaves them out, as pytest's documented
+    ``--runslow`` recipe does: the default suite is the one meant to run in minutes."""
+    return bool(config.getoption("runslow") or config.getoption("markexpr"))
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if runs_slow(config):
+        return
+    slow = [item for item in items if item.get_closest_marker("slow") is not None]
+    if slow:
+        config.hook.pytest_deselected(items=slow)
+        items[:] = [item for item in items if item.get_closest_marker("slow") is None]
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, exitstatus: int,
+                            config: pytest.Config) -> None:
+    if not runs_slow(config):
+        terminalreporter.write_line("the tests marked slow were left out: --runslow runs them too, -m slow alone")
+
+
 ENV_IDS = list(bandit_gym.ENV_SPECS)
 
 

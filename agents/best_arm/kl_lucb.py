@@ -47,7 +47,7 @@ def kl_lucb(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int
                 bound = _stopping.kl_bound(mean[a], n, level, True, family, sigma)
                 if bound > upper:
                     upper, u = bound, a
-        if constants["rule"] == 2.0:  # KL-LUCB's own rule, at its round counter
+        if constants["rule"] == _stopping.KLLUCB:  # KL-LUCB's own rule, at its round counter
             stop = upper - lower < epsilon
         else:
             stop = _stopping.stopped(counts, mean, answer, made, m, epsilon, constants)

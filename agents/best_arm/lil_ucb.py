@@ -44,7 +44,7 @@ def lil_ucb(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int
         total += np.float64(counts[a])
         if counts[a] > counts[most]:
             most = a
-    if constants["rule"] == 3.0:  # its own rule: the answer is the most pulled arm
+    if constants["rule"] == _stopping.LIL:  # its own rule: the answer is the most pulled arm
         for a in range(k):
             answer[a] = a == most
         stop = np.float64(counts[most]) >= 1.0 + constants["lam"] * (total - np.float64(counts[most]))

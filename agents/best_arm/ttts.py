@@ -43,7 +43,7 @@ def uniform(constants: Any, state: Any, k: int) -> float:
 def prepare(counts: np.ndarray, sums: np.ndarray, constants: Any, work: np.ndarray) -> None:
     for a in range(counts.shape[0]):
         n = np.float64(counts[a])
-        if constants["family"] == 0.0:
+        if constants["family"] == _stopping.BERNOULLI:
             s = np.float64(sums[a])
             work[SHAPE_WINS, a], work[SCALE_WINS, a] = gamma_constants(1.0 + s)
             work[SHAPE_LOSSES, a], work[SCALE_LOSSES, a] = gamma_constants(1.0 + n - s)
@@ -58,7 +58,7 @@ def sample_best(mean: np.ndarray, constants: Any, state: Any, work: np.ndarray) 
     best, largest = 0, -math.inf
     for a in range(k):
         x = first + np.uint64(2 * a)
-        if constants["family"] == 0.0:  # Bernoulli arms: the Beta posterior of the uniform prior
+        if constants["family"] == _stopping.BERNOULLI:  # Bernoulli arms: the Beta posterior of the uniform prior
             wins = standard_gamma(work[SHAPE_WINS, a], work[SCALE_WINS, a], sub_stream(key, x))
             losses = standard_gamma(work[SHAPE_LOSSES, a], work[SCALE_LOSSES, a],
                                     sub_stream(key, x + np.uint64(1)))
@@ -74,7 +74,7 @@ def sample_best(mean: np.ndarray, constants: Any, state: Any, work: np.ndarray) 
 def variance(counts: np.ndarray, sums: np.ndarray, a: int, constants: Any) -> float:
     """The variance of arm a's posterior."""
     n = np.float64(counts[a])
-    if constants["family"] == 0.0:
+    if constants["family"] == _stopping.BERNOULLI:
         wins, losses = 1.0 + np.float64(sums[a]), 1.0 + n - np.float64(sums[a])
         return wins * losses / ((wins + losses) ** 2 * (wins + losses + 1.0))
     return constants["sigma"] ** 2 / n
@@ -97,7 +97,7 @@ def pairwise_challenger(counts: np.ndarray, sums: np.ndarray, mean: np.ndarray, 
     approximation of the posteriors (their means m and variances v: ``Phi(-(m_I - m_j) / sqrt(v_I + v_j))``)."""
     k = counts.shape[0]
     for a in range(k):  # the posterior means
-        if constants["family"] == 0.0:
+        if constants["family"] == _stopping.BERNOULLI:
             wins = 1.0 + np.float64(sums[a])
             centre[a] = wins / (2.0 + np.float64(counts[a]))
         else:

@@ -17,6 +17,8 @@ from bandit_gym.jit import called, kernel, parallel_kernel
 
 RECOMMENDATIONS = ("smallest_B", "last")
 """``"smallest_B"``: the paper's J(t*) at the smallest set index over time; ``"last"``: J(n + 1)."""
+#: ``constants["recommendation"]``: the recommendation's code (its index in ``RECOMMENDATIONS``)
+SMALLEST_B, LAST = (float(RECOMMENDATIONS.index(name)) for name in RECOMMENDATIONS)
 
 
 
@@ -25,7 +27,7 @@ def ugapeb(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int,
            constants: Any, state: Any, arrays: np.ndarray, work: np.ndarray, answer: np.ndarray,
            final: bool) -> int:
     """Each arm once; then SELECT-ARM with ``beta_k = b sqrt(a / T_k)``, and J(t) becomes the answer when
-    its set index B_J(t) is the smallest so far (always with ``constants["last"]``). During the initial round
+    its set index B_J(t) is the smallest so far (always with the recommendation ``LAST``). During the initial round
     the answer is the m best empirical means, an arm never pulled ranking last."""
     k = counts.shape[0]
     gap_widths(counts, sums, constants["a"], constants["b"], work)
@@ -33,7 +35,7 @@ def ugapeb(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int,
         top_m_pulled(counts, sums, m, work[UPPER], answer)  # a scratch row here
         return made
     set_index, pull = gap_select(m, work)
-    if set_index < state["smallest_B"] or constants["last"] == 1.0:
+    if set_index < state["smallest_B"] or constants["recommendation"] == LAST:
         state["smallest_B"] = min(set_index, state["smallest_B"])
         for i in range(k):
             answer[i] = work[CHOSEN, i] == 1.0
@@ -124,8 +126,8 @@ class UGapEb(BestArmAgent):
 
     oracle_parameters: ClassVar[tuple[str, ...]] = ("H",)
     oracle_alternatives: ClassVar[tuple[str, ...]] = ("a",)
-    #: the exploration a, the range b, 1.0 to recommend the last J (``recommendation="last"``)
-    constant_fields = ("a", "b", "last")
+    #: the exploration a, the range b, the recommendation's code (``SMALLEST_B`` or ``LAST``)
+    constant_fields = ("a", "b", "recommendation")
     #: the smallest set index B_J recorded so far (+inf at the start)
     state_fields = ("smallest_B",)
 
@@ -167,5 +169,5 @@ class UGapEb(BestArmAgent):
         else:
             a = self.a
         self.constants["a"][rows], self.constants["b"][rows] = a, self.b
-        self.constants["last"][rows] = self.recommendation == "last"
+        self.constants["recommendation"][rows] = RECOMMENDATIONS.index(self.recommendation)
         self.state["smallest_B"][rows] = np.inf
