@@ -16,6 +16,7 @@ import numpy as np
 from bandit_gym import _validation as check
 from bandit_gym.agents.scores import ArmScores
 from bandit_gym.families import COMMON_ARM_KEYS, CONTRACTS, Family, family_of
+from bandit_gym.families._checks import require
 from bandit_gym.families.threshold import LEVEL_KEYS
 
 Obs = dict[str, np.ndarray]
@@ -280,11 +281,11 @@ class Agent:
             raise ValueError(f"obs[{key!r}]{at} must be {allowed.format(last=k - 1)}; got {value!r}{where}")
         if self.reads_every_value:
             for key, values in batch.items():
-                _require(batch, key, single, values, np.isfinite(values), "finite")
+                require(batch, key, single, values, np.isfinite(values), "finite")
         if look or not going or self.reads_every_value:  # an episode begins, or a first sight: every constant
-            _FAMILY_CHECKS[family](batch, single, k)
-        elif family in _STEP_CHECKS:  # within episodes, the values the agents index with
-            _STEP_CHECKS[family](batch, single, k)
+            CONTRACTS[family].check_start(batch, single, k)
+        else:  # within episodes, the values the agents index with
+            CONTRACTS[family].check_step(batch, single, k)
 
     def _reads_levels(self) -> bool:
         """Whether this agent reads the threshold bandit's per-level counts (``level_keys`` by default; a policy
@@ -676,15 +677,6 @@ def resolve_fast_paths(cls: type[Agent]) -> FastPaths:
     )
 
 
-def _require(batch: Obs, key: str, single: bool, values: np.ndarray, ok: np.ndarray, allowed: str) -> None:
-    """Raise a ValueError naming ``obs[key]``, its first bad value and ``allowed`` unless ``ok`` holds everywhere
-    (NaN fails every comparison, so it never passes)."""
-    if not ok.all():
-        bad = np.flatnonzero(~ok)[0]
-        where = "" if single else f" (copy {np.unravel_index(bad, ok.shape)[0]})"
-        raise ValueError(f"obs[{key!r}] must be {allowed}; got {values.flat[bad]!r}{where}")
-
-
 _NO_START = np.zeros(0, dtype=np.int64)
 #: the failures of the compiled check, by its code (``_checks.LAST_ARM`` ... ``_checks.SUMS``): the key and what
 #: it allows
@@ -695,55 +687,3 @@ _CHECK_FAILURES = {
     3: ("counts", "a whole number of pulls from 0 to 2**53"),
     4: ("sums", "finite"),
 }
-
-
-def _check_constants(batch: Obs, single: bool, *keys: str) -> None:
-    for key in keys:
-        values = batch[key][:, 0]
-        _require(batch, key, single, values, np.isfinite(values), "finite")
-
-
-def _check_thresholding(batch: Obs, single: bool, k: int) -> None:
-    _check_constants(batch, single, "threshold")
-    epsilon = batch["epsilon"][:, 0]
-    _require(batch, "epsilon", single, epsilon, (epsilon >= 0) & np.isfinite(epsilon), "finite and >= 0")
-
-
-def _check_best_arm(batch: Obs, single: bool, k: int) -> None:
-    _check_m(batch, single, k)
-    epsilon = batch["epsilon"][:, 0]
-    _require(batch, "epsilon", single, epsilon, (epsilon >= 0) & np.isfinite(epsilon), "finite and >= 0")
-
-
-def _check_m(batch: Obs, single: bool, k: int) -> None:
-    m = batch["m"][:, 0]
-    _require(batch, "m", single, m, (m >= 1) & (m <= k - 1) & (m == np.floor(m)), f"a whole number from 1 to K - 1 "
-             f"= {k - 1}")
-    if not (m == m[0]).all():
-        raise ValueError("obs['m'] must be the same in every copy of a batch (one vector env plays one m)")
-
-
-def _check_top_k(batch: Obs, single: bool, k: int) -> None:
-    _check_best_arm(batch, single, k)
-    delta = batch["delta"][:, 0]
-    _require(batch, "delta", single, delta, (delta > 0) & (delta < 1), "in (0, 1)")
-
-
-def _check_threshold(batch: Obs, single: bool, k: int) -> None:
-    c = batch["threshold"][:, 0]
-    # the agents that read the level counts (checked in _as_batch) index them with c_t
-    if "level_exceed" in batch and np.ndim(batch["level_exceed"]) == 2:
-        levels = batch["level_exceed"].shape[1] // k
-        _require(batch, "threshold", single, c, (c >= 0) & (c <= levels) & (c == np.floor(c)),
-                 f"a threshold level 1..m = 1..{levels} (0 after the last round)")
-    _check_constants(batch, single, "threshold")
-    _check_constants(batch, single, "last_reward")
-
-
-def _check_multi_armed(batch: Obs, single: bool, k: int) -> None:
-    _check_constants(batch, single, "last_reward")
-
-
-_STEP_CHECKS = {"threshold": _check_threshold, "best_arm": _check_m, "top_k": _check_m}
-_FAMILY_CHECKS = {"thresholding": _check_thresholding, "best_arm": _check_best_arm, "top_k": _check_top_k,
-                  "threshold": _check_threshold, "multi_armed": _check_multi_armed}

@@ -4,9 +4,8 @@ Importing the package registers every env id with Gymnasium; ``gym.make("bandit_
 imports it for you.
 """
 
+from bandit_gym._version import __version__
 from bandit_gym.registration import ENV_SPECS, register_envs
-
-__version__ = "0.2.0"
 
 register_envs()
 

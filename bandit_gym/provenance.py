@@ -42,7 +42,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from bandit_gym import __version__
+from bandit_gym._version import __version__
 
 #: the arrays a cell stores beside its metrics (0-d string arrays, read without pickle)
 CODE_KEY = "code"

@@ -230,3 +230,13 @@ def _presets(stem: str, kwargs: dict[str, Any]) -> dict[str, Any]:
     if key is None or key not in kwargs:
         return kwargs
     return {**kwargs, key: Preset(kwargs[key])}
+
+
+def family_of_env(env_id: str, **env_kwargs: Any) -> Family:
+    """The family of a registered env id: from its registration for the package's own ids (nothing is built),
+    else from its engine (the env is made with ``env_kwargs``)."""
+    if env_id in ENV_SPECS:
+        return ENV_SPECS[env_id].family
+    from bandit_gym.envs._base import engine_of
+
+    return engine_of(gym.make(env_id, **env_kwargs)).family

@@ -66,8 +66,9 @@ except ImportError as error:  # pragma: no cover - the rl extra is missing
 from bandit_gym import _validation as check
 from bandit_gym.agents.sb3_agent import ALGORITHMS
 from bandit_gym.envs._base import engine_of
-from bandit_gym.families import Family, family_of_env
+from bandit_gym.families import Family
 from bandit_gym.instances import BudgetRange, RandomSurvival, UniformMeans
+from bandit_gym.registration import family_of_env
 from bandit_gym.sb3_files import (  # noqa: F401 - the loaders are part of bandit_gym.rl's API too
     NORMALIZE_FILE,
     NORMALIZE_PICKLE,

@@ -51,7 +51,6 @@ from bandit_gym.agents import SB3Agent, agent_class
 from bandit_gym.agents.armwise_ppo import SHIPPED_PROBLEMS, SHIPPED_SEEDS, shipped_path
 from bandit_gym.armwise import load_weights
 from bandit_gym.experiments import AgentSpec, ExperimentResult, ExperimentSpec, run_experiments
-from bandit_gym.families import family_of_env
 from bandit_gym.instances import (
     AUDIBERT2010_PROBLEMS,
     BudgetRange,
@@ -60,6 +59,7 @@ from bandit_gym.instances import (
     gap_complexity,
     staircase_distributions,
 )
+from bandit_gym.registration import family_of_env
 from bandit_gym.reproduce.hoffman2014 import (
     TRAFFIC_ENV,
     TRAFFIC_MODEL,

@@ -98,7 +98,7 @@ def instance_spec(f: int, s: int, i: int, data: dict[str, Any]) -> Any:
     them), the oracle parameters filled by the engine from the instance's true means, the model agents given
     the env's model."""
     from bandit_gym.experiments import AgentSpec, ExperimentSpec
-    from bandit_gym.families import family_of_env
+    from bandit_gym.registration import family_of_env
 
     family = data["families"][f]
     setting = family["settings"][s]

@@ -12,7 +12,7 @@ import pytest
 
 import bandit_gym
 from bandit_gym.agents import AGENTS
-from bandit_gym.families import family_of_env
+from bandit_gym.registration import family_of_env
 
 ROOT = Path(__file__).resolve().parents[1]
 TESTS = ROOT / "tests"
@@ -71,7 +71,7 @@ ENV_IDS = list(bandit_gym.ENV_SPECS)
 
 
 def family_of_id(env_id: str) -> str:
-    """The family of a registered id, as a string (``bandit_gym.families.family_of_env``)."""
+    """The family of a registered id, as a string (``bandit_gym.registration.family_of_env``)."""
     return str(family_of_env(env_id))
 
 

@@ -10,7 +10,8 @@ import pytest
 import bandit_gym
 from bandit_gym.agents import Agent
 from bandit_gym.envs._base import engine_of
-from bandit_gym.families import CONTRACTS, ORDER, Family, contract, family_of, family_of_env
+from bandit_gym.families import CONTRACTS, ORDER, Family, contract, family_of
+from bandit_gym.registration import family_of_env
 
 
 @pytest.mark.parametrize("env_id", sorted(bandit_gym.ENV_SPECS))

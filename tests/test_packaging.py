@@ -31,8 +31,9 @@ def test_every_package_of_the_checkout_is_listed_for_the_wheel() -> None:
 
 
 def test_the_distribution_carries_the_package_version() -> None:
-    """One version, semantic (MAJOR.MINOR.PATCH), read by the build from ``bandit_gym.__version__``; the
-    distribution is installed under its own name (``bandit-gym`` is another project's on the package index)."""
+    """One version, semantic (MAJOR.MINOR.PATCH), read by the build from ``bandit_gym._version`` (re-exported as
+    ``bandit_gym.__version__``); the distribution is installed under its own name (``bandit-gym`` is another
+    project's on the package index)."""
     import importlib.metadata
     import re
 

@@ -59,7 +59,7 @@ def bar_chart(
     from matplotlib.figure import Figure
     from matplotlib.patches import Patch
 
-    from bandit_gym.plotting import _warn_outside_canvas
+    from bandit_gym._canvas import _warn_outside_canvas
 
     fig = Figure(figsize=(6.4, 3.6), dpi=80)
     canvas = FigureCanvasAgg(fig)

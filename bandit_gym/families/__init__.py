@@ -5,9 +5,9 @@ Each family has a module here (``thresholding``, ``threshold``, ``multi_armed``,
 are, its metrics (the default first), the constructor argument of its horizon and how each metric is plotted.
 Envs, agents, the experiment engine, plotting, ``rl`` and ``armwise`` read it from ``CONTRACTS``.
 
-The family of something is found in one place: ``family_of(obs)`` for an observation (or its keys, or an
-observation space), ``family_of_env(env_id)`` for a registered id (read from the registration of the package's own
-ids, without building the env).
+The family of an observation (or its keys, or an observation space) is ``family_of(obs)``; that of a registered id
+is ``bandit_gym.registration.family_of_env(env_id)``, above this package: the contracts import neither the
+registration nor the envs.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ ORDER = (Family.TOP_K, Family.BEST_ARM, Family.THRESHOLDING, Family.THRESHOLD, F
 """The order in which ``family_of`` tries the families' marker keys (top K's observation also carries m)."""
 
 __all__ = ["COMMON_ARM_KEYS", "COMMON_SCALAR_KEYS", "CONTRACTS", "ORDER", "Contract", "Family", "MetricAxes",
-           "contract", "family_of", "family_of_env"]
+           "contract", "family_of"]
 
 
 def contract(family: Family | str) -> Contract:
@@ -48,16 +48,3 @@ def family_of(obs: Mapping[str, Any] | Iterable[str]) -> Family:
             return family
     raise AssertionError("ORDER ends with the family without a marker")  # pragma: no cover
 
-
-def family_of_env(env_id: str, **env_kwargs: Any) -> Family:
-    """The family of a registered env id: from its registration for the package's own ids (nothing is built),
-    else from its engine (the env is made with ``env_kwargs``)."""
-    from bandit_gym.registration import ENV_SPECS
-
-    if env_id in ENV_SPECS:
-        return ENV_SPECS[env_id].family
-    import gymnasium as gym
-
-    from bandit_gym.envs._base import engine_of
-
-    return engine_of(gym.make(env_id, **env_kwargs)).family

@@ -37,6 +37,10 @@ def online_action(arms: Any, answer: Any = None, stop: Any = None) -> np.ndarray
     return np.asarray(arms, dtype=np.int64)
 
 
+def no_check(batch: Mapping[str, np.ndarray], single: bool, k: int) -> None:
+    """The check of a family with nothing to check."""
+
+
 @dataclass(frozen=True)
 class MetricAxes:
     """How ``plot_results`` draws one metric of one family: the y label, the scales (``"log"``, ``"log2"`` or
@@ -82,6 +86,12 @@ class Contract:
     axes: Mapping[str, MetricAxes] = field(default_factory=dict)
     #: further observation keys, read only by the agents that need them (the threshold bandit's level counts)
     more_keys: tuple[str, ...] = ()
+    #: ``check_start(batch, single, k)``: the checks of the family's constants (threshold, m, epsilon, delta), run
+    #: by the agents whenever some copy begins an episode (``bandit_gym.families._checks``)
+    check_start: Callable[[Mapping[str, np.ndarray], bool, int], None] = no_check
+    #: ``check_step(batch, single, k)``: the checks of the values the agents index with, at every step within
+    #: episodes (``m``, the threshold bandit's level c_t)
+    check_step: Callable[[Mapping[str, np.ndarray], bool, int], None] = no_check
 
     def answer_rule(self) -> Callable[..., np.ndarray]:
         """``empirical_answer``, or a ValueError for an online family, which takes no answer."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from bandit_gym.families import _checks
 from bandit_gym.families._contract import Contract, MetricAxes, pure_exploration_action
 from bandit_gym.families._family import Family
 
@@ -29,6 +30,18 @@ def top_m_answer(obs: dict[str, np.ndarray], rng: np.random.Generator | None = N
 
 _BUDGET_LOG2 = "budget n (pulls, log2 scale)"
 
+
+def check_start(batch: _checks.Obs, single: bool, k: int) -> None:
+    """m a whole number from 1 to K - 1 (the same in every copy), epsilon finite and >= 0."""
+    _checks.m(batch, single, k)
+    _checks.epsilon(batch, single)
+
+
+def check_step(batch: _checks.Obs, single: bool, k: int) -> None:
+    """m, which the agents index with, at every step."""
+    _checks.m(batch, single, k)
+
+
 CONTRACT = Contract(
     family=Family.BEST_ARM,
     summary="find m arms among the epsilon-best (gabillon2012), at a fixed budget or a fixed confidence",
@@ -46,6 +59,8 @@ CONTRACT = Contract(
                              xscale="log2"),
         "pulls": MetricAxes("pulls until the stop", xlabel=_BUDGET_LOG2, xscale="log2"),
     },
+    check_start=check_start,
+    check_step=check_step,
 )
 
 #: the axes of best-arm identification with correlated arms (hoffman2014's figures: linear budget, simple regret

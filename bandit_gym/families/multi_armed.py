@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
+from bandit_gym.families import _checks
 from bandit_gym.families._contract import Contract, MetricAxes
 from bandit_gym.families._family import Family
+
+
+def check_start(batch: _checks.Obs, single: bool, k: int) -> None:
+    """The last reward finite."""
+    _checks.finite(batch, single, "last_reward")
+
 
 CONTRACT = Contract(
     family=Family.MULTI_ARMED,
@@ -15,4 +22,5 @@ CONTRACT = Contract(
     metric_names=("regret",),
     horizon_argument="budget",
     axes={"regret": MetricAxes("cumulative pseudo-regret", xlabel="horizon T")},
+    check_start=check_start,
 )

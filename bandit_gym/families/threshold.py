@@ -2,12 +2,28 @@
 
 from __future__ import annotations
 
+import numpy as np
+
+from bandit_gym.families import _checks
 from bandit_gym.families._contract import Contract, MetricAxes
 from bandit_gym.families._family import Family
 
 LEVEL_KEYS = ("level_exceed", "level_trials")
 """The per-arm, per-threshold-level event counts, ``(K * m,)`` per copy, read by the agents that estimate the arms'
 distributions (DKWUCB, KMUCB, OPTIM)."""
+
+
+def check_values(batch: _checks.Obs, single: bool, k: int) -> None:
+    """The threshold level c_t a whole number 1..m (0 after the last round) where the observation carries the level
+    counts (the agents that read them index them with c_t), then c_t and the last reward finite; at an episode's
+    start and at every step."""
+    c = batch["threshold"][:, 0]
+    if "level_exceed" in batch and np.ndim(batch["level_exceed"]) == 2:
+        levels = batch["level_exceed"].shape[1] // k
+        _checks.require(batch, "threshold", single, c, (c >= 0) & (c <= levels) & (c == np.floor(c)),
+                        f"a threshold level 1..m = 1..{levels} (0 after the last round)")
+    _checks.finite(batch, single, "threshold", "last_reward")
+
 
 CONTRACT = Contract(
     family=Family.THRESHOLD,
@@ -21,4 +37,6 @@ CONTRACT = Contract(
     more_keys=("last_value", "last_censored", "level_exceed", "level_trials"),
     axes={"regret": MetricAxes("cumulative pseudo-regret (log scale)", xlabel="horizon T (log scale)",
                                xscale="log", yscale="log")},
+    check_start=check_values,
+    check_step=check_values,
 )

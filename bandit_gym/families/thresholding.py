@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from bandit_gym.families import _checks
 from bandit_gym.families._contract import Contract, MetricAxes, pure_exploration_action
 from bandit_gym.families._family import Family
 
@@ -18,6 +19,12 @@ def empirical_answer(obs: dict[str, np.ndarray], rng: np.random.Generator | None
     means = np.asarray(obs["means"], dtype=np.float64)
     threshold = np.asarray(obs["threshold"], dtype=np.float64)
     return (means >= threshold).astype(np.int64)
+
+
+def check_start(batch: _checks.Obs, single: bool, k: int) -> None:
+    """The threshold theta finite, epsilon finite and >= 0."""
+    _checks.finite(batch, single, "threshold")
+    _checks.epsilon(batch, single)
 
 
 CONTRACT = Contract(
@@ -35,4 +42,5 @@ CONTRACT = Contract(
         "aggregate_regret": MetricAxes("aggregate regret / K (log scale)", yscale="log", per_arm=True),
         "error": MetricAxes("P(error): some arm misclassified", rate=True),
     },
+    check_start=check_start,
 )

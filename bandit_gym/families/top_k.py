@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+from bandit_gym.families import _checks, best_arm
 from bandit_gym.families._contract import Contract, MetricAxes, pure_exploration_action
 from bandit_gym.families._family import Family
 from bandit_gym.families.best_arm import top_m_answer
 
 _BUDGET = "total budget Q (log scale)"
+
+
+def check_start(batch: _checks.Obs, single: bool, k: int) -> None:
+    """The best-arm family's checks (m, epsilon), then delta in (0, 1)."""
+    best_arm.check_start(batch, single, k)
+    _checks.delta(batch, single)
+
 
 CONTRACT = Contract(
     family=Family.TOP_K,
@@ -24,4 +32,6 @@ CONTRACT = Contract(
         "regret": MetricAxes("top-K aggregate regret R", xlabel=_BUDGET, xscale="log"),
         "pulls": MetricAxes("pulls until the stop", xlabel=_BUDGET, xscale="log"),
     },
+    check_start=check_start,
+    check_step=best_arm.check_step,
 )

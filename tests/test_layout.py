@@ -1,0 +1,63 @@
+"""The package's layers (``docs/layout.md``), checked by import-linter's contracts in ``pyproject.toml`` on the
+installed package: no cycle, no import from a layer to one above it, lazy imports (inside functions) included, and
+the core imports no study."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+pytest.importorskip("importlinter", reason="the test extra installs import-linter")
+
+
+def package_tree(into: Path) -> Path:
+    """A copy of the installed ``bandit_gym``'s sources with ``bandit_gym.agents`` and ``bandit_gym.wrappers``
+    inside it, as a wheel lays them out (an editable install maps them from the checkout's ``agents/`` and
+    ``wrappers/`` at import time, which the import graph does not follow); returns the folder to put on the path."""
+    import bandit_gym
+    import bandit_gym.agents
+    import bandit_gym.wrappers
+
+    source, target = Path(bandit_gym.__file__).parent, into / "bandit_gym"
+    compiled = shutil.ignore_patterns("__pycache__", "*.pyc")
+
+    def skip(folder: str, names: list[str]) -> set[str]:  # the top's agents/ and wrappers/ come from their packages
+        top = {"agents", "wrappers"} if Path(folder) == source else set()
+        return top | set(compiled(folder, names))
+
+    shutil.copytree(source, target, ignore=skip)
+    for package in (bandit_gym.agents, bandit_gym.wrappers):
+        shutil.copytree(Path(package.__file__).parent, target / package.__name__.rpartition(".")[2], ignore=compiled)
+    assert (target / "jax" / "agents" / "__init__.py").is_file()
+    return into
+
+
+def lint_imports(tree: Path) -> subprocess.CompletedProcess[str]:
+    """``lint-imports`` with the contracts of ``pyproject.toml`` over ``tree``, run in ``tree`` (no cache written)."""
+    code = "import sys; from importlinter.cli import lint_imports_command; sys.exit(lint_imports_command())"
+    return subprocess.run([sys.executable, "-c", code, "--no-cache", str(ROOT / "pyproject.toml")], cwd=tree,
+                          env={"PYTHONPATH": str(tree), "PATH": ""}, capture_output=True, text=True)
+
+
+def test_the_import_contracts_hold(tmp_path: Path) -> None:
+    result = lint_imports(package_tree(tmp_path))
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
+    assert "3 kept, 0 broken" in result.stdout
+
+
+def test_a_lazy_import_from_a_lower_layer_up_breaks_them(tmp_path: Path) -> None:
+    # the families' contracts are the bottom of the core: an import of the registration inside a function of theirs
+    # (the cycle the package once had) breaks the layers and the acyclic contracts
+    tree = package_tree(tmp_path)
+    families = tree / "bandit_gym" / "families" / "__init__.py"
+    families.write_text(families.read_text() + "\n\ndef lookup(env_id):\n"
+                        "    from bandit_gym.registration import ENV_SPECS\n\n    return ENV_SPECS[env_id]\n")
+    result = lint_imports(tree)
+    assert result.returncode == 1, result.stdout[-4000:]
+    assert "bandit_gym.families is not allowed to import bandit_gym.registration" in result.stdout
+    assert "1 kept, 2 broken" in result.stdout
