@@ -322,7 +322,7 @@ def _runs(text: str) -> int:
 def _agent(text: str) -> Any:
     """argparse type of reproduce --agent: an agent name, or a TOML inline table as in a spec file's ``agents``
     (``{name = "ArmwisePPO", params = {problem = "thresholding"}, label = "PPO arm-wise"}``)."""
-    from bandit_gym.experiments import _agent_from, tomllib
+    from bandit_gym.experiments.spec import _agent_from, tomllib
 
     text = text.strip()
     if not text.startswith("{"):

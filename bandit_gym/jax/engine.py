@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import functools
 import json
-import zlib
 from typing import TYPE_CHECKING, Any
 
 import gymnasium as gym
@@ -28,7 +27,8 @@ from bandit_gym.jax.rollout import play
 from bandit_gym.registration import JAX_ENV_IDS, JAX_NAMESPACE
 
 if TYPE_CHECKING:
-    from bandit_gym.experiments import AgentSpec, Cell, ExperimentSpec
+    from bandit_gym.experiments.cells import Cell
+    from bandit_gym.experiments.spec import AgentSpec, ExperimentSpec
 
 FAMILIES = (Family.THRESHOLDING, Family.BEST_ARM, Family.TOP_K)
 """The families whose cells the JAX backend plays (the pure-exploration ones)."""
@@ -73,10 +73,8 @@ def cell_env(spec: ExperimentSpec) -> BanditFunctional:
 def build_agent(agent: AgentSpec, env: BanditFunctional) -> JaxAgent:
     """The JAX twin of ``agent`` with its parameters, the oracle ones it was not given filled from the env's fixed
     instance (as ``bandit_gym.experiments.build_agent`` does)."""
-    from bandit_gym.experiments import _oracle_filled
-
     params = dict(agent.params)
-    missing = _oracle_filled(agent)
+    missing = agent.oracle_filled
     if missing:
         if env.engine.fixed_means is None:
             raise ValueError(f"{agent.display} needs oracle parameters {missing} of a fixed instance, but this env "
@@ -100,12 +98,12 @@ def check_spec(spec: ExperimentSpec) -> None:
             raise type(error)(f"agents[{index}] ({agent.display}) with backend='jax': {error}") from error
 
 
-def play_cell(spec: ExperimentSpec, cell: Cell) -> tuple[dict[str, np.ndarray], JaxAgent]:
+def play_cell(spec: ExperimentSpec, cell: Cell, env_seed: int, agent_seed: int) -> tuple[dict[str, np.ndarray],
+                                                                                    JaxAgent]:
     """Play one cell with JAX: the result arrays of ``bandit_gym.experiments.play_cell`` (one value per run, and
     ``anytime_regret`` / ``anytime_error`` per run and budget where answers are scored at several budgets) and
-    the JAX agent."""
-    from bandit_gym.experiments import _seed
-
+    the JAX agent. The seeds are the cell's, as the experiment engine draws them for both backends: the env's
+    (its chunk's) and the agent's own."""
     runs = cell.runs(spec)
     facts = spec.facts
     horizon = spec.budgets[-1] if cell.budget is None else cell.budget
@@ -115,7 +113,6 @@ def play_cell(spec: ExperimentSpec, cell: Cell) -> tuple[dict[str, np.ndarray], 
     agent_spec = spec.agents[cell.agent]
     agent = build_agent(agent_spec, env)
     scored = budgets if facts.family is Family.THRESHOLDING or cell.budget is None else []
-    result = play(env, agent, _seed(spec, cell.chunk), len(runs), params,
-                  agent_key=_seed(spec, cell.chunk, zlib.crc32(agent_spec.display.encode())),
+    result = play(env, agent, env_seed, len(runs), params, agent_key=agent_seed,
                   checkpoints=tuple(scored), common_random_numbers=spec.common_random_numbers)
     return {key: np.asarray(value, dtype=np.float64) for key, value in result.items()}, agent
