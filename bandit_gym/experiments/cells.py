@@ -3,17 +3,12 @@ of a cell (``build_agent``). Both backends play these cells."""
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-if sys.version_info >= (3, 11):
-    pass
-else:  # Python 3.10
-    pass
 from bandit_gym.agents.base import Agent
 from bandit_gym.envs._base import engine_of
 from bandit_gym.experiments.spec import AgentSpec, ExperimentSpec, cell_name

@@ -4,7 +4,6 @@ or importing code) and ``collect``, which assembles it from a store."""
 from __future__ import annotations
 
 import json
-import sys
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -12,10 +11,6 @@ from typing import Any
 
 import numpy as np
 
-if sys.version_info >= (3, 11):
-    pass
-else:  # Python 3.10
-    pass
 from bandit_gym.experiments.cells import Cell, expand
 from bandit_gym.experiments.spec import LAYOUT_FILE, AgentCells, ExperimentSpec, _num_arms
 from bandit_gym.experiments.store import CellStore

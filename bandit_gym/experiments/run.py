@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import sys
 import traceback
 import warnings
 import zlib
@@ -17,11 +16,6 @@ import gymnasium as gym
 import numpy as np
 
 from bandit_gym import _validation as check
-
-if sys.version_info >= (3, 11):
-    pass
-else:  # Python 3.10
-    pass
 from bandit_gym._workers import end_with_parent
 from bandit_gym.experiments.cells import Cell, _seed, build_agent, expand
 from bandit_gym.experiments.results import ExperimentResult, _stale_lines, collect

@@ -25,13 +25,12 @@ if sys.version_info >= (3, 11):
     import tomllib
 else:  # Python 3.10
     import tomli as tomllib
+
 from bandit_gym.agents import agent_class
 from bandit_gym.agents.base import Agent, family_names
 from bandit_gym.envs._base import engine_of
 from bandit_gym.families import Family
-from bandit_gym.provenance import (
-    code_fingerprint,
-)
+from bandit_gym.provenance import code_fingerprint
 
 BACKENDS = ("loky", "threading", "multiprocessing", "sequential", "dask", "ray", "jax")
 """How the cells run: joblib's backends, or ``"jax"`` (the spec's cells played with JAX, in this process)."""

@@ -16,21 +16,10 @@ from typing import Any
 
 import numpy as np
 
-if sys.version_info >= (3, 11):
-    pass
-else:  # Python 3.10
-    pass
 from bandit_gym.agents.registry import loaded_class
 from bandit_gym.experiments.cells import Cell
 from bandit_gym.experiments.spec import LAYOUT_FILE, LOCK_FILE, ExperimentSpec
-from bandit_gym.provenance import (
-    Recorded,
-    agent_fingerprint,
-    env_fingerprint,
-    record,
-    stale_reason,
-    stored,
-)
+from bandit_gym.provenance import Recorded, agent_fingerprint, env_fingerprint, record, stale_reason, stored
 from bandit_gym.registration import JAX_NAMESPACE
 
 

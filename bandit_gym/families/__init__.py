@@ -47,4 +47,3 @@ def family_of(obs: Mapping[str, Any] | Iterable[str]) -> Family:
         if marker is None or marker in keys:
             return family
     raise AssertionError("ORDER ends with the family without a marker")  # pragma: no cover
-
