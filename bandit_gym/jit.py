@@ -101,9 +101,9 @@ def parallel_kernel(function: Callable[..., Any]) -> Any:
 
 
 def parallel_called(function: Callable[..., Any]) -> Any:
-    """``called`` with its ``numba.prange`` loops run on all cores, not cached: the parallel twin of a serial
-    ``kernel`` made from the same Python function (the env's kernels), which numba's cache would file under the
-    same name."""
+    """A function compiled on its own with its ``numba.prange`` loops run on all cores, not cached (unlike
+    ``called``): the parallel twin of a serial ``kernel`` made from the same Python function (the env's kernels),
+    which numba's cache would file under the same name."""
     return numba.njit(nogil=True, error_model="numpy", parallel=True)(function)
 
 

@@ -98,8 +98,8 @@ def check_spec(spec: ExperimentSpec) -> None:
             raise type(error)(f"agents[{index}] ({agent.display}) with backend='jax': {error}") from error
 
 
-def play_cell(spec: ExperimentSpec, cell: Cell, env_seed: int, agent_seed: int) -> tuple[dict[str, np.ndarray],
-                                                                                    JaxAgent]:
+def play_cell(spec: ExperimentSpec, cell: Cell, env_seed: int,
+              agent_seed: int) -> tuple[dict[str, np.ndarray], JaxAgent]:
     """Play one cell with JAX: the result arrays of ``bandit_gym.experiments.play_cell`` (one value per run, and
     ``anytime_regret`` / ``anytime_error`` per run and budget where answers are scored at several budgets) and
     the JAX agent. The seeds are the cell's, as the experiment engine draws them for both backends: the env's
