@@ -7,7 +7,8 @@ per run on the thresholding bandit, a horizon-aware one per budget), the chunks 
 and the agent's own seed (``bandit_gym.experiments``), the metrics and the stored arrays. What differs: the
 random streams (JAX's), so the numbers are equal in distribution, not bit for bit; with
 ``common_random_numbers`` every agent of a chunk reads the same per-arm sample streams, as with numba. A cell
-records the fingerprint of the JAX agent's code. The families: thresholding, best arm, top K.
+records the fingerprint of the JAX agent's code. Every family: the pure-exploration ones (thresholding, best arm,
+top K) and the online ones (multi-armed, threshold bandit), whose cells are one per budget as with numba.
 """
 
 from __future__ import annotations
@@ -29,10 +30,6 @@ from bandit_gym.registration import JAX_ENV_IDS, JAX_NAMESPACE
 if TYPE_CHECKING:
     from bandit_gym.experiments.cells import Cell
     from bandit_gym.experiments.spec import AgentSpec, ExperimentSpec
-
-FAMILIES = (Family.THRESHOLDING, Family.BEST_ARM, Family.TOP_K)
-"""The families whose cells the JAX backend plays (the pure-exploration ones)."""
-
 
 def jax_agent_class(name: str) -> type[JaxAgent]:
     """The JAX twin of the numpy agent ``name``, or a ValueError that names the agents that have one."""
@@ -85,11 +82,8 @@ def build_agent(agent: AgentSpec, env: BanditFunctional) -> JaxAgent:
 
 
 def check_spec(spec: ExperimentSpec) -> None:
-    """Everything a JAX run of ``spec`` needs, checked before any cell runs: a family the backend plays, the env's
-    JAX twin made with the spec's arguments, and a JAX twin of every agent built with its parameters."""
-    if spec.family not in FAMILIES:
-        raise ValueError(f"backend='jax' plays the {', '.join(f.value for f in FAMILIES)} families; {spec.env} is "
-                         f"{spec.family.value} (use backend='numba')")
+    """Everything a JAX run of ``spec`` needs, checked before any cell runs: the env's JAX twin made with the
+    spec's arguments, and a JAX twin of every agent built with its parameters."""
     env = functional_env(spec.env, {**spec.env_kwargs, spec.facts.horizon_argument: spec.budgets[0]})
     for index, agent in enumerate(spec.agents):
         try:
@@ -109,10 +103,11 @@ def play_cell(spec: ExperimentSpec, cell: Cell, env_seed: int,
     horizon = spec.budgets[-1] if cell.budget is None else cell.budget
     budgets = list(spec.budgets) if cell.budget is None else [cell.budget]
     env = cell_env(spec)
-    params = env._params(None)._replace(budget=jnp.int32(horizon))
+    params = env._params(None)._replace(**{facts.horizon_argument: jnp.int32(horizon)})
     agent_spec = spec.agents[cell.agent]
     agent = build_agent(agent_spec, env)
     scored = budgets if facts.family is Family.THRESHOLDING or cell.budget is None else []
     result = play(env, agent, env_seed, len(runs), params, agent_key=agent_seed,
-                  checkpoints=tuple(scored), common_random_numbers=spec.common_random_numbers)
+                  checkpoints=tuple(scored),
+                  common_random_numbers=spec.common_random_numbers and facts.takes_common_random_numbers)
     return {key: np.asarray(value, dtype=np.float64) for key, value in result.items()}, agent

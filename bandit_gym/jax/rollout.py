@@ -97,9 +97,10 @@ def episode(env: BanditFunctional, agent: JaxAgent, key: jax.Array, params: Any 
                 else:
                     arm, agent_state = agent.select(agent_state, obs, act_key)
                 state = env.pull_step(state, arm, pull_key(t, arm, state.counts), params)
-            else:
+            else:  # an online step: the action is the arm (a wrapper's one-entry action too)
                 action, agent_state = act(agent, env.family, agent_state, obs, act_key)
-                state = env.transition(state, action, jax.random.fold_in(pull_keys, t), params)
+                arm = jnp.reshape(jnp.asarray(action), (-1,))[0]
+                state = env.transition(state, action, pull_key(t, arm, state.counts), params)
             if fused:
                 return state, agent_state, t + 1, *decision(state, agent_state, t + 1)
             return state, agent_state, t + 1
@@ -167,6 +168,9 @@ def play(env: BanditFunctional, agent: JaxAgent, key: jax.Array | int, episodes:
         raise ValueError(f"checkpoints={list(checkpoints)!r} must be increasing pull counts >= 1")
     if not isinstance(common_random_numbers, bool):
         raise TypeError(f"common_random_numbers must be True or False, got {common_random_numbers!r}")
+    if common_random_numbers and not env.engine_class.takes_common_random_numbers:
+        raise ValueError(f"common_random_numbers=True: the {env.family.value} env {type(env).__name__} draws no "
+                         "per-arm sample streams (its numpy env takes no common_random_numbers either)")
     params = env.default_params if params is None else params
     agent.check_env(env, params)
     return _play(env, agent, _key(key, "key"), episodes, params,

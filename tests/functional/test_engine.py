@@ -1,5 +1,5 @@
 """The experiment engine with ``backend="jax"``: the same cells, files and tables as the numba backend, numbers
-consistent with it on every family the backend plays, a folder of its own, and clear refusals."""
+consistent with it on every family, a folder of its own, and clear refusals."""
 
 from __future__ import annotations
 
@@ -27,6 +27,14 @@ SPECS = {
         env="TopKIdentification-v0", env_kwargs={"means": [0.9, 0.8, 0.7, 0.5, 0.45, 0.3], "k": 2, "epsilon": 0.05},
         budgets=(60, 120), runs=2000, chunk=2000, seed=3,
         agents=(AgentSpec("Uniform"), AgentSpec("AdaptiveTopK", {"scale": 0.25}), AgentSpec("CLUCBPAC"))),
+    "multi_armed": ExperimentSpec(
+        env="MultiArmedBandit-v0", env_kwargs={"means": [0.9, 0.8, 0.7, 0.5, 0.3]}, budgets=(100, 400), runs=2000,
+        chunk=2000, seed=4,
+        agents=(AgentSpec("UCB1"), AgentSpec("KLUCB"), AgentSpec("Thompson"), AgentSpec("Uniform"))),
+    "threshold": ExperimentSpec(
+        env="ThresholdBandit-v0", env_kwargs={"feedback": "censored"}, budgets=(100, 300), runs=2000, chunk=2000,
+        seed=5,
+        agents=(AgentSpec("Uniform"),)),
 }
 
 
@@ -41,7 +49,9 @@ def test_jax_tables_are_consistent_with_numba(family: str, tmp_path: Path) -> No
         tables[backend] = result.summary().set_index(["agent", "budget", "metric"])
     numba, jax_ = tables["numba"], tables["jax"]
     assert list(jax_.index) == list(numba.index)  # the same rows: agents, budgets, metrics
-    z = (jax_["mean"] - numba["mean"]) / np.sqrt(jax_["se"] ** 2 + numba["se"] ** 2).replace(0.0, np.inf)
+    # a deterministic row (round robin's pseudo-regret) differs by JAX's float32 rounding alone: a scale of 1e-6
+    scale = np.maximum(np.sqrt(jax_["se"] ** 2 + numba["se"] ** 2), 1e-6 * numba["mean"].abs()).replace(0.0, np.inf)
+    z = (jax_["mean"] - numba["mean"]) / scale
     assert (z.abs() < Z_LIMIT).all(), z[z.abs() >= Z_LIMIT]
     assert json.loads((tmp_path / "jax" / "spec.json").read_text())["backend"] == "jax"
     assert "backend" not in json.loads((tmp_path / "numba" / "spec.json").read_text())
@@ -68,8 +78,8 @@ def test_refusals_name_what_has_a_jax_twin() -> None:
     base = SPECS["thresholding"]
     with pytest.raises(ValueError, match="'UGapEb' has no JAX twin"):
         dataclasses.replace(SPECS["best_arm"], agents=(AgentSpec("SAR"), AgentSpec("UGapEb")), backend="jax")
-    with pytest.raises(ValueError, match="backend='jax' plays"):
-        ExperimentSpec(env="MultiArmedBandit-v0", agents=(AgentSpec("UCB1"),), budgets=(50,), runs=10,
+    with pytest.raises(ValueError, match="'CorrelatedBestArm-v0' has no JAX twin"):
+        ExperimentSpec(env="CorrelatedBestArm-v0", agents=(AgentSpec("Uniform"),), budgets=(50,), runs=10,
                        backend="jax")
     with pytest.raises(ValueError, match="backend"):
         dataclasses.replace(base, backend="cuda")

@@ -368,3 +368,19 @@ def test_the_comparison_detects_a_different_agent() -> None:
     about 12% more regret on this instance, fails the comparison."""
     ours, theirs, z = compare(KLUCB(), numpy_agents.KLUCB(c=1.0), means=MEANS, budget=BUDGET)
     assert abs(z) > Z_LIMIT, (ours, theirs, z)
+
+
+def test_common_random_numbers_pair_two_agents_episodes() -> None:
+    """With ``common_random_numbers`` the s-th pull of arm i reads the same sample for every agent given the same
+    key, so two agents' regrets of one episode move together (the numpy env's streams): measured 0.72 for UCB1
+    and KL-UCB. Without it, step t's draw is shared instead (0.15), and with another key the pair is independent
+    (-0.02). 2000 episodes: an independent pair's correlation has sd 0.022."""
+    env = MultiArmedFunctional(means=MEANS, budget=200)
+
+    def correlation(crn: bool, key: int = 7) -> float:
+        one = play(env, UCB1(), 7, EPISODES, agent_key=1, common_random_numbers=crn)["regret"]
+        two = play(env, KLUCB(), key, EPISODES, agent_key=2, common_random_numbers=crn)["regret"]
+        return float(np.corrcoef(np.asarray(one), np.asarray(two))[0, 1])
+
+    assert correlation(True) > 0.5 > 0.3 > correlation(False)
+    assert abs(correlation(True, key=8)) < 0.1

@@ -286,3 +286,11 @@ def test_random_survival_draws_and_regret_equal_the_numpy_envs_in_distribution()
     ours = np.asarray(play(ThresholdFunctional(**kwargs), Uniform(), 33, episodes)["regret"])
     assert abs(z_statistic(ours, numpy_metric("ThresholdBandit-v0", NumpyUniform(), "regret", episodes, seed=34,
                                               **kwargs))) < Z_LIMIT
+
+
+def test_play_refuses_common_random_numbers() -> None:
+    """The threshold bandit draws no per-arm sample streams (nor does its numpy env): ``play`` says so rather than
+    play independent draws under that name."""
+    env = ThresholdFunctional(horizon=20)
+    with pytest.raises(ValueError, match="common_random_numbers=True: the threshold env"):
+        play(env, Uniform(), 0, 4, common_random_numbers=True)
