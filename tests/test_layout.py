@@ -61,3 +61,19 @@ def test_a_lazy_import_from_a_lower_layer_up_breaks_them(tmp_path: Path) -> None
     assert result.returncode == 1, result.stdout[-4000:]
     assert "bandit_gym.families is not allowed to import bandit_gym.registration" in result.stdout
     assert "1 kept, 2 broken" in result.stdout
+
+
+def test_the_agent_registry_is_the_one_list_of_agents() -> None:
+    """``bandit_gym.agents`` imports every built-in agent (``AGENTS``); a family's package re-exports none, so that
+    no second list can miss one (as ``agents/best_arm/__init__.py`` once missed SequentialHalving)."""
+    import ast
+
+    import bandit_gym.agents
+
+    top = Path(bandit_gym.agents.__file__).parent
+    families = sorted(path for path in top.glob("*/__init__.py") if "__pycache__" not in path.parts)
+    assert len(families) >= 6
+    for path in families:
+        body = ast.parse(path.read_text()).body
+        assert len(body) == 1 and isinstance(body[0], ast.Expr), f"{path.relative_to(top)}: more than a docstring"
+    assert len(bandit_gym.agents.AGENTS) == len(set(bandit_gym.agents.AGENTS.values()))

@@ -1,9 +1,4 @@
-"""Agents for the threshold bandit (abernethy2016)."""
+"""Agents for the threshold bandit (abernethy2016).
 
-from bandit_gym.agents.threshold_bandit.dkwucb import DKWUCB
-from bandit_gym.agents.threshold_bandit.kmucb import KMUCB
-from bandit_gym.agents.threshold_bandit.optim import OPTIM
-from bandit_gym.agents.threshold_bandit.per_threshold_ucb import PerThresholdUCB
-from bandit_gym.agents.threshold_bandit.ucb import UCB
-
-__all__ = ["DKWUCB", "KMUCB", "OPTIM", "UCB", "PerThresholdUCB"]
+The agents are imported from their own modules, or from ``bandit_gym.agents`` (whose ``AGENTS`` lists them all).
+"""
