@@ -1,12 +1,13 @@
 """Agents: one algorithm per file, grouped by problem family, importable as ``bandit_gym.agents``.
 
-``AGENTS`` maps each built-in agent's name to its class: every agent class imported below, in the order of the
-imports (grouped by family), so that a new algorithm is one import line; ``__all__`` follows. Experiment specs
+``AGENTS`` maps each algorithm's name to its class: every agent class imported below, in the order of the
+imports (grouped by family), so that a new algorithm is one import line; ``__all__`` follows. The learned agents
+(``SB3Agent``, ``ArmwisePPO``) belong to the RL study, ``bandit_gym.rl``, and register through the package's
+entry point; ``registry.shipped_agents()`` lists them with ``AGENTS``. Experiment specs
 and the CLI also accept a name given to ``register``, a name from an installed package's ``bandit_gym.agents``
 entry point, and an import path ``package.module:Class`` (see ``agent_class``).
 """
 
-from bandit_gym.agents.armwise_ppo import ArmwisePPO
 from bandit_gym.agents.base import Agent
 from bandit_gym.agents.bayesian.bayes_ucb import BayesUCB
 from bandit_gym.agents.bayesian.bayesgap import BayesGap
@@ -33,7 +34,6 @@ from bandit_gym.agents.multi_armed.kl_ucb import KLUCB
 from bandit_gym.agents.multi_armed.thompson import Thompson
 from bandit_gym.agents.multi_armed.ucb1 import UCB1
 from bandit_gym.agents.registry import agent_class, register
-from bandit_gym.agents.sb3_agent import SB3Agent
 from bandit_gym.agents.threshold_bandit.dkwucb import DKWUCB
 from bandit_gym.agents.threshold_bandit.kmucb import KMUCB
 from bandit_gym.agents.threshold_bandit.optim import OPTIM

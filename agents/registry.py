@@ -2,8 +2,10 @@
 packages declare in the entry-point group ``bandit_gym.agents``, and import paths ``package.module:Class``.
 
 Experiment specs (``bandit_gym.experiments.AgentSpec``) and ``bandit-gym run`` look agents up here, in that
-order. A third-party package makes its agents known to every spec and to the CLI, without an import, by
-declaring them in its ``pyproject.toml`` (loaded only when a spec names them, as Gymnasium loads its plugins):
+order; the built-in names are ``shipped_agents()``: ``AGENTS`` and the learned agents of the RL study, which this
+package declares in that same entry-point group. A third-party package makes its agents known to every spec and
+to the CLI, without an import, by declaring them in its ``pyproject.toml`` (loaded only when a spec names them,
+as Gymnasium loads its plugins):
 
     [project.entry-points."bandit_gym.agents"]
     MyRule = "my_package.my_rule:MyRule"
@@ -12,6 +14,7 @@ declaring them in its ``pyproject.toml`` (loaded only when a spec names them, as
 from __future__ import annotations
 
 import difflib
+import functools
 import importlib
 import sys
 from importlib import metadata
@@ -21,21 +24,39 @@ from bandit_gym.agents.base import Agent
 
 ENTRY_POINT_GROUP = "bandit_gym.agents"
 """The entry-point group in which packages declare agents (name = "package.module:Class")."""
+DISTRIBUTION = "pure-exploration-gym"
+"""The distribution name of this package, whose own entry points are the learned agents of its RL study."""
 REGISTERED: dict[str, type[Agent]] = {}
-"""Names registered by ``register``, and entry points loaded so far."""
+"""Names registered by ``register``, and entry points of other packages loaded so far."""
+
+
+@functools.cache
+def shipped_agents() -> dict[str, type[Agent]]:
+    """Every agent this package ships, by name: ``bandit_gym.agents.AGENTS`` (the algorithms), then the learned
+    agents of its RL study (``SB3Agent``, ``ArmwisePPO`` in ``bandit_gym.rl``), which register through this
+    package's own ``bandit_gym.agents`` entry points, as a user's package does (importing them loads nothing of
+    stable-baselines3). Without the package's metadata (a checkout on the path, not installed) the learned
+    agents are absent."""
+    from bandit_gym.agents import AGENTS
+
+    learned = {}
+    for point in _entry_points():
+        if point.dist is not None and point.dist.name == DISTRIBUTION and point.name not in AGENTS:
+            learned[point.name] = _check_class(f"the {ENTRY_POINT_GROUP!r} entry point {point.name} = "
+                                               f"{point.value!r}", point.load())
+    return {**AGENTS, **learned}
 
 
 def _builtin() -> dict[str, type[Agent]]:
-    from bandit_gym.agents import AGENTS
-
-    return AGENTS
+    return shipped_agents()
 
 
 def _allowed(name: str) -> str:
     close = difflib.get_close_matches(name, [*_builtin(), *REGISTERED], n=1)
     hint = f" (did you mean {close[0]!r}?)" if close else ""
-    return (f"agent name={name!r} is unknown{hint}; allowed: a name of bandit_gym.agents.AGENTS "
-            f"({', '.join(_builtin())}), a name given to bandit_gym.agents.register(name, cls) in this process"
+    return (f"agent name={name!r} is unknown{hint}; allowed: a built-in name (bandit_gym.agents.registry."
+            f"shipped_agents(): {', '.join(_builtin())}), a name given to bandit_gym.agents.register(name, cls) "
+            f"in this process"
             f"{' (' + ', '.join(REGISTERED) + ')' if REGISTERED else ''}, a name of an installed package's "
             f"{ENTRY_POINT_GROUP!r} entry point, or an import path 'package.module:Class'")
 
@@ -56,9 +77,9 @@ def register(name: str, cls: type[Agent], *, override: bool = False) -> None:
     """Make ``cls`` known under ``name`` to experiment specs (``{"name": name}``) and ``bandit-gym run``.
 
     Registering the same class again under the same name does nothing (a class defined again by re-running a
-    notebook cell counts as the same and replaces the old one). The names of ``AGENTS`` are reserved; another
-    class under a registered name needs ``override=True``. Parallel workers need no registration of their own:
-    the engine resolves names in the calling process and ships the class.
+    notebook cell counts as the same and replaces the old one). The built-in names (``shipped_agents()``) are
+    reserved; another class under a registered name needs ``override=True``. Parallel workers need no
+    registration of their own: the engine resolves names in the calling process and ships the class.
 
     >>> register("MyRule", MyRule)                   # doctest: +SKIP
     >>> run_experiment(ExperimentSpec.from_dict({..., "agents": ["MyRule", "LSA"]}), jobs=2)  # doctest: +SKIP
@@ -70,7 +91,7 @@ def register(name: str, cls: type[Agent], *, override: bool = False) -> None:
     if name in builtin:
         if builtin[name] is cls:
             return
-        raise ValueError(f"name={name!r} is a built-in agent of bandit_gym.agents.AGENTS ({builtin[name].__module__}."
+        raise ValueError(f"name={name!r} is a built-in agent ({builtin[name].__module__}."
                          f"{builtin[name].__qualname__}); register {cls.__qualname__} under another name")
     old = REGISTERED.get(name)
     if old is not None and not override and not _same(old, cls):
@@ -85,6 +106,7 @@ def _entry_points() -> Any:
 
 
 def _from_entry_point(name: str) -> type[Agent] | None:
+    """The class of another package's entry point ``name`` (this package's own are ``shipped_agents``)."""
     for point in _entry_points():
         if point.name != name:
             continue

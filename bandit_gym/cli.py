@@ -35,7 +35,9 @@ def _summary(doc: str | None) -> str:
 
 def _list() -> str:
     import bandit_gym
-    from bandit_gym.agents import AGENTS, registry
+    from bandit_gym.agents import registry
+
+    shipped = registry.shipped_agents()  # the algorithms, then the RL study's learned agents
 
     lines = ["Environments (gym.make(id); gym.make_vec(id, num_envs=N, vectorization_mode='vector_entry_point')):"]
     width = max(map(len, bandit_gym.ENV_SPECS))
@@ -49,14 +51,14 @@ def _list() -> str:
     lines.append(f"JAX twins (pip install 'pure-exploration-gym[jax]'; bandit_gym.jax): {JAX_NAMESPACE}/<id> for the "
                  f"{len(JAX_ENV_IDS)} ids of the families {', '.join(families)}")
     lines.append("")
-    lines.append("Agents (bandit_gym.agents):")
-    width = max(map(len, AGENTS))
-    for name, cls in AGENTS.items():
+    lines.append("Agents (bandit_gym.agents; the learned ones, which register through its entry point: bandit_gym.rl):")
+    width = max(map(len, shipped))
+    for name, cls in shipped.items():
         lines.append(f"  {name.ljust(width)}  [{', '.join(cls.families)}] {_summary(cls.__doc__)}")
         regimes = getattr(cls, "regime_lines", None)  # a learned agent: where it was trained and tested
         lines += [f"  {''.ljust(width)}    {line}" for line in (regimes() if regimes else [])]
     lines.append("")
-    plugged = sorted((point.name, point.value) for point in registry._entry_points() if point.name not in AGENTS)
+    plugged = sorted((point.name, point.value) for point in registry._entry_points() if point.name not in shipped)
     if plugged:
         lines.append(f"Agents of installed packages (entry points {registry.ENTRY_POINT_GROUP!r}, loaded when a spec "
                      "names them):")

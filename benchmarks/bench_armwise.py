@@ -1,4 +1,4 @@
-"""PPO training steps per second of the arm-wise policy (``bandit_gym.armwise.ArmwisePolicy``) with the shared
+"""PPO training steps per second of the arm-wise policy (``bandit_gym.rl.armwise.ArmwisePolicy``) with the shared
 per-arm embedding computed once for the policy and value heads (``ArmwiseNetwork.forward``, what SB3 calls in
 every rollout step and minibatch update) against computing it once per head, side by side in one run.
 
@@ -19,8 +19,8 @@ from typing import Any
 import torch
 from stable_baselines3 import PPO
 
-from bandit_gym.armwise import ArmwiseNetwork, ArmwisePolicy
 from bandit_gym.rl import ARMWISE_RECIPES, make_vec_env, quiet_logger
+from bandit_gym.rl.armwise import ArmwiseNetwork, ArmwisePolicy
 
 
 class _EmbeddedPerHead(ArmwiseNetwork):

@@ -47,9 +47,7 @@ import pandas as pd
 import torch
 from joblib import Parallel, delayed
 
-from bandit_gym.agents import SB3Agent, agent_class
-from bandit_gym.agents.armwise_ppo import SHIPPED_PROBLEMS, SHIPPED_SEEDS, shipped_path
-from bandit_gym.armwise import load_weights
+from bandit_gym.agents import agent_class
 from bandit_gym.experiments import AgentSpec, ExperimentResult, ExperimentSpec, run_experiments
 from bandit_gym.instances import (
     AUDIBERT2010_PROBLEMS,
@@ -71,11 +69,14 @@ from bandit_gym.rl import (
     ARMWISE_RECIPES,
     CANDIDATE_STRIDE,
     ArmwiseRecipe,
+    SB3Agent,
     armwise_recipe,
     candidate_seeds,
     select_candidate,
     train_armwise,
 )
+from bandit_gym.rl.armwise import load_weights
+from bandit_gym.rl.armwise_ppo import SHIPPED_PROBLEMS, SHIPPED_SEEDS, shipped_path
 
 
 @dataclass(frozen=True)
@@ -242,7 +243,7 @@ def train_one(recipe: ArmwiseRecipe, seed: int, steps: int | None, folder: Path)
 
 
 class WeightsPolicy(SB3Agent):
-    """The arm-wise policy of a weights file (``bandit_gym.armwise.save_weights``: numpy arrays, no pickles)."""
+    """The arm-wise policy of a weights file (``bandit_gym.rl.armwise.save_weights``: numpy arrays, no pickles)."""
 
     def __init__(self, weights: str) -> None:
         self.weights = weights
@@ -258,7 +259,7 @@ class WeightsPolicy(SB3Agent):
 
 def policy_spec(out: Path, problem: str, seed: int) -> AgentSpec:
     """The policy trained with ``seed``, as an experiment's agent: its folder under ``OUT/policies``, or its weights
-    there (``PROBLEM-seedS.npz``, as ``bandit_gym.armwise.save_weights`` writes them), or the weights the package
+    there (``PROBLEM-seedS.npz``, as ``bandit_gym.rl.armwise.save_weights`` writes them), or the weights the package
     ships, when the file shipped for the candidate's seed (``seed % CANDIDATE_STRIDE``: candidate 1001 is seed 1's)
     is that candidate (its header's ``candidate_seed``, else its seed)."""
     folder = out / "policies" / f"{problem}-seed{seed}"

@@ -23,9 +23,9 @@ import pandas as pd
 import torch
 from rl_armwise import policy_spec
 
-from bandit_gym.agents.armwise_ppo import SHIPPED_SEEDS
 from bandit_gym.experiments import AgentSpec, ExperimentSpec, run_experiment
 from bandit_gym.instances import UniformMeans
+from bandit_gym.rl.armwise_ppo import SHIPPED_SEEDS
 
 DEV_SETTINGS = {"K = 20, means U(0.35, 0.5), T = 2000": (20, 2000, 987),
                 "K = 10, means U(0.35, 0.5), T = 1000": (10, 1000, 988),

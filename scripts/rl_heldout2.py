@@ -43,8 +43,8 @@ import gymnasium as gym
 import numpy as np
 
 import bandit_gym  # noqa: F401  (registers the env ids)
-from bandit_gym.agents.armwise_ppo import SHIPPED_SEEDS, shipped_path
 from bandit_gym.covariances import GaussianProcessMeans, squared_exponential
+from bandit_gym.rl.armwise_ppo import SHIPPED_SEEDS, shipped_path
 
 SEED = 3602
 """The published seed of the set (issue 36, held-out set 2)."""

@@ -82,7 +82,7 @@ def model_of(setting: dict[str, Any], instance: dict[str, Any]) -> dict[str, Any
 
 def check_weights(data: dict[str, Any]) -> None:
     """Every learned policy's shipped weights are those the set fixed (their SHA-256), before anything is played."""
-    from bandit_gym.agents.armwise_ppo import shipped_path
+    from bandit_gym.rl.armwise_ppo import shipped_path
 
     for family in data["families"]:
         for entry in family["learned"]:

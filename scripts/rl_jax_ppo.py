@@ -1,7 +1,7 @@
 """Train the arm-wise policy end to end in JAX (``bandit_gym.jax.ppo``) and write what the scoring scripts read.
 
 ``train`` trains one problem of ``bandit_gym.jax.ppo.JAX_RECIPES`` with several seeds side by side and writes, under
-``OUT/policies``, each seed's weights (``PROBLEM-seedS.npz``, the format of ``bandit_gym.armwise.save_weights``, read
+``OUT/policies``, each seed's weights (``PROBLEM-seedS.npz``, the format of ``bandit_gym.rl.armwise.save_weights``, read
 by ``scripts/rl_armwise.py --evaluate-only`` as it reads any policy's weights) and its training curve
 (``PROBLEM-seedS.csv``: per update, the steps, the episodes ended and their mean final loss, PPO's losses).
 
@@ -86,7 +86,7 @@ def train(args: argparse.Namespace) -> int:
 def policy_entries(policies: Path, problem: str, seeds: list[int], shipped: bool = True) -> dict[str, dict[str, Any]]:
     """The JAX-trained policies of ``problem`` as agents (label -> name and params), then (``shipped``) the SB3
     ones the package ships."""
-    from bandit_gym.agents.armwise_ppo import SHIPPED_SEEDS
+    from bandit_gym.rl.armwise_ppo import SHIPPED_SEEDS
 
     found: dict[str, dict[str, Any]] = {}
     for seed in seeds:

@@ -17,9 +17,9 @@ from typing import Any
 
 import pandas as pd
 
-from bandit_gym.agents.armwise_ppo import SHIPPED_PROBLEMS, SHIPPED_SEEDS, shipped_path
-from bandit_gym.armwise import load_weights, save_weights
 from bandit_gym.rl import ARMWISE_RECIPES, load
+from bandit_gym.rl.armwise import load_weights, save_weights
+from bandit_gym.rl.armwise_ppo import SHIPPED_PROBLEMS, SHIPPED_SEEDS, shipped_path
 
 
 def selection(policies: Path, problem: str) -> dict[int, dict[str, Any]]:

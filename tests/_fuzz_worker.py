@@ -19,8 +19,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import bandit_gym
-from bandit_gym.agents import AGENTS
-from tests.conftest import make_agent, small_kwargs
+from tests.conftest import AGENTS, make_agent, small_kwargs
 
 ALLOWED = (ValueError, TypeError, RuntimeError)
 ENV_IDS = sorted(bandit_gym.ENV_SPECS)

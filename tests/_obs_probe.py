@@ -12,8 +12,7 @@ import gymnasium as gym
 import numpy as np
 
 import bandit_gym  # noqa: F401  (registers the envs)
-from bandit_gym.agents import AGENTS
-from tests.conftest import make_agent, small_kwargs
+from tests.conftest import AGENTS, make_agent, small_kwargs
 
 ENVS = {"thresholding": ["ThresholdingBandit-Tao2019Setup1-v0"], "threshold": ["ThresholdBandit-v0"],
         "best_arm": ["BestArmIdentification-Audibert2010Problem1-v0", "CorrelatedBestArm-TrafficSynthetic-v0"],

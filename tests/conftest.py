@@ -11,7 +11,7 @@ import gymnasium as gym
 import pytest
 
 import bandit_gym
-from bandit_gym.agents import AGENTS
+from bandit_gym.agents.registry import shipped_agents
 from bandit_gym.registration import family_of_env
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -68,6 +68,9 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, exitstatu
 
 
 ENV_IDS = list(bandit_gym.ENV_SPECS)
+#: every agent the package ships: the algorithms of ``bandit_gym.agents.AGENTS`` and the learned agents of the RL
+#: study, registered through the package's entry point (the registry-driven tests run them all)
+AGENTS = shipped_agents()
 
 
 def family_of_id(env_id: str) -> str:

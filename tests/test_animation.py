@@ -105,7 +105,7 @@ def _frame_title(env: gym.Env) -> str:
     ("ThresholdBandit-v0", {"horizon": 40}, "DKWUCB", "best arm at c_t"),
 ])
 def test_every_family_draws_its_answer_and_truth(env_id: str, kwargs: dict, agent_name: str, words: str) -> None:
-    from bandit_gym.agents import AGENTS
+    from tests.conftest import AGENTS
 
     env = gym.make(env_id, render_mode="rgb_array", **kwargs)
     frames = record_episode(env, AGENTS[agent_name](), seed=0, every=10**6)

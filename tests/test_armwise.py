@@ -10,9 +10,8 @@ import pytest
 from stable_baselines3 import PPO
 
 import bandit_gym
-from bandit_gym.agents import SB3Agent
-from bandit_gym.armwise import ArmwisePolicy, arm_features, logits_and_value
-from bandit_gym.rl import TrainedPolicy, make_vec_env
+from bandit_gym.rl import SB3Agent, TrainedPolicy, make_vec_env
+from bandit_gym.rl.armwise import ArmwisePolicy, arm_features, logits_and_value
 from bandit_gym.rollout import play_vector
 
 FAMILIES = [
@@ -160,7 +159,7 @@ def test_k_invariant_features_are_the_same_for_any_k_at_the_same_budget_per_arm(
 
 
 def test_a_k_invariant_policy_keeps_its_features_when_saved_and_moved(tmp_path) -> None:
-    from bandit_gym.armwise import load_weights, save_weights
+    from bandit_gym.rl.armwise import load_weights, save_weights
 
     venv = make_vec_env("TopKIdentification-v0", 4, discrete=True, normalize=None, budget=200)
     model = PPO(ArmwisePolicy, venv, seed=0, device="cpu", n_steps=8, batch_size=32,
@@ -225,7 +224,7 @@ def test_train_armwise_names_its_problems_and_fields() -> None:
 def test_the_network_embeds_the_arms_once_for_both_heads_and_matches_each_head() -> None:
     import torch
 
-    from bandit_gym.armwise import ArmwiseNetwork
+    from bandit_gym.rl.armwise import ArmwiseNetwork
 
     torch.manual_seed(0)
     net = ArmwiseNetwork(num_features=10, num_arms=7)
@@ -258,8 +257,7 @@ def test_candidate_seeds_step_by_1000_and_refuse_no_candidate() -> None:
 def test_select_candidate_keeps_the_lowest_validation_regret_whatever_the_order() -> None:
     # on the thresholding recipe's own distribution (K = 10, T log-uniform in 50..400, 200 episodes) the shipped
     # policy played greedily does worse than sampled: measured 1.315 against 0.99 mean aggregate regret
-    from bandit_gym.agents import ArmwisePPO
-    from bandit_gym.rl import select_candidate, validate_armwise
+    from bandit_gym.rl import ArmwisePPO, select_candidate, validate_armwise
 
     greedy, sampled = ArmwisePPO("thresholding", 0, deterministic=True), ArmwisePPO("thresholding", 0)
     best, regrets = select_candidate("thresholding", [greedy, sampled], runs=200)
@@ -307,7 +305,7 @@ def test_train_armwise_with_candidates_returns_the_one_validation_keeps(jobs, tm
 
 
 def test_saved_weights_rebuild_the_same_policy(tmp_path) -> None:
-    from bandit_gym.armwise import load_weights, save_weights
+    from bandit_gym.rl.armwise import load_weights, save_weights
 
     venv = make_vec_env("CorrelatedBestArm-v0", 4, discrete=True, normalize=None)
     model = PPO(ArmwisePolicy, venv, seed=0, device="cpu", n_steps=8, batch_size=32,
@@ -332,7 +330,8 @@ def test_saved_weights_rebuild_the_same_policy(tmp_path) -> None:
     ("threshold", "ThresholdBandit-Delivery-v0", {"horizon": 300}),
 ])
 def test_a_shipped_policy_plays_as_an_agent_and_as_its_training_folder_does(problem, env_id, kwargs) -> None:
-    from bandit_gym.agents import ArmwisePPO, Uniform
+    from bandit_gym.agents import Uniform
+    from bandit_gym.rl import ArmwisePPO
 
     env = gym.make_vec(env_id, num_envs=200, vectorization_mode="vector_entry_point", **kwargs)
     learned = play_vector(env, ArmwisePPO(problem, seed=1), seed=5)["regret"]
@@ -343,7 +342,7 @@ def test_a_shipped_policy_plays_as_an_agent_and_as_its_training_folder_does(prob
 
 
 def test_a_shipped_policy_refuses_another_family_and_unknown_names() -> None:
-    from bandit_gym.agents import ArmwisePPO
+    from bandit_gym.rl import ArmwisePPO
 
     with pytest.raises(ValueError, match="problem='nope' is not allowed"):
         ArmwisePPO("nope")
@@ -378,9 +377,9 @@ def test_a2c_trains_the_arm_wise_policy_too() -> None:
 
 
 def test_every_shipped_policy_is_in_the_package_and_small() -> None:
-    from bandit_gym.agents.armwise_ppo import SHIPPED_PROBLEMS, SHIPPED_SEEDS, shipped_path
-    from bandit_gym.armwise import load_weights
     from bandit_gym.rl import ARMWISE_RECIPES, candidate_seeds
+    from bandit_gym.rl.armwise import load_weights
+    from bandit_gym.rl.armwise_ppo import SHIPPED_PROBLEMS, SHIPPED_SEEDS, shipped_path
 
     for problem in SHIPPED_PROBLEMS:
         recipe = ARMWISE_RECIPES[problem].features
@@ -404,9 +403,9 @@ def test_every_shipped_policy_is_in_the_package_and_small() -> None:
 @pytest.mark.parametrize("plain", [False, True], ids=["ArmwisePPO", "SB3Agent"])
 @pytest.mark.parametrize("bad", [np.zeros(7), np.float32(3.0), None])
 def test_a_threshold_policy_refuses_malformed_level_counts(bad, plain) -> None:
-    from bandit_gym.agents import ArmwisePPO
-    from bandit_gym.agents.armwise_ppo import shipped_path
-    from bandit_gym.armwise import load_weights
+    from bandit_gym.rl import ArmwisePPO
+    from bandit_gym.rl.armwise import load_weights
+    from bandit_gym.rl.armwise_ppo import shipped_path
 
     env = gym.make("ThresholdBandit-v0")
     obs, _ = env.reset(seed=0)
@@ -461,9 +460,9 @@ def test_the_held_out_script_scores_fresh_runs_of_one_setting_with_a_recorded_ch
 
     import pandas as pd
 
-    from bandit_gym.agents.armwise_ppo import shipped_path
-    from bandit_gym.armwise import load_weights
     from bandit_gym.rl import candidate_seeds
+    from bandit_gym.rl.armwise import load_weights
+    from bandit_gym.rl.armwise_ppo import shipped_path
 
     rows = []
     for seed in (0, 1, 2):
@@ -519,8 +518,8 @@ def _heldout_ranges() -> dict[str, tuple[list[int], list[int]]]:
 def test_the_regimes_are_the_recipes_and_the_held_out_settings() -> None:
     """REGIMES (what ArmwisePPO warns outside of) spans each recipe's training K and budgets and the second
     held-out set's settings, no more."""
-    from bandit_gym.agents.armwise_ppo import REGIMES, SHIPPED_PROBLEMS
     from bandit_gym.rl import ARMWISE_RECIPES
+    from bandit_gym.rl.armwise_ppo import REGIMES, SHIPPED_PROBLEMS
 
     assert set(REGIMES) == set(SHIPPED_PROBLEMS)
     heldout = _heldout_ranges()
@@ -538,7 +537,7 @@ def test_the_regimes_are_the_recipes_and_the_held_out_settings() -> None:
 def test_a_shipped_policy_warns_once_outside_its_regime() -> None:
     import warnings
 
-    from bandit_gym.agents import ArmwisePPO
+    from bandit_gym.rl import ArmwisePPO
 
     agent = ArmwisePPO("thresholding", seed=0)
     inside = gym.make_vec("ThresholdingBandit-Tao2019Setup1-v0", num_envs=4, vectorization_mode="vector_entry_point",
@@ -560,9 +559,9 @@ def test_a_shipped_policy_warns_once_outside_its_regime() -> None:
 
 
 def test_the_docstring_and_list_state_every_regime() -> None:
-    from bandit_gym.agents import ArmwisePPO
-    from bandit_gym.agents.armwise_ppo import REGIMES
     from bandit_gym.cli import _list
+    from bandit_gym.rl import ArmwisePPO
+    from bandit_gym.rl.armwise_ppo import REGIMES
 
     doc = " ".join((ArmwisePPO.__doc__ or "").split())
     listed = _list()

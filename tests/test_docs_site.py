@@ -179,12 +179,15 @@ def test_the_built_api_reference_documents_every_public_module_class_function_an
     with open(site / "objects.inv", "rb") as inventory:
         rendered = set(mkdocstrings.Inventory.parse_sphinx(inventory))
     missing = []
-    for module, names in public_names().items():
+    modules = public_names()
+    for module, names in modules.items():
         if module not in rendered:
             missing.append(module)
         for name in names:
             value = getattr(importlib.import_module(module), name)
             where = {f"{module}.{name}", f"{getattr(value, '__module__', '')}.{getattr(value, '__qualname__', '')}"}
+            # a constant a package re-exports from one of its modules is documented there (bandit_gym.rl's)
+            where |= {f"{home}.{name}" for home in modules if home.startswith(f"{module}.")}
             if not where & rendered:
                 missing.append(f"{module}.{name}")
     assert len(rendered) > 900

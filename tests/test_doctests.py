@@ -10,7 +10,7 @@ import warnings
 import pytest
 
 import bandit_gym
-from bandit_gym.agents import AGENTS
+from tests.conftest import AGENTS
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 #: checkout folder -> the package it is installed as

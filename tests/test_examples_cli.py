@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 import bandit_gym
-from bandit_gym.agents import AGENTS
 from bandit_gym.cli import main
+from tests.conftest import AGENTS
 
 EXAMPLES = sorted((Path(__file__).parent.parent / "examples").glob("*.py"))
 #: examples that must leave this file in ``example-output/`` (every file there must be non-empty)
@@ -47,10 +47,11 @@ def test_cli_list(capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out
     assert all(env_id in out for env_id in bandit_gym.ENV_SPECS)
     assert all(name in out for name in AGENTS)
-    listed = out.split("Agents (bandit_gym.agents):")[1].split("\n\n")[0].splitlines()[1:]
+    listed = out.split("Agents (bandit_gym.agents; the learned ones, which register through its entry point: "
+                       "bandit_gym.rl):")[1].split("\n\n")[0].splitlines()[1:]
     agents = [line for line in listed if not line.startswith("   ")]
     assert len(agents) == len(AGENTS)
-    from bandit_gym.agents import ArmwisePPO  # a learned agent: its regimes, one indented line each
+    from bandit_gym.rl import ArmwisePPO  # a learned agent: its regimes, one indented line each
 
     assert [line.strip() for line in listed if line.startswith("   ")] == ArmwisePPO.regime_lines()
     for line in agents:  # whole sentences in plain text, whatever the docstring's layout

@@ -24,9 +24,8 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import bandit_gym
-from bandit_gym.agents import AGENTS
 from bandit_gym.envs._base import Engine
-from tests.conftest import TESTS, module_command
+from tests.conftest import AGENTS, TESTS, module_command
 
 ROOT = Path(__file__).resolve().parents[1]
 ALLOWED = (ValueError, TypeError, RuntimeError)

@@ -298,7 +298,7 @@ def test_a_scalar_level_exceed_is_a_named_error(agent: str) -> None:
     """A scalar ``level_exceed`` in a batch of observations raised an IndexError ("tuple index out of range"); the
     base class's check of the observation (``Agent._as_batch``) refuses it by its name before the agents' own
     code reads it, in a batch and in a single observation."""
-    from bandit_gym.agents import AGENTS
+    from tests.conftest import AGENTS
 
     envs = gym.make_vec("ThresholdBandit-v0", num_envs=2, vectorization_mode="vector_entry_point", horizon=20)
     env = gym.make("ThresholdBandit-v0", horizon=20)
@@ -315,7 +315,7 @@ def test_a_scalar_level_exceed_is_a_named_error(agent: str) -> None:
 def test_bayesian_scales_that_break_the_posterior_are_refused(agent: str, kwargs: dict[str, float]) -> None:
     """``BayesGap(eta=1e-300)`` raised a ZeroDivisionError at ``act`` (eta^2 is 0), eta = 1e100 made every
     agent's posterior NaN, sigma = 1e200 an OverflowError: the constructor refuses them with the interval."""
-    from bandit_gym.agents import AGENTS
+    from tests.conftest import AGENTS
 
     (name, value), = kwargs.items()
     with pytest.raises(ValueError) as caught:

@@ -171,7 +171,7 @@ def test_an_agent_keeps_its_colour_across_figures() -> None:
 
 
 def test_built_in_agents_have_distinct_colours_within_each_family() -> None:
-    from bandit_gym.agents import AGENTS
+    from tests.conftest import AGENTS
 
     families = {family for cls in AGENTS.values() for family in cls.families}
     for family in families:

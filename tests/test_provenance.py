@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 
 from bandit_gym import __version__
-from bandit_gym.agents import AGENTS
 from bandit_gym.cli import main
 from bandit_gym.experiments import ExperimentResult, ExperimentSpec, run_experiment
 from bandit_gym.provenance import code_fingerprint
+from tests.conftest import AGENTS
 
 RULE = '''
 import numpy as np

@@ -15,7 +15,7 @@ from stable_baselines3 import DQN, PPO
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.logger import configure
 
-from bandit_gym.agents import SB3Agent
+from bandit_gym.rl import SB3Agent
 from bandit_gym.rollout import play_vector
 from bandit_gym.wrappers import (
     EmpiricalAnswer,

@@ -260,8 +260,8 @@ def test_ucbe_act_equals_recomputing_every_index_at_every_step() -> None:
 
 
 def test_play_episode_and_play_vector_pass_reset_options() -> None:
-    from bandit_gym.agents import AGENTS
     from bandit_gym.rollout import play_episode, play_vector
+    from tests.conftest import AGENTS
 
     means = [0.1, 0.2, 0.3, 0.45, 0.55, 0.7, 0.8, 0.9, 0.95, 0.99]
     env = gym.make("ThresholdingBandit-v0", budget=50)
@@ -276,7 +276,7 @@ def test_the_compiled_rollout_reads_only_public_engine_state() -> None:
     import inspect
 
     from bandit_gym import rollout
-    from bandit_gym.agents import AGENTS
+    from tests.conftest import AGENTS
 
     source = inspect.getsource(rollout)
     assert "._seeds" not in source and "AnytimeTracker(" not in source  # no private state, no throwaway objects

@@ -12,8 +12,9 @@ from gymnasium.vector import AutoresetMode
 from scipy import stats
 from stable_baselines3 import DQN, PPO
 
-from bandit_gym.agents import Agent, SB3Agent
+from bandit_gym.agents import Agent
 from bandit_gym.experiments import AgentSpec, ExperimentSpec, run_experiment
+from bandit_gym.rl import SB3Agent
 from bandit_gym.rollout import play_vector
 from bandit_gym.wrappers import EmpiricalAnswer, RecordAnytimeRegretVector
 from tests.conftest import ENV_IDS, LARGE_K, small_kwargs

@@ -24,8 +24,7 @@ import pytest
 from stable_baselines3 import A2C, PPO
 
 from bandit_gym import rl
-from bandit_gym.agents import ArmwisePPO, SB3Agent
-from bandit_gym.rl import TrainedPolicy, load, load_model, load_normalize, make_vec_env, train
+from bandit_gym.rl import ArmwisePPO, SB3Agent, TrainedPolicy, load, load_model, load_normalize, make_vec_env, train
 
 HORIZON = 50
 
@@ -221,8 +220,8 @@ def test_train_save_and_play_a_folder_without_unpickling(algo, tmp_path, monkeyp
 
 def test_an_a2c_zip_an_armwise_folder_and_the_shipped_policies_play_without_unpickling(tmp_path, monkeypatch) -> None:
     """A2C stores optimizer_class=RMSprop in its pickled policy_kwargs; the arm-wise policy is a zip of
-    bandit_gym.armwise.ArmwisePolicy (train_armwise's candidates); ArmwisePPO reads its .npz."""
-    from bandit_gym.armwise import ArmwisePolicy
+    bandit_gym.rl.armwise.ArmwisePolicy (train_armwise's candidates); ArmwisePPO reads its .npz."""
+    from bandit_gym.rl.armwise import ArmwisePolicy
 
     env = gym.make("ThresholdBandit-v0", horizon=HORIZON)
     a2c = A2C("MultiInputPolicy", env, seed=0, device="cpu")

@@ -1,9 +1,9 @@
-"""The arm-wise policy (``bandit_gym.armwise``) as pure JAX functions: the same features, the same network and the
+"""The arm-wise policy (``bandit_gym.rl.armwise``) as pure JAX functions: the same features, the same network and the
 same weights file, so that a policy trained in JAX (``bandit_gym.jax.ppo``) plays through ``SB3Agent`` and the
 experiment engine exactly as a stable-baselines3 one does, and a shipped policy's weights evaluate in JAX.
 
 - ``arm_features(obs, family, standardize, k_invariant)``: ``(K, F)`` raw per-arm statistics of one observation,
-  the columns of ``bandit_gym.armwise.arm_features`` (thresholding, best arm and top K).
+  the columns of ``bandit_gym.rl.armwise.arm_features`` (thresholding, best arm and top K).
 - The network: ``h_i = phi(x_i)`` (two tanh layers), the logit of arm i ``rho([h_i, mean_j h_j])``, the value
   ``v(critic([mean_i h_i, max_i h_i]))``. Its parameters are a dict keyed by the torch module names of
   ``ArmwisePolicy`` (``mlp_extractor.phi.0.0``, ..., ``value_net``), each ``{"weight": (out, in), "bias": (out,)}``,
@@ -71,7 +71,7 @@ def _standardized(means: Array, pulled: Array, centre: Array) -> tuple[Array, Ar
 
 def arm_features(obs: dict[str, Array], family: Family, standardize: bool = False,
                  k_invariant: bool = False) -> Array:
-    """The per-arm features of one observation, ``(K, F)``: the columns of ``bandit_gym.armwise.arm_features``
+    """The per-arm features of one observation, ``(K, F)``: the columns of ``bandit_gym.rl.armwise.arm_features``
     (every family: ``n_i / T``, ``ln(1 + n_i) / ln(1 + T)``, ``1{n_i = 0}``, ``mu_i``, ``mu_i - c``, then the
     globals ``budget_left / T``, ``ln(1 + T) / ln(1 + 10^5)``, ``ln K / ln 10^3``; thresholding: c = theta, globals
     theta and epsilon; best arm and top K: c = the empirical boundary of the top m, globals m / K and epsilon)."""
@@ -155,9 +155,9 @@ def logits_and_value(params: Params, features: Array) -> tuple[Array, Array]:
 # --------------------------------------------------------------------------------------------------- the file
 def save_weights(params: Params, path: str | Path, shapes: dict[str, list[int]], *, standardize: bool = False,
                  k_invariant: bool = False, **meta: Any) -> Path:
-    """Write ``params`` as ``bandit_gym.armwise.save_weights`` writes a policy (its format, float32 arrays named by
+    """Write ``params`` as ``bandit_gym.rl.armwise.save_weights`` writes a policy (its format, float32 arrays named by
     the torch state dict, a JSON header with the hidden size, the feature options and ``shapes``, the observation
-    entries' shapes of the training env), so that ``bandit_gym.armwise.load_weights`` reads it. ``meta`` is added
+    entries' shapes of the training env), so that ``bandit_gym.rl.armwise.load_weights`` reads it. ``meta`` is added
     to the header (JSON values)."""
     hidden = int(np.shape(params["mlp_extractor.phi.0.2"]["weight"])[0])
     header = {"hidden": hidden, "standardize": bool(standardize), "k_invariant": bool(k_invariant),
@@ -167,7 +167,7 @@ def save_weights(params: Params, path: str | Path, shapes: dict[str, list[int]],
 
 
 def load_weights(path: str | Path) -> tuple[Params, dict[str, Any]]:
-    """The parameters and header of a weights file (``save_weights`` here or in ``bandit_gym.armwise``)."""
+    """The parameters and header of a weights file (``save_weights`` here or in ``bandit_gym.rl.armwise``)."""
     arrays, header = weights_file.read(path)
     params: Params = {name: {part: jnp.asarray(arrays[f"{name}.{part}"]) for part in ("weight", "bias")}
                       for name in LAYERS}

@@ -1,8 +1,8 @@
 """The arm-wise policy trained end to end in JAX: PPO whose environment, rollout and update are one compiled function
 (as PureJaxRL does on gymnax), on the per-episode instance samplers of the functional envs.
 
-What it trains is ``bandit_gym.armwise``'s policy (the features and network of ``bandit_gym.jax.armwise``), and what
-it writes is that policy's weights file: ``bandit_gym.armwise.load_weights`` makes it an SB3 policy, which
+What it trains is ``bandit_gym.rl.armwise``'s policy (the features and network of ``bandit_gym.jax.armwise``), and what
+it writes is that policy's weights file: ``bandit_gym.rl.armwise.load_weights`` makes it an SB3 policy, which
 ``SB3Agent(policy, any_budget=True)`` plays through the numpy envs and the experiment engine beside the
 stable-baselines3 policies (``scripts/rl_jax_ppo.py score`` does so on the held-out settings).
 

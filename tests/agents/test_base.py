@@ -238,7 +238,7 @@ def test_answer_is_checked() -> None:
 def test_a_round_agents_overridden_answer_is_checked(parent: str) -> None:
     """The round-based top-K agents submit their answer themselves: a subclass's answer of fractions was cast to
     integer bits (0.7 -> 0) before this check."""
-    from bandit_gym.agents import AGENTS
+    from tests.conftest import AGENTS
 
     env = gym.make_vec("TopKIdentification-v0", num_envs=3, vectorization_mode="vector_entry_point")
     obs, _ = env.reset(seed=0)
@@ -254,7 +254,7 @@ def test_a_round_agents_overridden_answer_is_checked(parent: str) -> None:
 
 @pytest.mark.parametrize("parent", ["LSA", "Uniform", "UGapEb", "AdaptiveTopK"])
 def test_a_subclass_that_overrides_answer_is_played_through_it(parent: str) -> None:
-    from bandit_gym.agents import AGENTS
+    from tests.conftest import AGENTS
 
     cls = AGENTS[parent]
     family = cls.families[0] if parent != "AdaptiveTopK" else "top_k"
@@ -287,7 +287,8 @@ class FirstArmMixin(Agent):
 def test_a_mixin_listed_before_a_built_in_is_played_through_its_select(parent: str) -> None:
     """Before, only an override in a subclass of the class with the fast step counted: ``class Mine(FirstArmMixin,
     LSA)`` was played by LSA's compiled step, and scored exactly LSA's numbers."""
-    from bandit_gym.agents import AGENTS, register
+    from bandit_gym.agents import register
+    from tests.conftest import AGENTS
 
     cls = AGENTS[parent]
     mine = type("Mine", (FirstArmMixin, cls), {})
@@ -370,7 +371,7 @@ def test_every_agent_derives_from_at_most_four_base_classes() -> None:
     import pkgutil
 
     import bandit_gym.agents as package
-    from bandit_gym.agents import AGENTS
+    from bandit_gym.agents import AGENTS  # the algorithms (the learned agents are the RL study's)
     from bandit_gym.agents.bayesian._base import BayesianAgent
     from bandit_gym.agents.best_arm._base import BestArmAgent
     from bandit_gym.agents.thresholding._index import IndexAgent

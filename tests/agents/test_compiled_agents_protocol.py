@@ -16,11 +16,11 @@ import pytest
 from scipy import special
 
 import bandit_gym  # noqa: F401  (registers the ids)
-from bandit_gym.agents import AGENTS, LSA, OptKG, TrackAndStop
+from bandit_gym.agents import LSA, OptKG, TrackAndStop
 from bandit_gym.agents.base import Agent, fast_paths
 from bandit_gym.agents.best_arm._base import BestArmAgent
 from bandit_gym.agents.thresholding._index import IndexAgent
-from tests.conftest import AGENT_ENV_PAIRS, make_agent, small_kwargs
+from tests.conftest import AGENT_ENV_PAIRS, AGENTS, make_agent, small_kwargs
 
 COMPILED = [*sorted(name for name, cls in AGENTS.items() if issubclass(cls, (IndexAgent, BestArmAgent))),
             "AdaptiveTopK", "OptMAI", "SB3Agent", "ArmwisePPO"]

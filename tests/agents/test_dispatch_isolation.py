@@ -27,8 +27,8 @@ from pathlib import Path
 
 import pytest
 
-from bandit_gym.agents import AGENTS
 from bandit_gym.agents.best_arm._base import BestArmAgent
+from tests.conftest import AGENTS
 
 SCRIPT = textwrap.dedent('''
     import copy, sys

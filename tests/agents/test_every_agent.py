@@ -6,9 +6,9 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-from bandit_gym.agents import AGENTS, LSA, UCB, Agent, Uniform
+from bandit_gym.agents import LSA, UCB, Agent, Uniform
 from bandit_gym.rollout import play_episode, play_vector
-from tests.conftest import AGENT_ENV_PAIRS, family_of_id, make_agent, small_kwargs
+from tests.conftest import AGENT_ENV_PAIRS, AGENTS, family_of_id, make_agent, small_kwargs
 
 
 @pytest.mark.parametrize(("name", "env_id"), AGENT_ENV_PAIRS)

@@ -19,10 +19,9 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-from bandit_gym.agents import AGENTS
 from bandit_gym.agents.best_arm._base import BestArmAgent
 from bandit_gym.rollout import play_compiled
-from tests.conftest import TESTS, family_of_id, make_agent, python_command
+from tests.conftest import AGENTS, TESTS, family_of_id, make_agent, python_command
 
 ROOT = Path(__file__).resolve().parents[2]
 

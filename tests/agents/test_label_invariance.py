@@ -47,11 +47,12 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-from bandit_gym.agents import AGENTS, Agent
-from bandit_gym.agents.armwise_ppo import SHIPPED_PROBLEMS
+from bandit_gym.agents import Agent
 from bandit_gym.envs._base import engine_of
 from bandit_gym.families import Family
+from bandit_gym.rl.armwise_ppo import SHIPPED_PROBLEMS
 from bandit_gym.rollout import play_batched, play_compiled, play_vector
+from tests.conftest import AGENTS
 
 DELTA = 2.0**-20
 """The gap between the exchangeable arms A and B."""

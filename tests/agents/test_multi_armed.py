@@ -10,13 +10,14 @@ import numpy as np
 import pytest
 
 import bandit_gym  # noqa: F401  (registers the ids)
-from bandit_gym.agents import AGENTS, KLUCB, UCB1, EpsilonGreedy, Thompson, Uniform
+from bandit_gym.agents import KLUCB, UCB1, EpsilonGreedy, Thompson, Uniform
 from bandit_gym.agents.multi_armed.kl_ucb import kl_ucb_bernoulli
 from bandit_gym.divergences import kl_bernoulli
 from bandit_gym.envs.multi_armed import lai_robbins_constant
 from bandit_gym.instances import UniformMeans
 from bandit_gym.rollout import play_episode, play_vector
 from bandit_gym.wrappers import RecordEpisodeRegret
+from tests.conftest import AGENTS
 
 ID = "MultiArmedBandit-v0"
 MEANS = [0.7, 0.5, 0.3]

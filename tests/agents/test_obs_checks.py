@@ -18,8 +18,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-from bandit_gym.agents import AGENTS
-from tests.conftest import TESTS, module_command
+from tests.conftest import AGENTS, TESTS, module_command
 
 ROOT = Path(__file__).resolve().parents[2]
 #: valid observations at the edge of what is accepted

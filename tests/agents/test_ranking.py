@@ -13,12 +13,13 @@ import numpy as np
 import pytest
 
 import bandit_gym  # noqa: F401
-from bandit_gym.agents import AGENTS, Uniform
+from bandit_gym.agents import Uniform
 from bandit_gym.agents.base import Agent
 from bandit_gym.envs._base import engine_of
 from bandit_gym.envs.best_arm import top_m_answer
 from bandit_gym.experiments import AgentSpec, build_agent
 from bandit_gym.rollout import play_compiled, play_vector
+from tests.conftest import AGENTS
 
 #: agents whose answer ranks arms by empirical means (SB3Agent submits the env's rule; the Bayesian agents
 #: recommend from their posterior, their own rule)

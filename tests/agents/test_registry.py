@@ -173,9 +173,9 @@ def test_import_path_resolves_and_runs(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.mark.parametrize(("name", "error", "match"), [
-    ("LSAA", ValueError, r"agent name='LSAA' is unknown \(did you mean 'LSA'\?\); allowed: a name of "
-                         r"bandit_gym.agents.AGENTS \(.*Uniform.*\), .*register\(name, cls\).*entry point, or an "
-                         r"import path 'package.module:Class'"),
+    ("LSAA", ValueError, r"agent name='LSAA' is unknown \(did you mean 'LSA'\?\); allowed: a built-in name "
+                         r"\(bandit_gym.agents.registry.shipped_agents\(\): .*Uniform, ArmwisePPO, SB3Agent\), "
+                         r".*register\(name, cls\).*entry point, or an import path 'package.module:Class'"),
     ("no_such_module_x:Rule", ValueError, r"cannot import module 'no_such_module_x'"),
     ("bandit_gym.metrics:Nope", ValueError, r"bandit_gym.metrics has no attribute 'Nope'"),
     ("json:JSONDecoder", TypeError, r"agent name='json:JSONDecoder' must be a subclass of bandit_gym.agents.Agent"),
@@ -193,7 +193,7 @@ def test_register_rules() -> None:
     register("LeastPulled", LeastPulled)
     register("LeastPulled", LeastPulled)  # idempotent
     assert agent_class("LeastPulled") is LeastPulled
-    with pytest.raises(ValueError, match=r"name='LSA' is a built-in agent of bandit_gym.agents.AGENTS"):
+    with pytest.raises(ValueError, match=r"name='LSA' is a built-in agent \(bandit_gym.agents.thresholding.lsa.LSA\)"):
         register("LSA", LeastPulled)
     register("LSA", AGENTS["LSA"])  # the built-in itself: nothing to do
     with pytest.raises(ValueError, match=r"already registered to .*LeastPulled; pass override=True"):

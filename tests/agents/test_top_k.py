@@ -11,9 +11,10 @@ from scipy import stats
 
 import bandit_gym  # noqa: F401
 from bandit_gym import metrics
-from bandit_gym.agents import AGENTS, AdaptiveTopK, SuccessiveRejects, Uniform
+from bandit_gym.agents import AdaptiveTopK, SuccessiveRejects, Uniform
 from bandit_gym.instances import chen2017_means
 from bandit_gym.rollout import play_batched, play_compiled, play_episode, play_vector
+from tests.conftest import AGENTS
 
 
 def test_aggregate_regret_and_failure_by_hand() -> None:

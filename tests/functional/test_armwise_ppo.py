@@ -17,12 +17,13 @@ pytest.importorskip("stable_baselines3")
 pytest.importorskip("optax")
 
 import bandit_gym  # noqa: F401
-from bandit_gym import armwise as torch_armwise
-from bandit_gym.agents import SB3Agent, Uniform
-from bandit_gym.agents.armwise_ppo import shipped_path
+from bandit_gym.agents import Uniform
 from bandit_gym.families import Family
 from bandit_gym.instances import UniformMeans
 from bandit_gym.jax import armwise, ppo
+from bandit_gym.rl import SB3Agent
+from bandit_gym.rl import armwise as torch_armwise
+from bandit_gym.rl.armwise_ppo import shipped_path
 from bandit_gym.rollout import play_vector
 
 FAMILIES = {

@@ -29,7 +29,7 @@ import stable_baselines3
 from stable_baselines3.common.vec_env import VecNormalize
 
 from bandit_gym import _validation as check
-from bandit_gym.agents.sb3_agent import ALGORITHMS
+from bandit_gym.rl.saved import ALGORITHMS
 
 TRUST_PICKLES = "trust_pickles=True"
 """The opt-in that lets the loaders unpickle (run code from) a file, as SB3 does."""
@@ -95,6 +95,10 @@ def _read_zip(path: Path, subject: str) -> tuple[bytes, dict[str, Any]]:
     return raw, data
 
 
+_MOVED = {"bandit_gym.armwise": "bandit_gym.rl.armwise"}
+"""Modules of the package's policy classes that moved: the module a file saved before names -> the one now."""
+
+
 def _saved_by(data: dict[str, Any]) -> str | None:
     """The SB3 class that saved ``data``, as its policy class's module and its settings tell (None if unclear)."""
     entry = data.get("policy_class")
@@ -102,8 +106,8 @@ def _saved_by(data: dict[str, Any]) -> str | None:
     match = re.fullmatch(r"stable_baselines3\.(\w+)\.policies", module) if isinstance(module, str) else None
     if match is not None and match[1] != "common":
         return match[1].upper()
-    if module in ("stable_baselines3.common.policies", "bandit_gym.armwise") or (module is None and
-                                                                                 "gae_lambda" in data):
+    if module in ("stable_baselines3.common.policies", *_MOVED, *_MOVED.values()) or (module is None and
+                                                                                     "gae_lambda" in data):
         return "PPO" if "clip_range" in data else "A2C"  # the on-policy classes share their policies
     if module is None and "exploration_rate" in data and "target_update_interval" in data:
         return "DQN"
@@ -114,6 +118,7 @@ def _class_of(entry: dict[str, Any], candidates: Any) -> type:
     """The one class of ``candidates`` that the readable text of a pickled class names (module and qualified
     name, which SB3 writes as the class's ``__module__`` and its ``__init__``)."""
     module, init = entry.get("__module__"), entry.get("__init__")
+    module = _MOVED.get(module, module) if isinstance(module, str) else module
     match = _INIT.fullmatch(init) if isinstance(init, str) else None
     for candidate in candidates:
         if candidate.__module__ != module:
@@ -133,7 +138,7 @@ def _policy_classes(cls: Any) -> list[type]:
 
     classes = list(dict.fromkeys(cls.policy_aliases.values()))
     if issubclass(cls, OnPolicyAlgorithm):
-        from bandit_gym.armwise import ArmwisePolicy
+        from bandit_gym.rl.armwise import ArmwisePolicy
 
         classes.append(ArmwisePolicy)
     return classes
@@ -151,7 +156,7 @@ def _kwarg_classes() -> dict[str, tuple[type, ...]]:
     import torch
     from stable_baselines3.common import torch_layers
 
-    from bandit_gym.armwise import ArmFeatures
+    from bandit_gym.rl.armwise import ArmFeatures
 
     extractors = tuple(getattr(torch_layers, name) for name in ("CombinedExtractor", "FlattenExtractor", "NatureCNN")
                        if hasattr(torch_layers, name))

@@ -12,8 +12,8 @@ import numpy as np
 
 from bandit_gym import _validation as check
 from bandit_gym.agents.base import Obs
-from bandit_gym.agents.sb3_agent import SB3Agent
 from bandit_gym.families import Family
+from bandit_gym.rl.sb3_agent import SB3Agent
 
 SHIPPED_PROBLEMS: dict[str, Family] = {"thresholding": Family.THRESHOLDING, "threshold": Family.THRESHOLD,
                                        "best_arm": Family.BEST_ARM, "best_arm_dev_select": Family.BEST_ARM,
@@ -84,7 +84,7 @@ def shipped_path(problem: str, seed: int) -> Any:
 
 
 class ArmwisePPO(SB3Agent):
-    """A learned agent: the arm-wise policy (``bandit_gym.armwise.ArmwisePolicy``) that
+    """A learned agent: the arm-wise policy (``bandit_gym.rl.armwise.ArmwisePolicy``) that
     ``bandit_gym.rl.train_armwise(problem, seed)`` trained with PPO on random instances and budgets, shipped as
     package data (weights only, about 90 kB each), played through ``SB3Agent`` on any K and budget of its family.
 
@@ -124,7 +124,7 @@ class ArmwisePPO(SB3Agent):
 
     Examples:
         >>> import gymnasium as gym
-        >>> from bandit_gym.agents import ArmwisePPO
+        >>> from bandit_gym.rl import ArmwisePPO
         >>> from bandit_gym.rollout import play_vector
         >>> env = gym.make_vec("ThresholdingBandit-Tao2019Setup1-v0", num_envs=100,
         ...                    vectorization_mode="vector_entry_point", budget=200)
@@ -186,7 +186,7 @@ class ArmwisePPO(SB3Agent):
     def _load(self) -> None:
         if self._model is not None:
             return
-        from bandit_gym.armwise import load_weights
+        from bandit_gym.rl.armwise import load_weights
 
         with resources.as_file(shipped_path(self.problem, self.seed)) as path:
             policy, _ = load_weights(path)

@@ -3,7 +3,7 @@ set of weights runs on any number of arms K and any budget T, and treats the arm
 
 ```python
 from stable_baselines3 import PPO
-from bandit_gym.armwise import ArmwisePolicy
+from bandit_gym.rl.armwise import ArmwisePolicy
 model = PPO(ArmwisePolicy, venv)        # venv: an SB3 VecEnv of a bandit_gym env with a Discrete(K) action
 ```
 
@@ -62,7 +62,8 @@ try:
     from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
     from torch import nn
 except ImportError as error:  # pragma: no cover - the rl extra is missing
-    raise ImportError('bandit_gym.armwise needs stable-baselines3: pip install "pure-exploration-gym[rl]"') from error
+    raise ImportError('bandit_gym.rl.armwise needs stable-baselines3: pip install "pure-exploration-gym[rl]"') \
+        from error
 
 from bandit_gym import _weights_file as weights_file
 from bandit_gym.families import CONTRACTS, Family, family_of

@@ -11,9 +11,7 @@ import numpy as np
 from bandit_gym import _validation as check
 from bandit_gym.agents.base import Agent, Obs, writes_answer
 from bandit_gym.families import Family, contract, family_of
-
-ALGORITHMS = ("PPO", "DQN", "A2C")
-"""SB3 classes a saved model may be loaded with."""
+from bandit_gym.rl.saved import ALGORITHMS
 
 
 class SB3Agent(Agent):
@@ -76,7 +74,7 @@ class SB3Agent(Agent):
         A policy trained briefly with ``bandit_gym.rl.train``, played for one episode:
 
         >>> import gymnasium as gym
-        >>> from bandit_gym.agents import SB3Agent
+        >>> from bandit_gym.rl import SB3Agent
         >>> from bandit_gym.rl import train
         >>> from bandit_gym.rollout import play_episode
         >>> policy = train("ThresholdBandit-v0", total_timesteps=256, seed=0, num_envs=2, env_kwargs={"horizon": 50})
@@ -195,8 +193,8 @@ class SB3Agent(Agent):
 
     def _read(self, path: Path) -> tuple[Any, Any]:
         """The model and statistics of a folder or a ``.zip`` (unpickled only with ``trust_pickles``)."""
-        from bandit_gym.rl import saved_algo
-        from bandit_gym.sb3_files import _load_model, _normalize_beside
+        from bandit_gym.rl.saved import saved_algo
+        from bandit_gym.rl.sb3_files import _load_model, _normalize_beside
 
         folder = (path / "model.zip").is_file()
         model_zip = path / "model.zip" if folder else path
@@ -211,7 +209,7 @@ class SB3Agent(Agent):
         """A ``VecNormalize`` as given, or read (frozen) from the path of its ``.npz`` (or, with
         ``trust_pickles``, of its ``.pkl``)."""
         if isinstance(normalize, (str, Path)):
-            from bandit_gym.sb3_files import _load_normalize
+            from bandit_gym.rl.sb3_files import _load_normalize
 
             return _load_normalize(Path(normalize), self.trust_pickles, f"normalize={str(normalize)!r}")
         return normalize
@@ -219,7 +217,7 @@ class SB3Agent(Agent):
     def _check_spaces(self) -> None:
         from gymnasium import spaces
 
-        from bandit_gym.rl import trained_budget
+        from bandit_gym.rl.saved import trained_budget
 
         space = self._model.observation_space
         if not isinstance(space, spaces.Dict):
@@ -232,7 +230,7 @@ class SB3Agent(Agent):
             raise ValueError(f"{self._subject()}: the model acts in {action}, not in a bandit_gym env's Discrete or "
                              "MultiDiscrete space")
         self._choose_only = isinstance(action, spaces.Discrete)
-        from bandit_gym.armwise import ArmwisePolicy  # stable-baselines3 is loaded: the model is one
+        from bandit_gym.rl.armwise import ArmwisePolicy  # stable-baselines3 is loaded: the model is one
 
         self._net = getattr(self._model, "policy", self._model)  # an SB3 model's policy, or a policy as given
         self._armwise = isinstance(self._net, ArmwisePolicy) and getattr(self._stats, "norm_obs", False) is False
@@ -280,7 +278,7 @@ class SB3Agent(Agent):
             if sample:
                 actions, _ = policy.predict(batch, deterministic=False)
             else:  # the most likely arm; arms with equal features have equal logits: the agent's tie rule
-                from bandit_gym.armwise import logits_and_value
+                from bandit_gym.rl.armwise import logits_and_value
 
                 actions = self.argmax(logits_and_value(policy, batch)[0])
         else:
