@@ -122,7 +122,7 @@ FIRST_ACT = textwrap.dedent("""
 
     event.register("numba:compile", Count())
     import gymnasium as gym
-    from tests.conftest import AGENTS
+    from bandit_gym.agents import AGENTS
 
     name, env_id = "SuccessiveRejects", "BestArmIdentification-Audibert2010Problem1-v0"
     if len(sys.argv) > 2:
