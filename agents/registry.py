@@ -47,15 +47,11 @@ def shipped_agents() -> dict[str, type[Agent]]:
     return {**AGENTS, **learned}
 
 
-def _builtin() -> dict[str, type[Agent]]:
-    return shipped_agents()
-
-
 def _allowed(name: str) -> str:
-    close = difflib.get_close_matches(name, [*_builtin(), *REGISTERED], n=1)
+    close = difflib.get_close_matches(name, [*shipped_agents(), *REGISTERED], n=1)
     hint = f" (did you mean {close[0]!r}?)" if close else ""
     return (f"agent name={name!r} is unknown{hint}; allowed: a built-in name (bandit_gym.agents.registry."
-            f"shipped_agents(): {', '.join(_builtin())}), a name given to bandit_gym.agents.register(name, cls) "
+            f"shipped_agents(): {', '.join(shipped_agents())}), a name given to bandit_gym.agents.register(name, cls) "
             f"in this process"
             f"{' (' + ', '.join(REGISTERED) + ')' if REGISTERED else ''}, a name of an installed package's "
             f"{ENTRY_POINT_GROUP!r} entry point, or an import path 'package.module:Class'")
@@ -87,7 +83,7 @@ def register(name: str, cls: type[Agent], *, override: bool = False) -> None:
     if not isinstance(name, str) or not name.strip() or ":" in name:
         raise ValueError(f"name must be a non-empty string without ':' (which marks an import path), got {name!r}")
     _check_class("cls", cls)
-    builtin = _builtin()
+    builtin = shipped_agents()
     if name in builtin:
         if builtin[name] is cls:
             return
@@ -149,7 +145,7 @@ def loaded_class(name: str) -> type[Agent] | None:
     it: a name there is data, never a reason to run code."""
     if not isinstance(name, str):
         return None
-    found = _builtin().get(name) or REGISTERED.get(name)
+    found = shipped_agents().get(name) or REGISTERED.get(name)
     if found is not None or ":" not in name:
         return found
     module_name, _, attribute = name.partition(":")
@@ -165,7 +161,7 @@ def agent_class(name: str) -> type[Agent]:
     or entry point does not give an ``Agent`` subclass)."""
     if not isinstance(name, str):
         raise TypeError(f"agent name must be a string, got {type(name).__name__}")
-    builtin = _builtin()
+    builtin = shipped_agents()
     if name in builtin:
         return builtin[name]
     if name in REGISTERED:

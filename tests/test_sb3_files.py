@@ -323,3 +323,26 @@ def test_level_exceed_as_a_scalar_is_named_not_an_index_error(trained) -> None:
     for agent in (SB3Agent(policy.model, normalize=policy.normalize), ArmwisePPO("threshold")):
         with pytest.raises((ValueError, TypeError), match=r"obs\['level_exceed'\]"):
             agent.act(obs)
+
+
+def test_an_armwise_zip_saved_before_the_rl_package_still_loads_without_unpickling(tmp_path, monkeypatch) -> None:
+    """The arm-wise policy moved from ``bandit_gym.armwise`` to ``bandit_gym.rl.armwise``: a zip that names the
+    old module (as the files saved by 0.2 do) is read as the new one, and plays the same actions."""
+    import zipfile
+
+    from bandit_gym.rl.armwise import ArmwisePolicy
+
+    venv = make_vec_env("ThresholdBandit-v0", 2, normalize=None, horizon=HORIZON)
+    new = PPO(ArmwisePolicy, venv, seed=0, device="cpu")
+    new.save(tmp_path / "new.zip")
+    with zipfile.ZipFile(tmp_path / "new.zip") as source, zipfile.ZipFile(tmp_path / "old.zip", "w") as target:
+        for item in source.infolist():
+            raw = source.read(item)
+            if item.filename == "data":
+                assert b'"bandit_gym.rl.armwise"' in raw
+                raw = raw.replace(b'"bandit_gym.rl.armwise"', b'"bandit_gym.armwise"')
+            target.writestr(item, raw)
+    with no_unpickling(monkeypatch):
+        old = load_model(tmp_path / "old.zip")
+    assert isinstance(old.policy, ArmwisePolicy)
+    assert _episode_actions(SB3Agent(old)) == _episode_actions(SB3Agent(new))

@@ -45,11 +45,12 @@ pulling); train on an id that draws its instance per episode (``ThresholdingBand
 
 The RL study lives in this package, one concern per module: ``training`` (the SB3 adapter, the recipes,
 ``train``, ``load``), ``armwise_training`` (the arm-wise recipes and ``train_armwise``), ``armwise`` (the
-arm-wise policy), ``sb3_files`` (reading SB3's files without unpickling them), and the learned agents
-``sb3_agent`` (``SB3Agent``) and ``armwise_ppo`` (``ArmwisePPO``, the shipped policies and their regimes). The
-learned agents register through the ``bandit_gym.agents`` entry point, as a user's agents do. Every name below
-is imported from its module at first use, so that importing the learned agents (``bandit-gym list``) loads
-nothing of stable-baselines3 or torch; training and playing a policy need the ``rl`` extra.
+arm-wise policy), ``saved`` (what a saved policy's folder names), ``sb3_files`` (reading SB3's files without
+unpickling them), and the learned agents ``sb3_agent`` (``SB3Agent``) and ``armwise_ppo`` (``ArmwisePPO``, the
+shipped policies and their regimes). The learned agents register through the ``bandit_gym.agents`` entry
+point, as a user's agents do. Every name of ``__all__`` is imported from its module at first use, so that
+importing the learned agents (``bandit-gym list``) loads nothing of stable-baselines3 or torch; training and
+playing a policy need the ``rl`` extra.
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ from bandit_gym.rl.training import TrainedPolicy, load, make_vec_env, quiet_logg
 
 @dataclass(frozen=True)
 class ArmwiseRecipe:
-    """How the arm-wise policy (``bandit_gym.armwise.ArmwisePolicy``) trains on one problem: on ``env_id`` with
+    """How the arm-wise policy (``bandit_gym.rl.armwise.ArmwisePolicy``) trains on one problem: on ``env_id`` with
     ``env_kwargs`` that draw the instance (and on pure-exploration envs the budget) per episode, so that the
     policy learns to explore rather than one instance; PPO with ``algo_kwargs`` on ``num_envs`` copies for
     ``total_timesteps`` steps; the dense reward of ``ShapedLossVector`` when ``shaped`` (pure exploration); the

@@ -99,15 +99,20 @@ _MOVED = {"bandit_gym.armwise": "bandit_gym.rl.armwise"}
 """Modules of the package's policy classes that moved: the module a file saved before names -> the one now."""
 
 
+def _current(module: Any) -> Any:
+    """The module a saved file's class entry names, as it is called now (``_MOVED``)."""
+    return _MOVED.get(module, module) if isinstance(module, str) else module
+
+
 def _saved_by(data: dict[str, Any]) -> str | None:
     """The SB3 class that saved ``data``, as its policy class's module and its settings tell (None if unclear)."""
     entry = data.get("policy_class")
-    module = entry.get("__module__") if isinstance(entry, dict) else None
+    module = _current(entry.get("__module__")) if isinstance(entry, dict) else None
     match = re.fullmatch(r"stable_baselines3\.(\w+)\.policies", module) if isinstance(module, str) else None
     if match is not None and match[1] != "common":
         return match[1].upper()
-    if module in ("stable_baselines3.common.policies", *_MOVED, *_MOVED.values()) or (module is None and
-                                                                                     "gae_lambda" in data):
+    if module in ("stable_baselines3.common.policies", "bandit_gym.rl.armwise") or (module is None and
+                                                                                    "gae_lambda" in data):
         return "PPO" if "clip_range" in data else "A2C"  # the on-policy classes share their policies
     if module is None and "exploration_rate" in data and "target_update_interval" in data:
         return "DQN"
@@ -117,8 +122,7 @@ def _saved_by(data: dict[str, Any]) -> str | None:
 def _class_of(entry: dict[str, Any], candidates: Any) -> type:
     """The one class of ``candidates`` that the readable text of a pickled class names (module and qualified
     name, which SB3 writes as the class's ``__module__`` and its ``__init__``)."""
-    module, init = entry.get("__module__"), entry.get("__init__")
-    module = _MOVED.get(module, module) if isinstance(module, str) else module
+    module, init = _current(entry.get("__module__")), entry.get("__init__")
     match = _INIT.fullmatch(init) if isinstance(init, str) else None
     for candidate in candidates:
         if candidate.__module__ != module:
@@ -351,7 +355,7 @@ def load_model(path: str | Path, algo: str | None = None, trust_pickles: bool = 
     By default nothing in the file is unpickled: SB3 pickles (cloudpickle) every setting that is not plain JSON,
     and each of those is rebuilt from the readable text SB3 writes beside it instead: the observation space (a
     Dict of Boxes) and the action space (Discrete, MultiDiscrete), the policy class (one of ``algo``'s policies,
-    ``MultiInputPolicy`` etc., or ``bandit_gym.armwise.ArmwisePolicy``), the policy's keyword arguments (JSON
+    ``MultiInputPolicy`` etc., or ``bandit_gym.rl.armwise.ArmwisePolicy``), the policy's keyword arguments (JSON
     values, and a few torch and SB3 classes by name), the buffer classes; the schedules and other training-only
     settings become constants (the file's when it states one, else SB3's defaults: a model read this way predicts
     as saved, but training it further may differ); the weights are read with torch's ``weights_only=True``. A
