@@ -1,5 +1,5 @@
 """The arm-wise policy's weights file, one format for its two writers: ``bandit_gym.rl.armwise`` (torch) and
-``bandit_gym.jax.armwise`` (JAX, without torch). An ``.npz`` without pickles: a JSON ``header`` (the format
+``bandit_gym.rl.jax_armwise`` (JAX, without torch). An ``.npz`` without pickles: a JSON ``header`` (the format
 version first, then the writer's fields: the hidden size, the feature options, the training env's observation
 shapes, and the caller's metadata) and one float32 array ``w/<name>`` per entry of the torch policy's state dict.
 Imports neither torch nor JAX."""

@@ -189,8 +189,8 @@ def _print_means(result: Any, metric: str) -> None:
 
 
 def _stats(args: argparse.Namespace) -> int:
-    from bandit_gym.claims._stats import holm
     from bandit_gym.experiments import ExperimentResult
+    from bandit_gym.studies._stats import holm
 
     folder = Path(args.folder)  # read as data: nothing in it is imported or written
     if not folder.is_dir():

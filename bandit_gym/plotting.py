@@ -4,7 +4,7 @@
 ``bandit-gym plot`` calls): axis labels and scales per family and metric, a shaded 95% confidence band per agent,
 one colour per agent across figures (``agent_color``), nothing clipped. ``plot_log_regret`` draws tao2019
 Figure 1's layout for any thresholding table; the other papers' figures live beside their reproductions
-(``bandit_gym.reproduce.<paper>``), which draw them with the panel helpers here. Every figure is saved through
+(``bandit_gym.studies.<paper>.reproduce``), which draw them with the panel helpers here. Every figure is saved through
 ``save_figure``, which first checks that no title, label or legend lies outside the canvas
 (``FigureOverflowWarning`` otherwise).
 """

@@ -2,7 +2,7 @@
 pending decision) beside the same rules played through the protocol's default (``stop`` in the loop's condition,
 ``select`` in its step), side by side in one run: EB-TCI and Track-and-Stop (D- and C-tracking) on Bernoulli means
 [0.5, 0.45, 0.43, 0.4] at delta = 0.01, 200 copies. The two give the same episodes bit for bit (tested in
-tests/functional/test_fixed_confidence_agents.py); each is compiled and run once before it is timed, and each rate
+tests/bandit_gym_jax/test_fixed_confidence_agents.py); each is compiled and run once before it is timed, and each rate
 is the median of three runs, alternated.
 
     python -m benchmarks.bench_jax_decide

@@ -10,7 +10,7 @@ two dependent passes:
   adding a one-hot vector; now an indexed read and an in-place add at the pulled arm;
 - ``arm_at`` (the initial round): a comparison of the K positions; now an indexed read.
 
-Both give the same episodes bit for bit (the same mean regret below; tested in tests/functional). The old code is
+Both give the same episodes bit for bit (the same mean regret below; tested in tests/bandit_gym_jax). The old code is
 patched into the package for the rows marked ``before`` and every row is compiled and run once before it is timed
 (each rate the median of five runs). The last row is a hand-written kernel of the same workload (LSA, all copies'
 arms in one (K, N) array, one draw per step for all copies): what a rollout written for this one workload reaches.

@@ -58,13 +58,6 @@ from bandit_gym.instances import (
     staircase_distributions,
 )
 from bandit_gym.registration import family_of_env
-from bandit_gym.reproduce.hoffman2014 import (
-    TRAFFIC_ENV,
-    TRAFFIC_MODEL,
-    TRAFFIC_SPEEDS_SIGMA,
-    historical_hardness,
-    traffic_agents,
-)
 from bandit_gym.rl import (
     ARMWISE_RECIPES,
     CANDIDATE_STRIDE,
@@ -77,6 +70,13 @@ from bandit_gym.rl import (
 )
 from bandit_gym.rl.armwise import load_weights
 from bandit_gym.rl.armwise_ppo import SHIPPED_PROBLEMS, SHIPPED_SEEDS, shipped_path
+from bandit_gym.studies.hoffman2014.reproduce import (
+    TRAFFIC_ENV,
+    TRAFFIC_MODEL,
+    TRAFFIC_SPEEDS_SIGMA,
+    historical_hardness,
+    traffic_agents,
+)
 
 
 @dataclass(frozen=True)

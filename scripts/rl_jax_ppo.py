@@ -1,6 +1,6 @@
-"""Train the arm-wise policy end to end in JAX (``bandit_gym.jax.ppo``) and write what the scoring scripts read.
+"""Train the arm-wise policy end to end in JAX (``bandit_gym.rl.jax_ppo``) and write what the scoring scripts read.
 
-``train`` trains one problem of ``bandit_gym.jax.ppo.JAX_RECIPES`` with several seeds side by side and writes, under
+``train`` trains one problem of ``bandit_gym.rl.jax_ppo.JAX_RECIPES`` with several seeds side by side and writes, under
 ``OUT/policies``, each seed's weights (``PROBLEM-seedS.npz``, the format of ``bandit_gym.rl.armwise.save_weights``, read
 by ``scripts/rl_armwise.py --evaluate-only`` as it reads any policy's weights) and its training curve
 (``PROBLEM-seedS.csv``: per update, the steps, the episodes ended and their mean final loss, PPO's losses).
@@ -57,7 +57,7 @@ SHIPPED_LABEL = "SB3 PPO {problem} seed {seed}"
 def train(args: argparse.Namespace) -> int:
     import jax
 
-    from bandit_gym.jax import ppo
+    from bandit_gym.rl import jax_ppo as ppo
 
     recipe = ppo.JAX_RECIPES[args.problem]
     if args.accelerator:

@@ -26,11 +26,15 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import bandit_gym.reproduce
+import bandit_gym.studies
 from bandit_gym import plotting
 from bandit_gym.plotting import FigureOverflowWarning, outside_canvas, save_figure
-from bandit_gym.reproduce import abernethy2016, chen2017, fixed_confidence, gabillon2012, hoffman2014
-from bandit_gym.reproduce.tao2019 import TAO2019_AGENTS
+from bandit_gym.studies.abernethy2016 import reproduce as abernethy2016
+from bandit_gym.studies.chen2017 import reproduce as chen2017
+from bandit_gym.studies.fixed_confidence import reproduce as fixed_confidence
+from bandit_gym.studies.gabillon2012 import reproduce as gabillon2012
+from bandit_gym.studies.hoffman2014 import reproduce as hoffman2014
+from bandit_gym.studies.tao2019.reproduce import TAO2019_AGENTS
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
@@ -132,26 +136,27 @@ FIGURES: dict[str, Callable[[Path], Path]] = {
     "bandit_gym.plotting.plot_log_regret (alpha)": _tao_alpha,
     "bandit_gym.plotting.plot_results": _results,
     "bandit_gym.plotting.results_figure": _results_figure,
-    "bandit_gym.reproduce.abernethy2016.plot_regret_against_horizon": _abernethy_horizon,
-    "bandit_gym.reproduce.abernethy2016.plot_regret_against_levels": _abernethy_levels,
-    "bandit_gym.reproduce.chen2017.plot_failure_against_budget": _chen_budget,
-    "bandit_gym.reproduce.chen2017.plot_failure_against_scale": _chen_scale,
-    "bandit_gym.reproduce.gabillon2012.plot_error_against_budget": _gabillon_budget,
-    "bandit_gym.reproduce.gabillon2012.plot_generality": _gabillon_generality,
-    "bandit_gym.reproduce.gabillon2012.plot_fixed_confidence": _gabillon_confidence,
-    "bandit_gym.reproduce.fixed_confidence.plot_ratio": _fc_ratio,
-    "bandit_gym.reproduce.fixed_confidence.plot_errors": _fc_errors,
-    "bandit_gym.reproduce.fixed_confidence.plot_allocation": _fc_allocation,
-    "bandit_gym.reproduce.hoffman2014.plot_rmse_boxplot": _hoffman_boxplot,
-    "bandit_gym.reproduce.hoffman2014.plot_allocations": _hoffman_allocations,
+    "bandit_gym.studies.abernethy2016.reproduce.plot_regret_against_horizon": _abernethy_horizon,
+    "bandit_gym.studies.abernethy2016.reproduce.plot_regret_against_levels": _abernethy_levels,
+    "bandit_gym.studies._figures.plot_failure_against_budget": _chen_budget,
+    "bandit_gym.studies.chen2017.reproduce.plot_failure_against_scale": _chen_scale,
+    "bandit_gym.studies.gabillon2012.reproduce.plot_error_against_budget": _gabillon_budget,
+    "bandit_gym.studies.gabillon2012.reproduce.plot_generality": _gabillon_generality,
+    "bandit_gym.studies.gabillon2012.reproduce.plot_fixed_confidence": _gabillon_confidence,
+    "bandit_gym.studies.fixed_confidence.reproduce.plot_ratio": _fc_ratio,
+    "bandit_gym.studies.fixed_confidence.reproduce.plot_errors": _fc_errors,
+    "bandit_gym.studies.fixed_confidence.reproduce.plot_allocation": _fc_allocation,
+    "bandit_gym.studies.hoffman2014.reproduce.plot_rmse_boxplot": _hoffman_boxplot,
+    "bandit_gym.studies.hoffman2014.reproduce.plot_allocations": _hoffman_allocations,
 }
 
 
 def _figure_functions() -> set[str]:
     """The package's public functions that draw a figure: named ``plot_*`` or ``*_figure`` in
     ``bandit_gym.plotting`` and in every reproduction module (not ``save_figure``, which saves them)."""
-    modules = [plotting] + [importlib.import_module(f"bandit_gym.reproduce.{info.name}")
-                            for info in pkgutil.iter_modules(bandit_gym.reproduce.__path__)]
+    modules = [plotting] + [importlib.import_module(f"bandit_gym.studies.{info.name}.reproduce")
+                            for info in pkgutil.iter_modules(bandit_gym.studies.__path__) if info.ispkg]
+    modules.append(importlib.import_module("bandit_gym.studies._figures"))
     return {f"{module.__name__}.{name}" for module in modules for name, value in vars(module).items()
             if inspect.isfunction(value) and value.__module__ == module.__name__ and not name.startswith("_")
             and (name.startswith("plot_") or name.endswith("_figure")) and name != "save_figure"}

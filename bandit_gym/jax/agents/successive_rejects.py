@@ -56,7 +56,7 @@ def phase_lengths(total: Array, k: int) -> Array:
     ``x / D`` is ``x floor(2^64 / D) / 2^64`` in 16-bit limbs (error below ``x 2^-64``), its integer part is
     ``floor(x / D)``, and one is added when the fraction exceeds 1e-9. Equal to the numpy schedule for every
     budget checked (all budgets up to 10^5 with K = 2..40, and 2 10^5 random budgets below 2^24 with K up to
-    100; ``tests/functional/test_best_arm_agents.py`` checks a part of it); the two can differ only where
+    100; ``tests/bandit_gym_jax/test_best_arm_agents.py`` checks a part of it); the two can differ only where
     ``x / D`` has a fraction within float64 rounding (about ``x/D 2^-53``) of 1e-9. Budgets of 2^31 pulls or
     more are out of range (int32)."""
     if k < 2:

@@ -1,0 +1,5 @@
+"""The fixed-confidence study: every fixed-confidence best-arm rule against the lower bound T*(mu), and
+the claims of the papers behind it (Garivier and Kaufmann 2016, the Top Two papers, the stopping rules').
+
+``reproduce.py`` runs its experiments and draws its figures (``bandit-gym reproduce fixed-confidence``);
+``claims.py`` reads the results they write and decides the ledger's rows (``bandit-gym claims``)."""

@@ -1,0 +1,149 @@
+"""The fixed-confidence study's claims, from ``results.csv`` of ``bandit-gym reproduce fixed-confidence``: what
+Garivier and Kaufmann (2016), the Top Two papers and the stopping rules' papers state that the study can test.
+
+- ``fixed-confidence.1``: the lower bound (GK 2016, Theorem 1): every delta-correct algorithm has
+  ``E[tau] >= kl(delta, 1 - delta) T*(mu)``; checked on every rule a theorem makes delta-correct.
+- ``fixed-confidence.2``: Track-and-Stop's asymptotic optimality (GK 2016, Theorem 14):
+  ``lim E[tau] / ln(1/delta) = T*(mu)`` as delta -> 0.
+- ``fixed-confidence.3``: Top Two's beta-optimality (Jourdan et al. 2022, Theorem 2, EB-TCI; Jourdan and
+  Degenne 2023, TTUCB): ``limsup E[tau] / ln(1/delta) <= T*_beta(mu) <= 2 T*(mu)`` at beta = 1/2.
+- ``fixed-confidence.4`` to ``.6``: delta-correctness, ``P(wrong answer) <= delta``, of the GLR rule with the
+  theory's threshold (GK 2016, Theorem 10, Bernoulli arms; Lattimore and Szepesvári 2020 on Gaussian arms), of
+  the papers' own rules (LUCB1, UGapEc, KL-LUCB, lil'UCB), and of the heuristic threshold, which no theorem
+  covers (GK 2016 §6 observe it delta-correct in their experiments).
+
+The delta-correctness rows test the settings where the runs can confirm the bound: ``runs * delta >= 5`` (with
+50 runs, delta = 0.1 only), a rule fixed before the study ran; a smaller delta needs more runs than the study makes
+(the slow tests of ``tests/agents/test_fixed_confidence.py`` test each component at its own delta with more runs).
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+from bandit_gym.studies._compare import binomial_bound, normal_bound
+from bandit_gym.studies._ledger import Claim, Loss, fmt, read_csv
+from bandit_gym.studies._verdict import Evidence, Kind, Method, decide
+
+PAPER = "fixed-confidence"
+SETTING = ("BestArmIdentification-v0, setting = fixed_confidence, the study's {instances} instances (3 from the "
+           "literature, 4 random; K = 4 to 50, Bernoulli and Gaussian), delta in {{0.1, 0.01, 0.001}}, {runs} runs "
+           "per cell, cap 10^7 pulls")
+#: the rules a theorem makes delta-correct (the study's labels), and those outside the theory
+THEORY = ("LUCB1", "UGapEc", "KL-LUCB", "lilUCB", "TaS-C", "TaS-D", "EB-TCI", "TTUCB", "TTTS", "FWS")
+GLR_THEORY = ("TaS-C", "TaS-D", "EB-TCI", "TTUCB", "TTTS", "FWS")
+OWN_RULES = ("LUCB1", "UGapEc", "KL-LUCB", "lilUCB")
+HEURISTIC = ("TaS-D heuristic", "EB-TCI heuristic")
+#: a delta-correctness setting is tested where runs * delta reaches this (where the runs can confirm the bound)
+MIN_EXPECTED_ERRORS = 5.0
+BINOMIAL = Method("one-sided exact binomial tests of the error count against delta", paired=False, runs_paired=False,
+                  design="one rule's runs against a bound, per instance and delta")
+NORMAL = Method("one-sided normal tests of the mean sample complexity against the bound", paired=False,
+                runs_paired=False, design="one rule's runs against a bound, per instance and delta")
+
+
+def claims(folder: Path) -> tuple[list[Claim], list[Loss]]:
+    """The ledger's rows for the fixed-confidence study (this module's docstring), from ``folder``."""
+    results = read_csv(folder, "results.csv")
+    runs = int(results["runs"].iloc[0])
+    setting = SETTING.format(instances=results["instance"].nunique(), runs=runs)
+    pulls = results[results["metric"] == "pulls"]
+    errors = results[results["metric"] == "error"].copy()
+    errors["failures"] = (errors["mean"] * errors["runs"]).round().astype(int)
+    return [_lower_bound(pulls, setting), _track_and_stop(pulls, setting), _top_two(pulls, setting),
+            _correct(errors, setting, GLR_THEORY, 4, "GLR (Chernoff) stopping with the theory's threshold",
+                     "GK 2016 Theorem 10 (Bernoulli arms); Lattimore and Szepesvári 2020, Lemma 33.7 and Proposition "
+                     "33.9 (Gaussian arms)",
+                     "The GLR stopping rule with the threshold ln(2t(K - 1)/delta) (Bernoulli arms) or Lattimore and "
+                     "Szepesvári's (Gaussian arms) is delta-correct whatever the sampling rule: P(wrong answer) <= "
+                     "delta."),
+            _correct(errors, setting, OWN_RULES, 5, "the papers' own stopping rules",
+                     "Kalyanakrishnan et al. 2012 (LUCB1); Gabillon et al. 2012, Theorem 2 (UGapEc); Kaufmann and "
+                     "Kalyanakrishnan 2013, Theorem 3 (KL-LUCB); Jamieson et al. 2014, Theorem 2 (lil'UCB)",
+                     "LUCB1, UGapEc, KL-LUCB and lil'UCB, each with its paper's stopping rule and parameters, return "
+                     "the best arm with probability at least 1 - delta."),
+            _correct(errors, setting, HEURISTIC, 6, "the heuristic threshold ln((1 + ln t)/delta)",
+                     "GK 2016 §6 (an observation, no theorem)",
+                     "The GLR stopping rule with the heuristic threshold ln((1 + ln t)/delta) is delta-correct in "
+                     "practice (GK 2016 observe errors well below delta)."),
+            ], []
+
+
+def _lower_bound(pulls: Any, setting: str) -> Claim:
+    rows = pulls[pulls["rule"].isin(THEORY)]
+    points = tuple(normal_bound(f"{r['rule']} on {r['instance']} at delta = {r['delta']:g}", float(r["mean"]),
+                                float(r["se"]), int(r["runs"]), float(r["lower_bound"]))
+                   for _, r in rows.iterrows())
+    ratios = rows["ratio"]
+    observed = (f"E[tau] / (kl(delta, 1 - delta) T*) from {fmt(ratios.min())} ({_where(rows, ratios.idxmin())}) to "
+                f"{fmt(ratios.max())} ({_where(rows, ratios.idxmax())}) over {len(rows)} (rule, instance, delta) "
+                "cells")
+    evidence = Evidence(Kind.LOWER_BOUND, NORMAL, bounds=points, family=f"the {len(points)} cells",
+                        note="T*(mu) by bandit_gym.lower_bounds.best_arm_allocation (GK 2016 Theorem 5).")
+    return Claim(f"{PAPER}.1", PAPER, "Garivier and Kaufmann 2016, Theorem 1",
+                 "Every delta-correct algorithm has E[tau] >= kl(delta, 1 - delta) T*(mu) on every instance.",
+                 setting + "; the rules a theorem makes delta-correct", observed, decide(evidence))
+
+
+def _ratio_trend(pulls: Any, rules: tuple[str, ...]) -> tuple[str, list[str]]:
+    """Per rule and instance, E[tau] / (T* ln(1/delta)) from the largest delta to the smallest, and the
+    (rule, instance) pairs where it does not fall as delta falls."""
+    parts, rising = [], []
+    for (rule, instance), g in pulls[pulls["rule"].isin(rules)].groupby(["rule", "instance"], sort=False):
+        g = g.sort_values("delta", ascending=False)
+        scaled = (g["mean"] / (g["T_star"] * (1.0 / g["delta"]).map(math.log))).to_numpy()
+        parts.append(f"{rule} on {instance}: " + ", ".join(fmt(x, 3) for x in scaled))
+        if (scaled[1:] >= scaled[:-1]).any():
+            rising.append(f"{rule} on {instance}")
+    return "; ".join(parts), rising
+
+
+def _limit_reason(rising: list[str], target: str) -> str:
+    trend = ("it falls as delta falls for every rule and instance" if not rising else
+             f"it falls as delta falls except for {', '.join(rising)}")
+    return (f"a limit as delta -> 0 ({target}): no finite delta confirms or contradicts it; of the ratio "
+            f"E[tau] / (T* ln(1/delta)), {trend}.")
+
+
+def _track_and_stop(pulls: Any, setting: str) -> Claim:
+    trend, rising = _ratio_trend(pulls, ("TaS-D", "TaS-C"))
+    evidence = Evidence(Kind.ORDER, reason=_limit_reason(rising, "the ratio to T*(mu) ln(1/delta) tends to 1"))
+    return Claim(f"{PAPER}.2", PAPER, "Garivier and Kaufmann 2016, Theorem 14",
+                 "Track-and-Stop (C- or D-tracking, GLR stopping with the threshold of Theorem 10) is asymptotically "
+                 "optimal: lim_{delta -> 0} E[tau] / ln(1/delta) = T*(mu).",
+                 setting + "; TaS-D and TaS-C with the threshold ln(2t(K - 1)/delta) (Bernoulli) or Lattimore and "
+                 "Szepesvári's (Gaussian)", "E[tau] / (T* ln(1/delta)) at delta = 0.1, 0.01, 0.001: " + trend,
+                 decide(evidence))
+
+
+def _top_two(pulls: Any, setting: str) -> Claim:
+    trend, rising = _ratio_trend(pulls, ("EB-TCI", "TTUCB"))
+    evidence = Evidence(Kind.ORDER, reason=_limit_reason(rising, "against T*_beta(mu), between T*(mu) and "
+                                                                 "2 T*(mu)"))
+    return Claim(f"{PAPER}.3", PAPER, "Jourdan et al. 2022, Theorem 2; Jourdan and Degenne 2023",
+                 "A Top Two rule with beta = 1/2 (EB-TCI; TTUCB) and GLR stopping is asymptotically beta-optimal: "
+                 "limsup_{delta -> 0} E[tau] / ln(1/delta) <= T*_beta(mu) <= 2 T*(mu).",
+                 setting + "; EB-TCI and TTUCB with the theory's GLR threshold",
+                 "E[tau] / (T* ln(1/delta)) at delta = 0.1, 0.01, 0.001: " + trend, decide(evidence))
+
+
+def _correct(errors: Any, setting: str, rules: tuple[str, ...], number: int, what: str, source: str,
+             claim: str) -> Claim:
+    rows = errors[errors["rule"].isin(rules)]
+    tested = rows[rows["runs"] * rows["delta"] >= MIN_EXPECTED_ERRORS]
+    points = tuple(binomial_bound(f"{r['rule']} on {r['instance']} at delta = {r['delta']:g}", int(r["failures"]),
+                                  int(r["runs"]), float(r["delta"])) for _, r in tested.iterrows())
+    observed = (f"{int(rows['failures'].sum())} errors in {int(rows['runs'].sum())} runs of {', '.join(rules)} over "
+                f"{len(rows)} (rule, instance, delta) cells; largest error rate {fmt(rows['mean'].max())}; tested at "
+                f"the {len(tested)} cells where runs x delta >= {MIN_EXPECTED_ERRORS:g}")
+    evidence = Evidence(Kind.AT_MOST, BINOMIAL, bounds=points, family=f"the {len(points)} tested cells",
+                        note=f"{what}: smaller deltas need more runs than the study makes.")
+    return Claim(f"{PAPER}.{number}", PAPER, source, claim, setting + f"; {', '.join(rules)}", observed,
+                 decide(evidence))
+
+
+def _where(rows: Any, index: Any) -> str:
+    r = rows.loc[index]
+    return f"{r['rule']} on {r['instance']} at delta = {r['delta']:g}"
