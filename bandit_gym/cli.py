@@ -423,12 +423,7 @@ def _cache(args: argparse.Namespace) -> int:
     return 0
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="bandit-gym", description=__doc__, epilog=EXIT_CODES)
-    parser.add_argument("--debug", action="store_true",
-                        help="show the Python traceback of an error (also BANDIT_GYM_DEBUG=1)")
-    sub = parser.add_subparsers(dest="command", required=True)
-    sub.add_parser("list", help="print the registered envs, the agents and the reproductions")
+def _add_run(sub: argparse._SubParsersAction[_Parser]) -> None:
     run = sub.add_parser("run", help="run an experiment spec (TOML or JSON)")
     run.add_argument("spec", help="the spec file; an agent's name is a built-in name, a registered or entry-point "
                                   "name, or an import path 'package.module:Class' (importable from the working "
@@ -437,6 +432,9 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--force", action="store_true",
                      help="recompute every cell, also those stored in --out by the code installed now")
     _add_parallel(run)
+
+
+def _add_reproduce(sub: argparse._SubParsersAction[_Parser]) -> None:
     rep = sub.add_parser("reproduce", help="reproduce a paper's figure and tables (or run a study: "
                                            "fixed-confidence)")
     rep.add_argument("paper", choices=PAPER_NAMES)
@@ -450,11 +448,17 @@ def _parser() -> argparse.ArgumentParser:
                           "(repeatable): a name, or a TOML table such as '{name = \"ArmwisePPO\", params = "
                           "{problem = \"thresholding\"}, label = \"PPO arm-wise\"}'")
     _add_parallel(rep)
+
+
+def _add_stats(sub: argparse._SubParsersAction[_Parser]) -> None:
     stats = sub.add_parser("stats", help="summary and paired tests (Holm-corrected) of a finished experiment "
                                          "folder (the --out of run)")
     stats.add_argument("folder")
     stats.add_argument("--reference", help="the agent the others are tested against (default: the first)")
     stats.add_argument("--metric", help="the metric (default: the family's first, e.g. aggregate_regret)")
+
+
+def _add_claims(sub: argparse._SubParsersAction[_Parser]) -> None:
     claims = sub.add_parser("claims", help="write the claims ledger (claims.md, claims.csv) from the reproductions' "
                                            "results under --docs")
     claims.add_argument("--docs", default="docs", help="folder holding the reproductions' result folders "
@@ -464,6 +468,9 @@ def _parser() -> argparse.ArgumentParser:
     claims.add_argument("--readme", nargs="+", metavar="PAGE",
                         help="also refresh the ledger tables quoted in these Markdown files, e.g. "
                              "docs/reproductions/*.md (between <!-- claims:PAPER --> markers)")
+
+
+def _add_plot(sub: argparse._SubParsersAction[_Parser]) -> None:
     plot = sub.add_parser("plot", help="plot a results.csv (or the folder of `run`): the mean metric against the "
                                        "budget per agent with 95%% confidence bands")
     plot.add_argument("results", help="a results.csv, or the folder holding it")
@@ -473,10 +480,16 @@ def _parser() -> argparse.ArgumentParser:
                            "regret for the threshold bandit, the multi-armed bandit and correlated best arm, "
                            "error for best arm and top-K)")
     plot.add_argument("--title", help="figure title (default: the metric)")
+
+
+def _add_cache(sub: argparse._SubParsersAction[_Parser]) -> None:
     cache = sub.add_parser("cache", help="show where compiled code is cached (numba, keyed by the package's "
                                          "source, and JAX) and its size")
     cache.add_argument("--clear", action="store_true",
                        help="remove the whole cache (every source's folder, and the JAX cache)")
+
+
+def _add_notebooks(sub: argparse._SubParsersAction[_Parser]) -> None:
     notebooks = sub.add_parser("notebooks", help="build a student notebook (solutions replaced by exercise stubs) "
                                                  "and a solutions notebook from tutorial-style markdown docs")
     notebooks.add_argument("docs", nargs="+", metavar="DOC.md",
@@ -484,6 +497,16 @@ def _parser() -> argparse.ArgumentParser:
                                 "docs/tutorial.md")
     notebooks.add_argument("--out", default="notebooks", help="folder for DOC.ipynb and DOC-solutions.ipynb "
                                                               "(default notebooks)")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="bandit-gym", description=__doc__, epilog=EXIT_CODES)
+    parser.add_argument("--debug", action="store_true",
+                        help="show the Python traceback of an error (also BANDIT_GYM_DEBUG=1)")
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("list", help="print the registered envs, the agents and the reproductions")
+    for add in (_add_run, _add_reproduce, _add_stats, _add_claims, _add_plot, _add_cache, _add_notebooks):
+        add(sub)
     for command in sub.choices.values():  # `bandit-gym run spec.toml --debug` as well as `bandit-gym --debug run`
         command.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
                              help="show the Python traceback of an error (also BANDIT_GYM_DEBUG=1)")

@@ -131,6 +131,45 @@ def _sigmoid(z: np.ndarray) -> np.ndarray:
     return 0.5 * (1.0 + np.tanh(0.5 * z))
 
 
+def _day_events(days: np.random.Generator, sites: tuple[np.ndarray, ...]) -> list[tuple[Any, ...]]:
+    """One day's congestion events ``(where, depth, start, length, reach)`` for ``traffic_speeds``, drawn from
+    ``days``: the recurrent bottlenecks ``sites`` (their places, severities, onsets, durations and reaches), each
+    active with probability 0.85 and scaled by the day's demand and per-day noise, then the incidents (Poisson,
+    0.7 a day)."""
+    at, severity, onset, duration, reach = sites
+    demand = days.lognormal(0.0, 0.15)
+    events = [(at[j], severity[j] * demand * days.lognormal(0.0, 0.2), onset[j] + days.normal(0.0, 0.25),
+               duration[j] * demand * days.lognormal(0.0, 0.2), reach[j] * demand * days.lognormal(0.0, 0.3))
+              for j in np.flatnonzero(days.random(at.size) < 0.85)]
+    events += [(days.uniform(0.0, 40.0), days.uniform(10.0, 30.0), days.uniform(6.0, 10.5),
+                days.uniform(0.3, 1.0), days.uniform(0.5, 2.0)) for _ in range(days.poisson(0.7))]
+    return events
+
+
+def _congestion(events: list[tuple[Any, ...]], hours: np.ndarray, positions: np.ndarray) -> np.ndarray:
+    """The speed drop (readings, sensors) of one day's ``events``: each a queue growing upstream from its place
+    and onset and clearing after its length; overlapping drops add up to at most 55 mph."""
+    drop = np.zeros((TRAFFIC_READINGS_PER_DAY, TRAFFIC_SENSORS))
+    for where, depth, start, length, queue_reach in events:
+        grow = np.sin(np.pi * np.clip((hours - start) / length, 0.0, 1.0))  # 0 before onset, after clearing
+        upstream = where - positions
+        inside = (_sigmoid((queue_reach * grow[:, None] - upstream[None, :]) / 0.2)
+                  * _sigmoid((upstream[None, :] + 0.1) / 0.1))
+        drop += depth * np.sqrt(grow)[:, None] * inside
+    return np.minimum(drop, 55.0)
+
+
+def _fluctuations(noise: np.random.Generator, local: np.ndarray, steps: int) -> np.ndarray:
+    """One day's fluctuation field (steps, sensors): smooth along the road (``local``, the road factor) and
+    autoregressive in time (0.9 per reading), of unit sd."""
+    innovations = noise.standard_normal((steps, TRAFFIC_SENSORS)) @ local.T
+    wave = np.empty_like(innovations)
+    wave[0] = innovations[0]
+    for t in range(1, steps):
+        wave[t] = 0.9 * wave[t - 1] + np.sqrt(1.0 - 0.9**2) * innovations[t]
+    return wave
+
+
 @functools.lru_cache(maxsize=1)
 def traffic_speeds() -> TrafficSpeeds:
     """**Synthetic** traffic speeds following the recipe of hoffman2014 §6.1 (whose sensor data, I-880 South,
@@ -170,25 +209,8 @@ def traffic_speeds() -> TrafficSpeeds:
     local = _road_factor(positions, 1.0)
     speeds = np.empty((TRAFFIC_DAYS, steps, TRAFFIC_SENSORS))
     for day in range(TRAFFIC_DAYS):
-        demand = days.lognormal(0.0, 0.15)
-        events = [(at[j], severity[j] * demand * days.lognormal(0.0, 0.2), onset[j] + days.normal(0.0, 0.25),
-                   duration[j] * demand * days.lognormal(0.0, 0.2), reach[j] * demand * days.lognormal(0.0, 0.3))
-                  for j in np.flatnonzero(days.random(bottlenecks) < 0.85)]
-        events += [(days.uniform(0.0, 40.0), days.uniform(10.0, 30.0), days.uniform(6.0, 10.5),
-                    days.uniform(0.3, 1.0), days.uniform(0.5, 2.0)) for _ in range(days.poisson(0.7))]
-        drop = np.zeros((steps, TRAFFIC_SENSORS))
-        for where, depth, start, length, queue_reach in events:
-            grow = np.sin(np.pi * np.clip((hours - start) / length, 0.0, 1.0))  # 0 before onset, after clearing
-            upstream = where - positions
-            inside = (_sigmoid((queue_reach * grow[:, None] - upstream[None, :]) / 0.2)
-                      * _sigmoid((upstream[None, :] + 0.1) / 0.1))
-            drop += depth * np.sqrt(grow)[:, None] * inside
-        drop = np.minimum(drop, 55.0)
-        innovations = noise.standard_normal((steps, TRAFFIC_SENSORS)) @ local.T
-        wave = np.empty_like(innovations)
-        wave[0] = innovations[0]
-        for t in range(1, steps):
-            wave[t] = 0.9 * wave[t - 1] + np.sqrt(1.0 - 0.9**2) * innovations[t]
+        drop = _congestion(_day_events(days, (at, severity, onset, duration, reach)), hours, positions)
+        wave = _fluctuations(noise, local, steps)
         speed = free - drop + (1.0 + 0.15 * drop) * wave + 1.5 * noise.standard_normal((steps, TRAFFIC_SENSORS))
         speeds[day] = np.maximum(speed, 3.0)
     data = TrafficSpeeds(positions, hours, free, speeds.reshape(-1, TRAFFIC_SENSORS))

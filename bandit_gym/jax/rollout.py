@@ -8,6 +8,7 @@ One episode is a ``lax.while_loop`` over the steps of one copy (observe, act, tr
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Sequence
 from typing import Any
@@ -21,6 +22,92 @@ from bandit_gym.jax.envs._base import BanditFunctional
 
 MAX_EPISODES = 2**31 - 1
 """The most episodes one ``play`` call takes (a JAX key split)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class _Loop:
+    """What one episode's loop reads that does not change along it (fixed at trace time), and the loop itself.
+
+    The loop's carry is ``(state, agent_state, t)``, with the agent's pending decision appended when ``fused``.
+    The observation is recomputed from the state where it is read rather than carried, and step t's keys are
+    folded from the episode's (``fold_in(keys, t)``) rather than split from a carried key: a batched while loop
+    selects every changing leaf of its carry at every step, and an agent that draws nothing leaves its key unused
+    (compiled away).
+
+    ``lockstep``: a fixed-budget episode of an agent that never stops pulls on every step until the budget; its
+    loop runs on the step count alone, which is the same for every copy, so that under ``vmap`` the loop's
+    condition is not batched and the copies' states are not re-selected at every step (the general condition is
+    per copy). ``fused``: an agent whose ``decide`` computes the stop and the arm at once (CLUCB-PAC, EB-TCI,
+    Track-and-Stop) is asked once per step: the carry holds its pending decision for the current state (stop, arm,
+    next agent state), made at the end of the previous step, and the loop's condition reads it. The same
+    decisions, from the same keys, as asking ``stop`` in the condition and ``select`` in the step."""
+
+    env: BanditFunctional
+    agent: JaxAgent
+    params: Any
+    act_keys: jax.Array
+    pull_keys: jax.Array
+    common_random_numbers: bool
+    exploring: bool
+    lockstep: bool
+    fused: bool
+
+    def pull_key(self, t: jax.Array, arm: jax.Array, counts: jax.Array) -> jax.Array:
+        """Step t's key of the env's draw: from t alone, or with common random numbers from (arm, its pulls)."""
+        if not self.common_random_numbers:
+            return jax.random.fold_in(self.pull_keys, t)
+        draws = counts[jnp.clip(arm, 0, self.env.num_arms - 1)].astype(jnp.int32)  # the arm's pulls so far
+        return jax.random.fold_in(jax.random.fold_in(self.pull_keys, arm), draws)
+
+    def observe(self, state: Any) -> Any:
+        return self.env.observation(state, None, self.params)
+
+    def decision(self, state: Any, agent_state: Any, t: jax.Array) -> tuple[Any, ...]:
+        return self.agent.decide(agent_state, self.observe(state), jax.random.fold_in(self.act_keys, t))
+
+    def start(self, state: Any, agent_state: Any) -> tuple[Any, ...]:
+        carry: tuple[Any, ...] = (state, agent_state, jnp.int32(0))
+        return (*carry, *self.decision(state, agent_state, jnp.int32(0))) if self.fused else carry
+
+    def running(self, carry: tuple[Any, ...], until: int | None) -> jax.Array:
+        """Whether the next step is played (before the pull count ``until``, if given)."""
+        state, agent_state, t, *pending = carry
+        if self.lockstep:  # t pulls made so far
+            return t < (self.params.budget if until is None else jnp.minimum(self.params.budget, until))
+        if self.exploring:  # pulls remain (before ``until``) and the agent goes on: the next step is a pull
+            more = state.budget_left > 0
+            if until is not None:
+                more &= self.params.budget - state.budget_left < until
+            stop = pending[0] if self.fused else self.agent.stop(agent_state, self.observe(state))
+            return more & ~stop
+        return ~self.env.terminal(state, None, self.params)
+
+    def step(self, carry: tuple[Any, ...]) -> tuple[Any, ...]:
+        state, agent_state, t, *pending = carry
+        act_key = jax.random.fold_in(self.act_keys, t)
+        obs = self.observe(state)
+        if self.exploring:  # a pull: the env's transition without the answer it would ignore
+            if self.fused:
+                _, arm, agent_state = pending
+            else:
+                arm, agent_state = self.agent.select(agent_state, obs, act_key)
+            state = self.env.pull_step(state, arm, self.pull_key(t, arm, state.counts), self.params)
+        else:  # an online step: the action is the arm (a wrapper's one-entry action too)
+            action, agent_state = act(self.agent, self.env.family, agent_state, obs, act_key)
+            arm = jnp.reshape(jnp.asarray(action), (-1,))[0]
+            state = self.env.transition(state, action, self.pull_key(t, arm, state.counts), self.params)
+        if self.fused:
+            return state, agent_state, t + 1, *self.decision(state, agent_state, t + 1)
+        return state, agent_state, t + 1
+
+    def run(self, carry: tuple[Any, ...], until: int | None) -> tuple[Any, ...]:
+        return jax.lax.while_loop(functools.partial(self.running, until=until), self.step, carry)
+
+    def answer_losses(self, carry: tuple[Any, ...]) -> dict[str, jax.Array]:
+        """The losses of the agent's answer now (an anytime checkpoint)."""
+        state, agent_state, t = carry[:3]
+        bits = self.agent.answer(agent_state, self.observe(state), jax.random.fold_in(self.act_keys, t))
+        return self.env.answer_losses(bits, state.means, self.params)
 
 
 def episode(env: BanditFunctional, agent: JaxAgent, key: jax.Array, params: Any = None,
@@ -50,76 +137,17 @@ def episode(env: BanditFunctional, agent: JaxAgent, key: jax.Array, params: Any 
     exploring = env.family.pure_exploration
     if checkpoints and not exploring:
         raise ValueError(f"checkpoints score answers: the {env.family.value} env is online and has none")
-
-    def pull_key(t: jax.Array, arm: jax.Array, counts: jax.Array) -> jax.Array:
-        if not common_random_numbers:
-            return jax.random.fold_in(pull_keys, t)
-        draws = counts[jnp.clip(arm, 0, env.num_arms - 1)].astype(jnp.int32)  # the arm's pulls so far (unused past K)
-        return jax.random.fold_in(jax.random.fold_in(pull_keys, arm), draws)
-
-    # The observation is recomputed from the state where it is read rather than carried, and step t's keys are
-    # folded from the episode's (``fold_in(keys, t)``) rather than split from a carried key: a batched while loop
-    # selects every changing leaf of its carry at every step, and an agent that draws nothing leaves its key unused
-    # (compiled away).
-    # A fixed-budget episode of an agent that never stops pulls on every step until the budget: its loop runs on
-    # the step count alone, which is the same for every copy, so that under ``vmap`` the loop's condition is not
-    # batched and the copies' states are not re-selected at every step (the general condition is per copy).
     lockstep = exploring and not getattr(env, "fixed_confidence", False) and type(agent).stop is JaxAgent.stop
-    # An agent whose ``decide`` computes the stop and the arm at once (CLUCB-PAC, EB-TCI, Track-and-Stop) is asked
-    # once per step: the carry holds its pending decision for the current state (stop, arm, next agent state), made
-    # at the end of the previous step, and the loop's condition reads it. The same decisions, from the same keys,
-    # as asking ``stop`` in the condition and ``select`` in the step.
-    fused = exploring and not lockstep and type(agent).decide is not JaxAgent.decide
-
-    def decision(state: Any, agent_state: Any, t: jax.Array) -> tuple[Any, ...]:
-        return agent.decide(agent_state, env.observation(state, None, params), jax.random.fold_in(act_keys, t))
-
-    def loop(carry: tuple[Any, ...], until: int | None) -> tuple[Any, ...]:
-        def running(carry: tuple[Any, ...]) -> jax.Array:
-            state, agent_state, t, *pending = carry
-            if lockstep:  # t pulls made so far
-                return t < (params.budget if until is None else jnp.minimum(params.budget, until))
-            if exploring:  # pulls remain (before ``until``) and the agent goes on: the next step is a pull
-                more = state.budget_left > 0
-                if until is not None:
-                    more &= params.budget - state.budget_left < until
-                stop = pending[0] if fused else agent.stop(agent_state, env.observation(state, None, params))
-                return more & ~stop
-            return ~env.terminal(state, None, params)
-
-        def step(carry: tuple[Any, ...]) -> tuple[Any, ...]:
-            state, agent_state, t, *pending = carry
-            act_key = jax.random.fold_in(act_keys, t)
-            obs = env.observation(state, None, params)
-            if exploring:  # a pull: the env's transition without the answer it would ignore
-                if fused:
-                    _, arm, agent_state = pending
-                else:
-                    arm, agent_state = agent.select(agent_state, obs, act_key)
-                state = env.pull_step(state, arm, pull_key(t, arm, state.counts), params)
-            else:  # an online step: the action is the arm (a wrapper's one-entry action too)
-                action, agent_state = act(agent, env.family, agent_state, obs, act_key)
-                arm = jnp.reshape(jnp.asarray(action), (-1,))[0]
-                state = env.transition(state, action, pull_key(t, arm, state.counts), params)
-            if fused:
-                return state, agent_state, t + 1, *decision(state, agent_state, t + 1)
-            return state, agent_state, t + 1
-
-        return jax.lax.while_loop(running, step, carry)
-
-    carry: tuple[Any, ...] = (state, agent_state, jnp.int32(0))
-    if fused:
-        carry = (*carry, *decision(state, agent_state, jnp.int32(0)))
+    loop = _Loop(env, agent, params, act_keys, pull_keys, common_random_numbers, exploring, lockstep,
+                 fused=exploring and not lockstep and type(agent).decide is not JaxAgent.decide)
+    carry = loop.start(state, agent_state)
     anytime: list[dict[str, jax.Array]] = []
     for budget in checkpoints:
-        carry = loop(carry, budget)
-        state, agent_state, t = carry[:3]
-        bits = agent.answer(agent_state, env.observation(state, None, params), jax.random.fold_in(act_keys, t))
-        anytime.append(env.answer_losses(bits, state.means, params))
-    state, agent_state, t = loop(carry, None)[:3]
+        carry = loop.run(carry, budget)
+        anytime.append(loop.answer_losses(carry))
+    state, agent_state, t = loop.run(carry, None)[:3]
     if exploring:  # the answer step: a stop, or the step after the last pull
-        action, _ = act(agent, env.family, agent_state, env.observation(state, None, params),
-                        jax.random.fold_in(act_keys, t))
+        action, _ = act(agent, env.family, agent_state, loop.observe(state), jax.random.fold_in(act_keys, t))
         state = env.transition(state, action, jax.random.fold_in(pull_keys, t), params)
     metrics = env.episode_metrics(state, params)
     if anytime:
