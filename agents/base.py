@@ -9,51 +9,27 @@ N rows, and notices new episodes per copy (``last_arm == -1``), so a vector env'
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, ClassVar, NamedTuple
+from typing import Any, ClassVar
 
 import numpy as np
 
 from bandit_gym import _validation as check
+from bandit_gym.agents._fast_paths import FastPaths, resolve_fast_paths
+from bandit_gym.agents._fast_paths import plays as plays
+from bandit_gym.agents._fast_paths import plays_select as plays_select
+from bandit_gym.agents._fast_paths import writes_answer as writes_answer
+from bandit_gym.agents._observations import Obs as Obs
+from bandit_gym.agents._observations import as_batch, check_values
+from bandit_gym.agents._observations import family_names as family_names
+from bandit_gym.agents._returns import checked_answer, checked_arms, checked_stops
 from bandit_gym.agents.scores import ArmScores
-from bandit_gym.families import COMMON_ARM_KEYS, CONTRACTS, Family, family_of
-from bandit_gym.families._checks import require
-from bandit_gym.families.threshold import LEVEL_KEYS
-
-Obs = dict[str, np.ndarray]
+from bandit_gym.families import Family, family_of
 
 TIE_BREAKS = ("random", "index")
 AGENT_STREAM = 0xA6E47
 """The spawn key of an agent's generator under its seed (``reset(seed)``): an env seeded with the same integer
 draws from ``SeedSequence(seed)`` itself, so the agent's draws (its tie order, its samples) are independent of the
 env's samples even when the two get the same seed, as ``play_episode`` and most user code give them."""
-_NUMERIC_KINDS = "iuf"  # integer, unsigned, float: the kinds an observation's arrays may have
-
-
-def family_names(families: tuple[str, ...]) -> tuple[str, ...]:
-    """Families as plain strings, for messages: ``('thresholding',)``."""
-    return tuple(str(family) for family in families)
-
-
-def plays(*hooks: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Mark a class's fast path (its ``_act_batch``) that calls ``self.<hook>`` for each of ``hooks`` (``"select"``
-    for the arm, ``"answer"`` for the answer bits): a subclass's override of those hooks is played through it (see
-    ``fast_paths``)."""
-    def mark(method: Callable[..., Any]) -> Callable[..., Any]:
-        method.plays = hooks  # type: ignore[attr-defined]
-        return method
-    return mark
-
-
-plays_select = plays("select")
-"""Mark a class's ``_act_batch`` that calls ``self.select`` for the arm (``plays("select")``)."""
-
-
-def writes_answer(method: Callable[..., Any]) -> Callable[..., Any]:
-    """Mark a class's fast path (its ``_act_batch``) that writes the answer of that class's own ``answer`` (a
-    compiled step whose ``answer`` reads the same rule): ``act`` adds ``answer`` only for a subclass that overrides
-    it (see ``fast_paths``)."""
-    method.writes_answer = True  # type: ignore[attr-defined]
-    return method
 
 
 class Agent:
@@ -254,38 +230,10 @@ class Agent:
         return batch, single, family, last
 
     def _check_values(self, batch: Obs, family: Family, single: bool) -> None:
-        """Check the values the compiled code indexes or counts with, at every call, before any of it runs.
-
-        A compiled pass over the N copies (``bandit_gym.agents._checks.first_bad_copy``, after a branch-free
-        pass that tells whether any copy needs that closer look): ``last_arm`` and
-        ``budget_left``, within an episode a budget left no larger than the episode's starting budget, and the
-        counts and sums of the arm each copy pulled last, the only entries an env changes between two steps;
-        every arm's statistics in the copies that begin an episode (``last_arm == -1``) or had a batched
-        allocation (``-2``), the only steps at which the agents read every arm. Then the family's constants
-        (threshold, m, epsilon, delta), one value per copy, whenever some copy begins an episode (an env changes
-        them only then); at every call the values the agents index with (``m``, the threshold bandit's level
-        ``c_t``), and all of them for an agent that feeds every value to a network (``reads_every_value``)."""
-        from bandit_gym.agents import _checks
-
-        n, k = batch["counts"].shape
-        going = (n, k) == (self.num, self.num_arms)  # copies seen before: their episodes' starting budgets are known
-        arrays = (batch["last_arm"], batch["budget_left"], batch["counts"], batch["sums"],
-                  self.total_budget if going else _NO_START, going)
-        look = _checks.needs_a_closer_look(*arrays)
-        copy, code, arm = _checks.first_bad_copy(*arrays) if look else (-1, -1, -1)
-        if copy >= 0:
-            key, allowed = _CHECK_FAILURES[code]
-            value = batch[key][copy, 0 if arm < 0 else arm]
-            where = "" if single else f" (copy {copy})"
-            at = "" if arm < 0 else f"[{arm}]"
-            raise ValueError(f"obs[{key!r}]{at} must be {allowed.format(last=k - 1)}; got {value!r}{where}")
-        if self.reads_every_value:
-            for key, values in batch.items():
-                require(batch, key, single, values, np.isfinite(values), "finite")
-        if look or not going or self.reads_every_value:  # an episode begins, or a first sight: every constant
-            CONTRACTS[family].check_start(batch, single, k)
-        else:  # within episodes, the values the agents index with
-            CONTRACTS[family].check_step(batch, single, k)
+        """Check the values the compiled code indexes or counts with, at every call, before any of it runs (what and
+        why: ``_observations.check_values``)."""
+        going = batch["counts"].shape == (self.num, self.num_arms)  # copies seen before: their starting budgets known
+        check_values(batch, family, single, self.total_budget if going else None, self.reads_every_value)
 
     def _reads_levels(self) -> bool:
         """Whether this agent reads the threshold bandit's per-level counts (``level_keys`` by default; a policy
@@ -358,45 +306,17 @@ class Agent:
         return arms
 
     def _checked_arms(self, arms: Any, family: Family) -> np.ndarray:
-        """What ``select`` returned, refused unless it is one whole arm index per copy (K, stop, on
-        pure-exploration envs): integers, or floats that are whole numbers (the observation's arrays are float32,
-        so ``(obs["last_arm"] + 1) % K`` is one); a fraction, NaN, a bool or a wrong shape is refused, nothing is
-        rounded, padded or cut."""
-        values = np.asarray(arms)
-        last = self.num_arms if family.pure_exploration else self.num_arms - 1
-        whole = values.dtype.kind in "iu" or (values.dtype.kind == "f" and bool(np.all(values == np.floor(values))))
-        if values.shape != (self.num,) or not whole:
-            raise ValueError(f"{type(self).__name__}.select must return one whole arm index per copy, an array of "
-                             f"shape (N,) = ({self.num},) of integers (or whole floats); got {values!r:.200} (dtype "
-                             f"{values.dtype})")
-        values = values.astype(np.int64, copy=False)
-        if values.size and (values.min() < 0 or values.max() > last):
-            bad = values[(values < 0) | (values > last)][0]
-            raise ValueError(f"{type(self).__name__}.select returned arm {bad}; allowed: 0..{last} (K = "
-                             f"{self.num_arms}{', K: stop' if family.pure_exploration else ''})")
-        return values
+        """What ``select`` returned, refused unless it is one whole arm index per copy (``_returns.checked_arms``)."""
+        return checked_arms(arms, family, type(self).__name__, self.num, self.num_arms)
 
     def _checked_answer(self, bits: Any) -> np.ndarray:
-        """What ``answer`` returned, refused unless it is one bit (0 or 1, integer or bool) per arm and copy:
-        nothing is rounded, padded or cut."""
-        values = np.asarray(bits)
-        shape = (self.num, self.num_arms)
-        if values.shape != shape or values.dtype.kind not in "biu" or (values.size and (
-                values.min() < 0 or values.max() > 1)):
-            raise ValueError(f"{type(self).__name__}.answer must return one answer bit per copy and arm, an array "
-                             f"of shape (N, K) = {shape} of 0/1 integers or bools; got {values!r:.200}")
-        return values
+        """What ``answer`` returned, refused unless it is one bit per arm and copy (``_returns.checked_answer``)."""
+        return checked_answer(bits, type(self).__name__, self.num, self.num_arms)
 
     def _checked_stops(self, stops: Any, family: Family) -> np.ndarray:
-        """What ``stop`` returned, refused unless it is one bool per copy on a pure-exploration env."""
-        values = np.asarray(stops)
-        if values.shape != (self.num,) or values.dtype != np.bool_:
-            raise ValueError(f"{type(self).__name__}.stop must return one bool per copy, an array of shape (N,) = "
-                             f"({self.num},) and dtype bool, or None (never stop); got {values!r:.200}")
-        if values.any() and not family.pure_exploration:
-            raise ValueError(f"{type(self).__name__}.stop returned True on a {family.value!r} env, which has no stop "
-                             "(only pure-exploration envs end with an answer); return None there")
-        return values
+        """What ``stop`` returned, refused unless it is one bool per copy on a pure-exploration env
+        (``_returns.checked_stops``)."""
+        return checked_stops(stops, family, type(self).__name__, self.num)
 
     def _gather_last(self, obs: Obs, last: np.ndarray) -> None:
         """Statistics of the arm each copy pulled at the previous step, the only arm whose statistics changed.
@@ -550,75 +470,9 @@ class Agent:
         return empirical_answers(obs["last_arm"], obs["counts"], obs["sums"], obs["threshold"], arms, self._action)
 
     def _as_batch(self, obs: Obs) -> tuple[Obs, bool]:
-        """Validate the observation's keys and shapes; add a leading axis to an unbatched observation."""
-        if not isinstance(obs, dict):
-            raise TypeError(f"obs must be the dict observation of a bandit_gym env, got {type(obs).__name__}")
-        family = family_of(obs)
-        if family not in self.families:  # the family first: a missing key reads as another family
-            wanted = {str(name): list(CONTRACTS[Family(name)].agent_keys) for name in self.families}
-            raise ValueError(f"{type(self).__name__} plays {family_names(self.families)} envs, not a "
-                             f"{family.value!r} env: obs has the keys {sorted(obs)}; the observations it plays "
-                             f"have the keys {wanted}")
-        keys = CONTRACTS[family].agent_keys
-        missing = [key for key in keys if key not in obs]
-        if missing:
-            raise ValueError(f"obs lacks the keys {missing} of a {family.value!r} env's observation; "
-                             f"{type(self).__name__} needs {list(keys)}")
-        counts = np.asarray(obs["counts"])
-        if counts.ndim not in (1, 2):
-            raise ValueError(f"obs['counts'] must have shape (K,) or (N, K), got {counts.shape}")
-        single = counts.ndim == 1
-        if single:
-            batch = {key: np.asarray(value)[None] for key, value in obs.items()}
-        elif all(isinstance(value, np.ndarray) for value in obs.values()):
-            batch = obs
-        else:
-            batch = {key: np.asarray(value) for key, value in obs.items()}
-        n, k = batch["counts"].shape
-        if self._reads_levels():
-            keys += LEVEL_KEYS
-            missing = [key for key in LEVEL_KEYS if key not in batch]
-            if missing:
-                raise ValueError(f"obs lacks the keys {missing}; {type(self).__name__} needs {list(keys)}")
-        for key in keys:
-            kind = batch[key].dtype.kind
-            if kind not in _NUMERIC_KINDS:
-                raise TypeError(f"obs[{key!r}] must hold real numbers (integer or float dtype), got dtype "
-                                f"{batch[key].dtype}")
-            want = (n, k) if key in COMMON_ARM_KEYS else (n, 1)
-            if key in LEVEL_KEYS:  # (N, K * m): m threshold levels per arm, read from level_exceed
-                width = batch["level_exceed"].shape[-1] if batch["level_exceed"].ndim else 0
-                want = (n, k * max(width // max(k, 1), 1))
-            if batch[key].shape != want:
-                shape: Any = want[1:] if single else want
-                if key in LEVEL_KEYS:
-                    shape = f"{'(K * m,)' if single else '(N, K * m)'} with m >= 1 threshold levels per arm, K = {k}"
-                raise ValueError(f"obs[{key!r}] must have shape {shape} to match obs['counts'], got "
-                                 f"{np.shape(obs[key])}")
-        if n == 0 or k < 2:
-            raise ValueError(f"obs['counts'] must have shape (K,) or (N, K) with N >= 1 copies and K >= 2 arms, got "
-                             f"{np.shape(obs['counts'])}")
-        other = [key for key in keys if batch[key].dtype != np.float32]
-        if other:  # read as an env's observation (float32 arrays), which the compiled code is made for
-            batch = {**batch, **{key: batch[key].astype(np.float32) for key in other}}
-        return batch, single
-
-
-#: the methods through which an agent plays, which a fast path defined above them does not play
-_PLAY_METHODS = ("act", "_act_batch", "select", "stop")
-
-
-class FastPaths(NamedTuple):
-    """Which of its class's fast paths an agent plays by (``fast_paths``)."""
-
-    #: the class's ``_act_batch`` (a compiled or vectorised step); False: ``Agent._plain_step``
-    step: bool
-    #: the class's ``compiled_rollout`` (``Agent.rollout_plan``)
-    rollout: bool
-    #: the class's batched pulls (``_batch_pulls``, ``batches_on``)
-    batches: bool
-    #: ``act`` replaces the step's answer by the class's own ``answer`` (which the step does not call)
-    own_answer: bool
+        """Validate the observation's keys and shapes; add a leading axis to an unbatched observation
+        (``_observations.as_batch``)."""
+        return as_batch(obs, self.families, type(self).__name__, self._reads_levels)
 
 
 def fast_paths(cls: type[Agent]) -> FastPaths:
@@ -626,64 +480,8 @@ def fast_paths(cls: type[Agent]) -> FastPaths:
     per class."""
     paths = _FAST_PATHS.get(cls)
     if paths is None:
-        paths = _FAST_PATHS[cls] = resolve_fast_paths(cls)
+        paths = _FAST_PATHS[cls] = resolve_fast_paths(cls, Agent)
     return paths
 
 
 _FAST_PATHS: dict[type, FastPaths] = {}
-
-
-def resolve_fast_paths(cls: type[Agent]) -> FastPaths:
-    """The fast paths that play the decisions of agents of class ``cls``.
-
-    An agent decides through ``select``, ``stop`` and ``answer``. A fast path (a compiled step ``_act_batch``, a
-    compiled rollout ``compiled_rollout``, a batched allocation ``_batch_pulls``) stands for the decisions of the
-    class that defines it: a subclass that overrides one of them (or ``act``), or a mixin listed before that class,
-    is played through its override, so each fast path defined in a class after the override in the method
-    resolution order is off for it (an ``LSA`` subclass whose ``select`` returns another arm would otherwise be
-    played by LSA's compiled index and score exactly LSA's numbers). An
-    override of ``answer`` alone keeps the step, whose answer ``act`` replaces by the override's (unless the step
-    calls ``answer`` itself, ``plays("answer")``), and the batched allocation (which submits no answer), and
-    turns off the compiled rollout (which composes the parent's answer itself). Hooks that a fast path marks with
-    ``plays`` are played through by it as they are; a step marked ``writes_answer`` already holds its class's own
-    ``answer``."""
-    def owner(name: str) -> type:
-        return next(klass for klass in cls.__mro__ if name in vars(klass))
-
-    def stands(fast: str, hooks: tuple[str, ...]) -> bool:
-        """Whether none of ``hooks`` (other than those the fast path calls itself, ``plays``) is defined in a
-        class that comes before the class defining ``fast`` in ``cls``'s method resolution order: a subclass of it,
-        or a mixin listed before it (``Agent``'s own defaults stand for nothing)."""
-        above = owner(fast)
-        if above is Agent:
-            return True
-        played = getattr(vars(above)[fast], "plays", ())
-        return not any(before(owner(name), above) for name in hooks if name not in played)
-
-    def before(first: type, second: type) -> bool:
-        """Whether ``first`` comes before ``second`` in ``cls``'s method resolution order (overrides it)."""
-        return cls.__mro__.index(first) < cls.__mro__.index(second)
-
-    step = stands("_act_batch", ("act", "select", "stop"))
-    played = getattr(cls._act_batch, "plays", ()) if step else ()
-    # a step that writes its own class's answer (``writes_answer``) needs ``act`` to add only an override of it
-    written = step and getattr(cls._act_batch, "writes_answer", False) and not before(owner("answer"),
-                                                                                       owner("_act_batch"))
-    return FastPaths(
-        step=step,
-        rollout=stands("compiled_rollout", (*_PLAY_METHODS, "answer")),
-        batches=stands("_batch_pulls", _PLAY_METHODS) and stands("batched_family", _PLAY_METHODS),
-        own_answer=cls.answer is not Agent.answer and "answer" not in played and not written,
-    )
-
-
-_NO_START = np.zeros(0, dtype=np.int64)
-#: the failures of the compiled check, by its code (``_checks.LAST_ARM`` ... ``_checks.SUMS``): the key and what
-#: it allows
-_CHECK_FAILURES = {
-    0: ("last_arm", "an arm index 0..{last}, or -1 at an episode's start, -2 after a batched allocation"),
-    1: ("budget_left", "a whole number of pulls from 0 to 2**53"),
-    2: ("budget_left", "at most the budget the episode began with (a new episode begins with last_arm = -1)"),
-    3: ("counts", "a whole number of pulls from 0 to 2**53"),
-    4: ("sums", "finite"),
-}

@@ -1,5 +1,6 @@
 """The spec of an experiment (env, agents, budgets, runs, seed) and its checks: ``AgentSpec``, ``ExperimentSpec``,
-``load_specs`` (a TOML or JSON file), and the facts of an env that the checks read (``EnvFacts``)."""
+``load_specs`` (a TOML or JSON file), and the facts of an env that the checks read (``EnvFacts``). The checks that
+read no spec (its name, its budgets, the hints its messages give) are in ``bandit_gym.experiments._checks``."""
 
 from __future__ import annotations
 
@@ -7,17 +8,15 @@ import dataclasses
 import functools
 import hashlib
 import inspect
-import itertools
 import json
 import re
 import sys
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
-import numpy as np
 
 from bandit_gym import _validation as check
 
@@ -29,6 +28,7 @@ else:  # Python 3.10
 from bandit_gym.agents import agent_class
 from bandit_gym.agents.base import Agent, family_names
 from bandit_gym.envs._base import engine_of
+from bandit_gym.experiments._checks import _agents_of, _budgets, _check_name, _did_you_mean, _env_arguments, _in_context
 from bandit_gym.families import Family
 from bandit_gym.provenance import code_fingerprint
 
@@ -339,14 +339,6 @@ def _spec_fields(cls: type[ExperimentSpec], data: Mapping[str, Any]) -> dict[str
             **data}
 
 
-def _check_name(name: str) -> None:
-    """An experiment's ``name`` names its folder inside the output folder: one plain folder name."""
-    if name in (".", "..") or "/" in name or "\\" in name or any(ord(c) < 32 for c in name) or (
-            len(name) > 1 and name[1] == ":"):
-        raise ValueError(f"name={name!r} must be a plain folder name: no '/' or '\\', not '.' or '..', no drive "
-                         "letter or control characters (an experiment's folder stays inside the output folder)")
-
-
 @dataclass(frozen=True)
 class AgentCells:
     """How the cells of one agent are stored, as the run that wrote them decided from the agent's class."""
@@ -382,50 +374,6 @@ def _agent_from(index: int, entry: Any) -> AgentSpec:
         return AgentSpec(name=entry["name"], params=entry.get("params", {}), label=entry.get("label", ""))
     except TypeError as error:
         raise TypeError(f"agents[{index}] = {entry!r}: {error}") from None
-
-
-def _budgets(budgets: Any) -> list[int]:
-    """The budgets of a spec as ints, after checking that they are a non-empty increasing list of positive ints."""
-    allowed = "budgets must be a non-empty list of strictly increasing positive integers"
-    if isinstance(budgets, str | bytes | Mapping) or not isinstance(budgets, Sequence | np.ndarray):
-        raise TypeError(f"{allowed}, got {budgets!r}")
-    values = [check.integer(f"budgets[{i}]", b, minimum=1) for i, b in enumerate(budgets)]
-    if not values or any(b2 <= b1 for b1, b2 in itertools.pairwise(values)):
-        raise ValueError(f"{allowed}, got {list(budgets)}")
-    return values
-
-
-def _in_context(error: Exception | str, where: str, kind: Exception | None = None) -> Exception:
-    """``error`` (or a message, of the type of ``kind``) as a TypeError or ValueError prefixed with ``where``."""
-    kind = kind if kind is not None else error if isinstance(error, Exception) else None
-    return (TypeError if isinstance(kind, TypeError) else ValueError)(f"{where}: {error}")
-
-
-def _env_arguments(env_id: str, horizon_argument: str) -> str:
-    """The keyword arguments an env id takes (those of its engine), for an error message."""
-    try:
-        engine = engine_of(gym.make(env_id))
-        names = [name for name, p in inspect.signature(type(engine)).parameters.items()
-                 if p.kind is p.KEYWORD_ONLY or p.kind is p.POSITIONAL_OR_KEYWORD]
-    except Exception:  # the message is a hint; never hide the original error
-        return "the arguments `help(gym.spec(id).entry_point)` lists"
-    engine_set = {horizon_argument, "num", "common_random_numbers"}  # set by the engine per cell
-    return ", ".join(name for name in names if name not in engine_set)
-
-
-def _did_you_mean(value: object, allowed: Iterable[str]) -> str:
-    """`` (did you mean 'x'?)`` for the closest allowed string, or nothing."""
-    import difflib
-
-    close = difflib.get_close_matches(str(value), list(allowed), n=1)
-    return f" (did you mean {close[0]!r}?)" if close else ""
-
-
-def _agents_of(family: Family) -> list[str]:
-    """The built-in agents that play a family of envs."""
-    from bandit_gym.agents import AGENTS
-
-    return [name for name, cls in AGENTS.items() if family in cls.families]
 
 
 def _check_params(index: int, agent: AgentSpec) -> Agent | None:
@@ -491,8 +439,6 @@ def load_specs(path: str | Path) -> list[ExperimentSpec]:
             where = f"experiment[{index}]: " if len(entries) > 1 or "experiment" in data else ""
             raise _in_context(error, f"{path}: {where}".rstrip(": ")) from error
     return specs
-
-
 
 
 def _num_arms(spec: ExperimentSpec) -> int:

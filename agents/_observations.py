@@ -1,0 +1,127 @@
+"""The observation an agent acts on: ``as_batch`` checks a bandit_gym env's dict observation (its family's keys,
+shapes and dtypes) and gives it a leading axis of copies, and ``check_values`` checks the values the compiled
+agents index or count with, at every call (``Agent._as_batch``, ``Agent._check_values``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from bandit_gym.families import COMMON_ARM_KEYS, CONTRACTS, Family, family_of
+from bandit_gym.families._checks import require
+from bandit_gym.families.threshold import LEVEL_KEYS
+
+Obs = dict[str, np.ndarray]
+
+_NUMERIC_KINDS = "iuf"  # integer, unsigned, float: the kinds an observation's arrays may have
+
+
+def family_names(families: tuple[str, ...]) -> tuple[str, ...]:
+    """Families as plain strings, for messages: ``('thresholding',)``."""
+    return tuple(str(family) for family in families)
+
+
+def as_batch(obs: Obs, families: tuple[str, ...], agent: str, reads_levels: Callable[[], bool]) -> tuple[Obs, bool]:
+    """Validate the observation's keys and shapes for an agent of class name ``agent`` that plays ``families``
+    (and reads the threshold bandit's per-level counts if ``reads_levels()``, asked once the rest is checked); add
+    a leading axis to an unbatched observation."""
+    if not isinstance(obs, dict):
+        raise TypeError(f"obs must be the dict observation of a bandit_gym env, got {type(obs).__name__}")
+    family = family_of(obs)
+    if family not in families:  # the family first: a missing key reads as another family
+        wanted = {str(name): list(CONTRACTS[Family(name)].agent_keys) for name in families}
+        raise ValueError(f"{agent} plays {family_names(families)} envs, not a "
+                         f"{family.value!r} env: obs has the keys {sorted(obs)}; the observations it plays "
+                         f"have the keys {wanted}")
+    keys = CONTRACTS[family].agent_keys
+    missing = [key for key in keys if key not in obs]
+    if missing:
+        raise ValueError(f"obs lacks the keys {missing} of a {family.value!r} env's observation; "
+                         f"{agent} needs {list(keys)}")
+    counts = np.asarray(obs["counts"])
+    if counts.ndim not in (1, 2):
+        raise ValueError(f"obs['counts'] must have shape (K,) or (N, K), got {counts.shape}")
+    single = counts.ndim == 1
+    if single:
+        batch = {key: np.asarray(value)[None] for key, value in obs.items()}
+    elif all(isinstance(value, np.ndarray) for value in obs.values()):
+        batch = obs
+    else:
+        batch = {key: np.asarray(value) for key, value in obs.items()}
+    n, k = batch["counts"].shape
+    if reads_levels():
+        keys += LEVEL_KEYS
+        missing = [key for key in LEVEL_KEYS if key not in batch]
+        if missing:
+            raise ValueError(f"obs lacks the keys {missing}; {agent} needs {list(keys)}")
+    for key in keys:
+        kind = batch[key].dtype.kind
+        if kind not in _NUMERIC_KINDS:
+            raise TypeError(f"obs[{key!r}] must hold real numbers (integer or float dtype), got dtype "
+                            f"{batch[key].dtype}")
+        want = (n, k) if key in COMMON_ARM_KEYS else (n, 1)
+        if key in LEVEL_KEYS:  # (N, K * m): m threshold levels per arm, read from level_exceed
+            width = batch["level_exceed"].shape[-1] if batch["level_exceed"].ndim else 0
+            want = (n, k * max(width // max(k, 1), 1))
+        if batch[key].shape != want:
+            shape: Any = want[1:] if single else want
+            if key in LEVEL_KEYS:
+                shape = f"{'(K * m,)' if single else '(N, K * m)'} with m >= 1 threshold levels per arm, K = {k}"
+            raise ValueError(f"obs[{key!r}] must have shape {shape} to match obs['counts'], got "
+                             f"{np.shape(obs[key])}")
+    if n == 0 or k < 2:
+        raise ValueError(f"obs['counts'] must have shape (K,) or (N, K) with N >= 1 copies and K >= 2 arms, got "
+                         f"{np.shape(obs['counts'])}")
+    other = [key for key in keys if batch[key].dtype != np.float32]
+    if other:  # read as an env's observation (float32 arrays), which the compiled code is made for
+        batch = {**batch, **{key: batch[key].astype(np.float32) for key in other}}
+    return batch, single
+
+
+_NO_START = np.zeros(0, dtype=np.int64)
+#: the failures of the compiled check, by its code (``_checks.LAST_ARM`` ... ``_checks.SUMS``): the key and what
+#: it allows
+_CHECK_FAILURES = {
+    0: ("last_arm", "an arm index 0..{last}, or -1 at an episode's start, -2 after a batched allocation"),
+    1: ("budget_left", "a whole number of pulls from 0 to 2**53"),
+    2: ("budget_left", "at most the budget the episode began with (a new episode begins with last_arm = -1)"),
+    3: ("counts", "a whole number of pulls from 0 to 2**53"),
+    4: ("sums", "finite"),
+}
+
+
+def check_values(batch: Obs, family: Family, single: bool, start: np.ndarray | None, reads_every_value: bool) -> None:
+    """Check the values the compiled code indexes or counts with, at every call, before any of it runs.
+
+    A compiled pass over the N copies (``bandit_gym.agents._checks.first_bad_copy``, after a branch-free
+    pass that tells whether any copy needs that closer look): ``last_arm`` and
+    ``budget_left``, within an episode a budget left no larger than the episode's starting budget, and the
+    counts and sums of the arm each copy pulled last, the only entries an env changes between two steps;
+    every arm's statistics in the copies that begin an episode (``last_arm == -1``) or had a batched
+    allocation (``-2``), the only steps at which the agents read every arm. Then the family's constants
+    (threshold, m, epsilon, delta), one value per copy, whenever some copy begins an episode (an env changes
+    them only then); at every call the values the agents index with (``m``, the threshold bandit's level
+    ``c_t``), and all of them for an agent that feeds every value to a network (``reads_every_value``)."""
+    from bandit_gym.agents import _checks
+
+    k = batch["counts"].shape[1]
+    going = start is not None  # copies seen before: their episodes' starting budgets are known
+    arrays = (batch["last_arm"], batch["budget_left"], batch["counts"], batch["sums"],
+              start if start is not None else _NO_START, going)
+    look = _checks.needs_a_closer_look(*arrays)
+    copy, code, arm = _checks.first_bad_copy(*arrays) if look else (-1, -1, -1)
+    if copy >= 0:
+        key, allowed = _CHECK_FAILURES[code]
+        value = batch[key][copy, 0 if arm < 0 else arm]
+        where = "" if single else f" (copy {copy})"
+        at = "" if arm < 0 else f"[{arm}]"
+        raise ValueError(f"obs[{key!r}]{at} must be {allowed.format(last=k - 1)}; got {value!r}{where}")
+    if reads_every_value:
+        for key, values in batch.items():
+            require(batch, key, single, values, np.isfinite(values), "finite")
+    if look or not going or reads_every_value:  # an episode begins, or a first sight: every constant
+        CONTRACTS[family].check_start(batch, single, k)
+    else:  # within episodes, the values the agents index with
+        CONTRACTS[family].check_step(batch, single, k)
