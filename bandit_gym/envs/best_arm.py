@@ -8,34 +8,62 @@ from typing import Any, ClassVar
 
 import numpy as np
 from gymnasium import spaces
-from gymnasium.vector import AutoresetMode
 
 from bandit_gym import _validation as check
 from bandit_gym import metrics
 from bandit_gym.envs import _render
-from bandit_gym.envs._base import BanditEnv, BanditVectorEnv, Info, build_engine
-from bandit_gym.envs.thresholding import ThresholdingEngine
+from bandit_gym.envs._arms import Arms
+from bandit_gym.envs._base import Engine, Forward, Info, flag
+from bandit_gym.envs._budget import Budget
+from bandit_gym.envs._pulls import Pulls, box
+from bandit_gym.envs._shell import PureExplorationEnv, PureExplorationVectorEnv
 from bandit_gym.families import Family
-from bandit_gym.families.best_arm import top_m_answer
-from bandit_gym.instances import AUDIBERT2010_PROBLEMS, best_arm_complexity, gap_complexity
+from bandit_gym.families.best_arm import top_m_answer as top_m_answer
+from bandit_gym.instances import AUDIBERT2010_PROBLEMS, BudgetRange, best_arm_complexity, gap_complexity
 
 SETTINGS = ("fixed_budget", "fixed_confidence")
 BEST_ARM_LOSSES = ("simple_regret", "error")
 
 
-class BestArmEngine(ThresholdingEngine):
-    """Batched state of (epsilon, m)-best arm identification (see ``BestArmIdentificationEnv``)."""
+class BestArmEngine(Engine):
+    """Batched state of (epsilon, m)-best arm identification (see ``BestArmIdentificationEnv``).
+
+    Composed of its arms (``Arms``), its budget (``Budget``) and the pulls of its copies (``Pulls``), as the
+    thresholding engine is; it adds the answer of m arms (checked when final: ``invalid_answer``), the setting
+    (a fixed-confidence episode that reaches its cap is truncated), the shuffle of the arm order and the losses.
+    The attributes below read the parts'. The top-K, correlated and model-selection engines are best-arm
+    identification problems and specialise it (their docstrings say how)."""
 
     family = Family.BEST_ARM
+    reset_options = ("means",)
     exposed: ClassVar[frozenset[str]] = frozenset(
         {"means", "m", "epsilon", "budget", "num_arms", "loss", "arm_distribution", "sigma", "sample_cost",
          "setting", "distributions", "shuffle"}
     )
+    #: the instance when ``means`` is not given
     default_means: ClassVar[tuple[float, ...]] = AUDIBERT2010_PROBLEMS[1]
     #: the constructor argument that sets m, the size of the set to find (named in its errors)
     set_size_name: ClassVar[str] = "m"
     #: the problem's name in the text rendering
     title: ClassVar[str] = "BestArmIdentification"
+
+    budget: Forward[int] = Forward("episode_budget", "maximum")
+    budget_range: Forward[BudgetRange | None] = Forward("episode_budget", "range")
+    arm_distribution: Forward[str] = Forward("arms", "distribution")
+    sigma: Forward[float] = Forward("arms", "sigma")
+    bernoulli: Forward[bool] = Forward("arms", "bernoulli")
+    distributions: Forward[list[Any]] = Forward("arms", "distributions")
+    fixed_means: Forward[np.ndarray | None] = Forward("arms", "fixed_means")
+    _sampler: Forward[Any] = Forward("arms", "sampler")
+    means: Forward[np.ndarray] = Forward("pulls", "means")
+    left: Forward[np.ndarray] = Forward("pulls", "left")
+    total: Forward[np.ndarray] = Forward("pulls", "total")
+    counts: Forward[np.ndarray] = Forward("pulls", "counts")
+    sums: Forward[np.ndarray] = Forward("pulls", "sums")
+    stream_seeds: Forward[np.ndarray] = Forward("pulls", "stream_seeds")
+    _seeds: Forward[np.ndarray] = Forward("pulls", "seeds")
+    sample_cost: Forward[float] = Forward("pulls", "sample_cost")
+    common_random_numbers: Forward[bool] = Forward("pulls", "common_random_numbers")
 
     def __init__(
         self,
@@ -43,7 +71,7 @@ class BestArmEngine(ThresholdingEngine):
         means: Any = None,
         m: int = 1,
         epsilon: float = 0.0,
-        budget: int = 2000,
+        budget: int | BudgetRange = 2000,
         setting: str = "fixed_budget",
         arm_distribution: str | None = None,
         sigma: float = 1.0,
@@ -53,62 +81,82 @@ class BestArmEngine(ThresholdingEngine):
         distributions: Any = None,
         shuffle: bool = False,
     ) -> None:
-        if not isinstance(shuffle, (bool, np.bool_)):
-            raise TypeError(f"shuffle must be True or False, got {shuffle!r}")
         #: whether the arm order is shuffled per episode (an arm's index then carries no information)
-        self.shuffle = bool(shuffle)
-        super().__init__(num, means=means, threshold=None, epsilon=epsilon, budget=budget,
-                         arm_distribution=arm_distribution,
-                         sigma=sigma, sample_cost=sample_cost, common_random_numbers=common_random_numbers,
-                         distributions=distributions)
+        self.shuffle = flag("shuffle", shuffle)
+        num = check.integer("num_envs", num, minimum=1)
+        self.arms = self._arms(means, arm_distribution, sigma, distributions)
+        self.epsilon = check.real("epsilon", epsilon, low=0.0)
+        self.episode_budget = Budget(budget)
+        cost = self.episode_budget.sample_cost(sample_cost)
+        crn = flag("common_random_numbers", common_random_numbers)
+        self.num_arms = k = self.arms.num_arms
+        super().__init__(num, arms=k)  # the memory of num copies of K arms, checked before they are allocated
+        self.pulls = Pulls(self.num, self.arms, self.episode_budget, self.finished, cost, crn)
         self.m = self._check_set_size(m)
         self.setting = check.choice("setting", setting, SETTINGS)
         self.loss = check.choice("loss", loss, BEST_ARM_LOSSES)
         self._warn_if_not_unique()
-        n = self.num
-        self._none = np.zeros(n, dtype=bool)  # "no copy": truncated and invalid_answer of a step that ends none
+        self._none = np.zeros(self.num, dtype=bool)  # "no copy": truncated and invalid_answer of a step that ends none
         self._none.flags.writeable = False
-        obs = {"m": np.full((n, 1), self.m, dtype=np.float32)}
-        obs.update({key: value for key, value in self.obs.items() if key != "threshold"})
-        self.obs = obs
+        self.obs = {"m": np.full((self.num, 1), self.m, dtype=np.float32),
+                    "epsilon": np.full((self.num, 1), self.epsilon, dtype=np.float32), **self.pulls.obs}
+
+    def _arms(self, means: Any, arm_distribution: str | None, sigma: float, distributions: Any) -> Arms:
+        """The arms of the constructor's arguments (``default_means`` when none are given)."""
+        return Arms(means, arm_distribution, sigma, distributions, default_means=self.default_means)
 
     def _check_set_size(self, m: Any) -> int:
         """m (k of top K) as an int in 1..K - 1, or an error that says which of m and the instance is at fault."""
         name, k = self.set_size_name, self.num_arms
         m = check.integer(name, m, minimum=1)
         if m >= k:
-            if self.custom:
-                source = f"distributions= gives {k} arms"
-            elif self._sampler is not None:
-                source = f"the means sampler draws {k} means per episode"
-            else:
-                source = f"means= gives {k} means"
             raise ValueError(
-                f"{name}={m} is too large; it must be <= {k - 1}: {source} (K={k}), and {name} arms to return need "
-                f"K > {name} arms. {name}={m} is the id's preset value unless you passed it: with this instance pass "
-                f"{name} from 1 to K - 1 = {k - 1}, or give more than {m} arms"
+                f"{name}={m} is too large; it must be <= {k - 1}: {self.arms.source} (K={k}), and {name} arms to "
+                f"return need K > {name} arms. {name}={m} is the id's preset value unless you passed it: with this "
+                f"instance pass {name} from 1 to K - 1 = {k - 1}, or give more than {m} arms"
             )
         return m
 
     def _warn_if_not_unique(self) -> None:
         """Warn when epsilon = 0 and the set of the m best arms of the fixed instance is not unique."""
-        if self._fixed is not None and self.epsilon == 0.0:
-            ranked = np.sort(self._fixed)[::-1]
+        fixed = self.arms.instance.fixed
+        if fixed is not None and self.epsilon == 0.0:
+            ranked = np.sort(fixed)[::-1]
             if ranked[self.m - 1] == ranked[self.m]:
                 warnings.warn(f"the set of the m = {self.m} best arms is not unique (mu_(m) = mu_(m+1) = "
                               f"{ranked[self.m]:g}), which gabillon2012 assumes; with epsilon = 0 an answer errs "
                               "whenever it holds an arm below mu_(m)", stacklevel=4)
 
+    @property
+    def answer_step(self) -> int:
+        """``budget + 1``: the answer is scored on the step after the last pull (see ``Engine.answer_step``)."""
+        return self.budget + 1
+
+    # ----------------------------------------------------------------------------------------------- spaces
     def observation_space(self) -> spaces.Dict:
-        space = super().observation_space()
-        boxes: dict[str, spaces.Space] = {"m": spaces.Box(1.0, self.num_arms - 1.0, shape=(1,), dtype=np.float32)}
-        boxes.update({key: box for key, box in space.spaces.items() if key != "threshold"})
-        return spaces.Dict(boxes)
+        big = float(np.finfo(np.float32).max)  # finite bounds: Gymnasium's checker warns on infinite ones
+        return spaces.Dict({"m": box(1.0, self.num_arms - 1.0), "epsilon": box(0.0, big), **self.pulls.boxes()})
+
+    def action_space(self) -> spaces.MultiDiscrete:
+        return self.pulls.action_space()
+
+    # ----------------------------------------------------------------------------------------------- dynamics
+    def _pin(self, options: dict[str, Any]) -> None:
+        self.arms.pin(options)
+
+    def reset_rows(self, rng: np.random.Generator, rows: np.ndarray) -> None:
+        self.pulls.reset(rng, rows)
+        if self.shuffle:  # a random order of the arms per episode, from the env's generator
+            order = np.argsort(rng.random((int(rows.sum()), self.num_arms)), axis=1)
+            self.means[rows] = np.take_along_axis(self.means[rows], order, axis=1)
+
+    def check_actions(self, actions: Any) -> np.ndarray:
+        return self.pulls.check_actions(actions)
 
     def step_rows(
         self, rng: np.random.Generator, actions: np.ndarray, rows: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray, Info]:
-        rewards, stop, _ = super().step_rows(rng, actions, rows)
+        rewards, stop = self.pulls.step(rng, actions, rows, self.episode_loss)
         if not stop.any():  # the usual step: nothing ends, no array to make
             self.truncated = self._none
             return rewards, stop, {"invalid_answer": self._none}
@@ -119,11 +167,22 @@ class BestArmEngine(ThresholdingEngine):
         invalid[ending] = actions[ending, 1:].sum(axis=1) != self.m
         return rewards, stop & ~self.truncated, {"invalid_answer": invalid}
 
+    def allocate(self, rng: np.random.Generator, allocation: Any) -> None:
+        """Batched pulls of every copy (``Pulls.allocate``)."""
+        self.pulls.allocate(rng, allocation)
+
+    # ----------------------------------------------------------------------------------------------- losses
     def episode_loss(self, answer: np.ndarray, means: np.ndarray) -> np.ndarray:
         """Set simple regret (default) or the error indicator ``1{r > epsilon}`` of final answers."""
         if self.loss == "simple_regret":
             return metrics.set_simple_regret(answer, means, self.m)
         return metrics.set_error(answer, means, self.m, self.epsilon).astype(np.float64)
+
+    def answer_metrics(self, answer: np.ndarray, means: np.ndarray) -> dict[str, np.ndarray]:
+        """``regret`` (set simple regret), ``error`` (``1{r > epsilon}``) and ``invalid`` (not m arms)."""
+        return {"regret": metrics.set_simple_regret(answer, means, self.m),
+                "error": metrics.set_error(answer, means, self.m, self.epsilon).astype(np.float64),
+                "invalid": (np.asarray(answer).sum(axis=-1) != self.m).astype(np.float64)}
 
     def oracle_values(self, means: np.ndarray | None = None) -> dict[str, float]:
         """``H``: the complexity H_epsilon of the fixed instance (gabillon2012 eq. 6, b = 1), UGapEb's oracle; ``H1``:
@@ -133,46 +192,33 @@ class BestArmEngine(ThresholdingEngine):
             raise ValueError("oracle parameters need a fixed instance, but this env draws its instance per episode")
         return {"H": gap_complexity(means, self.m, self.epsilon), "H1": best_arm_complexity(means)}
 
-    def reset_rows(self, rng: np.random.Generator, rows: np.ndarray) -> None:
-        super().reset_rows(rng, rows)
-        if self.shuffle:  # a random order of the arms per episode, from the env's generator
-            order = np.argsort(rng.random((int(rows.sum()), self.num_arms)), axis=1)
-            self.means[rows] = np.take_along_axis(self.means[rows], order, axis=1)
-
-    def answer_metrics(self, answer: np.ndarray, means: np.ndarray) -> dict[str, np.ndarray]:
-        """``regret`` (set simple regret), ``error`` (``1{r > epsilon}``) and ``invalid`` (not m arms)."""
-        return {"regret": metrics.set_simple_regret(answer, means, self.m),
-                "error": metrics.set_error(answer, means, self.m, self.epsilon).astype(np.float64),
-                "invalid": (np.asarray(answer).sum(axis=-1) != self.m).astype(np.float64)}
-
+    # ----------------------------------------------------------------------------------------------- render
     def render_text(self, row: int) -> str:
-        counts = self.counts[row]
-        est = np.divide(self.sums[row], counts, out=np.zeros(self.num_arms), where=counts > 0)
-        used = self.total[row] - self.left[row]
+        counts, est, half = self.pulls.estimates(row)
+        total = self.total[row]
         return _render.text_table(
-            f"{self.title}: K={self.num_arms}, m={self.m}, epsilon={self.epsilon:g}, {used} of "
-            f"{self.total[row]} pulls used ({self.setting})",
-            {"arm": np.arange(self.num_arms), "pulls": counts.astype(np.int64), "mean": est,
-             "+-95%": self._halfwidths(row),
+            f"{self.title}: K={self.num_arms}, m={self.m}, epsilon={self.epsilon:g}, {total - self.left[row]} of "
+            f"{total} pulls used ({self.setting})",
+            {"arm": np.arange(self.num_arms), "pulls": counts.astype(np.int64), "mean": est, "+-95%": half,
              "top m": top_m_answer({"means": est, "counts": counts, "m": np.array([self.m])})},
             "top m: the m largest empirical means among pulled arms; loss: " + self.loss,
         )
 
     def render_rgb(self, row: int) -> np.ndarray:
-        counts = self.counts[row]
-        est = np.divide(self.sums[row], counts, out=np.zeros(self.num_arms), where=counts > 0)
+        counts, est, half = self.pulls.estimates(row)
         answer = _render.submitted_answer(self, self.num_arms)  # the last action's answer bits
-        title = f"{self.total[row] - self.left[row]} of {self.total[row]} pulls, m = {self.m}"
+        total = self.total[row]
+        title = f"{total - self.left[row]} of {total} pulls, m = {self.m}"
         if answer is not None and self.show_truth:
             regret = float(self.answer_metrics(answer, self.means[row])["regret"])
             title += f"; answer's {'aggregate' if self.family is Family.TOP_K else 'simple'} regret {regret:.3g}"
-        return _render.bar_chart(est, self._halfwidths(row), None, title,
-                                 "empirical mean", self.support if np.isfinite(self.support).all() else None,
-                                 counts, truth=self.means[row] if self.show_truth else None, answer=answer,
+        return _render.bar_chart(est, half, None, title, "empirical mean",
+                                 self.arms.support if self.arms.bounded else None, counts,
+                                 truth=self.means[row] if self.show_truth else None, answer=answer,
                                  answer_label="recommended arm" if self.m == 1 else f"answer ({self.m} arms)")
 
 
-class BestArmIdentificationEnv(BanditEnv):
+class BestArmIdentificationEnv(PureExplorationEnv):
     """(epsilon, m)-best arm identification (gabillon2012), fixed budget or fixed confidence.
 
     ## Description
@@ -267,21 +313,10 @@ class BestArmIdentificationEnv(BanditEnv):
         (1, 1999.0)
     """
 
-    engine: BestArmEngine
-    engine_class: type[BestArmEngine] = BestArmEngine
-    empirical_answer = staticmethod(top_m_answer)
-
-    def __init__(self, render_mode: str | None = None, **kwargs: Any) -> None:
-        super().__init__(build_engine(self.engine_class, 1, type(self), kwargs), render_mode)
-
-    def allocate(self, allocation: Any) -> dict[str, np.ndarray]:
-        """Batched allocation, as ``ThresholdingBanditEnv.allocate``."""
-        self._check_running()
-        self.engine.allocate(self.np_random, np.asarray(allocation)[None])
-        return self._observation()
+    engine_class: ClassVar[type[BestArmEngine]] = BestArmEngine  # the specialised envs name theirs
 
 
-class BestArmIdentificationVectorEnv(BanditVectorEnv):
+class BestArmIdentificationVectorEnv(PureExplorationVectorEnv):
     """``num_envs`` copies of ``BestArmIdentificationEnv`` advanced with array operations; ``num_envs``,
     ``copy`` (default True: fresh arrays), ``autoreset_mode`` and ``max_episode_steps`` as
     ``ThresholdingBanditVectorEnv``.
@@ -295,20 +330,4 @@ class BestArmIdentificationVectorEnv(BanditVectorEnv):
         (4, 20)
     """
 
-    engine: BestArmEngine
-    engine_class: type[BestArmEngine] = BestArmEngine
-    empirical_answer = staticmethod(top_m_answer)
-
-    def __init__(self, num_envs: int = 1, copy: bool = True, render_mode: str | None = None,
-                 autoreset_mode: str | AutoresetMode = AutoresetMode.NEXT_STEP, max_episode_steps: int | None = None,
-                 **kwargs: Any):
-        if render_mode is not None:
-            raise ValueError(f"render_mode={render_mode!r}: the vector env does not render; use a single env")
-        super().__init__(build_engine(self.engine_class, num_envs, type(self), kwargs), copy=copy,
-                         autoreset_mode=autoreset_mode, max_episode_steps=max_episode_steps)
-
-    def allocate(self, allocation: Any) -> dict[str, np.ndarray]:
-        """Batched allocation for all copies, ``(N, K)``."""
-        self._check_running()
-        self.engine.allocate(self.np_random, allocation)
-        return self._observation()
+    engine_class: ClassVar[type[BestArmEngine]] = BestArmEngine  # the specialised envs name theirs

@@ -23,7 +23,12 @@ DEFAULT_ARMS, DEFAULT_LENGTH = 50, 0.1
 
 
 class CorrelatedBestArmEngine(BestArmEngine):
-    """Batched state of correlated best-arm identification (see ``CorrelatedBestArmEnv``)."""
+    """Batched state of correlated best-arm identification (see ``CorrelatedBestArmEnv``).
+
+    A specialisation of ``BestArmEngine``: the problem is best-arm identification (m = 1, the same family and
+    contract) on Gaussian arms whose means come from a Gaussian-process prior over them (its arms' sampler,
+    ``GaussianProcessMeans``), from data or fixed. It adds only the kernel and its checks, and the model in the
+    reset's info."""
 
     plot_axes = "correlated"  # hoffman2014's figures: a linear budget axis, simple regret first
 
@@ -194,7 +199,6 @@ class CorrelatedBestArmEnv(BestArmIdentificationEnv):
         (1, 29.0)
     """
 
-    engine: CorrelatedBestArmEngine
     engine_class = CorrelatedBestArmEngine
 
 
@@ -210,5 +214,4 @@ class CorrelatedBestArmVectorEnv(BestArmIdentificationVectorEnv):
         (4, 50)
     """
 
-    engine: CorrelatedBestArmEngine
     engine_class = CorrelatedBestArmEngine

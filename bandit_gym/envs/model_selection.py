@@ -10,6 +10,8 @@ from typing import Any, ClassVar
 import numpy as np
 
 from bandit_gym import model_selection
+from bandit_gym.envs._arms import Arms
+from bandit_gym.envs._base import flag
 from bandit_gym.envs.best_arm import BestArmEngine, BestArmIdentificationEnv, BestArmIdentificationVectorEnv
 
 
@@ -49,36 +51,27 @@ def empirical_bayes_model() -> dict[str, Any]:
             "sigma": float(np.sqrt(table.var(axis=1, ddof=1).mean())), "prior_mean": float(means.mean())}
 
 
-class ModelSelectionEngine(BestArmEngine):
-    """Batched state of the model-selection bandit (see ``ModelSelectionEnv``)."""
+class TableArms(Arms):
+    """The 160 models as custom arms (``TableArm``s): a pull draws one split of the reward table, for all pulls
+    at once, or, ``live``, trains the model on a random split for real. Their ``sigma`` is the noise of the
+    fitted model (``empirical_bayes_model``; no Gaussian draws here), for agents and renders."""
 
-    exposed: ClassVar[frozenset[str]] = BestArmEngine.exposed | {"kernel", "eta", "prior_mean", "live", "labels"}
-    title: ClassVar[str] = "ModelSelection"
-
-    def __init__(self, num: int, budget: int = 10, live: bool = False, epsilon: float = 0.0,
-                 loss: str = "simple_regret", sample_cost: float = 0.0, common_random_numbers: bool = False) -> None:
-        if not isinstance(live, (bool, np.bool_)):
-            raise TypeError(f"live must be True or False, got {live!r}")
-        self.live = bool(live)
+    def __init__(self, live: bool) -> None:
         table = model_selection.load_table()
-        if self.live:  # predictions stay near the targets' range: RMSE <= 10 x range(y) in practice (checked)
+        if live:  # predictions stay near the targets' range: RMSE <= 10 x range(y) in practice (checked)
             _, y = model_selection.load_data()
             support = (-10.0 * float(np.ptp(y)), 0.0)
         else:
             support = (float(table.min()), float(table.max()))
         arms = [TableArm(row, support) for row in table]
-        super().__init__(num, m=1, epsilon=epsilon, budget=budget, loss=loss, sample_cost=sample_cost,
-                         common_random_numbers=common_random_numbers, distributions=arms)
-        self._sorted = np.stack([arm.rewards for arm in arms])
-        model = empirical_bayes_model()
-        self.kernel, self.eta, self.prior_mean = model["kernel"], model["eta"], model["prior_mean"]
-        self.sigma = model["sigma"]  # no Gaussian draws here: the noise of the fitted model, for agents and renders
-        self.labels = tuple(arm.label for arm in model_selection.MODELS)
+        super().__init__(None, distributions=arms, sigma=empirical_bayes_model()["sigma"])
+        self.live = live
+        self.sorted = np.stack([arm.rewards for arm in arms])
 
-    def _quantiles(self, arms: np.ndarray, u: np.ndarray) -> np.ndarray:
+    def quantiles(self, arms: np.ndarray, u: np.ndarray) -> np.ndarray:
         """One split per pull: a table entry (vectorised), or a model trained for real (``live=True``)."""
         if not self.live:
-            return self._sorted[arms, split_index(u, self._sorted.shape[1])]
+            return self.sorted[arms, split_index(u, self.sorted.shape[1])]
         data = model_selection.load_data()
         out = np.array([model_selection.pull(int(a), np.random.default_rng(int(x * 2**53)), data)
                         for a, x in zip(np.ravel(arms), np.ravel(u), strict=True)])
@@ -86,6 +79,30 @@ class ModelSelectionEngine(BestArmEngine):
             raise RuntimeError(f"a live pull scored RMSE {-out.min():.1f}, beyond the observation space's bound "
                                f"{-self.support[0]:.1f}")
         return out.reshape(np.shape(u))
+
+
+class ModelSelectionEngine(BestArmEngine):
+    """Batched state of the model-selection bandit (see ``ModelSelectionEnv``).
+
+    A specialisation of ``BestArmEngine``: the problem is best-arm identification (m = 1, the same family and
+    contract) on the table's arms (``TableArms``). It adds only those arms and the fitted model of the reset's
+    info."""
+
+    exposed: ClassVar[frozenset[str]] = BestArmEngine.exposed | {"kernel", "eta", "prior_mean", "live", "labels"}
+    title: ClassVar[str] = "ModelSelection"
+
+    def __init__(self, num: int, budget: int = 10, live: bool = False, epsilon: float = 0.0,
+                 loss: str = "simple_regret", sample_cost: float = 0.0, common_random_numbers: bool = False) -> None:
+        self.live = flag("live", live)
+        super().__init__(num, m=1, epsilon=epsilon, budget=budget, loss=loss, sample_cost=sample_cost,
+                         common_random_numbers=common_random_numbers)
+        model = empirical_bayes_model()
+        self.kernel, self.eta, self.prior_mean = model["kernel"], model["eta"], model["prior_mean"]
+        self.labels = tuple(arm.label for arm in model_selection.MODELS)
+
+    def _arms(self, means: Any, arm_distribution: str | None, sigma: float, distributions: Any) -> Arms:
+        """The table's arms (the constructor passes none of these arguments)."""
+        return TableArms(self.live)
 
     def reset_info(self) -> dict[str, Any]:
         """The ORACLE Gaussian model fitted to the table (its means are the truth), from which a Bayesian agent
@@ -176,7 +193,6 @@ class ModelSelectionEnv(BestArmIdentificationEnv):
         (1, 9.0)
     """
 
-    engine: ModelSelectionEngine
     engine_class = ModelSelectionEngine
 
 
@@ -192,5 +208,4 @@ class ModelSelectionVectorEnv(BestArmIdentificationVectorEnv):
         (4, 160)
     """
 
-    engine: ModelSelectionEngine
     engine_class = ModelSelectionEngine

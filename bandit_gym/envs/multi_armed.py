@@ -3,25 +3,25 @@ and pay the cumulative pseudo-regret ``sum_t mu* - mu_{I_t}`` (Lai and Robbins 1
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any, ClassVar
 
 import numpy as np
 from gymnasium import spaces
-from gymnasium.vector import AutoresetMode
 from numpy.typing import ArrayLike
 from scipy import special
 
 from bandit_gym import _validation as check
-from bandit_gym._validation import MAX_BUDGET
+from bandit_gym._validation import MAX_BUDGET as MAX_BUDGET
 from bandit_gym.divergences import DISTRIBUTIONS, kl_bernoulli, kl_gaussian
 from bandit_gym.envs import _render
-from bandit_gym.envs._base import BanditEnv, BanditVectorEnv, Engine, Info, build_engine, check_arm_actions, draw_means
+from bandit_gym.envs._arms import Arms
+from bandit_gym.envs._base import Engine, Forward, Info, check_arm_actions, flag
+from bandit_gym.envs._budget import Budget
+from bandit_gym.envs._shell import BanditEnv, BanditVectorEnv
 from bandit_gym.families import Family
 from bandit_gym.instances import UniformMeans
 from bandit_gym.streams import stream_seeds, stream_uniforms
 
-MeansSampler = Callable[[np.random.Generator, int], np.ndarray]
 DEFAULT_NUM_ARMS = 10
 """Arms of an instance drawn per episode when neither ``means`` nor ``num_arms`` is given."""
 
@@ -43,8 +43,22 @@ def lai_robbins_constant(means: ArrayLike, distribution: str = "bernoulli", sigm
     return float(np.sum((best - worse) / kl))
 
 
+def _instance(means: Any, num_arms: Any) -> Any:
+    """The means to play: ``means`` (K of them, or a sampler), or, without, ``num_arms`` means drawn uniformly on
+    [0, 1] per episode (``DEFAULT_NUM_ARMS`` without either)."""
+    if num_arms is not None:
+        num_arms = check.arm_count("num_arms", check.integer("num_arms", num_arms))
+        if means is not None:
+            raise ValueError("num_arms sets the size of an instance drawn uniformly per episode (means=None); "
+                             "with means=[...] or a sampler the means give K, so pass one of them only")
+    return UniformMeans(num_arms=num_arms or DEFAULT_NUM_ARMS) if means is None else means
+
+
 class MultiArmedEngine(Engine):
-    """Batched state of the stochastic K-armed bandit (see ``MultiArmedBanditEnv`` for the arguments)."""
+    """Batched state of the stochastic K-armed bandit (see ``MultiArmedBanditEnv`` for the arguments).
+
+    Composed of its arms (``Arms``: Bernoulli or Gaussian, fixed means or a sampler) and its horizon
+    (``Budget``); it holds each copy's pulls, rewards and pseudo-regret. The attributes below read the parts'."""
 
     family = Family.MULTI_ARMED
     reset_options = ("means",)
@@ -52,6 +66,13 @@ class MultiArmedEngine(Engine):
         {"means", "best_means", "fixed_means", "budget", "num_arms", "distribution", "sigma",
          "common_random_numbers", "lai_robbins_constant", "counts", "regret"}
     )
+
+    budget: Forward[int] = Forward("episode_budget", "maximum")
+    distribution: Forward[str] = Forward("arms", "distribution")
+    sigma: Forward[float] = Forward("arms", "sigma")
+    bernoulli: Forward[bool] = Forward("arms", "bernoulli")
+    fixed_means: Forward[np.ndarray | None] = Forward("arms", "fixed_means")
+    _sampler: Forward[Any] = Forward("arms", "sampler")
 
     def __init__(
         self,
@@ -64,30 +85,11 @@ class MultiArmedEngine(Engine):
         common_random_numbers: bool = False,
     ) -> None:
         num = check.integer("num_envs", num, minimum=1)
-        self.distribution = check.choice("distribution", distribution, DISTRIBUTIONS)
-        self.bernoulli = self.distribution == "bernoulli"
-        self.sigma = check.real("sigma", sigma, low=0.0, low_open=True)
-        self.budget = check.integer("budget", budget, minimum=1, maximum=MAX_BUDGET)
-        if not isinstance(common_random_numbers, (bool, np.bool_)):
-            raise TypeError(f"common_random_numbers must be True or False, got {common_random_numbers!r}")
-        self.common_random_numbers = bool(common_random_numbers)
-        if num_arms is not None:
-            num_arms = check.arm_count("num_arms", check.integer("num_arms", num_arms))
-            if means is not None:
-                raise ValueError("num_arms sets the size of an instance drawn uniformly per episode (means=None); "
-                                 "with means=[...] or a sampler the means give K, so pass one of them only")
-        self._sampler: MeansSampler | None = None
-        self._fixed: np.ndarray | None = None
-        self._pinned: np.ndarray | None = None
-        if means is None:
-            means = UniformMeans(num_arms=num_arms or DEFAULT_NUM_ARMS)
-        if callable(means):
-            self._sampler = means
-            k = self._draw_means(np.random.default_rng(0), 1).shape[1]
-        else:
-            self._fixed = self._check_means("means", means)
-            k = self._fixed.shape[0]
-        self.num_arms = k
+        self.arms = Arms(_instance(means, num_arms), distribution, sigma, argument="distribution",
+                         choices=DISTRIBUTIONS)
+        self.episode_budget = Budget(budget, ranged=False)
+        self.common_random_numbers = flag("common_random_numbers", common_random_numbers)
+        self.num_arms = k = self.arms.num_arms
         super().__init__(num, arms=k)  # the memory of num copies of K arms, checked before they are allocated
         n = self.num
         self.means = np.zeros((n, k))
@@ -106,27 +108,6 @@ class MultiArmedEngine(Engine):
             "sums": np.zeros((n, k), dtype=np.float32),
             "means": np.zeros((n, k), dtype=np.float32),
         }
-
-    # ----------------------------------------------------------------------------------------------- instance
-    def _check_means(self, name: str, value: Any) -> np.ndarray:
-        if self.bernoulli:
-            means = check.real_array(name, value, ndim=1, low=0.0, high=1.0)
-        else:
-            means = check.real_array(name, value, ndim=1)
-        check.arm_count(name, means.shape[0])
-        if getattr(self, "num_arms", means.shape[0]) != means.shape[0]:
-            raise ValueError(f"{name} has {means.shape[0]} arms but this env has K={self.num_arms}")
-        return means
-
-    def _draw_means(self, rng: np.random.Generator, n: int) -> np.ndarray:
-        assert self._sampler is not None
-        return draw_means(self._sampler, rng, n, self._check_means)
-
-    @property
-    def fixed_means(self) -> np.ndarray | None:
-        """The instance every episode plays (pinned by ``reset(options=...)``, else ``means=``), or None when
-        a sampler draws one per episode."""
-        return self._pinned if self._pinned is not None else self._fixed
 
     def lai_robbins_constant(self) -> float:
         """``lai_robbins_constant`` of the fixed instance: ``E[R_T] >= (C + o(1)) ln T`` for every uniformly
@@ -166,15 +147,10 @@ class MultiArmedEngine(Engine):
 
     # ----------------------------------------------------------------------------------------------- dynamics
     def _pin(self, options: dict[str, Any]) -> None:
-        self._pinned = self._check_means("options['means']", options["means"]) if "means" in options else None
+        self.arms.pin(options)
 
     def reset_rows(self, rng: np.random.Generator, rows: np.ndarray) -> None:
-        if self._pinned is not None:
-            self.means[rows] = self._pinned
-        elif self._sampler is not None:
-            self.means[rows] = self._draw_means(rng, int(rows.sum()))
-        else:
-            self.means[rows] = self._fixed
+        self.means[rows] = self.arms.episode_means(rng, int(rows.sum()))
         self.best_means[rows] = self.means[rows].max(axis=1)
         if self._sums64 is not None:
             self._sums64[rows] = 0.0
@@ -247,12 +223,7 @@ class MultiArmedEngine(Engine):
         counts = self.obs["counts"][row].astype(np.float64)
         sums = self.obs["sums"][row] if self._sums64 is None else self._sums64[row]
         est = np.divide(sums, counts, out=np.zeros(self.num_arms), where=counts > 0)
-        if self.bernoulli:
-            half = _render.hoeffding_halfwidth(counts)
-        else:
-            with np.errstate(divide="ignore"):
-                half = 1.959964 * self.sigma / np.sqrt(counts)
-        return counts, est, half
+        return counts, est, self.arms.halfwidths(counts)
 
     def render_text(self, row: int) -> str:
         counts, est, half = self._estimates(row)
@@ -368,10 +339,7 @@ class MultiArmedBanditEnv(BanditEnv):
         (1, 999.0)
     """
 
-    engine: MultiArmedEngine
-
-    def __init__(self, render_mode: str | None = None, **kwargs: Any) -> None:
-        super().__init__(build_engine(MultiArmedEngine, 1, type(self), kwargs), render_mode)
+    engine_class = MultiArmedEngine
 
 
 class MultiArmedBanditVectorEnv(BanditVectorEnv):
@@ -389,12 +357,4 @@ class MultiArmedBanditVectorEnv(BanditVectorEnv):
         (4, 10)
     """
 
-    engine: MultiArmedEngine
-
-    def __init__(self, num_envs: int = 1, copy: bool = True, render_mode: str | None = None,
-                 autoreset_mode: str | AutoresetMode = AutoresetMode.NEXT_STEP, max_episode_steps: int | None = None,
-                 **kwargs: Any):
-        if render_mode is not None:
-            raise ValueError(f"render_mode={render_mode!r}: the vector env does not render; use a single env")
-        super().__init__(build_engine(MultiArmedEngine, num_envs, type(self), kwargs), copy=copy,
-                         autoreset_mode=autoreset_mode, max_episode_steps=max_episode_steps)
+    engine_class = MultiArmedEngine

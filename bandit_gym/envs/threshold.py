@@ -8,13 +8,15 @@ from typing import Any, ClassVar
 
 import numpy as np
 from gymnasium import spaces
-from gymnasium.vector import AutoresetMode
 
 from bandit_gym import _validation as check
 from bandit_gym import metrics
-from bandit_gym._validation import MAX_BUDGET
+from bandit_gym._validation import MAX_BUDGET as MAX_BUDGET
 from bandit_gym.envs import _render
-from bandit_gym.envs._base import BanditEnv, BanditVectorEnv, Engine, Info, build_engine, check_arm_actions
+from bandit_gym.envs._arms import Instance
+from bandit_gym.envs._base import Engine, Forward, Info, check_arm_actions
+from bandit_gym.envs._budget import Budget
+from bandit_gym.envs._shell import BanditEnv, BanditVectorEnv
 from bandit_gym.families import Family
 from bandit_gym.instances import Preset, RandomSurvival, threshold_assumption_failures
 
@@ -57,8 +59,29 @@ def check_survival(name: str, value: Any) -> np.ndarray:
     return F
 
 
+def _buffers(n: int, k: int, m: int) -> dict[str, np.ndarray]:
+    """The observation buffers of ``n`` copies of K arms and m levels, at their start values."""
+    return {
+        "threshold": np.zeros((n, 1), dtype=np.float32),
+        "budget_left": np.zeros((n, 1), dtype=np.float32),
+        "last_arm": np.full((n, 1), -1.0, dtype=np.float32),
+        "last_value": np.zeros((n, 1), dtype=np.float32),
+        "last_censored": np.zeros((n, 1), dtype=np.float32),
+        "last_reward": np.zeros((n, 1), dtype=np.float32),
+        "counts": np.zeros((n, k), dtype=np.float32),
+        "sums": np.zeros((n, k), dtype=np.float32),
+        "means": np.zeros((n, k), dtype=np.float32),
+        "level_exceed": np.zeros((n, k * m), dtype=np.float32),
+        "level_trials": np.zeros((n, k * m), dtype=np.float32),
+    }
+
+
 class ThresholdEngine(Engine):
-    """Batched state of the threshold bandit (see ``ThresholdBanditEnv`` for the arguments)."""
+    """Batched state of the threshold bandit (see ``ThresholdBanditEnv`` for the arguments).
+
+    Composed of its arms (an ``Instance`` of their survival functions ``F_i(j)``, ``(K, m)``: given, drawn per
+    episode, or pinned by a reset) and its horizon (``Budget``); it holds each copy's thresholds, level counts and
+    rewards. The attributes below read the parts'."""
 
     family = Family.THRESHOLD
     takes_common_random_numbers = False
@@ -67,6 +90,15 @@ class ThresholdEngine(Engine):
         {"survival", "best_survival", "survivals", "num_arms", "num_levels", "horizon", "feedback", "thresholds",
          "assumption_failures"}
     )
+
+    #: the horizon T, the rounds of every episode
+    horizon: Forward[int] = Forward("episode_budget", "maximum")
+    #: the sampler of a survival matrix per episode (``survival=RandomSurvival(...)``), or None
+    sampler: Forward[Any] = Forward("arms", "sampler")
+    #: the given instance ``(K, m)``, or the sampler's first draw from a generator of its own (its shape)
+    default_survival: Forward[np.ndarray] = Forward("arms", "default")
+    #: the instance of every episode, ``F_i(j)`` (K, m) (None when the sampler draws one per episode)
+    survival: Forward[np.ndarray | None] = Forward("arms", "current")
 
     def __init__(
         self,
@@ -78,35 +110,20 @@ class ThresholdEngine(Engine):
         horizon: int = 1000,
     ) -> None:
         num = check.integer("num_envs", num, minimum=1)
-        distributions = Preset.resolve(distributions, replaced=survival is not None)
-        #: the sampler of a survival matrix per episode (``survival=RandomSurvival(...)``), or None
-        self.sampler = survival if callable(survival) else None
+        self.arms = self._arms(num, Preset.resolve(distributions, replaced=survival is not None), survival)
+        self.num_arms, self.num_levels = k, m = self.default_survival.shape
+        self.episode_budget = Budget(horizon, name="horizon", ranged=False)
+        # the memory of num copies of K arms and m levels, checked before they are allocated
+        super().__init__(num, arms=k, levels=m)
         #: the levels where the instance has no unique best arm (abernethy2016's assumption; see
         #: ``_check_assumptions``); empty for a sampler, which is responsible for its draws
         self.assumption_failures: list[str] = []
-        if self.sampler is not None:
-            if distributions is not None:
-                raise ValueError("pass either distributions or survival, not both")
-            if isinstance(survival, RandomSurvival):  # its size is known: checked before its (rejection) draws
-                check.check_env_memory(num, survival.num_arms, survival.num_levels)
-            self.default_survival = self._draw(np.random.default_rng(0), 1)[0]  # its shape (K, m)
-        else:
-            self.default_survival = self._instance(distributions, survival, "")
-        k, m = self.default_survival.shape
-        self.num_arms, self.num_levels = k, m
-        self.horizon = check.integer("horizon", horizon, minimum=1, maximum=MAX_BUDGET)
-        # the memory of num copies of K arms and m levels, checked before they are allocated
-        super().__init__(num, arms=k, levels=m)
-        #: the instance of every episode, ``F_i(j)`` (K, m) (None when the sampler draws one per episode)
-        self.survival: np.ndarray | None = None if self.sampler is not None else self.default_survival
-        self.best_survival: np.ndarray | None = None
         #: each copy's instance in its current episode, ``(N, K, m)``, and its best arm's survival ``(N, m)``
         self.survivals = np.empty((self.num, k, m))
         self.best_survivals = np.empty((self.num, m))
         self.survivals[:] = self.default_survival
         self.best_survivals[:] = self.default_survival.max(axis=0)
         if self.survival is not None:
-            self.best_survival = self.survival.max(axis=0)
             self._check_assumptions()
         self.feedback = check.choice("feedback", feedback, FEEDBACKS)
         self.censored = self.feedback == "censored"
@@ -119,21 +136,27 @@ class ThresholdEngine(Engine):
         self.t = np.zeros(n, dtype=np.int64)
         self.c = np.zeros(n, dtype=np.int64)
         self._perm = np.zeros((n, m), dtype=np.int64)
-        self.obs = {
-            "threshold": np.zeros((n, 1), dtype=np.float32),
-            "budget_left": np.zeros((n, 1), dtype=np.float32),
-            "last_arm": np.full((n, 1), -1.0, dtype=np.float32),
-            "last_value": np.zeros((n, 1), dtype=np.float32),
-            "last_censored": np.zeros((n, 1), dtype=np.float32),
-            "last_reward": np.zeros((n, 1), dtype=np.float32),
-            "counts": np.zeros((n, k), dtype=np.float32),
-            "sums": np.zeros((n, k), dtype=np.float32),
-            "means": np.zeros((n, k), dtype=np.float32),
-            "level_exceed": np.zeros((n, k * m), dtype=np.float32),
-            "level_trials": np.zeros((n, k * m), dtype=np.float32),
-        }
+        self.obs = _buffers(n, k, m)
+
+    @property
+    def best_survival(self) -> np.ndarray | None:
+        """The best arm's survival ``max_i F_i(j)`` (m,) of the instance of every episode, or None."""
+        return None if self.survival is None else self.survival.max(axis=0)
 
     # ----------------------------------------------------------------------------------------------- instance
+    @staticmethod
+    def _arms(num: int, distributions: Any, survival: Any) -> Instance:
+        """The arms' survival functions: given (``survival``), made from ``distributions`` (the default instance
+        without either), or drawn per episode by a sampler ``survival=(rng, n) -> (n, K, m)``."""
+        if not callable(survival):
+            return Instance(ThresholdEngine._instance(distributions, survival, ""), check_survival, "survival",
+                            ("K", "m"))
+        if distributions is not None:
+            raise ValueError("pass either distributions or survival, not both")
+        if isinstance(survival, RandomSurvival):  # its size is known: checked before its (rejection) draws
+            check.check_env_memory(num, survival.num_arms, survival.num_levels)
+        return Instance(survival, check_survival, "survival", ("K", "m"))
+
     @staticmethod
     def _instance(distributions: Any, survival: Any, prefix: str) -> np.ndarray:
         if distributions is not None and survival is not None:
@@ -205,28 +228,18 @@ class ThresholdEngine(Engine):
         stage = np.minimum(rounds // (self.horizon // m), m - 1)
         return stage + 1 if regime == "increasing" else m - stage
 
-    def _draw(self, rng: np.random.Generator, n: int) -> np.ndarray:
-        """``n`` survival matrices from the sampler, ``(n, K, m)``, each checked."""
-        assert self.sampler is not None
-        drawn = np.asarray(self.sampler(rng, n), dtype=np.float64)
-        if drawn.ndim != 3 or drawn.shape[0] != n:
-            raise ValueError(f"the survival sampler must return an array of shape ({n}, K, m), got {drawn.shape}")
-        for F in drawn:
-            check_survival("survival (drawn by the sampler)", F)
-        return drawn
-
     def _pin(self, options: dict[str, Any]) -> None:
-        F: np.ndarray | None = None if self.sampler is not None else self.default_survival
+        F: np.ndarray | None = None
         if options:
             F = self._instance(options.get("distributions"), options.get("survival"), "options:")
             if F.shape != self.default_survival.shape:
                 raise ValueError(
                     f"the instance in options has shape (K, m) = {F.shape}; this env has {self.default_survival.shape}"
                 )
-        changed = F is not self.survival
-        self.survival = F
-        self.best_survival = None if F is None else F.max(axis=0)
-        if changed and F is not None:  # warned about once per instance: the constructor checked the default one
+        before = self.survival
+        self.arms.pinned = F
+        # warned about once per instance: the constructor checked the default one
+        if self.survival is not before and self.survival is not None:
             self._check_assumptions()
 
     def _check_assumptions(self) -> None:
@@ -240,10 +253,7 @@ class ThresholdEngine(Engine):
 
     def reset_rows(self, rng: np.random.Generator, rows: np.ndarray) -> None:
         idx = np.flatnonzero(rows)
-        if self.survival is None:  # a sampler, and no pinned instance
-            self.survivals[idx] = self._draw(rng, idx.size)
-        else:
-            self.survivals[idx] = self.survival
+        self.survivals[idx] = self.arms.episodes(rng, idx.size)  # drawn by a sampler unless one is pinned
         self.best_survivals[idx] = self.survivals[idx].max(axis=1)
         for array in (self.counts, self.sums, self.exceed, self.trials, self.t):
             array[idx] = 0
@@ -426,8 +436,7 @@ class ThresholdBanditEnv(BanditEnv):
         (1, 999.0)
     """
 
-    def __init__(self, render_mode: str | None = None, **kwargs: Any) -> None:
-        super().__init__(build_engine(ThresholdEngine, 1, type(self), kwargs), render_mode)
+    engine_class = ThresholdEngine
 
 
 class ThresholdBanditVectorEnv(BanditVectorEnv):
@@ -445,10 +454,4 @@ class ThresholdBanditVectorEnv(BanditVectorEnv):
         (4, 3)
     """
 
-    def __init__(self, num_envs: int = 1, copy: bool = True, render_mode: str | None = None,
-                 autoreset_mode: str | AutoresetMode = AutoresetMode.NEXT_STEP, max_episode_steps: int | None = None,
-                 **kwargs: Any):
-        if render_mode is not None:
-            raise ValueError(f"render_mode={render_mode!r}: the vector env does not render; use a single env")
-        super().__init__(build_engine(ThresholdEngine, num_envs, type(self), kwargs), copy=copy,
-                         autoreset_mode=autoreset_mode, max_episode_steps=max_episode_steps)
+    engine_class = ThresholdEngine

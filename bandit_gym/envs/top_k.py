@@ -12,6 +12,7 @@ from gymnasium import spaces
 
 from bandit_gym import _validation as check
 from bandit_gym import metrics
+from bandit_gym.envs._pulls import box
 from bandit_gym.envs.best_arm import BestArmEngine, BestArmIdentificationEnv, BestArmIdentificationVectorEnv
 from bandit_gym.families import Family
 from bandit_gym.instances import chen2017_means
@@ -21,7 +22,12 @@ TOP_K_LOSSES = ("aggregate_regret", "error")
 
 
 class TopKEngine(BestArmEngine):
-    """Batched state of epsilon-top-K identification (see ``TopKIdentificationEnv``)."""
+    """Batched state of epsilon-top-K identification (see ``TopKIdentificationEnv``).
+
+    A specialisation of ``BestArmEngine``, not a reuse of its code: epsilon-top-K identification is (epsilon,
+    m)-best arm identification with m = K, the same problem (the same answer of K arms, pulls, settings, invalid
+    answers and arms) scored by another loss, chen2017's aggregate regret. It changes only that: its family and
+    losses, the confidence delta in the observation, and its defaults (shuffled arms, chen2017's instance)."""
 
     family = Family.TOP_K
     exposed: ClassVar[frozenset[str]] = BestArmEngine.exposed | {"k", "delta"}
@@ -56,10 +62,7 @@ class TopKEngine(BestArmEngine):
         """Top-K with epsilon > 0 needs no unique top set; chen2017's experiments use epsilon = 0.01."""
 
     def observation_space(self) -> spaces.Dict:
-        space = super().observation_space()
-        boxes = dict(space.spaces)
-        boxes["delta"] = spaces.Box(0.0, 1.0, shape=(1,), dtype=np.float32)
-        return spaces.Dict(boxes)
+        return spaces.Dict({**super().observation_space().spaces, "delta": box(0.0, 1.0)})
 
     def episode_loss(self, answer: np.ndarray, means: np.ndarray) -> np.ndarray:
         """Aggregate regret (default) or the failure indicator ``1{R > epsilon}`` of final answers."""
@@ -160,7 +163,6 @@ class TopKIdentificationEnv(BestArmIdentificationEnv):
         (1, 19999.0)
     """
 
-    engine: TopKEngine
     engine_class = TopKEngine
 
 
@@ -176,5 +178,4 @@ class TopKIdentificationVectorEnv(BestArmIdentificationVectorEnv):
         (4, 100)
     """
 
-    engine: TopKEngine
     engine_class = TopKEngine
