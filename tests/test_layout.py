@@ -90,3 +90,19 @@ def test_the_agent_registry_is_the_one_list_of_agents() -> None:
         body = ast.parse(path.read_text()).body
         assert len(body) == 1 and isinstance(body[0], ast.Expr), f"{path.relative_to(top)}: more than a docstring"
     assert len(bandit_gym.agents.AGENTS) == len(set(bandit_gym.agents.AGENTS.values()))
+
+
+def test_the_measured_layout_stays_within_its_targets() -> None:
+    """docs/layout.md's numbers, from ``scripts/measure_layout.py``: no module over 500 lines, at most four
+    functions over 60 lines, no constructor over 40 lines."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("measure_layout", ROOT / "scripts" / "measure_layout.py")
+    assert spec is not None and spec.loader is not None
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    numbers = script.measure()
+    assert numbers["modules"] > 150, numbers["modules"]  # the sources were found
+    assert max(numbers["sizes"].values()) <= 500, sorted(numbers["sizes"].items(), key=lambda kv: -kv[1])[:3]
+    assert len(numbers["long"]) <= 4, numbers["long"]
+    assert numbers["constructor"][0] <= 40, numbers["constructor"]

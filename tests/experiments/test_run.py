@@ -293,7 +293,7 @@ def test_every_toml_spec_of_the_experiments_page_is_a_valid_spec(tmp_path: Path)
 
     from bandit_gym.experiments import load_specs
 
-    page = (Path(__file__).resolve().parents[1] / "docs" / "experiments.md").read_text()
+    page = (Path(__file__).resolve().parents[2] / "docs" / "experiments.md").read_text()
     blocks = re.findall(r"```toml\n(.*?)```", page, re.DOTALL)
     assert len(blocks) >= 2 and any("env_kwargs" in block for block in blocks)
     for i, block in enumerate(blocks):

@@ -354,7 +354,7 @@ def test_a_broken_user_module_is_one_line(tmp_path: Path, monkeypatch: pytest.Mo
 def test_claims_on_a_malformed_results_table_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     import shutil
 
-    docs = Path(__file__).resolve().parents[1] / "docs"
+    docs = Path(__file__).resolve().parents[2] / "docs"
     shutil.copytree(docs, tmp_path / "docs", ignore=shutil.ignore_patterns("*.png", "*.gif"))
     results = next((tmp_path / "docs").rglob("tao2019*/results.csv"))
     results.write_text("agent,budget\nLSA,1\n")
