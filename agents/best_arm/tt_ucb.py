@@ -101,7 +101,7 @@ class TTUCB(BestArmAgent):
       counts the times arm i was the leader before time n and ``N^i_{n,j}`` the pulls of arm j while arm i led:
       K tracking procedures, one per leader, exactly as ``EBTCI``. The poster's Lemma 1, ``-1/2 <= N^i_{n,i} -
       beta L_{n,i} <= 1`` for all n > K, holds here in the tighter form ``0 <= N^i_{n,i} - beta L_{n,i} <= 1``
-      (tests/agents/test_tt_ucb.py).
+      (tests/agents/best_arm/test_tt_ucb.py).
 
     Stopping: by default the GLR (Chernoff) rule, GK 2016 Theorem 10's threshold on Bernoulli arms, Lattimore
     and Szepesvári's on Gaussian arms; any of the package's stopping components (``stopping``, ``threshold``).

@@ -181,7 +181,7 @@ def test_parameters_and_registry() -> None:
 def assert_equal_in_distribution(jax_agent: Any, numpy_agent: Any, episodes: int, **kwargs: Any) -> None:
     """regret, error and pulls of the JAX agent on the functional env against the numpy agent on the vector env,
     played as the experiment engine plays it (its batched pulls where it has them: the same results in
-    distribution as pull by pull, tested in ``tests/agents/test_top_k.py``, and ten times faster)."""
+    distribution as pull by pull, tested in ``tests/agents/top_k/test_top_k.py``, and ten times faster)."""
     ours = play(TopKFunctional(**kwargs), jax_agent, 1, episodes)
     envs = gym.make_vec("TopKIdentification-v0", num_envs=episodes, vectorization_mode="vector_entry_point",
                         copy=False, **kwargs)

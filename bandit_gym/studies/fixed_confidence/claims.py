@@ -14,7 +14,8 @@ Garivier and Kaufmann (2016), the Top Two papers and the stopping rules' papers 
 
 The delta-correctness rows test the settings where the runs can confirm the bound: ``runs * delta >= 5`` (with
 50 runs, delta = 0.1 only), a rule fixed before the study ran; a smaller delta needs more runs than the study makes
-(the slow tests of ``tests/agents/test_fixed_confidence.py`` test each component at its own delta with more runs).
+(the slow tests of ``tests/agents/best_arm/test_fixed_confidence.py`` test each component at its own delta with
+more runs).
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ from scipy.optimize import linprog
 from bandit_gym.agents import FWSampling
 from bandit_gym.agents.best_arm.fw_sampling import solve as game_solver
 from bandit_gym.rollout import play_vector
-from tests.agents.test_fixed_confidence import MEANS, decide
+from tests.agents.best_arm.test_fixed_confidence import MEANS, decide
 
 
 def kl(p: float, q: float) -> float:

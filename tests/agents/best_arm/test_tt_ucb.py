@@ -12,7 +12,7 @@ import pytest
 
 from bandit_gym.agents import TTUCB
 from bandit_gym.rollout import play_episode, play_vector
-from tests.agents.test_fixed_confidence import MEANS, decide, transportation
+from tests.agents.best_arm.test_fixed_confidence import MEANS, decide, transportation
 
 #: the default exploration constant alpha (1 + s) of g_u(n) = 2 alpha (1 + s) ln n
 ALPHA_ONE_PLUS_S = 1.2 * (1 + 1.2)

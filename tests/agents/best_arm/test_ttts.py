@@ -18,7 +18,7 @@ from bandit_gym.agents.best_arm._base import records
 from bandit_gym.agents.best_arm._kernels import WORK_ROWS
 from bandit_gym.agents.best_arm.ttts import pairwise_challenger, prepare, sample_best
 from bandit_gym.rollout import play_episode, play_vector
-from tests.agents.test_fixed_confidence import MEANS
+from tests.agents.best_arm.test_fixed_confidence import MEANS
 
 
 def copy_records(family: int, sigma: float = 1.0, key: int = 12345) -> tuple[np.ndarray, np.ndarray]:
