@@ -12,6 +12,13 @@ with means 0 and 1, equal means and single pulls).
   "arm i beats arm j" (``pair_statistic``, taken as 0 unless ``mu_i > mu_j`` and both arms were pulled).
 - ``glr_statistic(d, counts, means, answer) = min_{i in S, j not in S} Z_ij(t)``: the GLR statistic of the answer
   S (a best arm, the top m) that Chernoff's stopping rule compares with a threshold (GK 2016, eq. 8 and §4).
+- with a slack epsilon >= 0 (epsilon-good answers): ``shifted_transportation_cost(d, w_i, w_j, mu_i, mu_j,
+  epsilon) = inf_{lambda_j >= lambda_i + epsilon} w_i d(mu_i, lambda_i) + w_j d(mu_j, lambda_j)``, the least cost
+  of making arm j beat arm i by epsilon (0 if it already does); ``pair_statistic`` and ``glr_statistic`` take
+  ``epsilon`` and use it (``transportation_cost`` at epsilon = 0).
+- ``mixture_boundary(counts, log_term, distribution)``: the value that ``sum_a N_a d(mu_hat_a, mu_a)`` over one
+  arm or a pair of arms exceeds only when their mixture martingale exceeds ``e^log_term`` (Ville's inequality:
+  with probability at most ``e^-log_term``, at any time), the boundary of the ``"mixture"`` stopping thresholds.
 
 The optimal allocation w*(mu) and the characteristic time T*(mu) built on these are
 ``bandit_gym.lower_bounds`` (its reference). The compiled forms, one per backend:
@@ -31,7 +38,7 @@ from collections.abc import Callable
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy import special
+from scipy import optimize, special
 
 from bandit_gym import _validation as check
 
@@ -78,20 +85,77 @@ def transportation_cost(d: Divergence, w1: ArrayLike, wa: ArrayLike, mu1: ArrayL
     return np.where(total > 0, cost, 0.0)
 
 
-def pair_statistic(d: Divergence, counts: ArrayLike, means: ArrayLike, i: int, j: int) -> float:
-    """``Z_ij(t)``, the GLR statistic of "arm i beats arm j": ``transportation_cost`` with the pull counts as
-    weights if ``mu_i > mu_j`` and both arms were pulled, else 0."""
-    n, mu = np.asarray(counts, dtype=np.float64), np.asarray(means, dtype=np.float64)
-    if n[i] == 0 or n[j] == 0 or mu[i] <= mu[j]:
+def shifted_transportation_cost(d: Divergence, wi: float, wj: float, mui: float, muj: float,
+                                epsilon: float) -> float:
+    """``inf_{lambda_j >= lambda_i + epsilon} w_i d(mu_i, lambda_i) + w_j d(mu_j, lambda_j)``: the least weighted
+    divergence of an instance in which arm j beats arm i by epsilon or more; 0 if ``mu_j >= mu_i + epsilon``
+    already. The infimum is on the boundary ``lambda_j = lambda_i + epsilon``, a convex function of lambda_i
+    minimised here by scipy's bounded scalar minimiser (Bernoulli: lambda_i in ``[0, 1 - epsilon]``); at epsilon =
+    0 it is ``transportation_cost``."""
+    if muj >= mui + epsilon or wi + wj == 0.0:
         return 0.0
-    return float(transportation_cost(d, n[i], n[j], mu[i], mu[j]))
+    if epsilon == 0.0:
+        return float(transportation_cost(d, wi, wj, mui, muj))
+
+    def cost(x: float) -> float:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            value = float(wi * d(mui, x) + wj * d(muj, x + epsilon))
+        return value if np.isfinite(value) else np.inf
+
+    low, high = muj - epsilon, mui  # the minimiser lies between the two unconstrained ones
+    if d is kl_bernoulli:
+        low, high = max(low, 0.0), min(high, 1.0 - epsilon)
+        if high <= low:
+            return cost(low)
+    found = optimize.minimize_scalar(cost, bounds=(low, high), method="bounded",
+                                     options={"xatol": 1e-13 * max(1.0, abs(high - low))})
+    return float(min(found.fun, cost(low), cost(high)))
 
 
-def glr_statistic(d: Divergence, counts: ArrayLike, means: ArrayLike, answer: ArrayLike) -> float:
+def pair_statistic(d: Divergence, counts: ArrayLike, means: ArrayLike, i: int, j: int,
+                   epsilon: float = 0.0) -> float:
+    """``Z_ij(t)``, the GLR statistic of "arm i beats arm j" (by more than ``-epsilon``): the shifted
+    transportation cost with the pull counts as weights if ``mu_i + epsilon > mu_j`` and both arms were pulled,
+    else 0."""
+    n, mu = np.asarray(counts, dtype=np.float64), np.asarray(means, dtype=np.float64)
+    if n[i] == 0 or n[j] == 0 or mu[i] + epsilon <= mu[j]:
+        return 0.0
+    return shifted_transportation_cost(d, n[i], n[j], mu[i], mu[j], epsilon)
+
+
+def glr_statistic(d: Divergence, counts: ArrayLike, means: ArrayLike, answer: ArrayLike,
+                  epsilon: float = 0.0) -> float:
     """``Z(t) = min_{i in S, j not in S} Z_ij(t)`` for the answer S (a boolean mask over the arms, neither empty
-    nor every arm): how strongly the samples reject every instance whose answer is not S."""
+    nor every arm): how strongly the samples reject every instance in which some arm outside S beats some arm of
+    S by ``epsilon`` or more (at epsilon = 0: every instance whose answer is not S)."""
     inside = np.asarray(answer, dtype=bool)
     if inside.all() or not inside.any():
         raise ValueError(f"answer must hold some arms and leave some out, got {inside.tolist()}")
-    return min(pair_statistic(d, counts, means, int(i), int(j))
+    return min(pair_statistic(d, counts, means, int(i), int(j), epsilon)
                for i in np.flatnonzero(inside) for j in np.flatnonzero(~inside))
+
+
+def mixture_boundary(counts: ArrayLike, log_term: float, distribution: str = "bernoulli") -> float:
+    """The boundary of the ``"mixture"`` stopping thresholds for one arm or a pair (``counts``: their pull counts,
+    each at least 1): ``(log_term + sum_a c(N_a)) / min_a f(N_a)``, with each arm's mixture martingale M_a
+    (a nonnegative martingale of mean 1 in the arm's own samples, whatever the sampling rule) bounded as
+    ``ln M_a >= f(N_a) N_a d(mu_hat_a, mu_a) - c(N_a)``:
+
+    - Bernoulli arms, the Krichevsky-Trofimov mixture (a Beta(1/2, 1/2) prior on the mean): ``c(n) = ln(n) / 2 +
+      ln 2``, ``f = 1``, from ``P_KT(a, b) >= (a / n)^a (b / n)^b / (2 sqrt(n))`` (a + b = n; the bound of the
+      Krichevsky-Trofimov estimator in Willems, Shtarkov and Tjalkens 1995, checked for every n <= 2000 in the
+      tests);
+    - Gaussian arms of known sigma, a N(0, sigma^2) prior on the mean's shift (Robbins' normal mixture): ``M_n =
+      (1 + n)^(-1/2) exp(n^2 (mu_hat - mu)^2 / (2 sigma^2 (1 + n)))``, so ``c(n) = ln(1 + n) / 2``,
+      ``f(n) = n / (1 + n)``.
+
+    Where ``sum_a N_a d(mu_hat_a, mu_a)`` exceeds the boundary, ``prod_a M_a > e^log_term``; the product of the arms'
+    martingales is a nonnegative martingale under any sampling rule, so by Ville's inequality this happens at some
+    time with probability at most ``e^-log_term``."""
+    n = np.asarray(counts, dtype=np.float64)
+    if n.ndim != 1 or not 1 <= n.shape[0] <= 2 or np.any(n < 1):
+        raise ValueError(f"counts must be the pull counts (at least 1) of one or two arms, got {n.tolist()}")
+    distribution = check.choice("distribution", distribution, DISTRIBUTIONS)
+    if distribution == "bernoulli":
+        return float(log_term + np.sum(0.5 * np.log(n) + np.log(2.0)))
+    return float((log_term + np.sum(0.5 * np.log1p(n))) / np.min(n / (1.0 + n)))

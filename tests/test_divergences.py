@@ -16,7 +16,9 @@ from bandit_gym.divergences import (
     glr_statistic,
     kl_bernoulli,
     kl_gaussian,
+    mixture_boundary,
     pair_statistic,
+    shifted_transportation_cost,
     transportation_cost,
 )
 
@@ -67,6 +69,78 @@ def test_the_glr_statistic_is_the_least_pair_statistic_and_refuses_an_empty_answ
         glr_statistic(kl_bernoulli, counts, means, [1, 1, 1])
 
 
+def test_the_shifted_cost_is_the_least_cost_of_an_epsilon_overtake() -> None:
+    # w_i d(mu_i, x) + w_j d(mu_j, x + eps), least over x by brute force on a fine grid
+    for mui, muj, eps in ((0.8, 0.3, 0.1), (0.5, 0.55, 0.1), (0.9, 0.0, 0.2), (1.0, 0.7, 0.05), (0.3, 0.1, 0.6)):
+        x = np.linspace(0.0, 1.0 - eps, 400_001)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            grid = np.nan_to_num(3.0 * kl_bernoulli(mui, x) + 2.0 * kl_bernoulli(muj, x + eps), nan=np.inf)
+        want = float(np.min(grid)) if muj < mui + eps else 0.0
+        got = shifted_transportation_cost(kl_bernoulli, 3.0, 2.0, mui, muj, eps)
+        assert got == pytest.approx(want, rel=1e-6, abs=1e-9), (mui, muj, eps)
+    gaussian = divergence("gaussian", 0.5)
+    assert shifted_transportation_cost(gaussian, 3.0, 2.0, 0.2, 0.4, 0.3) == pytest.approx(
+        0.1**2 / (2 * 0.25 * (1 / 3 + 1 / 2)), rel=1e-9)
+    assert shifted_transportation_cost(kl_bernoulli, 3.0, 2.0, 0.8, 0.3, 0.0) == transportation_cost(
+        kl_bernoulli, 3.0, 2.0, 0.8, 0.3)
+    assert shifted_transportation_cost(kl_bernoulli, 3.0, 2.0, 0.3, 0.5, 0.1) == 0.0  # j already beats i by eps
+
+
+def test_the_krichevsky_trofimov_bound_holds_for_every_count() -> None:
+    """``P_KT(a, b) >= (a / n)^a (b / n)^b / (2 sqrt(n))`` for every a + b = n <= 2000 (the Bernoulli mixture
+    boundary's lemma), with equality at n = 1."""
+    from scipy.special import gammaln, xlogy
+
+    for n in range(1, 2001):
+        a = np.arange(n + 1, dtype=np.float64)
+        b = n - a
+        log_kt = gammaln(a + 0.5) + gammaln(b + 0.5) - np.log(np.pi) - gammaln(n + 1.0)
+        log_bound = xlogy(a, a / n) + xlogy(b, b / n) - np.log(2.0) - 0.5 * np.log(n)
+        assert np.all(log_kt >= log_bound - 1e-12), n
+
+
+def test_the_normal_mixture_is_a_mean_one_martingale_bound() -> None:
+    """The Gaussian boundary's martingale ``(1 + n)^(-1/2) exp(S^2 / (2 (1 + n)))`` is the N(0, 1) mixture of
+    ``exp(lambda S - lambda^2 n / 2)`` (numerical integration), and the boundary is where it reaches
+    ``e^level``."""
+    from scipy import integrate
+
+    for n, total in ((1, 0.7), (10, -3.0), (250, 20.0)):
+        mixed = integrate.quad(lambda lam, n=n, total=total: np.exp(lam * total - lam**2 * (n + 1) / 2)
+                               / np.sqrt(2 * np.pi), -40, 40, epsabs=0, epsrel=1e-12)[0]
+        assert mixed == pytest.approx(np.exp(total**2 / (2 * (1 + n))) / np.sqrt(1 + n), rel=1e-9)
+    level, n = 5.0, 40.0
+    b = mixture_boundary([n], level, "gaussian")
+    # at n d(mu_hat, mu) = b: ln M = n / (1 + n) * b - ln(1 + n) / 2 = level
+    assert n / (1 + n) * b - 0.5 * np.log1p(n) == pytest.approx(level, rel=1e-12)
+    assert mixture_boundary([n], level, "bernoulli") == pytest.approx(level + 0.5 * np.log(n) + np.log(2.0))
+    assert mixture_boundary([4.0, 9.0], level, "bernoulli") == pytest.approx(level + np.log(6.0) + 2 * np.log(2.0))
+    with pytest.raises(ValueError, match="counts"):
+        mixture_boundary([0.0], level)
+
+
+@pytest.mark.slow
+def test_the_mixture_boundaries_hold_at_their_level_over_time() -> None:
+    """Ville's inequality in action: over 4000 runs of 4000 pulls of one arm, the fraction that ever crosses the
+    boundary at level ln(1 / delta) is at most delta (an exact 99.9% Clopper-Pearson upper bound below delta would
+    be too strong: the bound is loose; the observed fraction is checked to be below delta)."""
+    rng = np.random.default_rng(11)
+    delta, runs, horizon = 0.1, 4000, 4000
+    n = np.arange(1, horizon + 1, dtype=np.float64)
+    for distribution, mu in (("bernoulli", 0.3), ("gaussian", 0.0)):
+        if distribution == "bernoulli":
+            draws = (rng.random((runs, horizon)) < mu).astype(np.float64)
+            means = np.cumsum(draws, axis=1) / n
+            stat = n * kl_bernoulli(means, mu)
+            bound = np.log(1 / delta) + 0.5 * np.log(n) + np.log(2.0)
+        else:
+            means = np.cumsum(rng.normal(mu, 1.0, (runs, horizon)), axis=1) / n
+            stat = n * kl_gaussian(means, mu, 1.0)
+            bound = (np.log(1 / delta) + 0.5 * np.log1p(n)) * (1 + n) / n
+        crossed = np.mean(np.any(stat > bound, axis=1))
+        assert crossed <= delta, (distribution, crossed)
+
+
 # ------------------------------------------------------------------------------------------------------ numba
 def test_numba_divergence_is_the_reference_on_the_grid() -> None:
     for p, q in itertools.product(MEANS, INSIDE):
@@ -95,6 +169,29 @@ def test_numba_transportation_cost_and_glr_are_the_reference(family: float, sigm
         for answer in ([1, 0, 0], [0, 1, 0], [1, 0, 1]):
             got = _stopping.glr(counts, means, np.array(answer), family, sigma)
             assert got == pytest.approx(glr_statistic(d, counts, means, answer), rel=1e-9, abs=1e-12)
+
+
+@pytest.mark.parametrize(("family", "sigma"), [(BERNOULLI, 1.0), (GAUSSIAN, 0.5)])
+@pytest.mark.parametrize("epsilon", [0.05, 0.3])
+def test_numba_shifted_statistics_are_the_reference(family: float, sigma: float, epsilon: float) -> None:
+    d = divergence("bernoulli") if family == BERNOULLI else divergence("gaussian", sigma)
+    for counts, means in pulls_and_means():
+        for i, j in itertools.permutations(range(3), 2):
+            want = pair_statistic(d, counts, means, i, j, epsilon)
+            got = _stopping.shifted_cost(counts, means, i, j, epsilon, family, sigma)
+            assert got == pytest.approx(want, rel=1e-7, abs=1e-10), (counts, means, i, j)
+        for answer in ([1, 0, 0], [0, 1, 0], [1, 0, 1]):
+            got = _stopping.shifted_glr(counts, means, np.array(answer), epsilon, family, sigma)
+            assert got == pytest.approx(glr_statistic(d, counts, means, answer, epsilon), rel=1e-7, abs=1e-10)
+
+
+def test_numba_mixture_boundaries_are_the_reference() -> None:
+    for family, name in ((BERNOULLI, "bernoulli"), (GAUSSIAN, "gaussian")):
+        for ni, nj, level in itertools.product([1.0, 2.0, 37.0, 1e6], [1.0, 500.0], [0.5, 14.0]):
+            assert _stopping.mixture_boundary(ni, nj, level, family) == pytest.approx(
+                mixture_boundary([ni, nj], level, name), rel=1e-13)
+            assert _stopping.arm_mixture_boundary(ni, level, family) == pytest.approx(
+                mixture_boundary([ni], level, name), rel=1e-13)
 
 
 # -------------------------------------------------------------------------------------------------------- JAX

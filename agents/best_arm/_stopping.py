@@ -25,9 +25,27 @@ Given the empirical answer S (the m arms of largest empirical mean) after t pull
     (i, j) with mu_j > mu_i truly, ``N_i d(mu_i_hat, mu_i) + N_j d(mu_j_hat, mu_j) >= Z_ij > beta``; Lemma 33.8
     holds for each arm with ``g(s) = ln(c s (s + 1))``, by Chernoff's bound on each tail). Looser than
     ``"gk2016"`` (about 4 ln t against ln t).
+  - ``"mixture"``: one threshold per pair (i, j), from mixture martingales (the method of Robbins, revisited by
+    Kaufmann and Koolen 2021): stop when every pair has ``Z_ij > b(N_i, N_j)``, ``b`` the boundary of
+    ``bandit_gym.divergences.mixture_boundary`` at level ``ln(P / delta)``: on Bernoulli arms ``ln(P / delta) +
+    ln(N_i N_j) / 2 + 2 ln 2`` (the Krichevsky-Trofimov mixture), on Gaussian arms ``(ln(P / delta) + ln((1 +
+    N_i)(1 + N_j)) / 2) / min_a N_a / (1 + N_a)`` (a normal mixture). delta-correct whatever the sampling rule: a
+    wrong answer needs a pair (i, j) whose true means lie in the pair's alternative, where ``N_i d(mu_i_hat,
+    mu_i) + N_j d(mu_j_hat, mu_j) >= Z_ij > b``; then the product of the two arms' mixture martingales exceeds
+    ``P / delta``, which by Ville's inequality happens with probability at most ``delta / P``; a union over the P
+    pairs. It grows as ``ln(N_i N_j) / 2``, data-dependent: never above ``"gk2016"`` on Bernoulli arms (``ln(N_i
+    N_j) / 2 <= ln(t / 2)``), and about half of ``"ls2020"``'s growth on Gaussian ones.
   - ``"heuristic"``: ``beta = ln((1 + ln t) / delta)``, GK 2016 §6's choice for its experiments and the common
     choice since: **outside the theory** (no proof of delta-correctness; it is observed to hold in their
     experiments).
+
+  With a slack epsilon > 0 (the env's epsilon: epsilon-good answers, Jourdan, Degenne and Kaufmann 2023; Degenne
+  and Koolen 2019 for problems with several correct answers), ``Z_ij`` is the shifted statistic ``inf_{lambda_j >=
+  lambda_i + epsilon} N_i d(mu_i, lambda_i) + N_j d(mu_j, lambda_j)`` (0 unless ``mu_i + epsilon > mu_j``): the
+  GLR of "no arm outside S beats an arm of S by epsilon", with the same thresholds (the same deviation argument).
+  With m = 1 its alternative is exactly the instances where the answer is not epsilon-good; with m > 1 the union
+  of the pairs' alternatives contains the instances where S is not (epsilon, m)-good, so the rule is
+  conservative.
 
 - ``"lucb"``, LUCB1's rule (Kalyanakrishnan et al. 2012): with ``UCB/LCB = mu +- s sqrt(2 ln(k1 K t^4 / delta) /
   N)`` (s = 1/2 for Bernoulli arms, Hoeffding; sigma for Gaussian arms; k1 = 5/4), stop when
@@ -43,8 +61,7 @@ Given the empirical answer S (the m arms of largest empirical mean) after t pull
 - ``"lil"``, lil'UCB's own rule (some arm's pulls exceed 1 + lambda times all the others'; the answer is the most
   pulled arm): ``LilUCB`` only, whose pulls make it meaningful.
 
-The GLR rules identify the exact answer (epsilon = 0); the LUCB and KL-LUCB rules read epsilon from the
-observation.
+Every rule reads epsilon from the observation.
 """
 
 from __future__ import annotations
@@ -64,7 +81,7 @@ STOPPING_RULES = ("glr", "lucb", "kllucb", "lil")
 #: KL-LUCB's exploration rate: alpha and k1 of Kaufmann and Kalyanakrishnan 2013's experiments (Theorem 3 asks
 #: k1 > 2e + 1 + e / (alpha - 1) + (e + 1) / (alpha - 1)^2, 405.45 at alpha = 1.1)
 KL_LUCB_ALPHA, KL_LUCB_K1 = 1.1, 405.5
-THRESHOLDS = ("gk2016", "ls2020", "heuristic")
+THRESHOLDS = ("gk2016", "ls2020", "heuristic", "mixture")
 DISTRIBUTIONS = ("bernoulli", "gaussian")
 #: the constant fields that a stopping rule reads (an agent's ``constant_fields`` include them)
 FIELDS = ("delta", "rule", "threshold", "family", "sigma", "offset")
@@ -205,25 +222,19 @@ def ls2020_offset(delta: float, pairs: int) -> float:
     return float(optimize.brentq(f, 2.0, high, xtol=1e-14))
 
 
-def check_glr_epsilon(stopping: str, epsilon: float | np.floating) -> None:
-    """Refuse an env whose answers may be epsilon-good (epsilon > 0) for the GLR rule, which identifies the exact
-    answer."""
-    if stopping == "glr" and epsilon != 0.0:
-        raise ValueError(f"the GLR stopping rule identifies the exact answer: the env's epsilon must be 0, got "
-                         f"{epsilon!s}; use stopping='lucb' for an epsilon-good answer")
-
-
 def set_constants(constants: np.ndarray, rows: np.ndarray, stopping: str, threshold: str, delta: float,
                   distribution: str, sigma: float, k: int, m: int, epsilon: float) -> None:
     """Write a stopping rule's constants into the records ``constants[rows]`` for K arms and answer size m."""
-    check_glr_epsilon(stopping, epsilon)
     pairs = m * (k - m)
     constants["delta"][rows] = delta
     constants["rule"][rows] = STOPPING_RULES.index(stopping)
     constants["threshold"][rows] = THRESHOLDS.index(threshold)
     constants["family"][rows] = DISTRIBUTIONS.index(distribution)
     constants["sigma"][rows] = sigma
-    constants["offset"][rows] = ls2020_offset(delta, pairs) if threshold == "ls2020" else 0.0
+    if threshold == "ls2020":
+        constants["offset"][rows] = ls2020_offset(delta, pairs)
+    else:  # the mixture boundaries' level ln(P / delta)
+        constants["offset"][rows] = math.log(pairs / delta) if threshold == "mixture" else 0.0
 
 
 # The compiled stopping rules (numba), module-level helpers called by the rules. A copy's
@@ -231,7 +242,7 @@ def set_constants(constants: np.ndarray, rows: np.ndarray, stopping: str, thresh
 #: ``constants["rule"]``: the stopping rules
 GLR, LUCB, KLLUCB, LIL = (float(STOPPING_RULES.index(name)) for name in STOPPING_RULES)
 #: ``constants["threshold"]``: the GLR thresholds
-GK2016, LS2020, HEURISTIC = (float(THRESHOLDS.index(name)) for name in THRESHOLDS)
+GK2016, LS2020, HEURISTIC, MIXTURE = (float(THRESHOLDS.index(name)) for name in THRESHOLDS)
 #: ``constants["family"]``: the arms' family, whose divergence the rules use
 BERNOULLI, GAUSSIAN = (float(DISTRIBUTIONS.index(name)) for name in DISTRIBUTIONS)
 
@@ -263,8 +274,39 @@ def transportation_cost(counts: np.ndarray, mean: np.ndarray, i: int, j: int, fa
 
 
 @called
-def glr(counts: np.ndarray, mean: np.ndarray, answer: np.ndarray, family: float, sigma: float) -> float:
-    """Z(t) = min over i in the answer and j outside it of Z_ij(t) (0 on a tie or an arm never pulled)."""
+def shifted_cost(counts: np.ndarray, mean: np.ndarray, i: int, j: int, epsilon: float, family: float,
+                 sigma: float) -> float:
+    """``inf_{lambda_j >= lambda_i + epsilon} N_i d(mu_i, lambda_i) + N_j d(mu_j, lambda_j)`` if ``mu_i + epsilon >
+    mu_j``, else 0 (also when an arm was never pulled); ``transportation_cost`` at epsilon = 0. Gaussian: ``(mu_i
+    - mu_j + epsilon)^2 / (2 sigma^2 (1 / N_i + 1 / N_j))``; Bernoulli: the convex cost along ``lambda_j =
+    lambda_i + epsilon`` minimised by bisection on its derivative, lambda_i between ``mu_j - epsilon`` and
+    ``mu_i`` (within ``[0, 1 - epsilon]``)."""
+    if epsilon == 0.0:
+        return transportation_cost(counts, mean, i, j, family, sigma)
+    ni, nj = np.float64(counts[i]), np.float64(counts[j])
+    if ni == 0.0 or nj == 0.0 or mean[i] + epsilon <= mean[j]:
+        return 0.0
+    if family == GAUSSIAN:
+        gap = mean[i] - mean[j] + epsilon
+        return gap * gap / (2.0 * sigma * sigma * (1.0 / ni + 1.0 / nj))
+    low, high = max(mean[j] - epsilon, 0.0), min(mean[i], 1.0 - epsilon)
+    for _ in range(80):  # the derivative N_i (x - mu_i) / (x (1 - x)) + N_j (y - mu_j) / (y (1 - y)), y = x + eps
+        x = 0.5 * (low + high)
+        y = x + epsilon
+        slope = ni * (x - mean[i]) / (x * (1.0 - x)) + nj * (y - mean[j]) / (y * (1.0 - y))
+        if slope > 0.0:
+            high = x
+        else:
+            low = x
+    x = min(max(0.5 * (low + high), 1e-300), 1.0 - epsilon - 1e-16)
+    return ni * divergence(mean[i], x, family, sigma) + nj * divergence(mean[j], x + epsilon, family, sigma)
+
+
+@called
+def shifted_glr(counts: np.ndarray, mean: np.ndarray, answer: np.ndarray, epsilon: float, family: float,
+                sigma: float) -> float:
+    """Z(t) = min over i in the answer and j outside it of the shifted statistic ``shifted_cost`` (0 as soon as
+    some arm was never pulled or some j is at least epsilon above some i)."""
     k = counts.shape[0]
     least = math.inf
     for i in range(k):
@@ -273,21 +315,71 @@ def glr(counts: np.ndarray, mean: np.ndarray, answer: np.ndarray, family: float,
         for j in range(k):
             if answer[j]:
                 continue
-            if counts[i] == 0 or counts[j] == 0 or mean[i] <= mean[j]:
+            if counts[i] == 0 or counts[j] == 0 or mean[i] + epsilon <= mean[j]:
                 return 0.0
-            least = min(least, transportation_cost(counts, mean, i, j, family, sigma))
+            least = min(least, shifted_cost(counts, mean, i, j, epsilon, family, sigma))
     return least
 
 
 @called
+def glr(counts: np.ndarray, mean: np.ndarray, answer: np.ndarray, family: float, sigma: float) -> float:
+    """Z(t) = min over i in the answer and j outside it of Z_ij(t) (0 on a tie or an arm never pulled): the
+    exact answer's statistic, ``shifted_glr`` at epsilon = 0."""
+    return shifted_glr(counts, mean, answer, 0.0, family, sigma)
+
+
+@called
+def mixture_boundary(ni: float, nj: float, level: float, family: float) -> float:
+    """The pair (i, j)'s ``"mixture"`` threshold at ``level`` = ln(P / delta) (``bandit_gym.divergences.
+    mixture_boundary``): Bernoulli ``level + ln(N_i N_j) / 2 + 2 ln 2``; Gaussian ``(level + ln((1 + N_i)(1 +
+    N_j)) / 2) / min(N_i / (1 + N_i), N_j / (1 + N_j))``."""
+    if family == GAUSSIAN:
+        return (level + 0.5 * (math.log1p(ni) + math.log1p(nj))) / min(ni / (1.0 + ni), nj / (1.0 + nj))
+    return level + 0.5 * (math.log(ni) + math.log(nj)) + 2.0 * math.log(2.0)
+
+
+@called
+def arm_mixture_boundary(n: float, level: float, family: float) -> float:
+    """One arm's ``"mixture"`` boundary at ``level`` (``bandit_gym.divergences.mixture_boundary`` with one count):
+    Bernoulli ``level + ln(n) / 2 + ln 2``; Gaussian ``(level + ln(1 + n) / 2) (1 + n) / n``."""
+    if family == GAUSSIAN:
+        return (level + 0.5 * math.log1p(n)) * (1.0 + n) / n
+    return level + 0.5 * math.log(n) + math.log(2.0)
+
+
+@called
+def mixture_stops(counts: np.ndarray, mean: np.ndarray, answer: np.ndarray, epsilon: float,
+                  constants: Any) -> bool:
+    """Whether every pair (i in the answer, j outside) has its statistic above its ``"mixture"`` threshold."""
+    k = counts.shape[0]
+    family, sigma, level = constants["family"], constants["sigma"], constants["offset"]
+    for i in range(k):
+        if not answer[i]:
+            continue
+        for j in range(k):
+            if answer[j]:
+                continue
+            ni, nj = np.float64(counts[i]), np.float64(counts[j])
+            if ni == 0.0 or nj == 0.0:
+                return False
+            if shifted_cost(counts, mean, i, j, epsilon, family, sigma) <= mixture_boundary(ni, nj, level, family):
+                return False
+    return True
+
+
+@called
 def beta(t: float, k: int, m: int, constants: Any) -> float:
-    """The GLR threshold beta(t, delta) named by ``constants["threshold"]``."""
+    """The GLR threshold beta(t, delta) named by ``constants["threshold"]``; for ``"mixture"``, whose thresholds
+    are per pair (``mixture_stops``), the largest of them after t pulls (N_i = N_j = t / 2)."""
     pairs = np.float64(m * (k - m))
     if constants["threshold"] == GK2016:
         return math.log(2.0 * t * pairs / constants["delta"])
     if constants["threshold"] == LS2020:
         c = 2.0 if constants["family"] == BERNOULLI else 1.0
         return 2.0 * math.log(c * t * (t + 1.0)) + constants["offset"]
+    if constants["threshold"] == MIXTURE:
+        half = max(0.5 * t, 1.0)
+        return mixture_boundary(half, half, constants["offset"], constants["family"])
     return math.log((1.0 + math.log(t)) / constants["delta"])  # HEURISTIC
 
 
@@ -361,4 +453,7 @@ def stopped(counts: np.ndarray, mean: np.ndarray, answer: np.ndarray, made: int,
         return lucb_gap(counts, mean, answer, t, constants) < epsilon
     if constants["rule"] == KLLUCB:
         return kl_lucb_gap(counts, mean, answer, t, constants) < epsilon
-    return glr(counts, mean, answer, constants["family"], constants["sigma"]) > beta(t, k, m, constants)
+    if constants["threshold"] == MIXTURE:
+        return mixture_stops(counts, mean, answer, epsilon, constants)
+    statistic = shifted_glr(counts, mean, answer, epsilon, constants["family"], constants["sigma"])
+    return statistic > beta(t, k, m, constants)

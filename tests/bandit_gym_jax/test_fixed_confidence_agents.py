@@ -104,7 +104,7 @@ def test_glr_statistic_zero_cases() -> None:
 
 
 @pytest.mark.parametrize(("kind", "distribution"), [  # gk2016 is refused on Gaussian arms
-    (kind, distribution) for kind in numpy_stopping.THRESHOLDS for distribution in numpy_stopping.DISTRIBUTIONS
+    (kind, distribution) for kind in _stopping.JAX_THRESHOLDS for distribution in numpy_stopping.DISTRIBUTIONS
     if not (kind == "gk2016" and distribution == "gaussian")])
 def test_thresholds_equal_numpy(kind: str, distribution: str) -> None:
     compiled = numpy_stopping
@@ -136,7 +136,7 @@ def test_stopping_decisions_equal_numpy(stopping: str, distribution: str) -> Non
     statistics near the thresholds, with the LUCB gaps equal to numpy's."""
     compiled, rng = numpy_stopping, np.random.default_rng(3)
     gaussian = distribution == "gaussian"
-    kinds = ("ls2020", "heuristic") if gaussian else numpy_stopping.THRESHOLDS
+    kinds = ("ls2020", "heuristic") if gaussian else _stopping.JAX_THRESHOLDS
     decide = jax.jit(lambda obs, lead, kind: _stopping.stopped(obs, lead, 0.1, stopping, kind, gaussian, 0.8),
                      static_argnums=2)
     glr_stop = jax.jit(lambda obs, lead, kind: _stopping.glr_stop(obs, lead, 0.1, kind, gaussian, 0.8),
@@ -300,7 +300,6 @@ def test_eb_tci_parameters() -> None:
 
 @pytest.mark.parametrize(("agent", "env_kwargs", "match"), [
     (EBTCI(), {"m": 2}, r"EBTCI identifies the best arm \(m = 1\); the env has m = 2"),
-    (TrackAndStop(), {"epsilon": 0.1}, r"the env's epsilon must be 0, got 0\.1"),
     (EBTCI(), {"arm_distribution": "gaussian", "sigma": 1.0}, "reads Bernoulli arms; the env's arms are 'gaussian'"),
     (EBTCI(distribution="gaussian", sigma=0.2), {"arm_distribution": "gaussian", "sigma": 0.3},
      r"EBTCI\(sigma=0.2\) is not the env's sigma=0.3"),
@@ -317,6 +316,19 @@ def test_play_refuses_the_envs_that_the_numpy_agents_refuse(agent: Any, env_kwar
     with pytest.raises(ValueError, match=match):  # the numpy twin's refusal (the engine's check_env, or play)
         numpy_agent.check_env(numpy_env)
         play_vector(numpy_env, numpy_agent, seed=0)
+
+
+def test_play_refuses_what_only_the_numpy_agents_compute() -> None:
+    """The GLR rule with epsilon > 0 and the per-pair ``"mixture"`` thresholds are the numpy agents' only."""
+    env = BestArmFunctional(means=EASY, setting="fixed_confidence", budget=1000, epsilon=0.1)
+    with pytest.raises(ValueError, match=r"the env's epsilon must be 0, got 0\.1"):
+        play(env, TrackAndStop(), 0, 2)
+    numpy_env = gym.make_vec("BestArmIdentification-v0", num_envs=2, vectorization_mode="vector_entry_point",
+                             means=EASY, setting="fixed_confidence", budget=1000, epsilon=0.1)
+    assert play_vector(numpy_env, numpy_agents.TrackAndStop(), seed=0)["pulls"].min() > 4
+    with pytest.raises(ValueError, match="not on the JAX backend"):
+        EBTCI(threshold="mixture")
+    numpy_agents.EBTCI(threshold="mixture")
 
 
 def test_play_takes_a_gaussian_agent_of_the_env_s_float32_sigma() -> None:

@@ -17,6 +17,9 @@ identification (m = 1, the answer one arm, the *leader*).
     ``(x / 2)^2 e^(2 - x) = delta / P`` (Lattimore and Szepesvari 2020, Lemma 33.7);
   - ``"heuristic"``: ``ln((1 + ln t) / delta)`` (GK 2016 §6, outside the theory).
 
+  The numpy component's ``"mixture"`` thresholds (one per pair) and its GLR statistic with a slack epsilon > 0 are
+  not on this backend: the JAX agents refuse them (``check_agent_stopping``, ``check_glr_epsilon``).
+
 - LUCB1's rule (``lucb_gap``) and KL-LUCB's (``kl_lucb_gap``): stop when ``max_{j != leader} UCB_j - LCB_leader``
   falls below the env's epsilon, with the numpy component's confidence bounds.
 
@@ -43,16 +46,18 @@ from bandit_gym.agents.best_arm._stopping import (
     STOPPING_RULES,
     THRESHOLDS,
     check_arms,
-    check_glr_epsilon,
     check_stopping,
     ls2020_offset,
 )
 
 Array = jax.Array
 Obs = dict[str, Array]
+#: the GLR thresholds of this backend (the numpy component's, less the per-pair ``"mixture"`` ones)
+JAX_THRESHOLDS = tuple(kind for kind in THRESHOLDS if kind != "mixture")
 
 __all__ = [
     "DISTRIBUTIONS",
+    "JAX_THRESHOLDS",
     "STOPPING_RULES",
     "THRESHOLDS",
     "check_agent_stopping",
@@ -198,8 +203,8 @@ def threshold_value(t: Any, delta: Any, k: int, kind: str, gaussian: bool = Fals
     for K = ``k`` arms (P = K - 1 pairs) after t pulls (t < 1 counts as 1, as numpy's ``max(made, 1)``), float32.
     ``gaussian`` (static) only changes ``"ls2020"`` (c = 1 instead of 2). ``delta`` may be traced; the
     ``"ls2020"`` offset of a concrete delta is the numpy one."""
-    if kind not in THRESHOLDS:
-        raise ValueError(f"threshold={kind!r} is not a GLR threshold; allowed: {THRESHOLDS}")
+    if kind not in JAX_THRESHOLDS:
+        raise ValueError(f"threshold={kind!r} is not a GLR threshold of the JAX backend; allowed: {JAX_THRESHOLDS}")
     t = jnp.maximum(jnp.asarray(t, jnp.float32), 1.0)
     pairs = int(k) - 1
     if kind == "gk2016":
@@ -288,6 +293,14 @@ def stopped(obs: Obs, leader: Any, delta: Any, stopping: str, kind: str, gaussia
     return gap < jnp.asarray(obs["epsilon"], jnp.float32).reshape(-1)[0]
 
 
+def check_glr_epsilon(stopping: str, epsilon: float | np.floating) -> None:
+    """Refuse an env whose answers may be epsilon-good (epsilon > 0) for the GLR rule: this backend's GLR statistic
+    is the exact answer's (the numpy agents' takes epsilon)."""
+    if stopping == "glr" and epsilon != 0.0:
+        raise ValueError(f"the JAX agents' GLR stopping rule identifies the exact answer: the env's epsilon must be "
+                         f"0, got {epsilon!s}; use the numpy agent, or stopping='lucb' for an epsilon-good answer")
+
+
 def check_agent_stopping(agent: str, delta: Any, stopping: Any, threshold: Any, distribution: Any,
                          sigma: Any) -> dict[str, Any]:
     """The checks and messages of the numpy ``FixedConfidenceAgent`` for the JAX agent named ``agent``: delta in
@@ -297,6 +310,9 @@ def check_agent_stopping(agent: str, delta: Any, stopping: Any, threshold: Any, 
 
     delta = check.real("delta", delta, low=0.0, high=1.0, low_open=True, high_open=True)
     stopping, threshold = check_stopping(stopping, threshold, distribution, sigma)
+    if threshold not in JAX_THRESHOLDS:
+        raise ValueError(f"threshold={threshold!r} is not on the JAX backend (its thresholds are one per pair); "
+                         f"allowed: {', '.join(map(repr, JAX_THRESHOLDS))}, or the numpy agent")
     if stopping == "lil":
         raise ValueError(f"stopping='lil' is lil'UCB's own rule (it answers the most pulled arm), not {agent}'s; "
                          "allowed: 'glr', 'lucb', 'kllucb'")

@@ -74,6 +74,34 @@ def test_the_thresholds_are_their_formulas():
         assert beta(1000.0, 5, 1, records[0]) == pytest.approx(2 * math.log(c * 1000 * 1001) + x, rel=1e-14)
 
 
+def test_the_mixture_thresholds_are_one_per_pair():
+    records = np.zeros(1, np.dtype([(name, np.float64) for name in _stopping.FIELDS]))
+    _stopping.set_constants(records, np.array([0]), "glr", "mixture", 0.05, "bernoulli", 1.0, 3, 1, 0.0)
+    assert records["offset"][0] == pytest.approx(math.log(2 / 0.05), rel=1e-14)
+    counts, means, answer = np.array([1600.0, 400.0, 3600.0]), np.array([0.6, 0.4, 0.5]), np.array([1, 0, 0])
+    level = records["offset"][0]
+    z01, z02 = (_stopping.transportation_cost(counts, means, 0, j, 0.0, 1.0) for j in (1, 2))
+    b01 = level + 0.5 * math.log(1600 * 400) + 2 * math.log(2)
+    b02 = level + 0.5 * math.log(1600 * 3600) + 2 * math.log(2)
+    assert z01 > b01 and z02 > b02  # every pair passes its own threshold: stop
+    assert _stopping.stopped(counts, means, answer, 5600, 1, 0.0, records[0])
+    counts[2] = 200.0  # the pair (0, 2) now falls below its threshold
+    z02 = _stopping.transportation_cost(counts, means, 0, 2, 0.0, 1.0)
+    assert z02 < level + 0.5 * math.log(1600 * 200) + 2 * math.log(2)
+    assert not _stopping.stopped(counts, means, answer, 2200, 1, 0.0, records[0])
+    # never above gk2016's ln(2 t P / delta) on Bernoulli arms: ln(N_i N_j) / 2 + 2 ln 2 <= ln(2 t) when N_i + N_j <= t
+    assert _stopping.beta(1000.0, 3, 1, records[0]) == pytest.approx(math.log(2 * 1000 * 2 / 0.05), rel=1e-12)
+
+
+def test_the_glr_rule_reads_epsilon():
+    """With epsilon = 0.1 an arm 0.05 below the leader no longer keeps the rule from stopping."""
+    records = np.zeros(1, np.dtype([(name, np.float64) for name in _stopping.FIELDS]))
+    _stopping.set_constants(records, np.array([0]), "glr", "gk2016", 0.05, "bernoulli", 1.0, 3, 1, 0.1)
+    counts, means, answer = np.array([3000.0, 3000.0, 3000.0]), np.array([0.6, 0.55, 0.2]), np.array([1, 0, 0])
+    assert not _stopping.stopped(counts, means, answer, 9000, 1, 0.0, records[0])
+    assert _stopping.stopped(counts, means, answer, 9000, 1, 0.1, records[0])
+
+
 @pytest.mark.parametrize(("kwargs", "message"), [
     ({"stopping": "chernoff"}, "stopping"),
     ({"threshold": "gk"}, "threshold"),
@@ -102,8 +130,7 @@ def test_the_agent_refuses_arms_of_another_family():
             obs, *_ = env.step(agent.act(obs))
     with pytest.raises(ValueError, match="m = 2"):
         TrackAndStop().act(gym.make("BestArmIdentification-v0", m=2).reset(seed=0)[0])
-    with pytest.raises(ValueError, match="epsilon must be 0"):
-        TrackAndStop().act(gym.make("BestArmIdentification-v0", epsilon=0.1).reset(seed=0)[0])
+    TrackAndStop().act(gym.make("BestArmIdentification-v0", epsilon=0.1).reset(seed=0)[0])  # the GLR reads epsilon
 
 
 # ------------------------------------------------------------------------------------------ first decisions
@@ -247,7 +274,8 @@ def test_lil_ucb_pulls_the_arm_of_largest_lil_index_and_stops_when_one_arm_domin
 # ------------------------------------------------------------------------------------------ delta-correctness
 INSTANCES = [[0.5, 0.3], [0.6, 0.4, 0.3], [0.45, 0.3, 0.3, 0.2], [0.7, 0.5, 0.5, 0.4, 0.3], [0.35, 0.15, 0.1]]
 RULES = [("glr", "gk2016", "bernoulli"), ("glr", "ls2020", "bernoulli"), ("glr", "ls2020", "gaussian"),
-         ("lucb", None, "bernoulli"), ("kllucb", None, "bernoulli")]
+         ("glr", "mixture", "bernoulli"), ("glr", "mixture", "gaussian"), ("lucb", None, "bernoulli"),
+         ("kllucb", None, "bernoulli")]
 
 
 @pytest.mark.slow
@@ -269,3 +297,21 @@ def test_every_stopping_rule_that_claims_delta_correctness_keeps_its_error_rate_
         errors = int(np.sum(result["error"]))
         low = stats.binomtest(errors, runs).proportion_ci(0.95, method="exact").low
         assert low <= delta, f"{means}: {errors} errors in {runs} runs"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("threshold", ["gk2016", "mixture"])
+def test_the_glr_rule_with_a_slack_keeps_the_error_of_epsilon_good_answers_below_delta(threshold):
+    """epsilon = 0.05 on an instance whose two best arms are 0.03 apart (both epsilon-good) and a third 0.1 below:
+    the GLR rule with the slack stops, far sooner than without one, and its answer is epsilon-good in all but
+    at most a delta share of the runs (exact 95% interval)."""
+    delta, runs, means = 0.2, 200, [0.5, 0.47, 0.37]
+    kwargs = {"num_envs": runs, "vectorization_mode": "vector_entry_point", "means": means,
+              "setting": "fixed_confidence", "budget": 200_000}
+    relaxed = play_vector(gym.make_vec("BestArmIdentification-v0", epsilon=0.05, **kwargs),
+                          EBTCI(delta=delta, threshold=threshold), seed=7)
+    exact = play_vector(gym.make_vec("BestArmIdentification-v0", **kwargs), EBTCI(delta=delta, threshold=threshold),
+                        seed=7)
+    assert np.mean(relaxed["pulls"]) < 0.5 * np.mean(exact["pulls"])
+    errors = int(np.sum(relaxed["error"]))
+    assert stats.binomtest(errors, runs).proportion_ci(0.95, method="exact").low <= delta
