@@ -15,6 +15,7 @@ from bandit_gym.agents.bayesian.expected_improvement import EI
 from bandit_gym.agents.bayesian.gp_ucb import GPUCB
 from bandit_gym.agents.bayesian.probability_of_improvement import PI
 from bandit_gym.agents.bayesian.thompson_sampling import ThompsonSampling
+from bandit_gym.agents.best_arm.eb_tc_epsilon import EBTCEpsilon
 from bandit_gym.agents.best_arm.eb_tci import EBTCI
 from bandit_gym.agents.best_arm.fw_sampling import FWSampling
 from bandit_gym.agents.best_arm.kl_lucb import KLLUCB
@@ -40,9 +41,13 @@ from bandit_gym.agents.threshold_bandit.optim import OPTIM
 from bandit_gym.agents.threshold_bandit.per_threshold_ucb import PerThresholdUCB
 from bandit_gym.agents.threshold_bandit.ucb import UCB
 from bandit_gym.agents.thresholding.apt import APT
+from bandit_gym.agents.thresholding.apt_glr import ThresholdingAPT
 from bandit_gym.agents.thresholding.lsa import LSA
 from bandit_gym.agents.thresholding.optkg import OptKG
+from bandit_gym.agents.thresholding.racing import ThresholdingRacing
+from bandit_gym.agents.thresholding.track_and_stop import ThresholdingTaS
 from bandit_gym.agents.thresholding.ucbe import UCBE
+from bandit_gym.agents.thresholding.uniform_glr import ThresholdingUniform
 from bandit_gym.agents.top_k.adaptive_top_k import AdaptiveTopK
 from bandit_gym.agents.top_k.clucb_pac import CLUCBPAC
 from bandit_gym.agents.top_k.opt_mai import OptMAI

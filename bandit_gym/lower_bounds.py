@@ -17,6 +17,9 @@ log(1 / delta) needs about T*(mu) log(1 / delta) pulls (Track-and-Stop's asympto
 
 - ``best_arm_allocation``: best-arm identification, computed exactly as GK 2016 Theorem 5 says (two nested
   one-dimensional root findings);
+- ``epsilon_best_arm_allocation``: additive epsilon-best-arm identification (any arm within epsilon of the best
+  is a correct answer), the max over the correct answers of each answer's max-min (Degenne and Koolen 2019),
+  each computed as GK 2016 Theorem 5 does with the pairs' meeting points shifted by epsilon;
 - ``top_m_allocation``: top-m identification, the exact max-min of the general bound (its inner infimum in closed
   form, the outer maximum a smooth concave program solved numerically);
 - ``thresholding_allocation``: the thresholding bandit at fixed confidence (every arm classified above or below
@@ -133,6 +136,135 @@ def best_arm_allocation(means: ArrayLike, distribution: str = "bernoulli", sigma
     x = np.ones(mu.shape[0])
     x[others] = xs(y)
     return Allocation(time=float(x.sum() / y), weights=x / x.sum())
+
+
+# ------------------------------------------------------------------------------------------ epsilon best arm
+@dataclass(frozen=True)
+class EpsilonAllocation(Allocation):
+    """An ``Allocation`` of epsilon-best-arm identification, with ``answer``: the epsilon-good arm whose max-min
+    attains T*_epsilon(mu) (the first in the arms' order on a tie, to a relative 1e-10), the answer that w*
+    verifies."""
+
+    answer: int
+
+
+def _variance(distribution: str, sigma: float) -> Callable[[float], float]:
+    """V(q), the variance of the family's law of mean q (``d(p, q)``'s derivative in q is ``(q - p) / V(q)``)."""
+    if distribution == "bernoulli":
+        return lambda q: q * (1.0 - q)
+    return lambda q: sigma * sigma
+
+
+def _shifted_range(mu_i: float, mu_j: float, epsilon: float, distribution: str) -> tuple[float, float]:
+    """Where the minimising lambda_i of the shifted pair lies: from mu_j - epsilon (arm j unmoved) to mu_i (arm i
+    unmoved), and for Bernoulli arms within ``0 <= lambda_i`` and ``lambda_i + epsilon <= 1``."""
+    if distribution == "bernoulli":
+        return max(mu_j - epsilon, 0.0), min(mu_i, 1.0 - epsilon)
+    return mu_j - epsilon, mu_i
+
+
+def epsilon_best_arm_allocation(means: ArrayLike, epsilon: float, distribution: str = "bernoulli",
+                                sigma: float = 1.0, *, beta: float | None = None) -> EpsilonAllocation:
+    """T*_epsilon(mu) and w*(mu) of additive epsilon-best-arm identification: an answer is correct when its mean is
+    at least ``max_a mu_a - epsilon`` (``epsilon`` >= 0; epsilon = 0 is ``best_arm_allocation``).
+
+    Definition. With several correct answers, Degenne and Koolen (2019, NeurIPS, "Pure Exploration with Multiple
+    Correct Answers") bound every delta-correct algorithm by ``liminf E[tau_delta] / ln(1 / delta) >= T*(mu)``,
+
+        T*(mu)^-1 = max_{i epsilon-good} max_{w in Sigma_K} inf_{lambda in not-i} sum_a w_a d(mu_a, lambda_a)
+
+    (their paper was not read here, only its abstract: this is their bound as Jourdan et al.'s poster restates it
+    for Gaussian arms, written with the arms' divergence d). The answer i is wrong at lambda iff ``lambda_j >
+    lambda_i + epsilon`` for some j, so the infimum is ``min_{j != i} C_ij(w)``, with the pair's transportation
+    cost shifted by epsilon ``C_ij(w) = inf_{lambda_j >= lambda_i + epsilon} w_i d(mu_i, lambda_i) + w_j d(mu_j,
+    lambda_j)`` (Gaussian arms: ``(mu_i - mu_j + epsilon)^2 / (2 sigma^2 (1 / w_i + 1 / w_j))``). This function
+    computes exactly that: the max over every epsilon-good answer i of that answer's max-min; ``answer`` says
+    which answer attains it. Jourdan, Degenne and Kaufmann (2023, NeurIPS, EB-TC epsilon; their poster states it
+    without an equation number, and the paper's body was not read) write it for Gaussian arms as ``T_epsilon(mu)
+    = min_{i epsilon-good} min_{beta in (0, 1)} T_epsilon,beta(mu, i)``, ``T_epsilon,beta(mu, i)^-1 = max_{w in
+    Sigma_K, w_i = beta} min_{j != i} (mu_i - mu_j + epsilon)^2 / (2 sigma^2 (1 / beta + 1 / w_j))``: the same
+    number. With ``beta`` given, this function returns ``min_i T_epsilon,beta(mu, i)`` and its allocation
+    (``w_answer = beta``).
+
+    Which answer attains it. On Gaussian arms the best arm i*, for every beta: swapping the weights of an
+    epsilon-good arm i and of i* turns each pair (i, j) into the pair (i*, j) with the same weights and a gap
+    ``mu_i* - mu_j + epsilon`` at least as large (and the pair (i, i*) into (i*, i), whose gap ``mu_i* - mu_i +
+    epsilon`` is at least ``mu_i - mu_i* + epsilon``), and the Gaussian cost is symmetric in the pair's weights. On
+    Bernoulli arms the cost of (i*, i) is not symmetric under the swap, so every answer is computed.
+
+    Method, per answer i: Garivier and Kaufmann (2016) Theorem 5's, with the meeting point shifted (as Garivier and
+    Kaufmann's public epsilon-BAI code does, EmilieKaufmann/BAI_epsBAI_code): for the pair (i, j) and weights (1,
+    x), the minimiser lambda_i = l of ``d(mu_i, l) + x d(mu_j, l + epsilon)`` solves ``x = (mu_i - l) V(l +
+    epsilon) / (V(l) (l + epsilon - mu_j))`` (V the family's variance function), so l parametrises the pair's cost
+    ``g_j(x)``; x_j(y) solves ``g_j(x) = y``, y* is the root of the increasing ``F(y) = sum_j d(mu_i, l_j) /
+    d(mu_j, l_j + epsilon) - 1`` (the first-order condition, as in GK 2016), and ``w_i = 1 / (1 + sum_j
+    x_j(y*))``, ``w_j = x_j(y*) w_i``, ``T_i = (1 + sum_j x_j(y*)) / y*``. With ``beta``: ``sum_j x_j(u) = (1 -
+    beta) / beta``, ``w_j = beta x_j(u)``, ``T_i = 1 / (beta u)``. Roots by Brent's method. A Bernoulli answer
+    above ``1 - epsilon`` costs ``d(mu_i, 1 - epsilon)`` even with no weight on j: F's and the sum's search
+    starts there.
+
+    An arm exactly epsilon below the best is epsilon-good but cannot be verified (infinite time) and is skipped;
+    with epsilon = 0 the best arm must be unique. Bernoulli means lie in (0, 1), epsilon in [0, 1)."""
+    mu = _means(means, distribution)
+    bernoulli = distribution == "bernoulli"
+    epsilon = check.real("epsilon", epsilon, low=0.0, high=1.0 if bernoulli else None, high_open=bernoulli)
+    if beta is not None:
+        beta = check.real("beta", beta, low=0.0, high=1.0, low_open=True, high_open=True)
+    d, var = divergence(distribution, sigma), _variance(distribution, sigma)
+    k = mu.shape[0]
+    rounding = 8.0 * np.finfo(np.float64).eps * max(1.0, float(np.max(np.abs(mu))), epsilon)  # of the gaps' sums
+    answers = [a for a in range(k) if mu[a] - np.max(np.delete(mu, a)) + epsilon > rounding]
+    if not answers:
+        raise ValueError(f"means must have a unique best arm when epsilon = 0 (T* is infinite otherwise), got {mu}")
+    found = [_answer_allocation(mu, a, epsilon, d, var, bernoulli, beta) for a in answers]
+    times = np.array([time for time, _ in found])
+    best = int(np.argmax(times <= times.min() * (1.0 + 1e-10)))  # the first of the answers tied to rounding
+    return EpsilonAllocation(time=found[best][0], weights=found[best][1], answer=answers[best])
+
+
+def _answer_allocation(mu: np.ndarray, a: int, epsilon: float, d: Divergence, var: Callable[[float], float],
+                       bernoulli: bool, beta: float | None) -> tuple[float, np.ndarray]:
+    """(T_a, w) of answer a (``epsilon_best_arm_allocation``)."""
+    others = np.flatnonzero(np.arange(mu.shape[0]) != a)
+    ranges = [_shifted_range(mu[a], mu[b], epsilon, "bernoulli" if bernoulli else "gaussian") for b in others]
+    top = ranges[0][1]  # the same for every pair: lambda_i = top costs the floor g_j(0) = d(mu_i, top)
+    floor = float(d(mu[a], top))
+
+    def pair(lam: float, b: int | np.integer) -> tuple[float, float]:  # g_b and x_b at the meeting point lam
+        x = (mu[a] - lam) * var(lam + epsilon) / (var(lam) * (lam + epsilon - mu[b]))
+        return float(d(mu[a], lam) + (x * d(mu[b], lam + epsilon) if x > 0.0 else 0.0)), x
+
+    def points(y: float) -> np.ndarray:  # l_j(y) for every other arm j
+        found = np.full(others.shape[0], top)
+        for n, (b, (low, _)) in enumerate(zip(others, ranges, strict=True)):
+            if y <= floor:
+                continue
+            inside = next((low + (top - low) * 0.5**s for s in range(1, 1100)
+                           if pair(low + (top - low) * 0.5**s, b)[0] >= y), low)
+            found[n] = optimize.brentq(lambda lam, b=b: pair(lam, b)[0] - y, inside, top, xtol=_XTOL)
+        return found
+
+    def xs(y: float) -> np.ndarray:
+        return np.array([pair(lam, b)[1] for lam, b in zip(points(y), others, strict=True)])
+
+    def condition(y: float) -> float:  # F(y), or sum_j x_j(y) - (1 - beta) / beta with beta
+        if beta is not None:
+            return float(np.sum(xs(y))) - (1.0 - beta) / beta
+        lam = points(y)
+        return float(np.sum(d(mu[a], lam) / d(mu[others], lam + epsilon))) - 1.0
+
+    sup = min(float(d(mu[a], low)) if low > 0.0 or not bernoulli else np.inf for low, _ in ranges)
+    high = floor + 1.0 if np.isinf(sup) else (floor + sup) / 2.0
+    for _ in range(2000):  # the condition grows to +inf as y reaches sup
+        if condition(high) >= 0.0:
+            break
+        high = floor + 2.0 * (high - floor) if np.isinf(sup) else (high + sup) / 2.0
+    y = float(optimize.brentq(condition, floor, high, xtol=_XTOL * high))
+    x = np.ones(mu.shape[0])
+    x[others] = xs(y)
+    if beta is not None:
+        return 1.0 / (beta * y), np.where(np.arange(mu.shape[0]) == a, beta, beta * x)
+    return float(x.sum() / y), x / x.sum()
 
 
 # ------------------------------------------------------------------------------------------ top m
@@ -273,25 +405,54 @@ def _upper_bound(gradients: np.ndarray) -> float:
 
 # ------------------------------------------------------------------------------------------ thresholding
 def thresholding_allocation(means: ArrayLike, threshold: float, distribution: str = "bernoulli",
-                            sigma: float = 1.0) -> Allocation:
+                            sigma: float = 1.0, epsilon: float = 0.0) -> Allocation:
     """T*(mu) and w*(mu) of the thresholding bandit at fixed confidence: classify every arm as above or below
-    theta, correct for all arms with probability at least 1 - delta (epsilon = 0; no mean equal to theta).
+    theta, correct for all arms with probability at least 1 - delta, with the env's indifference zone epsilon >= 0
+    (``bandit_gym.metrics``: an arm with ``|mu_i - theta| < epsilon`` may be answered either way; any other arm
+    must be answered ``1{mu_i >= theta}``).
 
-    An instance answers differently iff some arm i lies on the other side of theta, at the cost
-    ``w_i d(mu_i, theta)`` at least (arm i moved to theta), so
+    The answer "above" of arm i is wrong on the instances with ``lambda_i <= theta - epsilon`` (``lambda_i <
+    theta`` at epsilon = 0), "below" on those with ``lambda_i >= theta + epsilon``. The least cost of moving arm i
+    into the wrong set of an answer is ``w_i d(mu_i, theta - epsilon)`` for "above" (0 if mu_i is in it already),
+    ``w_i d(mu_i, theta + epsilon)`` for "below". An instance contradicts an answer iff one arm lies in its wrong
+    set, so the inner infimum is a minimum over the arms; with several correct answers the bound is the largest
+    over the correct answers of their max-min (Degenne and Koolen 2019, Theorem 1), and as each arm's cost grows
+    with its own side's, each arm takes the side of larger cost:
 
-        T*(mu)^-1 = max_w min_i w_i d(mu_i, theta),   w*_i proportional to 1 / d(mu_i, theta),
-        T*(mu) = sum_i 1 / d(mu_i, theta),
+        c_i = max(d(mu_i, theta - epsilon) 1{mu_i > theta - epsilon},
+                  d(mu_i, theta + epsilon) 1{mu_i < theta + epsilon}),
+        T*(mu)^-1 = max_w min_i w_i c_i,   w*_i proportional to 1 / c_i,   T*(mu) = sum_i 1 / c_i,
 
-    in closed form (equalising the terms is optimal: raising one lowers another). For Gaussian arms
-    ``T* = 2 sigma^2 sum_i Delta_i^-2 = 2 sigma^2 H``, H being tao2019's and Locatelli et al. (2016)'s fixed-budget
+    in closed form (equalising the terms is optimal: raising one lowers another). An arm at or above theta +
+    epsilon costs ``d(mu_i, theta - epsilon)``, one at or below theta - epsilon ``d(mu_i, theta + epsilon)``, one
+    inside the zone the larger of the two: it still needs samples, to certify whichever answer is given. At epsilon
+    = 0, ``c_i = d(mu_i, theta)`` and no mean may equal theta (its c_i is 0: T* would be infinite). A side whose
+    wrong set holds no Bernoulli mean but 0 or 1 (``theta - epsilon <= 0``, ``theta + epsilon >= 1``) is never
+    wrong: its cost is infinite and the arm needs no sample (``w*_i = 0``); if no arm needs one, T* = 0 and the
+    weights are uniform (any allocation is optimal). For Gaussian arms ``T* = 2 sigma^2 sum_i (|Delta_i| +
+    epsilon)^-2``, ``2 sigma^2 H`` at epsilon = 0, H being tao2019's and Locatelli et al. (2016)'s fixed-budget
     complexity (``bandit_gym.instances.complexity``)."""
     mu = _means(means, distribution)
     if distribution == "bernoulli":
         threshold = check.real("threshold", threshold, low=0.0, high=1.0, low_open=True, high_open=True)
     else:
         threshold = check.real("threshold", threshold)
-    if np.any(mu == threshold):
-        raise ValueError(f"no mean may equal the threshold {threshold} (T* is infinite otherwise), got {mu}")
-    inverse = 1.0 / divergence(distribution, sigma)(mu, threshold)
+    epsilon = check.real("epsilon", epsilon, low=0.0)
+    d = divergence(distribution, sigma)
+
+    def side_cost(point: float, side: np.ndarray) -> np.ndarray:
+        """d(mu_i, point) where ``side`` (mu_i strictly on the other side of point from its wrong set), else 0;
+        infinite for a Bernoulli point at or outside {0, 1}."""
+        if distribution == "bernoulli" and not 0.0 < point < 1.0:
+            return np.where(side, np.inf, 0.0)
+        return np.where(side, d(mu, point), 0.0)
+
+    cost = np.maximum(side_cost(threshold - epsilon, mu > threshold - epsilon),
+                      side_cost(threshold + epsilon, mu < threshold + epsilon))
+    if np.any(cost == 0.0):
+        raise ValueError(f"no mean may equal the threshold {threshold} at epsilon = 0 (T* is infinite otherwise), "
+                         f"got {mu}")
+    inverse = 1.0 / cost
+    if inverse.sum() == 0.0:  # every arm is right whatever its answer: nothing to sample
+        return Allocation(time=0.0, weights=np.full(mu.shape[0], 1.0 / mu.shape[0]))
     return Allocation(time=float(inverse.sum()), weights=inverse / inverse.sum())

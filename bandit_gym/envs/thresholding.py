@@ -1,5 +1,6 @@
 """The thresholding bandit problem of tao2019: classify every arm as above or below a threshold theta after a
-fixed budget of pulls, scored by the number of misclassified arms (aggregate regret)."""
+fixed budget of pulls or, stopping when confident, within a cap, scored by the number of misclassified arms
+(aggregate regret)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from bandit_gym.envs._base import Engine, Forward, Info, flag
 from bandit_gym.envs._budget import Budget
 from bandit_gym.envs._pulls import Pulls, box
 from bandit_gym.envs._shell import PureExplorationEnv, PureExplorationVectorEnv
+from bandit_gym.envs.best_arm import SETTINGS as SETTINGS
 from bandit_gym.families import Family
 from bandit_gym.instances import BudgetRange, oracle_values
 
@@ -30,13 +32,14 @@ class ThresholdingEngine(Engine):
 
     Composed of its arms (``Arms``: law, support, instance), its budget (``Budget``) and the pulls of its copies
     (``Pulls``: means, counts, sums, the step and the batched allocation); it adds the threshold and epsilon of
-    the answer, its loss and the renders. The attributes below read the parts'."""
+    the answer, its loss, the setting (a fixed-confidence episode that reaches its cap is truncated, as the
+    best-arm engine's) and the renders. The attributes below read the parts'."""
 
     family = Family.THRESHOLDING
     reset_options = ("means",)
     exposed: ClassVar[frozenset[str]] = frozenset(
         {"means", "threshold", "epsilon", "budget", "num_arms", "loss", "arm_distribution", "sigma", "sample_cost",
-         "distributions"}
+         "distributions", "setting"}
     )
     #: the instance when ``means`` is not given
     default_means: ClassVar[tuple[float, ...]] = DEFAULT_MEANS
@@ -72,6 +75,7 @@ class ThresholdingEngine(Engine):
         sample_cost: float = 0.0,
         common_random_numbers: bool = False,
         distributions: Any = None,
+        setting: str = "fixed_budget",
     ) -> None:
         num = check.integer("num_envs", num, minimum=1)
         self.arms = Arms(means, arm_distribution, sigma, distributions, default_means=self.default_means)
@@ -79,11 +83,16 @@ class ThresholdingEngine(Engine):
         self.epsilon = check.real("epsilon", epsilon, low=0.0)
         self.episode_budget = Budget(budget)
         self.loss = check.choice("loss", loss, LOSSES)
+        #: ``"fixed_budget"`` (the budget's last pull leads to the answer step) or ``"fixed_confidence"`` (the agent
+        #: stops; the budget is a cap, and reaching it truncates the episode)
+        self.setting = check.choice("setting", setting, SETTINGS)
         cost = self.episode_budget.sample_cost(sample_cost)
         crn = flag("common_random_numbers", common_random_numbers)
         self.num_arms = k = self.arms.num_arms
         super().__init__(num, arms=k)  # the memory of num copies of K arms, checked before they are allocated
         self.pulls = Pulls(self.num, self.arms, self.episode_budget, self.finished, cost, crn)
+        self._none = np.zeros(self.num, dtype=bool)  # "no copy": the truncations of a step that caps none
+        self._none.flags.writeable = False
         self.obs = {"threshold": np.full((self.num, 1), self.threshold, dtype=np.float32),
                     "epsilon": np.full((self.num, 1), self.epsilon, dtype=np.float32), **self.pulls.obs}
 
@@ -144,7 +153,13 @@ class ThresholdingEngine(Engine):
         self, rng: np.random.Generator, actions: np.ndarray, rows: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray, Info]:
         rewards, stop = self.pulls.step(rng, actions, rows, self.episode_loss)
-        return rewards, stop, {}
+        if self.setting == "fixed_budget":  # the answer step terminates; nothing is truncated, ever
+            return rewards, stop, {}
+        if not stop.any():  # the usual step: nothing ends, no array to make
+            self.truncated = self._none
+            return rewards, stop, {}
+        self.truncated = stop & (actions[:, 0] != self.num_arms)  # out of pulls, not a stop action: the cap
+        return rewards, stop & ~self.truncated, {}
 
     def allocate(self, rng: np.random.Generator, allocation: Any) -> None:
         """Batched pulls of every copy (``Pulls.allocate``)."""
@@ -155,7 +170,10 @@ class ThresholdingEngine(Engine):
         counts, est, half = self.pulls.estimates(row)
         side = np.where(counts == 0, "?", np.where(est >= self.threshold, "above", "below"))
         total, left = self.total[row], self.left[row]
-        title = f"ThresholdingBandit: K={self.num_arms}, budget {total}, {total - left} pulls used"
+        if self.setting == "fixed_budget":
+            title = f"ThresholdingBandit: K={self.num_arms}, budget {total}, {total - left} pulls used"
+        else:
+            title = f"ThresholdingBandit: K={self.num_arms}, cap {total}, {total - left} pulls used (fixed_confidence)"
         footer = f"threshold theta={self.threshold:g}, epsilon={self.epsilon:g}, budget left {left}"
         return _render.text_table(
             title,
@@ -181,7 +199,8 @@ class ThresholdingEngine(Engine):
 
 
 class ThresholdingBanditEnv(PureExplorationEnv):
-    """Thresholding bandit (tao2019): classify K arms against a threshold within a budget of pulls.
+    """Thresholding bandit (tao2019): classify K arms against a threshold within a budget of pulls, fixed budget
+    or fixed confidence.
 
     ## Description
     The thresholding bandit problem (TBP) of Tao et al. (2019, §2): K arms with unknown means theta_i, a known
@@ -189,7 +208,13 @@ class ThresholdingBanditEnv(PureExplorationEnv):
     spent the agent's answer ``d in {0,1}^K`` says which arms it believes satisfy ``theta_i >= theta``. The loss
     is the number of misclassified arms (aggregate regret, eq. 3, before the expectation), or optionally the
     indicator that any arm is misclassified (its expectation is the simple regret, tao2019 §1). Arms inside the
-    indifference zone ``|theta_i - theta| < epsilon`` (ours) count for nothing.
+    indifference zone ``|theta_i - theta| < epsilon`` (ours) count for nothing: either answer is right for them
+    (``bandit_gym.metrics.counted_arms``; an arm at ``theta +- epsilon`` counts).
+
+    ``setting="fixed_confidence"`` is the same problem in the fixed-confidence setting (as for
+    ``BestArmIdentification-v0``): the agent stops when it is confident (the stop action), its answer is scored
+    then, and ``budget`` is only a cap, reaching which truncates the episode (its answer still scored). The
+    fixed-confidence lower bound is ``bandit_gym.lower_bounds.thresholding_allocation``.
 
     ## Action Space
     ``MultiDiscrete([K + 1] + [2] * K)``. ``action[0]`` is the arm to pull (``0..K-1``) or ``K`` to stop;
@@ -225,12 +250,16 @@ class ThresholdingBanditEnv(PureExplorationEnv):
     single-pull ``step`` stays the reference. The vector env takes an ``(N, K)`` allocation.
 
     ## Rewards
-    ``-sample_cost`` (default 0) per pull; minus the loss of the final answer on the answer step.
+    ``-sample_cost`` (default 0) per pull; minus the loss of the final answer on the step that ends the episode
+    (the answer step, the stop, or the cap).
 
     ## Episode End
-    Terminates on the answer step (after ``budget`` pulls) or when the agent stops. No truncation. A time limit
-    shorter than the episode (``gym.make(id, max_episode_steps=n)``, ``TimeLimit``, n < budget + 1) would end it
-    unscored and is refused at ``reset``: pass ``budget=n - 1``.
+    Terminates when the agent stops (the stop action) or, fixed budget (the default), on the answer step after
+    ``budget`` pulls; no truncation then. In the fixed-confidence setting reaching the cap truncates instead
+    (``truncated=True``, ``terminated=False``): the step after the last pull is scored as the answer step is, and
+    a vector env resets the copy on its next step. A time limit shorter than the episode (``gym.make(id,
+    max_episode_steps=n)``, ``TimeLimit``, n < budget + 1) would end it unscored and is refused at ``reset``: pass
+    ``budget=n - 1``.
 
     ## Information
     ``info`` is empty. ``bandit_gym.wrappers.RecordEpisodeRegret`` adds the episode's regret at the end.
@@ -242,7 +271,8 @@ class ThresholdingBanditEnv(PureExplorationEnv):
     | ``means`` | tao2019 Setup 1 | K means (2 <= K <= ``MAX_ARMS`` = 65,536), or a sampler ``(rng, n) -> (n, K)`` |
     | ``threshold`` | 0.5 | theta; in (0, 1) for Bernoulli arms |
     | ``epsilon`` | 0.0 | indifference zone half-width, >= 0 |
-    | ``budget`` | 1000 | 1 <= T <= ``MAX_BUDGET`` = 2^24, or a ``bandit_gym.instances.BudgetRange`` (T per episode) |
+    | ``budget`` | 1000 | T (a cap if fixed confidence), 1 <= T <= ``MAX_BUDGET`` = 2^24, or a ``BudgetRange`` |
+    | ``setting`` | ``"fixed_budget"`` | or ``"fixed_confidence"`` (the agent stops; reaching ``budget`` truncates) |
     | ``arm_distribution`` | ``"bernoulli"`` | ``"gaussian"`` (``sigma``), ``"custom"`` (``distributions``) |
     | ``sigma`` | 1.0 | Gaussian standard deviation |
     | ``distributions`` | None | bounded arm laws (frozen ``scipy.stats``); set the means |
@@ -267,7 +297,8 @@ class ThresholdingBanditEnv(PureExplorationEnv):
     C. Tao, S. A. Blanco, J. Peng, Y. Zhou. Thresholding Bandit with Optimal Aggregate Regret. NeurIPS 2019.
 
     ## Version History
-    * v0: initial version.
+    * v0: initial version; ``setting="fixed_confidence"`` added later within v0 (the default, ``"fixed_budget"``,
+      plays exactly as before).
 
     Examples:
         >>> import gymnasium as gym
@@ -283,6 +314,15 @@ class ThresholdingBanditEnv(PureExplorationEnv):
         >>> obs, reward, terminated, truncated, info = env.step(np.zeros(K + 1, dtype=np.int64))  # pull arm 0
         >>> int(obs["counts"][0]), float(obs["budget_left"][0])
         (1, 499.0)
+
+        Fixed confidence: the stop action (K) ends and scores the episode; reaching the cap truncates it.
+
+        >>> env = gym.make("ThresholdingBandit-v0", means=[0.2, 0.8], setting="fixed_confidence", budget=1)
+        >>> obs, info = env.reset(seed=0)
+        >>> obs, reward, terminated, truncated, info = env.step(np.array([0, 0, 1]))  # pull arm 0: the last pull
+        >>> obs, reward, terminated, truncated, info = env.step(np.array([0, 0, 1]))  # no pull left: the cap
+        >>> terminated, truncated, reward  # the answer [0, 1] is right
+        (False, True, 0.0)
     """
 
     engine_class = ThresholdingEngine

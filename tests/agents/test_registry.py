@@ -28,7 +28,9 @@ SETUP1 = "ThresholdingBandit-Tao2019Setup1-v0"
 ANYTIME_BEFORE = {"APT", "BayesUCB", "CLUCBPAC", "EI", "EpsilonGreedy", "GPUCB", "KLUCB", "LSA", "LUCB", "OptKG", "PI",
                   "Thompson", "ThompsonSampling", "UCB1", "UGapEc", "Uniform",
                   # the fixed-confidence rules of issue 38: they never read the horizon (the env's budget is a cap)
-                  "TrackAndStop", "EBTCI", "KLLUCB", "LilUCB", "TTUCB", "TTTS", "FWSampling"}
+                  "TrackAndStop", "EBTCI", "KLLUCB", "LilUCB", "TTUCB", "TTTS", "FWSampling",
+                  # issue 62's fixed-confidence rules
+                  "EBTCEpsilon", "ThresholdingTaS", "ThresholdingUniform", "ThresholdingRacing", "ThresholdingAPT"}
 
 
 class LeastPulled(Agent):

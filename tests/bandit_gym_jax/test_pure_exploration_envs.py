@@ -116,6 +116,19 @@ def test_fixed_confidence_stop_and_cap() -> None:
     assert results == [(False, False), (False, False), (True, True)]
 
 
+def test_the_thresholding_family_stops_and_caps_in_fixed_confidence() -> None:
+    """The numpy env's ``setting`` reaches the JAX family: a stop ends, the cap truncates (fixed confidence only)."""
+    key = jax.random.key(3)
+    for setting, capped in (("fixed_confidence", True), ("fixed_budget", False)):
+        env = ThresholdingFunctional(means=[0.2, 0.8], threshold=0.5, budget=2, setting=setting)
+        state = env.initial(key)
+        stopped = env.transition(state, jnp.array([2, 0, 1]), key)
+        assert bool(stopped.done) and not bool(stopped.capped)
+        for _ in range(3):  # two pulls, then the answer step on the budget
+            state = env.transition(state, jnp.array([0, 0, 1]), key)
+        assert bool(state.done) and bool(state.capped) == capped
+
+
 def test_set_answers_score_like_the_numpy_env() -> None:
     means = [0.9, 0.5, 0.6, 0.2]
     for answer in ([1, 0, 0, 0], [0, 0, 1, 0], [1, 1, 0, 0], [0, 0, 0, 0]):

@@ -182,3 +182,100 @@ def test_render_modes() -> None:
     image.reset(seed=0)
     frame = image.render()
     assert frame.dtype == np.uint8 and frame.ndim == 3 and frame.shape[2] == 3 and frame.std() > 0
+
+
+# ----------------------------------------------------------------------------------------------- fixed confidence
+def test_fixed_confidence_stop_action_ends_and_scores_the_answer() -> None:
+    env = ThresholdingBanditEnv(means=MEANS, budget=100, setting="fixed_confidence", sample_cost=0.5)
+    env.reset(seed=0)
+    env.step(action(1, [0, 0, 0, 0]))
+    obs, reward, term, trunc, _ = env.step(action(4, [0, 1, 0, 1]))  # stop: arms 1 and 2 misclassified
+    assert term and not trunc and reward == -2.0 and obs["counts"].sum() == 1
+    with pytest.raises(ValueError, match="after the episode terminated"):
+        env.step(action(0, [0] * 4))
+
+
+@pytest.mark.parametrize("setting", ["fixed_budget", "fixed_confidence"])
+def test_the_cap_truncates_in_fixed_confidence_and_terminates_in_fixed_budget(setting: str) -> None:
+    env = ThresholdingBanditEnv(means=MEANS, budget=2, setting=setting, loss="simple")
+    env.reset(seed=0)
+    for arm in (0, 1):
+        _, reward, term, trunc, _ = env.step(action(arm, [0, 0, 1, 1]))
+        assert (reward, term, trunc) == (0.0, False, False)
+    _, reward, term, trunc, _ = env.step(action(2, [1, 0, 1, 1]))  # no pull left: the answer is scored
+    assert reward == -1.0  # arm 0 misclassified
+    assert (term, trunc) == ((False, True) if setting == "fixed_confidence" else (True, False))
+    with pytest.raises(ValueError, match="after the episode terminated"):  # ended either way
+        env.step(action(0, [0] * 4))
+
+
+def test_a_stop_on_the_answer_step_is_a_stop_not_the_cap() -> None:
+    env = ThresholdingBanditEnv(means=MEANS, budget=1, setting="fixed_confidence")
+    env.reset(seed=0)
+    env.step(action(0, [0, 0, 1, 1]))
+    _, reward, term, trunc, _ = env.step(action(4, [0, 0, 1, 1]))
+    assert (reward, term, trunc) == (0.0, True, False)
+
+
+def test_the_setting_changes_nothing_but_how_the_cap_ends_the_episode() -> None:
+    """Same seed and actions: the same samples, observations and rewards in both settings (so the default,
+    fixed budget, plays as before), up to the last step, which terminates in one and truncates in the other."""
+    records = {}
+    for setting in ("fixed_budget", "fixed_confidence"):
+        env = ThresholdingBanditEnv(means=[0.3, 0.55, 0.7], budget=30, setting=setting, epsilon=0.05)
+        obs, _ = env.reset(seed=7)
+        steps = [obs]
+        for t in range(31):
+            obs, reward, term, trunc, _ = env.step(action(t % 3, [0, 1, 1]))
+            steps.append((obs, reward, term or trunc))
+        records[setting] = (steps, term, trunc)
+    budget_steps, budget_term, budget_trunc = records["fixed_budget"]
+    confidence_steps, confidence_term, confidence_trunc = records["fixed_confidence"]
+    for a, b in zip(budget_steps[1:], confidence_steps[1:], strict=True):
+        for key in a[0]:
+            np.testing.assert_array_equal(a[0][key], b[0][key])
+        assert a[1:] == b[1:]
+    assert (budget_term, budget_trunc, confidence_term, confidence_trunc) == (True, False, False, True)
+
+
+def test_epsilon_relaxed_answers_in_fixed_confidence() -> None:
+    env = ThresholdingBanditEnv(means=[0.45, 0.52, 0.9, 0.1], budget=5, epsilon=0.05, setting="fixed_confidence")
+    for zone in ([0, 0], [0, 1], [1, 0], [1, 1]):  # arms 0 and 1 are inside the zone: either answer is right
+        env.reset(seed=0)
+        _, reward, term, _, _ = env.step(action(4, [*zone, 1, 0]))
+        assert term and reward == 0.0
+    env.reset(seed=0)
+    _, reward, *_ = env.step(action(4, [1, 1, 0, 1]))  # arms 2 and 3 wrong
+    assert reward == -2.0
+
+
+def test_a_bad_setting_names_the_allowed_values() -> None:
+    with pytest.raises(ValueError, match=r"setting='anytime' is not allowed; use one of 'fixed_budget', "
+                                         r"'fixed_confidence'"):
+        ThresholdingBanditEnv(setting="anytime")
+
+
+def test_presets_take_the_setting() -> None:
+    env = gym.make("ThresholdingBandit-Tao2019Setup1-v0", setting="fixed_confidence", budget=3)
+    env.reset(seed=0)
+    assert env.unwrapped.setting == "fixed_confidence"
+    assert gym.make("ThresholdingBandit-v0").unwrapped.setting == "fixed_budget"
+
+
+def test_vector_env_autoresets_stopped_and_capped_copies() -> None:
+    venv = gym.make_vec("ThresholdingBandit-v0", num_envs=3, vectorization_mode="vector_entry_point",
+                        means=MEANS, setting="fixed_confidence", budget=2)
+    venv.reset(seed=0)
+    actions = np.zeros((3, 5), dtype=np.int64)
+    actions[:, 3:] = 1  # the right answer
+    actions[0, 0] = 4  # copy 0 stops at once
+    obs, rewards, term, trunc, _ = venv.step(actions)
+    assert term.tolist() == [True, False, False] and not trunc.any() and rewards.tolist() == [0.0, 0.0, 0.0]
+    actions[0, 0] = 0
+    obs, _, term, trunc, _ = venv.step(actions)  # copy 0 starts again; the others pull their last
+    assert obs["last_arm"][0, 0] == -1 and obs["counts"][0].sum() == 0 and not term.any() and not trunc.any()
+    actions[2, 0] = 4  # copy 2 stops on its answer step, copy 1 reaches the cap
+    obs, rewards, term, trunc, _ = venv.step(actions)
+    assert term.tolist() == [False, False, True] and trunc.tolist() == [False, True, False]
+    obs, *_ = venv.step(actions)
+    assert (obs["last_arm"][1:, 0] == -1).all() and obs["counts"][0].sum() == 2

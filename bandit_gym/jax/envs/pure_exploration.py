@@ -52,9 +52,11 @@ class SetParams(NamedTuple):
 class PureExplorationFunctional(BanditFunctional):
     """A pure-exploration family: pulls, then one answer scored on the answer step."""
 
-    #: the fixed-confidence setting: a stop action ends the episode before the budget, and running out of pulls
-    #: caps (truncates) it
-    fixed_confidence: ClassVar[bool] = False
+    @property
+    def fixed_confidence(self) -> bool:
+        """The fixed-confidence setting (the numpy engine's ``setting``): a stop action ends the episode before the
+        budget, and running out of pulls caps (truncates) it."""
+        return bool(getattr(self.engine, "setting", "fixed_budget") == "fixed_confidence")
 
     def answer_losses(self, answer: Array, means: Array, params: Any) -> dict[str, Any]:
         """``regret`` and ``error`` of a final answer (and ``invalid`` for set answers): the numpy env's
@@ -165,10 +167,6 @@ class SetFunctional(PureExplorationFunctional):
         return SetParams(**self.instance_params(), m=jnp.int32(engine.m), epsilon=jnp.float32(engine.epsilon),
                          delta=jnp.float32(getattr(engine, "delta", 0.0)), sigma=jnp.float32(engine.sigma),
                          sample_cost=jnp.float32(engine.sample_cost), budget=jnp.int32(engine.budget))
-
-    @property
-    def fixed_confidence(self) -> bool:  # type: ignore[override]
-        return bool(self.engine.setting == "fixed_confidence")
 
 
 class BestArmFunctional(SetFunctional):

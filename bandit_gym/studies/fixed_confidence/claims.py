@@ -12,6 +12,12 @@ Garivier and Kaufmann (2016), the Top Two papers and the stopping rules' papers 
   the papers' own rules (LUCB1, UGapEc, KL-LUCB, lil'UCB), and of the heuristic threshold, which no theorem
   covers (GK 2016 §6 observe it delta-correct in their experiments).
 
+- ``fixed-confidence.7``: GK 2016 §6, Table 1: the mean number of draws of Track-and-Stop and KL-LUCB at delta = 0.1
+  on their mu1 and mu2, as they ran them (``table1.csv``, ``reproduce.TABLE1``), against the paper's numbers: a
+  two-sided normal test per cell of the difference (package - paper) over its standard error, the package's and
+  the paper's (the paper's estimated by the package's standard deviation over the paper's N runs), Holm over the
+  cells.
+
 The delta-correctness rows test the settings where the runs can confirm the bound: ``runs * delta >= 5`` (with
 50 runs, delta = 0.1 only), a rule fixed before the study ran; a smaller delta needs more runs than the study makes
 (the slow tests of ``tests/agents/best_arm/test_fixed_confidence.py`` test each component at its own delta with
@@ -24,9 +30,9 @@ import math
 from pathlib import Path
 from typing import Any
 
-from bandit_gym.studies._compare import binomial_bound, normal_bound
+from bandit_gym.studies._compare import binomial_bound, normal_bound, z_difference
 from bandit_gym.studies._ledger import Claim, Loss, fmt, read_csv
-from bandit_gym.studies._verdict import Evidence, Kind, Method, decide
+from bandit_gym.studies._verdict import Evidence, Group, Kind, Method, decide
 
 PAPER = "fixed-confidence"
 SETTING = ("BestArmIdentification-v0, setting = fixed_confidence, the study's {instances} instances (3 from the "
@@ -43,6 +49,9 @@ BINOMIAL = Method("one-sided exact binomial tests of the error count against del
                   design="one rule's runs against a bound, per instance and delta")
 NORMAL = Method("one-sided normal tests of the mean sample complexity against the bound", paired=False,
                 runs_paired=False, design="one rule's runs against a bound, per instance and delta")
+TABLE1_TEST = Method("two-sided normal tests of the mean sample complexity against the paper's", paired=False,
+                     runs_paired=False, design="the package's runs against the paper's mean of its own runs, per "
+                                               "algorithm and instance")
 
 
 def claims(folder: Path) -> tuple[list[Claim], list[Loss]]:
@@ -69,6 +78,7 @@ def claims(folder: Path) -> tuple[list[Claim], list[Loss]]:
                      "GK 2016 §6 (an observation, no theorem)",
                      "The GLR stopping rule with the heuristic threshold ln((1 + ln t)/delta) is delta-correct in "
                      "practice (GK 2016 observe errors well below delta)."),
+            _table1(read_csv(folder, "table1.csv")),
             ], []
 
 
@@ -148,3 +158,33 @@ def _correct(errors: Any, setting: str, rules: tuple[str, ...], number: int, wha
 def _where(rows: Any, index: Any) -> str:
     r = rows.loc[index]
     return f"{r['rule']} on {r['instance']} at delta = {r['delta']:g}"
+
+
+def _table1(table: Any) -> Claim:
+    """GK 2016 Table 1 side by side: is the package's mean number of draws the paper's, per algorithm and
+    instance?"""
+    tests = []
+    for _, r in table.iterrows():
+        se_both = math.sqrt(float(r["se"]) ** 2 + float(r["sd"]) ** 2 / int(r["paper_runs"]))
+        tests.append(z_difference(f"{r['algorithm']} on {r['instance']}", float(r["mean"] - r["paper"]), se_both,
+                                  int(r["runs"]), f"{r['mean']:.0f} (se {r['se']:.0f}, {int(r['runs'])} runs) "
+                                  f"against the paper's {r['paper']:.0f} ({int(r['paper_runs'])} runs)"))
+    numbers = "; ".join(f"{algorithm} {' and '.join(f'{x:.0f}' for x in rows['paper'])}"
+                        for algorithm, rows in table.groupby("algorithm", sort=False))
+    how = "; ".join(f"{algorithm}: {rows['how'].iloc[0]}" for algorithm, rows in table.groupby("algorithm", sort=False))
+    instances = " and ".join(dict.fromkeys(table["instance"]))
+    observed = "; ".join(f"{r['algorithm']} on {r['instance']}: {r['mean']:.0f} +- {r['se']:.0f} against "
+                         f"{r['paper']:.0f} (z = {r['z']:+.2f}, {r['z_both']:+.2f} with the paper's sampling error)"
+                         for _, r in table.iterrows())
+    evidence = Evidence(Kind.NO_DIFFERENCE, TABLE1_TEST, Group("cells", tuple(tests)),
+                        family=f"the {len(tests)} cells",
+                        note="The paper's standard error is not published: it is taken as the package's standard "
+                             "deviation over the paper's runs.")
+    setting = (f"BestArmIdentification-v0, setting = fixed_confidence, {instances} (Bernoulli), delta = "
+               f"{table['delta'].iloc[0]:g}, {int(table['runs'].iloc[0])} runs per cell (the paper: "
+               f"{int(table['paper_runs'].iloc[0])}), cap 10^7 pulls; {how}")
+    return Claim(f"{PAPER}.7", PAPER, "Garivier and Kaufmann 2016, §6, Table 1",
+                 f"At delta = {table['delta'].iloc[0]:g} on {instances}, the mean numbers of draws are: {numbers} "
+                 "(both at the exploration rate ln((1 + ln t)/delta): Track-and-Stop's GLR threshold, KL-LUCB's "
+                 "confidence bounds).", setting, observed,
+                 decide(evidence))

@@ -22,6 +22,12 @@ beforehand: the best arm leads the second by at least ``MIN_GAP`` (so that T*(mu
 runs in minutes). LUCB1 and UGapEc are Hoeffding rules for rewards in [0, b]: on the Gaussian instances they get
 b = 2 sigma (the same sub-Gaussian width), outside their papers' theory. Every episode is capped at ``CAP``
 pulls; a run that reaches the cap counts its CAP pulls and its answer then (the ``capped`` column says how many).
+
+GK 2016 Table 1 side by side (``TABLE1``): the algorithms of Garivier and Kaufmann's Table 1 (§6, delta = 0.1 on
+their mu1 and mu2) that the package can run as they ran them (their published Julia code: Track-and-Stop with
+D-tracking and the heuristic GLR threshold; KL-LUCB with the rate ``ln((1 + ln t) / delta)``, ``KLLUCB(rate=
+"gk2016")``), ``TABLE1_RUNS`` runs per cell (``Quick.table1_runs`` with ``--quick``), next to the paper's mean
+number of draws, with ``z = (package - paper) / se`` (``table1.csv``, ``table1.md``).
 """
 
 from __future__ import annotations
@@ -117,6 +123,9 @@ class Quick:
 
     instances: tuple[str, ...]
     deltas: tuple[float, ...]
+
+    #: the runs of each cell of GK 2016 Table 1 side by side (``TABLE1``)
+    table1_runs: int = 100
 
 
 QUICK = Quick(instances=("GK2016 mu2",), deltas=(0.1, 0.01))
@@ -220,6 +229,95 @@ def goal_markdown(summary: Any) -> str:
             speedup = f"{lucb.iloc[0] / best['mean']:.1f}" if len(lucb) else "-"
             cells += [best["rule"], f"{best['ratio']:.2f}", speedup]
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    return "\n".join([*lines, ""])
+
+
+# ----------------------------------------------------------------------------------------- GK 2016 Table 1
+@dataclass(frozen=True)
+class PaperRow:
+    """One algorithm of GK 2016 Table 1 as the package runs it: its label, the agent's name and parameters (delta
+    aside), how it runs, and the paper's mean number of draws on each of its instances (by instance name)."""
+
+    label: str
+    name: str
+    params: tuple[tuple[str, Any], ...]
+    how: str
+    paper: tuple[tuple[str, float], ...]
+
+
+#: GK 2016 §6, Table 1: the mean number of draws at delta = 0.1 over N = 3000 runs, on mu1 = [0.5 0.45 0.43 0.4]
+#: and mu2 = [0.3 0.21 0.2 0.19 0.18] (Bernoulli); the numbers and N as quoted, not rechecked against the paper's
+#: text (not available here). Their code (``mainBAI.jl``) runs every algorithm with ``explo(t, n, delta) =
+#: log((log(t) + 1) / delta)``; its ``TrackAndStop`` is D-tracking. Table 1's other columns (Chernoff-Racing,
+#: KL-Racing) have no agent here.
+TABLE1_DELTA = 0.1
+TABLE1_RUNS = 3000
+TABLE1_INSTANCES = ("GK2016 mu1", "GK2016 mu2")
+TABLE1: tuple[PaperRow, ...] = (
+    PaperRow("Track-and-Stop", "TrackAndStop", (("tracking", "D"), ("threshold", "heuristic")),
+             "D-tracking, GLR stop at ln((1 + ln t)/delta)", (("GK2016 mu1", 4052.0), ("GK2016 mu2", 1406.0))),
+    PaperRow("KL-LUCB", "KLLUCB", (("rate", "gk2016"),),
+             "KL bounds at ln((1 + ln t)/delta), t the samples; stop when L >= U", (("GK2016 mu1", 8437.0),
+                                                                                   ("GK2016 mu2", 2716.0))),
+)
+#: the runs of a chunk of a Table 1 cell (the seeds of a cell depend on it)
+TABLE1_CHUNK = 500
+
+
+def table1_specs(runs: int = TABLE1_RUNS, seed: int = 2116) -> list[ExperimentSpec]:
+    """One experiment per instance of GK 2016 Table 1: its algorithms (``TABLE1``) at delta = 0.1, ``runs`` runs,
+    capped at ``CAP`` pulls; named ``GK2016 Table 1, <instance>``."""
+    agents = tuple(AgentSpec(row.name, {**dict(row.params), "delta": TABLE1_DELTA}, row.label) for row in TABLE1)
+    return [ExperimentSpec(env="BestArmIdentification-v0", agents=agents, budgets=(CAP,), runs=runs,
+                           seed=seed + index, env_kwargs=_env_kwargs(_instance(name)), chunk=min(runs, TABLE1_CHUNK),
+                           name=f"GK2016 Table 1, {name}")
+            for index, name in enumerate(TABLE1_INSTANCES)]
+
+
+def _table1_describe(summary: Any, spec: ExperimentSpec) -> Any:
+    return summary.assign(instance=spec.name.removeprefix("GK2016 Table 1, "))
+
+
+def table1_frame(summary: Any, paper_runs: int = TABLE1_RUNS) -> Any:
+    """One row per algorithm of ``TABLE1`` and instance: the paper's mean number of draws, the package's mean pulls
+    (``mean``), their standard error (``se``) and standard deviation over the ``runs``, its error rate, ``z =
+    (mean - paper) / se`` and ``z_both``, the same difference over the standard error of a difference of two means
+    of independent runs, the paper's estimated by the package's standard deviation over ``paper_runs`` runs."""
+    import pandas as pd
+
+    rows = []
+    for row in TABLE1:
+        for instance, paper in row.paper:
+            cell = summary[(summary["agent"] == row.label) & (summary["instance"] == instance)]
+            pulls = cell[cell["metric"] == "pulls"].iloc[0]
+            error = cell[cell["metric"] == "error"].iloc[0]
+            mean, se, runs = float(pulls["mean"]), float(pulls["se"]), int(pulls["runs"])
+            sd = se * np.sqrt(runs)
+            both = float(np.sqrt(se**2 + sd**2 / paper_runs))
+            rows.append({"algorithm": row.label, "agent": row.name, "params": repr(dict(row.params)), "how": row.how,
+                         "instance": instance, "delta": TABLE1_DELTA, "paper": paper, "paper_runs": paper_runs,
+                         "mean": mean, "se": se, "sd": sd, "runs": runs, "error": float(error["mean"]),
+                         "z": (mean - paper) / se, "z_both": (mean - paper) / both})
+    return pd.DataFrame(rows)
+
+
+def table1_markdown(table: Any) -> str:
+    """GK 2016 Table 1 side by side: one row per algorithm, per instance the paper's number, the package's mean
+    +- its standard error and z."""
+    instances = list(dict.fromkeys(table["instance"]))
+    runs = ", ".join(str(r) for r in dict.fromkeys(table["runs"]))
+    lines = [f"GK 2016 Table 1 side by side: delta = {TABLE1_DELTA:g}, Bernoulli arms. `paper`: the paper's mean "
+             f"number of draws (N = {int(table['paper_runs'].iloc[0])} runs); `package`: the mean pulls until the "
+             f"stop +- its standard error over {runs} runs; `z` = (package - paper) / se. `z_both` (in "
+             "`table1.csv`) also counts the paper's sampling error.", "",
+             "| algorithm | as run here | " + " | ".join(f"{i}: paper | {i}: package | {i}: z" for i in instances)
+             + " |", "|---|---|" + "---|---|---|" * len(instances)]
+    for label, rows in table.groupby("algorithm", sort=False):
+        cells = []
+        for instance in instances:
+            r = rows[rows["instance"] == instance].iloc[0]
+            cells += [f"{r['paper']:.0f}", f"{r['mean']:.0f} +- {r['se']:.0f}", f"{r['z']:+.2f}"]
+        lines.append(f"| {label} | {rows['how'].iloc[0]} | " + " | ".join(cells) + " |")
     return "\n".join([*lines, ""])
 
 
@@ -340,8 +438,10 @@ def reproduce_fixed_confidence(
 ) -> Report:
     """Run the study and write ``results.csv`` (every agent x instance x delta x metric, with T*, the bound, the
     ratio and exact error intervals), ``study.md`` (the tables), ``goal.md`` (the goal at delta = 0.01),
-    ``allocation.csv``, and the figures ``ratio.png``, ``errors.png`` and ``allocation.png``. ``agents``
-    (fixed-confidence agents, each configured with its delta) are added to every instance's experiment."""
+    ``allocation.csv``, GK 2016 Table 1 side by side (``table1.csv``, ``table1.md``: ``TABLE1_RUNS`` runs per
+    cell, ``QUICK.table1_runs`` with ``quick``, whatever ``runs``), and the figures ``ratio.png``, ``errors.png``
+    and ``allocation.png``. ``agents`` (fixed-confidence agents, each configured with its delta) are added to every
+    instance's experiment, not to Table 1's."""
     out = Path(out)
     specs = with_agents(fixed_confidence_specs(runs=runs or (10 if quick else 50), quick=quick), agents)
     out.mkdir(parents=True, exist_ok=True)
@@ -354,6 +454,10 @@ def reproduce_fixed_confidence(
     chosen = [_instance(spec.name) for spec in specs]
     allocation = allocation_table(runs, [i for i in chosen if i in LITERATURE])
     allocation.to_csv(out / "allocation.csv", index=False)
+    table1_runs = QUICK.table1_runs if quick else TABLE1_RUNS
+    table1 = table1_frame(run_specs(table1_specs(table1_runs), out, _table1_describe, jobs, backend, progress))
+    table1.to_csv(out / "table1.csv", index=False)
+    (out / "table1.md").write_text(table1_markdown(table1))
     figures = [
         plot_ratio(summary, out / "ratio.png", title=f"fixed confidence: E[tau] against the lower bound, {runs} runs"),
         plot_errors(summary, out / "errors.png", title=f"fixed confidence: error rate against delta, {runs} runs"),
@@ -362,6 +466,7 @@ def reproduce_fixed_confidence(
                               f"{runs} runs"),
     ]
     return Report(summary=summary, figures=figures, seconds=time.perf_counter() - start,
-                  files=[out / "results.csv", out / "study.md", out / "goal.md", out / "allocation.csv", *figures],
-                  extras={"allocation": allocation})
+                  files=[out / "results.csv", out / "study.md", out / "goal.md", out / "allocation.csv",
+                         out / "table1.csv", out / "table1.md", *figures],
+                  extras={"allocation": allocation, "table1": table1})
 
