@@ -13,6 +13,7 @@ from scipy import optimize
 from bandit_gym.divergences import kl_bernoulli
 from bandit_gym.instances import complexity
 from bandit_gym.lower_bounds import (
+    GAP,
     best_arm_allocation,
     confidence_kl,
     divergence,
@@ -305,6 +306,37 @@ def test_top_m_allocation_on_fifty_arms_is_a_maximum():
         for _ in range(200):
             w = np.clip(found.weights + step * rng.normal(size=50) * found.weights, 0.0, None)
             assert value(w / w.sum()) <= value(found.weights) * (1 + 1e-7)
+
+
+
+#: instances where the polish once stalled (a linear program infeasible on a tiny trust region, or a certified gap
+#: of 1e-7 to 1e-6 against the 1e-7 then asked): K = 10, m = 8; K = 6, m = 5; K = 11, m = 9; K = 10, m = 3
+STALLED = [
+    ([0.102711, 0.352505, 0.185252, 0.455305, 0.766692, 0.257578, 0.096819, 0.414097, 0.228662, 0.131678], 8),
+    ([0.179241, 0.597431, 0.51593, 0.409917, 0.180708, 0.600507], 5),
+    ([0.784125, 0.635584, 0.570408, 0.911243, 0.405784, 0.401958, 0.377256, 0.503358, 0.684283, 0.445428,
+      0.439822], 9),
+    ([0.82351, 0.567364, 0.626345, 0.430434, 0.358998, 0.856209, 0.768921, 0.444726, 0.455935, 0.768842], 3),
+]
+
+
+@pytest.mark.parametrize(("means", "m"), STALLED)
+def test_top_m_allocation_is_certified_where_its_polish_stalls(means, m):
+    """The value is within the certified gap of the linear upper bound at the weights found, and no nearby
+    allocation does better."""
+    means = np.asarray(means)
+    found = top_m_allocation(means, m)
+    order = np.argsort(-means)
+    i, j = np.repeat(order[:m], len(means) - m), np.tile(order[m:], m)
+
+    def value(w):
+        return transportation_cost(kl_bernoulli, w[i], w[j], means[i], means[j]).min()
+
+    assert value(found.weights) == pytest.approx(1.0 / found.time, rel=1e-12)
+    rng = np.random.default_rng(1)
+    for _ in range(200):
+        w = np.clip(found.weights * (1.0 + 1e-3 * rng.normal(size=len(means))), 0.0, None)
+        assert value(w / w.sum()) <= value(found.weights) * (1.0 + GAP)
 
 
 # ------------------------------------------------------------------------------------------ thresholding
