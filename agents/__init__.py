@@ -17,6 +17,7 @@ from bandit_gym.agents.bayesian.probability_of_improvement import PI
 from bandit_gym.agents.bayesian.thompson_sampling import ThompsonSampling
 from bandit_gym.agents.best_arm.eb_tc_epsilon import EBTCEpsilon
 from bandit_gym.agents.best_arm.eb_tci import EBTCI
+from bandit_gym.agents.best_arm.eb_tci_unknown_variances import EBTCIUnknownVariances
 from bandit_gym.agents.best_arm.fw_sampling import FWSampling
 from bandit_gym.agents.best_arm.kl_lucb import KLLUCB
 from bandit_gym.agents.best_arm.lil_ucb import LilUCB

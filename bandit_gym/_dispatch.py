@@ -76,12 +76,15 @@ class EntryPoints:
     runs whole episodes (``rollout``) in the signature ``bandit_gym.rollout`` calls."""
 
     def __init__(self, step: Callable[..., Any], parallel_step: Callable[..., Any],
-                 rollout: Callable[..., Any]) -> None:
+                 rollout: Callable[..., Any] | None) -> None:
         self.step = Kernel(step, parallel_step)
+        #: the whole-episode play, or None for a rule that has none (its agent returns no ``compiled_rollout``)
         self.rollout = rollout
 
     def act(self, args: tuple[Any, ...]) -> Any:
         return self.step(len(args[-1]), args)
 
     def play(self, *episodes: Any) -> None:
+        if self.rollout is None:
+            raise TypeError("this rule has no compiled rollout: play it step by step")
         self.rollout(episodes)

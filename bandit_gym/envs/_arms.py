@@ -116,13 +116,33 @@ class Arms:
             means = np.array([float(d.mean()) for d in self.distributions])
         elif means is None:
             means = default_means
-        self.sigma = check.real("sigma", sigma, low=0.0, low_open=True)
+        #: the Gaussian arms' standard deviation: one for every arm (a float), or one per arm (K floats)
+        self.sigma: float | np.ndarray = self._check_sigma(sigma)
         #: the interval the samples lie in: [0, 1] (Bernoulli), the real line (Gaussian), the custom laws' hull
         self.support = self._support()
         #: the means: fixed, drawn per episode, or pinned by a reset
         self.instance = Instance(means if callable(means) else self.check_means("means", means), self.check_means,
                                  "means", ("K",))
         self.num_arms: int = self.instance.default.shape[0]
+        if isinstance(self.sigma, np.ndarray) and self.sigma.shape[0] != self.num_arms:
+            raise ValueError(f"sigma has {self.sigma.shape[0]} standard deviations but {self.source} (K="
+                             f"{self.num_arms}): give one per arm, or one float for every arm")
+        #: each arm's standard deviation, ``(K,)`` float64 (Gaussian arms; ``sigma`` broadcast)
+        self.scales = np.broadcast_to(np.asarray(self.sigma, dtype=np.float64), (self.num_arms,)).copy()
+        #: whether the Gaussian arms' standard deviations differ
+        self.per_arm_sigma = isinstance(self.sigma, np.ndarray)
+
+    def _check_sigma(self, sigma: Any) -> float | np.ndarray:
+        """One standard deviation > 0 (a float), or K of them for Gaussian arms of different variances."""
+        if np.ndim(sigma) == 0:
+            return check.real("sigma", sigma, low=0.0, low_open=True)
+        if self.distribution != "gaussian":
+            raise ValueError(f"sigma: one standard deviation per arm is for arm_distribution='gaussian'; the arms "
+                             f"are {self.distribution!r}")
+        scales = check.real_array("sigma", sigma, ndim=1)
+        if np.any(scales <= 0.0):
+            raise ValueError(f"sigma must hold standard deviations > 0, got {scales[scales <= 0.0][0]}")
+        return scales
 
     def _support(self) -> tuple[float, float]:
         if self.custom:
@@ -192,4 +212,4 @@ class Arms:
         if self.bounded:
             return _render.hoeffding_halfwidth(counts) * (self.support[1] - self.support[0])
         with np.errstate(divide="ignore"):
-            return 1.959964 * self.sigma / np.sqrt(counts)
+            return 1.959964 * self.scales / np.sqrt(counts)

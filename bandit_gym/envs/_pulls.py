@@ -47,7 +47,7 @@ class Pulls:
     """
 
     def __init__(self, num: int, arms: Arms, budget: Budget, finished: np.ndarray, sample_cost: float,
-                 common_random_numbers: bool) -> None:
+                 common_random_numbers: bool, squares: bool = False) -> None:
         n, k = num, arms.num_arms
         self.num, self.arms, self.budget, self.finished = num, arms, budget, finished
         self.sample_cost, self.common_random_numbers = sample_cost, common_random_numbers
@@ -71,6 +71,12 @@ class Pulls:
             "sums": np.zeros((n, k), dtype=np.float32),
             "means": np.zeros((n, k), dtype=np.float32),
         }
+        #: each arm's sum of squared deviations from its empirical mean (float64), observed as ``squares`` when
+        #: asked (``squares=True``): with counts and sums, the sufficient statistic of Gaussian arms of unknown
+        #: variance; None otherwise
+        self.squares64 = np.zeros((n, k)) if squares else None
+        if squares:
+            self.obs["squares"] = np.zeros((n, k), dtype=np.float32)
 
     @property
     def counts(self) -> np.ndarray:
@@ -104,7 +110,7 @@ class Pulls:
             "counts": box(0.0, T, k),
             "sums": box(sum_lo, sum_hi, k),
             "means": box(min(lo, 0.0), max(hi, 0.0), k),  # 0 for an arm never pulled
-        }
+        } | ({} if self.squares64 is None else {"squares": box(0.0, big, k)})
 
     def action_space(self) -> spaces.MultiDiscrete:
         """``[arm in 0..K - 1 or K to stop] + K answer bits``."""
@@ -116,6 +122,9 @@ class Pulls:
         self.means[rows] = self.arms.episode_means(rng, int(rows.sum()))
         if self.sums64 is not None:
             self.sums64[rows] = 0.0
+        if self.squares64 is not None:
+            self.squares64[rows] = 0.0
+            self.obs["squares"][rows] = 0.0
         if self.common_random_numbers:
             keys = rng.integers(0, 2**64 - 1, size=int(rows.sum()), dtype=np.uint64, endpoint=True)
             self.seeds[rows] = stream_seeds(keys, self.arms.num_arms)
@@ -185,18 +194,49 @@ class Pulls:
         finished. Returns the rewards and the ending copies."""
         arms = actions[:, 0]
         mode, noise = self._noise(rng, arms)
+        sigma = float(self.arms.scales[0])  # every arm's sigma; per arm, the draws are scaled and sigma is 1
+        if self.arms.per_arm_sigma and mode == _kernels().GAUSSIAN:  # each draw scaled by its arm's sigma
+            noise, sigma = noise * self.arms.scales[np.minimum(arms, self.arms.num_arms - 1)], 1.0
+        before = None if self.squares64 is None else self._before_pull(arms, rows)
         obs = self.obs
         rewards, stop = np.empty(self.num), np.empty(self.num, dtype=bool)
         stopping = _kernels().pull(
-            mode, arms, rows, noise, self.seeds, self.means, self.arms.sigma, self.sample_cost, self.left,
+            mode, arms, rows, noise, self.seeds, self.means, sigma, self.sample_cost, self.left,
             obs["counts"], obs["sums"], self.no_sums64 if self.sums64 is None else self.sums64, obs["means"],
             obs["budget_left"], obs["last_arm"], obs["last_value"], rewards, stop,
         )
+        if before is not None:
+            self._add_square(before, stop, mode, noise, sigma)
         if stopping:
             s = np.flatnonzero(stop)
             rewards[s] = 0.0 - loss(actions[s, 1:], self.means[s])
             self.finished[s] = True
         return rewards, stop
+
+    def _before_pull(self, arms: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The copies that may pull (``rows``, an arm < K), their arm, and its float64 sum before the pull."""
+        pulling = np.flatnonzero(rows & (arms < self.arms.num_arms))
+        arm = arms[pulling]
+        return pulling, arm, self.sums[pulling, arm].astype(np.float64)
+
+    def _add_square(self, before: tuple[np.ndarray, np.ndarray, np.ndarray], stop: np.ndarray, mode: int,
+                    noise: np.ndarray, sigma: float) -> None:
+        """Welford's update of the squared deviations of the arm each copy pulled: ``M2 += (x - m_old)(x -
+        m_new)``, x the sample as the step kernel drew it."""
+        pulling, arm, old_sum = before
+        pulled = ~stop[pulling]
+        pulling, arm, old_sum = pulling[pulled], arm[pulled], old_sum[pulled]
+        kernels = _kernels()
+        if mode == kernels.SAMPLES:
+            x = noise[pulling]
+        elif mode == kernels.GAUSSIAN:
+            x = self.means[pulling, arm] + sigma * noise[pulling]
+        else:
+            x = self.obs["last_value"][pulling, 0].astype(np.float64)
+        count = self.obs["counts"][pulling, arm].astype(np.float64)
+        old_mean = np.divide(old_sum, count - 1.0, out=x.copy(), where=count > 1.0)
+        self.squares64[pulling, arm] += (x - old_mean) * (x - (old_sum + x) / count)  # type: ignore[index]
+        self.obs["squares"][pulling, arm] = self.squares64[pulling, arm]  # type: ignore[index]
 
     def _check_allocation(self, allocation: Any) -> np.ndarray:
         n, k = self.num, self.arms.num_arms
@@ -222,8 +262,9 @@ class Pulls:
         c = self._check_allocation(allocation)
         n, k = self.num, self.arms.num_arms
         obs = self.obs
+        squares = None  # the new samples' squared deviations from their own mean, when observed
         if self.common_random_numbers:
-            added = self._stream_sums(c)
+            added, squares = self._stream_sums(c)
         elif self.arms.bernoulli:  # draws only where pulls are made (phases pull a shrinking set of arms)
             cells = np.flatnonzero(c)
             added = np.zeros((n, k))
@@ -232,8 +273,13 @@ class Pulls:
             cells = np.repeat(np.arange(c.size), c.reshape(-1))
             x = self.arms.quantiles(cells % k, rng.random(cells.size))
             added = np.bincount(cells, weights=x, minlength=c.size).reshape(c.shape)
-        else:
-            added = c * self.means + self.arms.sigma * np.sqrt(c) * rng.standard_normal((n, k))
+            squares = _squares(cells, x, c)
+        else:  # the sum is normal, and apart from it the squares are sigma^2 chi-square with c - 1 degrees
+            added = c * self.means + self.arms.scales * np.sqrt(c) * rng.standard_normal((n, k))
+            if self.squares64 is not None:
+                squares = self.arms.scales**2 * rng.chisquare(np.maximum(c - 1, 1)) * (c > 1)
+        if self.squares64 is not None:
+            self._merge_squares(c, added, added - added**2 / np.maximum(c, 1) if squares is None else squares)
         if self.sums64 is None:
             obs["sums"] += added
         else:
@@ -248,8 +294,19 @@ class Pulls:
         obs["last_arm"][pulled] = -2.0
         obs["last_value"][pulled] = 0.0
 
-    def _stream_sums(self, c: np.ndarray) -> np.ndarray:
-        """Sums of the next ``c[n, i]`` draws of each arm's stream: the same samples single pulls would get."""
+    def _merge_squares(self, c: np.ndarray, added: np.ndarray, squares: np.ndarray) -> None:
+        """Merge c new samples of sum ``added`` and squared deviations ``squares`` into each arm's (before the
+        counts and sums are updated): ``M2 = M2_a + M2_b + (m_b - m_a)^2 n_a n_b / (n_a + n_b)`` (Chan et al.)."""
+        n_old = self.obs["counts"].astype(np.float64)
+        total = np.maximum(n_old + c, 1.0)
+        old_mean = np.divide(self.sums, n_old, out=np.zeros_like(n_old), where=n_old > 0)
+        new_mean = np.divide(added, c, out=np.zeros_like(n_old), where=c > 0)
+        self.squares64 += squares + (new_mean - old_mean) ** 2 * n_old * c / total  # type: ignore[operator]
+        self.obs["squares"][...] = self.squares64
+
+    def _stream_sums(self, c: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+        """Sums of the next ``c[n, i]`` draws of each arm's stream: the same samples single pulls would get; and
+        their squared deviations from their own mean when they are observed (else None)."""
         cells = np.flatnonzero(c)
         reps = c.reshape(-1)[cells]
         cell_of_draw = np.repeat(cells, reps)
@@ -260,8 +317,10 @@ class Pulls:
         if self.arms.custom:
             x = self.arms.quantiles(cell_of_draw % self.arms.num_arms, u)
         else:
-            x = (u < mu).astype(np.float64) if self.arms.bernoulli else mu + self.arms.sigma * special.ndtri(u)
-        return np.bincount(cell_of_draw, weights=x, minlength=c.size).reshape(c.shape)
+            scale = self.arms.scales[cell_of_draw % self.arms.num_arms]
+            x = (u < mu).astype(np.float64) if self.arms.bernoulli else mu + scale * special.ndtri(u)
+        sums = np.bincount(cell_of_draw, weights=x, minlength=c.size).reshape(c.shape)
+        return sums, None if self.squares64 is None else _squares(cell_of_draw, x, c)
 
     # ----------------------------------------------------------------------------------------------- render
     def estimates(self, row: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -269,3 +328,11 @@ class Pulls:
         counts = self.counts[row]
         est = np.divide(self.sums[row], counts, out=np.zeros(self.arms.num_arms), where=counts > 0)
         return counts, est, self.arms.halfwidths(counts.astype(np.float64))
+
+
+def _squares(cells: np.ndarray, x: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """Each cell's squared deviations of its samples ``x`` (cell ``cells[i]`` for sample i) from their mean, in
+    two passes."""
+    sums = np.bincount(cells, weights=x, minlength=c.size)
+    mean = sums / np.maximum(c.reshape(-1), 1)
+    return np.bincount(cells, weights=(x - mean[cells]) ** 2, minlength=c.size).reshape(c.shape)

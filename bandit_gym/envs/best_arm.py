@@ -38,7 +38,7 @@ class BestArmEngine(Engine):
     reset_options = ("means",)
     exposed: ClassVar[frozenset[str]] = frozenset(
         {"means", "m", "epsilon", "budget", "num_arms", "loss", "arm_distribution", "sigma", "sample_cost",
-         "setting", "distributions", "shuffle"}
+         "setting", "distributions", "shuffle", "squares"}
     )
     #: the instance when ``means`` is not given
     default_means: ClassVar[tuple[float, ...]] = AUDIBERT2010_PROBLEMS[1]
@@ -80,9 +80,12 @@ class BestArmEngine(Engine):
         common_random_numbers: bool = False,
         distributions: Any = None,
         shuffle: bool = False,
+        squares: bool = False,
     ) -> None:
         #: whether the arm order is shuffled per episode (an arm's index then carries no information)
         self.shuffle = flag("shuffle", shuffle)
+        #: whether the observation carries each arm's squared deviations (``squares``)
+        self.squares = flag("squares", squares)
         num = check.integer("num_envs", num, minimum=1)
         self.arms = self._arms(means, arm_distribution, sigma, distributions)
         self.epsilon = check.real("epsilon", epsilon, low=0.0)
@@ -91,7 +94,7 @@ class BestArmEngine(Engine):
         crn = flag("common_random_numbers", common_random_numbers)
         self.num_arms = k = self.arms.num_arms
         super().__init__(num, arms=k)  # the memory of num copies of K arms, checked before they are allocated
-        self.pulls = Pulls(self.num, self.arms, self.episode_budget, self.finished, cost, crn)
+        self.pulls = Pulls(self.num, self.arms, self.episode_budget, self.finished, cost, crn, self.squares)
         self.m = self._check_set_size(m)
         self.setting = check.choice("setting", setting, SETTINGS)
         self.loss = check.choice("loss", loss, BEST_ARM_LOSSES)
@@ -240,7 +243,9 @@ class BestArmIdentificationEnv(PureExplorationEnv):
     ## Observation Space
     A ``Dict`` of 1-D float32 ``Box`` spaces: ``m``, ``epsilon``, ``budget_left``, ``last_arm`` (-1 at the
     start, -2 after ``allocate``), ``last_value``, ``counts`` (K), ``sums`` (K), ``means`` (K, empirical; 0 for
-    an arm never pulled). The true means never appear.
+    an arm never pulled); with ``squares=True``, ``squares`` (K): each arm's sum of squared deviations from its
+    empirical mean (the sufficient statistic of Gaussian arms of unknown variance, with counts and sums; exact
+    under ``allocate`` too). The true means never appear.
 
     ## Rewards
     ``-sample_cost`` per pull; minus the loss of the final answer on the answer step: the set simple regret
@@ -267,6 +272,8 @@ class BestArmIdentificationEnv(PureExplorationEnv):
     | ``budget`` | 2000 | n (fixed budget) or the cap (fixed confidence), <= ``MAX_BUDGET``; or a ``BudgetRange`` |
     | ``setting`` | ``"fixed_budget"`` | or ``"fixed_confidence"`` |
     | ``arm_distribution`` | ``"bernoulli"`` | ``"gaussian"`` (``sigma``), ``"custom"`` (``distributions``) |
+    | ``sigma`` | 1.0 | the Gaussian arms' standard deviation, or K of them (arms of different variances) |
+    | ``squares`` | False | observe ``squares``, each arm's squared deviations from its mean |
     | ``distributions`` | None | bounded arm laws (frozen ``scipy.stats``, e.g. ``beta(2, 5)``); set the means |
     | ``loss`` | ``"simple_regret"`` | or ``"error"`` |
     | ``sample_cost`` | 0.0 | cost per pull |

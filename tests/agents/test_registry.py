@@ -30,7 +30,8 @@ ANYTIME_BEFORE = {"APT", "BayesUCB", "CLUCBPAC", "EI", "EpsilonGreedy", "GPUCB",
                   # the fixed-confidence rules of issue 38: they never read the horizon (the env's budget is a cap)
                   "TrackAndStop", "EBTCI", "KLLUCB", "LilUCB", "TTUCB", "TTTS", "FWSampling",
                   # issue 62's fixed-confidence rules
-                  "EBTCEpsilon", "ThresholdingTaS", "ThresholdingUniform", "ThresholdingRacing", "ThresholdingAPT"}
+                  "EBTCEpsilon", "ThresholdingTaS", "ThresholdingUniform", "ThresholdingRacing", "ThresholdingAPT",
+                  "EBTCIUnknownVariances"}
 
 
 class LeastPulled(Agent):
