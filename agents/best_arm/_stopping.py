@@ -181,8 +181,7 @@ class Stopping:
         engine = getattr(env.unwrapped, "engine", None)
         arms = getattr(engine, "arm_distribution", None)
         if engine is not None and arms is not None:
-            check_arms(agent, arms, float(getattr(engine, "sigma", math.nan)), self.rule, self.distribution,
-                       self.sigma)
+            check_arms(agent, arms, getattr(engine, "sigma", math.nan), self.rule, self.distribution, self.sigma)
 
     def check_rewards(self, obs: Any) -> None:
         """Refuse the statistics of a batched observation whose empirical means lie outside [0, 1] when the rule
@@ -195,18 +194,22 @@ class Stopping:
                                  f"for Gaussian arms")
 
 
-def check_arms(agent: str, arms: str, env_sigma: float | np.floating, stopping: str, distribution: str,
-               sigma: float) -> None:
-    """Refuse arms ``arms`` (``"bernoulli"``, ``"gaussian"``, ...) of standard deviation ``env_sigma`` that are not
-    the family of a stopping component's divergence (``Stopping.check_env``; the JAX envs' check too); nothing
-    for an agent's own rule (``stopping="own"``)."""
+def check_arms(agent: str, arms: str, env_sigma: Any, stopping: str, distribution: str, sigma: float) -> None:
+    """Refuse arms ``arms`` (``"bernoulli"``, ``"gaussian"``, ...) of standard deviation ``env_sigma`` (one, or one
+    per arm) that are not the family of a stopping component's divergence (``Stopping.check_env``; the JAX envs'
+    check too); nothing for an agent's own rule (``stopping="own"``)."""
     if stopping == "own":
         return
     if distribution == "bernoulli" and arms != "bernoulli":
         raise ValueError(f"{agent}(stopping={stopping!r}, distribution='bernoulli') reads Bernoulli arms; the env's "
                          f"arms are {arms!r}: use distribution='gaussian' and sigma")
-    if arms == "gaussian" and distribution == "gaussian" and sigma != env_sigma:
-        raise ValueError(f"{agent}(sigma={sigma}) is not the env's sigma={env_sigma!s}")
+    scales = np.atleast_1d(np.asarray(env_sigma, dtype=np.float64))
+    if arms == "gaussian" and distribution == "gaussian" and np.any(scales != scales[0]):
+        raise ValueError(f"{agent}(distribution='gaussian') assumes one known sigma; the env's arms have different "
+                         f"ones, sigma={scales.tolist()}: an agent for unknown variances reads them "
+                         "(EBTCIUnknownVariances, best arm)")
+    if arms == "gaussian" and distribution == "gaussian" and sigma != scales[0]:
+        raise ValueError(f"{agent}(sigma={sigma}) is not the env's sigma={float(scales[0])!s}")
 
 
 @functools.cache

@@ -113,7 +113,7 @@ class ArmStop:
         engine = getattr(env.unwrapped, "engine", None)
         arms = getattr(engine, "arm_distribution", None)
         if engine is not None and arms is not None:
-            check_arms(agent, arms, float(getattr(engine, "sigma", math.nan)), "glr", self.distribution, self.sigma)
+            check_arms(agent, arms, getattr(engine, "sigma", math.nan), "glr", self.distribution, self.sigma)
 
     def check_rewards(self, agent: str, obs: Any) -> None:
         """Refuse statistics whose empirical means lie outside [0, 1] when they are read as Bernoulli means."""

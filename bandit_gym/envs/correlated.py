@@ -64,7 +64,8 @@ class CorrelatedBestArmEngine(BestArmEngine):
         if isinstance(means, str):
             means = resolve_means(means)
         super().__init__(num, means=GaussianProcessMeans(self.kernel, self.eta) if means is None else means, m=1,
-                         epsilon=epsilon, budget=budget, arm_distribution="gaussian", sigma=sigma, loss=loss,
+                         epsilon=epsilon, budget=budget, arm_distribution="gaussian",
+                         sigma=check.real("sigma", sigma, low=0.0, low_open=True), loss=loss,  # one: the GP's noise
                          sample_cost=sample_cost, common_random_numbers=common_random_numbers)
         if self.num_arms != self.kernel.shape[0]:
             raise ValueError(f"means has {self.num_arms} arms but the kernel is {self.kernel.shape[0]} x "

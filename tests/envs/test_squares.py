@@ -9,6 +9,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 from scipy import stats
 
+from bandit_gym.agents import TrackAndStop
 from bandit_gym.envs import BestArmIdentificationVectorEnv
 
 MEANS, SIGMAS = [0.0, 0.5, 1.0], [1.0, 2.0, 0.5]
@@ -94,5 +95,10 @@ def test_per_arm_sigma_is_checked():
         gym.make("BestArmIdentification-v0", means=MEANS, arm_distribution="gaussian", sigma=[1.0, 0.0, 1.0])
     with pytest.raises(ValueError, match="arm_distribution='gaussian'"):
         gym.make("BestArmIdentification-v0", means=[0.1, 0.2, 0.3], sigma=[1.0, 1.0, 1.0])
+    with pytest.raises(TypeError, match="sigma"):  # the GP model's noise is one standard deviation
+        gym.make("CorrelatedBestArm-v0", sigma=[0.2] * 50)
+    with pytest.raises(ValueError, match="assumes one known sigma"):
+        TrackAndStop(distribution="gaussian").check_env(
+            gym.make("BestArmIdentification-v0", means=MEANS, arm_distribution="gaussian", sigma=SIGMAS))
     with pytest.raises(TypeError, match="squares"):
         gym.make("BestArmIdentification-v0", squares="yes")
