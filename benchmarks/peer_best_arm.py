@@ -14,7 +14,12 @@ theory's parameters (epsilon = 0.01, beta = 1, lambda = 9).
 The pairs are the rules that both packages define: Track-and-Stop with D- and C-tracking, EB-TCI (the peer's
 ``top_two`` with an EB leader, a TCI challenger and beta = 1/2, chosen at random with probability beta where this
 package tracks it), TTTS (the peer's ``top_two`` with a TS leader and an RS challenger, whose redraws it never caps,
-where this package caps them at 100 and then draws the challenger by a normal approximation), lil'UCB. The peer
+where this package caps them at 100 and then draws the challenger by a normal approximation), lil'UCB, and
+Frank-Wolfe Sampling (the peer's ``fws``: its forced exploration falls on the steps t with K | t and t / K a perfect
+square, and also whenever a Bernoulli mean is 0 or 1, as the authors' runner re-pulls such arms; this package's on
+every t with floor(t / K) a perfect square; the peer solves the zero-sum game with HiGHS, this package exactly).
+The rules of the other problems (thresholding, top-m, epsilon-good answers, unknown variances) have no
+counterpart in the peer, which identifies the best arm only. The peer
 has no KL-LUCB and no TTUCB; its LUCB1 is another reading of the paper (its h_t is the empirical best, its t counts
 pulls), so it is not paired.
 """
@@ -58,6 +63,7 @@ PAIRS = (
     Pair("TTTS", AgentSpec("TTTS", {"threshold": "heuristic"}),
          {"algo": "top_two", "algo_args": {"beta": 0.5, "leader_type": "TS", "challenger_type": "RS"}, **HEURISTIC}),
     Pair("lil'UCB", AgentSpec("LilUCB", {}), {"algo": "lil_ucb"}),
+    Pair("FWS", AgentSpec("FWSampling", {"threshold": "heuristic"}), {"algo": "fws", **HEURISTIC}),
 )
 
 

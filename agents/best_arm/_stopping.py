@@ -306,10 +306,12 @@ def shifted_cost(counts: np.ndarray, mean: np.ndarray, i: int, j: int, epsilon: 
 
 
 @called
-def shifted_glr(counts: np.ndarray, mean: np.ndarray, answer: np.ndarray, epsilon: float, family: float,
-                sigma: float) -> float:
-    """Z(t) = min over i in the answer and j outside it of the shifted statistic ``shifted_cost`` (0 as soon as
-    some arm was never pulled or some j is at least epsilon above some i)."""
+def least_excess(counts: np.ndarray, mean: np.ndarray, answer: np.ndarray, epsilon: float, family: float,
+                 sigma: float, level: float) -> float:
+    """The least, over the pairs (i in the answer, j outside it), of the shifted statistic ``shifted_cost`` minus
+    the pair's ``"mixture"`` boundary at ``level`` = ln(P / delta), or of the statistic itself when ``level`` is
+    NaN; 0 as soon as some arm was never pulled or some j is at least epsilon above some i (no evidence: no rule
+    stops)."""
     k = counts.shape[0]
     least = math.inf
     for i in range(k):
@@ -320,8 +322,19 @@ def shifted_glr(counts: np.ndarray, mean: np.ndarray, answer: np.ndarray, epsilo
                 continue
             if counts[i] == 0 or counts[j] == 0 or mean[i] + epsilon <= mean[j]:
                 return 0.0
-            least = min(least, shifted_cost(counts, mean, i, j, epsilon, family, sigma))
+            excess = shifted_cost(counts, mean, i, j, epsilon, family, sigma)
+            if not math.isnan(level):
+                excess -= mixture_boundary(np.float64(counts[i]), np.float64(counts[j]), level, family)
+            least = min(least, excess)
     return least
+
+
+@called
+def shifted_glr(counts: np.ndarray, mean: np.ndarray, answer: np.ndarray, epsilon: float, family: float,
+                sigma: float) -> float:
+    """Z(t) = min over i in the answer and j outside it of the shifted statistic ``shifted_cost`` (0 as soon as
+    some arm was never pulled or some j is at least epsilon above some i)."""
+    return least_excess(counts, mean, answer, epsilon, family, sigma, math.nan)
 
 
 @called
@@ -354,20 +367,8 @@ def arm_mixture_boundary(n: float, level: float, family: float) -> float:
 def mixture_stops(counts: np.ndarray, mean: np.ndarray, answer: np.ndarray, epsilon: float,
                   constants: Any) -> bool:
     """Whether every pair (i in the answer, j outside) has its statistic above its ``"mixture"`` threshold."""
-    k = counts.shape[0]
-    family, sigma, level = constants["family"], constants["sigma"], constants["offset"]
-    for i in range(k):
-        if not answer[i]:
-            continue
-        for j in range(k):
-            if answer[j]:
-                continue
-            ni, nj = np.float64(counts[i]), np.float64(counts[j])
-            if ni == 0.0 or nj == 0.0:
-                return False
-            if shifted_cost(counts, mean, i, j, epsilon, family, sigma) <= mixture_boundary(ni, nj, level, family):
-                return False
-    return True
+    return least_excess(counts, mean, answer, epsilon, constants["family"], constants["sigma"],
+                        constants["offset"]) > 0.0
 
 
 @called

@@ -1,5 +1,5 @@
 """Frank-Wolfe Sampling (Wang, Tzeng and Proutiere 2021): a Frank-Wolfe step on the non-smooth objective of the
-lower bound at every pull, tracked, stopped by the GLR rule."""
+lower bound (best arm or top m) at every pull, tracked, stopped by the GLR rule."""
 
 from __future__ import annotations
 
@@ -13,12 +13,13 @@ from bandit_gym.agents.base import Obs
 from bandit_gym.agents.best_arm import _stopping
 from bandit_gym.agents.best_arm._base import BestArmAgent
 from bandit_gym.agents.best_arm._fixed_confidence import STATE_FIELDS, start
+from bandit_gym.agents.best_arm._game import solve_game
 from bandit_gym.agents.best_arm._kernels import copy_step, over_copies, play
 from bandit_gym.agents.best_arm._stopping import Stopping
 from bandit_gym.jit import called, kernel, parallel_kernel
 
-#: the work rows: the empirical means, scratch, then per challenger j: the gradient's entries at the best arm
-#: (``G``) and at j (``H``), f_j(x) (``F``); and the Frank-Wolfe direction z (``Z``)
+#: the work rows: the empirical means, scratch, then per challenger j (m = 1): the gradient's entries at the best
+#: arm (``G``) and at j (``H``), f_j(x) (``F``); and the Frank-Wolfe direction z (``Z``)
 MEANS, SCRATCH, G, H, F, Z = range(6)
 #: the steps of the searches in the zero-sum game (golden section, then bisection, on the best arm's share)
 SEARCH_STEPS = 80
@@ -106,21 +107,30 @@ def solve(best: int, members: np.ndarray, g: np.ndarray, h: np.ndarray, f: np.nd
 
 
 @called
-def direction(best: int, t: float, mean: np.ndarray, x: np.ndarray, constants: Any, work: np.ndarray) -> None:
-    """``work[Z]`` = the step's Frank-Wolfe direction z: uniform when a mean ties the best one or floor(t / K)
-    is a perfect square (forced exploration); else the best response to the r_t-subdifferential of
-    ``min_j f_j`` at x, r_t = t^(-9/10) / K: e_best or e_j for one near-minimal f_j, the zero-sum game's
-    solution for several."""
-    k, z = mean.shape[0], work[Z]
+def forced(t: float, mean: np.ndarray, answer: np.ndarray, z: np.ndarray) -> bool:
+    """Whether z is uniform at this step (then written): floor(t / K) is a perfect square (forced exploration),
+    or a mean outside the answer is within 2.2e-16 (the code's ``eps()``) of one inside (mu outside the set of
+    instances with a unique top-m set: a mean ties the best one for m = 1)."""
+    k = mean.shape[0]
     rounds = math.floor(t / k)
-    square = math.floor(math.sqrt(rounds)) ** 2 == rounds
-    tie = False
+    lowest, highest = math.inf, -math.inf
     for a in range(k):
-        if a != best and mean[best] - mean[a] <= 2.220446049250313e-16:
-            tie = True
-    if tie or square:
+        if answer[a]:
+            lowest = min(lowest, mean[a])
+        else:
+            highest = max(highest, mean[a])
+    if lowest - highest <= 2.220446049250313e-16 or math.floor(math.sqrt(rounds)) ** 2 == rounds:
         z[:] = 1.0 / k
-        return
+        return True
+    return False
+
+
+@called
+def best_arm_direction(best: int, t: float, mean: np.ndarray, x: np.ndarray, constants: Any,
+                       work: np.ndarray) -> None:
+    """``work[Z]`` for m = 1: the best response to the r_t-subdifferential of ``min_j f_j`` at x, r_t = t^(-9/10) /
+    K: e_best or e_j for one near-minimal f_j, the zero-sum game's solution (``solve``) for several."""
+    k, z = mean.shape[0], work[Z]
     g, h, f = work[G], work[H], work[F]
     family, sigma = constants["family"], constants["sigma"]
     lowest = math.inf
@@ -147,6 +157,73 @@ def direction(best: int, t: float, mean: np.ndarray, x: np.ndarray, constants: A
 
 
 @called
+def pair_costs(mean: np.ndarray, x: np.ndarray, answer: np.ndarray, constants: Any, ends: np.ndarray,
+               costs: np.ndarray) -> float:
+    """For each pair p = (i in the answer, j outside), in the arms' order: ``ends[p] = (i, j)``, ``costs[p] =
+    (d(mu_i, m_ij), d(mu_j, m_ij), f_ij(x))``, m_ij = (x_i mu_i + x_j mu_j) / (x_i + x_j); returns min_p f_p."""
+    family, sigma = constants["family"], constants["sigma"]
+    p, lowest = 0, math.inf
+    for i in range(mean.shape[0]):
+        for j in range(mean.shape[0]):
+            if answer[i] and not answer[j]:
+                mid = (x[i] * mean[i] + x[j] * mean[j]) / (x[i] + x[j])
+                g = _stopping.divergence(mean[i], mid, family, sigma)
+                h = _stopping.divergence(mean[j], mid, family, sigma)
+                ends[p, 0], ends[p, 1] = i, j
+                costs[p, 0], costs[p, 1], costs[p, 2] = g, h, x[i] * g + x[j] * h
+                lowest = min(lowest, costs[p, 2])
+                p += 1
+    return lowest
+
+
+@called
+def top_m_direction(t: float, mean: np.ndarray, x: np.ndarray, answer: np.ndarray, m: int, constants: Any,
+                    z: np.ndarray) -> None:
+    """z for m > 1: H = the pairs p with f_p(x) < min f + r_t, r_t = t^(-9/10) / K; z = e_i or e_j, the larger
+    entry of grad f_p(x), when H = {p}; else the solution of the game ``max_z min_{p in H} <z - x, grad f_p(x)>``
+    (``solve_game``) on the arms of H's pairs (any optimal z is zero elsewhere)."""
+    k = mean.shape[0]
+    ends, costs = np.zeros((m * (k - m), 2), np.int64), np.zeros((m * (k - m), 3))
+    near = np.flatnonzero(costs[:, 2] < pair_costs(mean, x, answer, constants, ends, costs) + t ** -0.9 / k)
+    z[:] = 0.0
+    if near.shape[0] == 1:
+        i, j, g, h = ends[near[0], 0], ends[near[0], 1], costs[near[0], 0], costs[near[0], 1]
+        z[i if g > h or (g == h and i < j) else j] = 1.0
+        return
+    column = np.full(k, -1)
+    for p in near:
+        column[ends[p, 0]], column[ends[p, 1]] = 0, 0
+    arms = np.flatnonzero(column == 0)
+    column[arms] = np.arange(arms.shape[0])
+    payoff = np.zeros((near.shape[0], arms.shape[0]))
+    for row in range(near.shape[0]):  # <e_a - x, grad f_p(x)> = grad f_p(x)_a - f_p(x)
+        p = near[row]
+        payoff[row] = -costs[p, 2]
+        payoff[row, column[ends[p, 0]]] += costs[p, 0]
+        payoff[row, column[ends[p, 1]]] += costs[p, 1]
+    share = np.zeros(arms.shape[0])
+    solve_game(payoff, share)
+    z[arms] = share
+
+
+@called
+def direction(t: float, mean: np.ndarray, x: np.ndarray, answer: np.ndarray, m: int, constants: Any,
+              work: np.ndarray) -> None:
+    """``work[Z]`` = the step's Frank-Wolfe direction z: uniform when ``forced``; else the best response to the
+    r_t-subdifferential of F at x (``best_arm_direction`` for m = 1, ``top_m_direction`` for m > 1)."""
+    if forced(t, mean, answer, work[Z]):
+        return
+    if m == 1:
+        best = 0
+        for a in range(mean.shape[0]):
+            if answer[a]:
+                best = a
+        best_arm_direction(best, t, mean, x, constants, work)
+    else:
+        top_m_direction(t, mean, x, answer, m, constants, work[Z])
+
+
+@called
 def fw_sampling(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, epsilon: float,
                 constants: Any, state: Any, arrays: Any, work: np.ndarray, answer: np.ndarray,
                 final: bool) -> int:
@@ -156,15 +233,11 @@ def fw_sampling(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m:
     arm = start(counts, sums, made, m, state, mean, work[SCRATCH], answer)
     if arm >= 0:
         return arm
-    if _stopping.stopped(counts, mean, answer, made, 1, epsilon, constants):
+    if _stopping.stopped(counts, mean, answer, made, m, epsilon, constants):
         arm = k
     else:
-        best = 0
-        for a in range(k):
-            if answer[a]:
-                best = a
         x, t = arrays["x"], np.float64(made)
-        direction(best, t, mean, x, constants, work)
+        direction(t, mean, x, answer, m, constants, work)
         z = work[Z]
         for a in range(k):
             x[a] = x[a] * ((t - 1.0) / t) + z[a] / t
@@ -173,7 +246,6 @@ def fw_sampling(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m:
                 arm = a
     state["last_made"], state["last_arm"] = np.float64(made), np.float64(arm)
     return arm
-
 
 
 @called
@@ -204,44 +276,46 @@ class FWSampling(BestArmAgent):
     """Frank-Wolfe Sampling (FWS): Frank-Wolfe steps on the lower bound's objective, tracked, stopped by GLR.
 
     Paper: P.-A. Wang, R.-C. Tzeng, A. Proutiere, Fast Pure Exploration via Frank-Wolfe, NeurIPS 2021
-    (Algorithm 1, FWS, for best-arm identification; Proposition 1 for f and its gradient), as the authors' code
-    implements it (github.com/rctzeng/NeurIPS2021-FWS, ``standard/samplingrules.jl``,
-    ``utilities/envelope.jl``). Not one of the five papers: a modern asymptotically optimal sampling rule that
-    needs no optimal allocation w*(mu), only one gradient per arm and step.
+    (Algorithm 1, FWS, stated for any finite union of half-spaces as Alt(mu); Proposition 1 for f and its
+    gradient), as the authors' code implements it (github.com/rctzeng/NeurIPS2021-FWS, ``standard/samplingrules.jl``,
+    ``utilities/envelope.jl``) for m = 1, and for top-m as Tirinzoni and Degenne (NeurIPS 2022) run it. Not one of
+    the five papers: an asymptotically optimal rule that needs no optimal allocation w*(mu), only gradients.
 
-    The lower bound's objective at an allocation x is ``F(x) = min_{j != b} f_j(x)``, b the empirical best arm,
-    ``f_j(x) = x_b d(mu_b, m_j) + x_j d(mu_j, m_j)``, ``m_j = (x_b mu_b + x_j mu_j) / (x_b + x_j)`` (d the arms'
-    divergence, mu the empirical means); by the envelope theorem ``grad f_j(x) = d(mu_b, m_j) e_b + d(mu_j, m_j)
-    e_j``. After t pulls (each arm once first; x = 1/K then):
+    The lower bound's objective at an allocation x is ``F(x) = min_{i in S, j not in S} f_ij(x)``, S the m
+    largest empirical means (S = {b}, the best arm, for m = 1), ``f_ij(x) = x_i d(mu_i, m_ij) + x_j d(mu_j,
+    m_ij)``, ``m_ij = (x_i mu_i + x_j mu_j) / (x_i + x_j)`` (d the arms' divergence, mu the empirical means); by
+    the envelope theorem ``grad f_ij(x) = d(mu_i, m_ij) e_i + d(mu_j, m_ij) e_j``. After t pulls (each arm once
+    first; x = 1/K then):
 
-    - z = (1/K, ..., 1/K) if floor(t / K) is a perfect square (forced exploration) or an empirical mean ties the
-      best one;
-    - else, with r_t = t^(-9/10) / K and ``H = {j : f_j(x) < min_i f_i(x) + r_t}``: z = e_i, i = argmax of grad
-      f_j(x) (the best arm or j), when H = {j}; else z solves the zero-sum game ``max_z min_{j in H} <z - x,
-      grad f_j(x)>`` over the simplex;
+    - z = (1/K, ..., 1/K) if floor(t / K) is a perfect square (forced exploration) or a mean outside S ties one
+      in S;
+    - else, with r_t = t^(-9/10) / K and ``H = {pairs p : f_p(x) < min F(x) + r_t}``: z = e_a, a = argmax of
+      grad f_p(x) (i or j), when H = {p}; else z solves the zero-sum game ``max_z min_{p in H} <z - x,
+      grad f_p(x)>`` over the simplex, a linear program;
     - ``x <- ((t - 1) x + z) / t``, and pull ``argmax_a x_a / N_a(t)`` (the arm furthest below its share).
 
     Stopping: by default the GLR (Chernoff) rule with GK 2016 Theorem 10's threshold on Bernoulli arms
-    (Lattimore and Szepesvári's on Gaussian ones); any of the package's stopping components (``stopping``,
-    ``threshold``; the paper's experiments used the heuristic ``threshold="heuristic"``). The answer is the
-    empirical best arm. Theorem: FWS with the GLR rule is delta-correct and asymptotically optimal,
-    ``limsup E[tau] / ln(1/delta) <= T*(mu)``.
+    (Lattimore and Szepesvári's on Gaussian ones), over the m (K - m) pairs; any of the package's stopping
+    components (``stopping``, ``threshold``; the paper's experiments used ``threshold="heuristic"``). The answer
+    is S. Theorem: FWS with the GLR rule is delta-correct and ``limsup E[tau] / ln(1/delta) <= T*(mu)``.
 
     Parameters: ``delta`` in (0, 1); ``distribution`` and ``sigma`` (the arms' family); ``stopping``,
-    ``threshold``. Best-arm identification (m = 1) only.
+    ``threshold``. Any m (the observation's).
 
     Readings where the paper is silent (the authors' code decides most):
 
     - initialisation: each arm once, in the copy's arm order, with no stopping test (the package's opening of
-      every fixed-confidence rule; the authors' runner also re-pulls a Bernoulli arm whose mean is 0 or 1 before
-      starting, the package does not);
-    - a tie with the best mean is a mean within 2.2e-16 of it (the code's ``eps()``);
-    - the zero-sum game is solved exactly up to floating point (golden section on the best arm's share,
-      water-filling of the rest) instead of by an LP solver (Tulip); its solution need not be unique, and when the
-      optimal shares of the best arm form an interval, z takes its middle (an interior-point solver also returns a
-      point inside the optimal face; which point is a reading);
-    - ties in the argmax of the gradient, of x_a / N_a and of the empirical best arm: the first in the copy's arm
-      order (random per copy and episode; the smallest index with ``tie_break="index"``).
+      every fixed-confidence rule; the authors' runner also re-pulls a Bernoulli arm of mean 0 or 1 first);
+    - a tie is a mean outside S within 2.2e-16 of one in S (the code's ``eps()`` test for m = 1; Tirinzoni and
+      Degenne's top-m code has none);
+    - the game for m = 1 is solved exactly up to floating point (golden section on the best arm's share,
+      water-filling of the rest) instead of by an LP solver (Tulip); where the best arm's optimal shares form an
+      interval, z takes its middle. For m > 1: on the arms of H's pairs (every optimal z is 0 elsewhere), by the
+      simplex method (Bland's rule), then z = the optimal point nearest the uniform one (least |z|, by an
+      active-set method), unique and free of the arms' order (an interior-point solver returns some point inside
+      the optimal face; which point is a reading);
+    - ties in the argmax of the gradient, of x_a / N_a and in S: the first in the copy's arm order (random per
+      copy and episode; the smallest index with ``tie_break="index"``).
 
     Examples:
         One seeded episode on GK 2016's first instance, at delta = 0.1:
@@ -254,11 +328,15 @@ class FWSampling(BestArmAgent):
         >>> result = play_episode(env, FWSampling(delta=0.1), seed=0)
         >>> result["pulls"] < 100_000, result["error"]
         (True, 0.0)
+        >>> env = gym.make("BestArmIdentification-v0", means=[0.6, 0.5, 0.4, 0.3, 0.2], m=2,  # top-2
+        ...                setting="fixed_confidence", budget=10**6)
+        >>> play_episode(env, FWSampling(delta=0.1), seed=0)["answer"].tolist()
+        [1, 1, 0, 0, 0]
     """
 
+    families: ClassVar[tuple[str, ...]] = ("best_arm", "top_k")  # top-m: the m (= K) largest means
     constant_fields: ClassVar[tuple[str, ...]] = _stopping.FIELDS
     state_fields: ClassVar[tuple[str, ...]] = STATE_FIELDS
-    best_arm_only = True
     anytime = True  # never reads the horizon: the env's budget is only a cap
     #: the Frank-Wolfe iterate x, one share per arm
     array_fields: ClassVar[tuple[str, ...]] = ("x",)

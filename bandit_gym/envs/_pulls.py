@@ -13,7 +13,9 @@ from gymnasium import spaces
 from scipy import special
 
 from bandit_gym.envs._arms import Arms
+from bandit_gym.envs._base import Forward
 from bandit_gym.envs._budget import Budget
+from bandit_gym.instances import BudgetRange
 from bandit_gym.streams import stream_seeds, stream_uniforms
 
 _KERNELS: list[ModuleType] = []
@@ -213,6 +215,14 @@ class Pulls:
             self.finished[s] = True
         return rewards, stop
 
+    def truncations(self, actions: np.ndarray, stop: np.ndarray, setting: str, none: np.ndarray) -> np.ndarray:
+        """The copies truncated by this step: in fixed confidence, those that ended out of pulls without a stop
+        action (the budget is a cap); ``none`` (no copy) in a fixed budget, whose answer step terminates, and on a
+        step that ends no copy."""
+        if setting == "fixed_budget" or not stop.any():
+            return none
+        return stop & (actions[:, 0] != self.arms.num_arms)
+
     def _before_pull(self, arms: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The copies that may pull (``rows``, an arm < K), their arm, and its float64 sum before the pull."""
         pulling = np.flatnonzero(rows & (arms < self.arms.num_arms))
@@ -336,3 +346,26 @@ def _squares(cells: np.ndarray, x: np.ndarray, c: np.ndarray) -> np.ndarray:
     sums = np.bincount(cells, weights=x, minlength=c.size)
     mean = sums / np.maximum(c.reshape(-1), 1)
     return np.bincount(cells, weights=(x - mean[cells]) ** 2, minlength=c.size).reshape(c.shape)
+
+
+class PulledArms:
+    """The attributes of an engine made of ``Arms`` (``arms``), a ``Budget`` (``episode_budget``) and ``Pulls``
+    (``pulls``) that read its parts (``Forward``): the thresholding and best-arm engines inherit them."""
+
+    budget: Forward[int] = Forward("episode_budget", "maximum")
+    budget_range: Forward[BudgetRange | None] = Forward("episode_budget", "range")
+    arm_distribution: Forward[str] = Forward("arms", "distribution")
+    sigma: Forward[float | np.ndarray] = Forward("arms", "sigma")
+    bernoulli: Forward[bool] = Forward("arms", "bernoulli")
+    distributions: Forward[list[Any]] = Forward("arms", "distributions")
+    fixed_means: Forward[np.ndarray | None] = Forward("arms", "fixed_means")
+    _sampler: Forward[Any] = Forward("arms", "sampler")
+    means: Forward[np.ndarray] = Forward("pulls", "means")
+    left: Forward[np.ndarray] = Forward("pulls", "left")
+    total: Forward[np.ndarray] = Forward("pulls", "total")
+    counts: Forward[np.ndarray] = Forward("pulls", "counts")
+    sums: Forward[np.ndarray] = Forward("pulls", "sums")
+    stream_seeds: Forward[np.ndarray] = Forward("pulls", "stream_seeds")
+    _seeds: Forward[np.ndarray] = Forward("pulls", "seeds")
+    sample_cost: Forward[float] = Forward("pulls", "sample_cost")
+    common_random_numbers: Forward[bool] = Forward("pulls", "common_random_numbers")

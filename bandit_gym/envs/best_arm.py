@@ -13,9 +13,9 @@ from bandit_gym import _validation as check
 from bandit_gym import metrics
 from bandit_gym.envs import _render
 from bandit_gym.envs._arms import Arms
-from bandit_gym.envs._base import Engine, Forward, Info, flag
+from bandit_gym.envs._base import Engine, Info, flag
 from bandit_gym.envs._budget import Budget
-from bandit_gym.envs._pulls import Pulls, box
+from bandit_gym.envs._pulls import PulledArms, Pulls, box
 from bandit_gym.envs._shell import PureExplorationEnv, PureExplorationVectorEnv
 from bandit_gym.families import Family
 from bandit_gym.families.best_arm import top_m_answer as top_m_answer
@@ -25,7 +25,7 @@ SETTINGS = ("fixed_budget", "fixed_confidence")
 BEST_ARM_LOSSES = ("simple_regret", "error")
 
 
-class BestArmEngine(Engine):
+class BestArmEngine(PulledArms, Engine):
     """Batched state of (epsilon, m)-best arm identification (see ``BestArmIdentificationEnv``).
 
     Composed of its arms (``Arms``), its budget (``Budget``) and the pulls of its copies (``Pulls``), as the
@@ -46,24 +46,6 @@ class BestArmEngine(Engine):
     set_size_name: ClassVar[str] = "m"
     #: the problem's name in the text rendering
     title: ClassVar[str] = "BestArmIdentification"
-
-    budget: Forward[int] = Forward("episode_budget", "maximum")
-    budget_range: Forward[BudgetRange | None] = Forward("episode_budget", "range")
-    arm_distribution: Forward[str] = Forward("arms", "distribution")
-    sigma: Forward[float] = Forward("arms", "sigma")
-    bernoulli: Forward[bool] = Forward("arms", "bernoulli")
-    distributions: Forward[list[Any]] = Forward("arms", "distributions")
-    fixed_means: Forward[np.ndarray | None] = Forward("arms", "fixed_means")
-    _sampler: Forward[Any] = Forward("arms", "sampler")
-    means: Forward[np.ndarray] = Forward("pulls", "means")
-    left: Forward[np.ndarray] = Forward("pulls", "left")
-    total: Forward[np.ndarray] = Forward("pulls", "total")
-    counts: Forward[np.ndarray] = Forward("pulls", "counts")
-    sums: Forward[np.ndarray] = Forward("pulls", "sums")
-    stream_seeds: Forward[np.ndarray] = Forward("pulls", "stream_seeds")
-    _seeds: Forward[np.ndarray] = Forward("pulls", "seeds")
-    sample_cost: Forward[float] = Forward("pulls", "sample_cost")
-    common_random_numbers: Forward[bool] = Forward("pulls", "common_random_numbers")
 
     def __init__(
         self,
@@ -160,11 +142,9 @@ class BestArmEngine(Engine):
         self, rng: np.random.Generator, actions: np.ndarray, rows: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray, Info]:
         rewards, stop = self.pulls.step(rng, actions, rows, self.episode_loss)
+        self.truncated = self.pulls.truncations(actions, stop, self.setting, self._none)
         if not stop.any():  # the usual step: nothing ends, no array to make
-            self.truncated = self._none
             return rewards, stop, {"invalid_answer": self._none}
-        capped = stop & (actions[:, 0] != self.num_arms)  # out of pulls, not a stop action
-        self.truncated = capped if self.setting == "fixed_confidence" else np.zeros(self.num, dtype=bool)
         invalid = np.zeros(self.num, dtype=bool)
         ending = np.flatnonzero(stop)  # only final answers are checked: O(K) per finishing copy, nothing per pull
         invalid[ending] = actions[ending, 1:].sum(axis=1) != self.m

@@ -15,9 +15,9 @@ from bandit_gym._validation import MAX_BUDGET as MAX_BUDGET
 from bandit_gym.envs import _render
 from bandit_gym.envs._arms import ARM_DISTRIBUTIONS as ARM_DISTRIBUTIONS
 from bandit_gym.envs._arms import Arms
-from bandit_gym.envs._base import Engine, Forward, Info, flag
+from bandit_gym.envs._base import Engine, Info, flag
 from bandit_gym.envs._budget import Budget
-from bandit_gym.envs._pulls import Pulls, box
+from bandit_gym.envs._pulls import PulledArms, Pulls, box
 from bandit_gym.envs._shell import PureExplorationEnv, PureExplorationVectorEnv
 from bandit_gym.envs.best_arm import SETTINGS as SETTINGS
 from bandit_gym.families import Family
@@ -27,7 +27,7 @@ DEFAULT_MEANS = (0.2, 0.25, 0.3, 0.35, 0.45, 0.55, 0.65, 0.7, 0.75, 0.8)
 LOSSES = ("aggregate", "simple")
 
 
-class ThresholdingEngine(Engine):
+class ThresholdingEngine(PulledArms, Engine):
     """Batched state of the thresholding bandit (see ``ThresholdingBanditEnv`` for the arguments).
 
     Composed of its arms (``Arms``: law, support, instance), its budget (``Budget``) and the pulls of its copies
@@ -43,24 +43,6 @@ class ThresholdingEngine(Engine):
     )
     #: the instance when ``means`` is not given
     default_means: ClassVar[tuple[float, ...]] = DEFAULT_MEANS
-
-    budget: Forward[int] = Forward("episode_budget", "maximum")
-    budget_range: Forward[BudgetRange | None] = Forward("episode_budget", "range")
-    arm_distribution: Forward[str] = Forward("arms", "distribution")
-    sigma: Forward[float] = Forward("arms", "sigma")
-    bernoulli: Forward[bool] = Forward("arms", "bernoulli")
-    distributions: Forward[list[Any]] = Forward("arms", "distributions")
-    fixed_means: Forward[np.ndarray | None] = Forward("arms", "fixed_means")
-    _sampler: Forward[Any] = Forward("arms", "sampler")
-    means: Forward[np.ndarray] = Forward("pulls", "means")
-    left: Forward[np.ndarray] = Forward("pulls", "left")
-    total: Forward[np.ndarray] = Forward("pulls", "total")
-    counts: Forward[np.ndarray] = Forward("pulls", "counts")
-    sums: Forward[np.ndarray] = Forward("pulls", "sums")
-    stream_seeds: Forward[np.ndarray] = Forward("pulls", "stream_seeds")
-    _seeds: Forward[np.ndarray] = Forward("pulls", "seeds")
-    sample_cost: Forward[float] = Forward("pulls", "sample_cost")
-    common_random_numbers: Forward[bool] = Forward("pulls", "common_random_numbers")
 
     def __init__(
         self,
@@ -153,13 +135,8 @@ class ThresholdingEngine(Engine):
         self, rng: np.random.Generator, actions: np.ndarray, rows: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray, Info]:
         rewards, stop = self.pulls.step(rng, actions, rows, self.episode_loss)
-        if self.setting == "fixed_budget":  # the answer step terminates; nothing is truncated, ever
-            return rewards, stop, {}
-        if not stop.any():  # the usual step: nothing ends, no array to make
-            self.truncated = self._none
-            return rewards, stop, {}
-        self.truncated = stop & (actions[:, 0] != self.num_arms)  # out of pulls, not a stop action: the cap
-        return rewards, stop & ~self.truncated, {}
+        self.truncated = self.pulls.truncations(actions, stop, self.setting, self._none)
+        return rewards, stop if self.truncated is self._none else stop & ~self.truncated, {}
 
     def allocate(self, rng: np.random.Generator, allocation: Any) -> None:
         """Batched pulls of every copy (``Pulls.allocate``)."""

@@ -179,6 +179,3 @@ def test_gaussian_arms_and_bad_parameters() -> None:
     assert out["error"].sum() == 0 and out["pulls"].max() < 100_000
     with pytest.raises(ValueError, match="delta"):
         FWSampling(delta=1.0)
-    with pytest.raises(ValueError, match="m = 1"):
-        play_vector(gym.make_vec("BestArmIdentification-v0", num_envs=2, vectorization_mode="vector_entry_point",
-                                 m=2, setting="fixed_confidence", budget=100), FWSampling(), seed=0)
