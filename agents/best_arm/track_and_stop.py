@@ -1,4 +1,5 @@
-"""Track-and-Stop (Garivier and Kaufmann 2016): track the optimal allocation w*(mu_hat), stop by the GLR rule."""
+"""Track-and-Stop (Garivier and Kaufmann 2016): track the optimal allocation w*(mu_hat), stop by the GLR rule; best-arm
+and top-m identification."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from bandit_gym.agents.best_arm import _stopping
 from bandit_gym.agents.best_arm._base import BestArmAgent
 from bandit_gym.agents.best_arm._fixed_confidence import STATE_FIELDS, start
 from bandit_gym.agents.best_arm._kernels import copy_step, over_copies, play
-from bandit_gym.agents.best_arm._oracle import optimal_weights
+from bandit_gym.agents.best_arm._oracle import top_m_weights
 from bandit_gym.agents.best_arm._stopping import Stopping
 from bandit_gym.jit import called, kernel, parallel_kernel
 
@@ -47,7 +48,7 @@ def project(weights: np.ndarray, floor: float) -> None:
 def track_and_stop(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, epsilon: float,
                    constants: Any, state: Any, arrays: Any, work: np.ndarray, answer: np.ndarray, final: bool) -> int:
     """Track-and-Stop's step (the rule of ``BestArmAgent``): each arm once; then stop (K) if the stopping rule
-    does, else D- or C-tracking of w*(mu_hat(t))."""
+    does, else D- or C-tracking of w*(mu_hat(t)) of answer size m."""
     k, mean = counts.shape[0], work[MEANS]
     arm = start(counts, sums, made, m, state, mean, work[SCRATCH], answer)
     if arm >= 0:
@@ -56,7 +57,7 @@ def track_and_stop(counts: np.ndarray, sums: np.ndarray, made: int, budget: int,
         arm = k
     else:
         weights, t = work[WEIGHTS], np.float64(made)
-        optimal_weights(mean, constants["family"], constants["sigma"], weights, work[SCRATCH])
+        top_m_weights(mean, m, constants["family"], constants["sigma"], weights, work[SCRATCH])
         sum_w = arrays["sum"]
         arm = -1
         if constants["tracking"] == D_TRACKING:
@@ -104,13 +105,21 @@ def rollout(episodes: tuple[Any, ...]) -> None:
 
 
 class TrackAndStop(BestArmAgent):
-    """Track-and-Stop: sample in the proportions w*(mu_hat(t)) of the lower bound, stop by the GLR rule.
+    """Track-and-Stop: sample in the proportions w*(mu_hat(t)) of the lower bound, stop by the GLR rule; best-arm
+    (m = 1) and top-m identification (any m, read from the env).
 
     Paper: A. Garivier, E. Kaufmann, Optimal Best Arm Identification with Fixed Confidence, COLT 2016 (GK 2016).
-    Not one of the five papers: the reference algorithm of fixed-confidence best-arm identification since.
+    Not one of the five papers: the reference algorithm of fixed-confidence best-arm identification since. Top m:
+    the lower bound of E. Kaufmann, O. Cappé, A. Garivier, On the Complexity of Best-Arm Identification in
+    Multi-Armed Bandit Models, JMLR 2016 (its general bound with Alt(mu) the instances whose m best arms differ),
+    tracked by the same sampling rule: the general recipe of tracking the optimal allocation of the problem's
+    lower bound (GK 2016 §3; R. Degenne, W. M. Koolen, Pure Exploration with Multiple Correct Answers, NeurIPS
+    2019).
 
-    After t pulls, with w*(mu) the optimal allocation of GK 2016 Theorem 5 (``bandit_gym.lower_bounds``) at the
-    empirical means:
+    After t pulls, with w*(mu) the optimal allocation of answer size m at the empirical means (``bandit_gym.
+    lower_bounds``: GK 2016 Theorem 5 for m = 1, ``best_arm_allocation``; for m > 1 ``argmax_{w in Sigma_K}
+    min_{i in S, j not in S} w_i d(mu_i, m_ij) + w_j d(mu_j, m_ij)``, S the m largest means and m_ij the pair's
+    w-weighted mean, ``top_m_allocation``):
 
     - **D-tracking** (§3.1, ``tracking="D"``, the default): with ``U_t = {a : N_a(t) < sqrt(t) - K/2}``, pull
       ``argmin_{a in U_t} N_a(t)`` if U_t is not empty (forced exploration), else
@@ -118,33 +127,42 @@ class TrackAndStop(BestArmAgent):
     - **C-tracking** (``tracking="C"``): pull ``argmax_a sum_{s <= t} w^{eps_s}_a(mu_hat(s)) - N_a(t)``, w^eps the
       L-infinity projection of w* onto ``{w : w_a >= eps}``, ``eps_s = (K^2 + s)^(-1/2) / 2``.
 
-    Stopping: by default the GLR (Chernoff) rule with GK 2016 Theorem 10's threshold ``ln(2 t (K - 1) / delta)``
-    on Bernoulli arms, Lattimore and Szepesvári's on Gaussian arms; any rule of the package's stopping
-    components (``stopping``, ``threshold``: see ``bandit_gym.agents.best_arm._stopping``; GK 2016 §6 ran its
-    experiments with ``threshold="heuristic"``, ``ln((1 + ln t) / delta)``). The answer is the empirical best
-    arm. Theorem 14: with D-tracking and a threshold ``ln(C t^alpha / delta)``, ``limsup E[tau] / ln(1 / delta)
-    <= alpha T*(mu)``: asymptotically optimal.
+    w* is compiled (``_oracle``): for m = 1 GK 2016 Theorem 5's root findings, to machine precision; for m > 1 a
+    barrier (interior-point) method on the max-min's homogeneous form ``min sum_a w_a`` subject to every pair's
+    cost at least 1, with a fixed budget of Newton steps, within 1e-7 (relative) of ``top_m_allocation``'s T*
+    and w* on its tests (about 0.04 ms a pull at K = 5, 0.1 to 0.15 ms at K = 10, 0.3 to 0.6 ms at K = 20).
+
+    Stopping: by default the GLR (Chernoff) rule, ``min_{i in S, j not in S} Z_ij(t) > beta(t, delta)`` with S the
+    m largest empirical means, with GK 2016 Theorem 10's threshold ``ln(2 t P / delta)`` (P = m (K - m) pairs,
+    K - 1 for m = 1) on Bernoulli arms, Lattimore and Szepesvári's on Gaussian arms; any rule of the package's
+    stopping components (``stopping``, ``threshold``: see ``bandit_gym.agents.best_arm._stopping``; GK 2016 §6 ran
+    its experiments with ``threshold="heuristic"``, ``ln((1 + ln t) / delta)``). The answer is the m largest
+    empirical means. Theorem 14: with D-tracking and a threshold ``ln(C t^alpha / delta)``, ``limsup E[tau] /
+    ln(1 / delta) <= alpha T*(mu)``: asymptotically optimal (m = 1; its proof uses only the continuity of w* at
+    mu, which holds for m > 1 where the maximiser is unique; Degenne and Koolen 2019 treat sets of maximisers).
 
     Parameters: ``delta`` in (0, 1); ``tracking`` ``"D"`` or ``"C"``; ``distribution`` and ``sigma`` (the arms'
-    family, whose divergence w* and the GLR use); ``stopping``, ``threshold``. Best-arm identification (m = 1)
-    only: the paper's setting.
+    family, whose divergence w* and the GLR use); ``stopping``, ``threshold``. The JAX twin
+    (``bandit_gym.jax``) stays best-arm identification only (m = 1).
 
-    Readings where the paper is silent:
+    Readings where the papers are silent:
 
     - initialisation: each arm once, in the copy's arm order, with no stopping test (w* needs a mean per arm;
       the authors' code does the same); C-tracking's cumulated sum then starts at those pulls (one per arm).
     - t is the number of pulls made; the allocation is recomputed at every pull (as in the paper).
-    - ties (U_t's least pulled arm, the argmax, the empirical best arm): the first in the copy's arm order
+    - ties (U_t's least pulled arm, the argmax, the empirical answer): the first in the copy's arm order
       (random per copy and episode; the smallest index with ``tie_break="index"``, see ``BestArmAgent``).
-      When several arms share the largest empirical mean, w* spreads evenly over them and the GLR statistic is 0.
+      When the m-th and (m + 1)-th largest empirical means are equal (for m = 1: several arms share the largest),
+      w* spreads evenly over the arms of that mean and the GLR statistic is 0; w* itself depends on the means
+      only, not on the arms' order.
     - the L-infinity projection: ``w_a <- max(w_a - eta, eps)``, eta the shift that keeps the sum 1 (one of the
       projections the paper allows).
     - Bernoulli means of 0 or 1 are clamped to [1e-9, 1 - 1e-9] to compute w* (``_oracle``).
     - the budget: the paper has no cap; on a fixed-confidence env the env's budget truncates the episode, with
-      the empirical best arm as the answer.
+      the empirical answer.
 
     Examples:
-        One seeded episode on GK 2016's first instance, at delta = 0.1:
+        One seeded episode on GK 2016's first instance, at delta = 0.1, and one of top-2 identification:
 
         >>> import gymnasium as gym
         >>> from bandit_gym.agents import TrackAndStop
@@ -154,10 +172,14 @@ class TrackAndStop(BestArmAgent):
         >>> result = play_episode(env, TrackAndStop(delta=0.1), seed=0)
         >>> result["pulls"] < 100_000, result["error"]
         (True, 0.0)
+        >>> env = gym.make("BestArmIdentification-v0", means=[0.6, 0.5, 0.4, 0.3, 0.2], m=2,
+        ...                setting="fixed_confidence", budget=10**6)
+        >>> play_episode(env, TrackAndStop(delta=0.1), seed=0)["answer"].tolist()
+        [1, 1, 0, 0, 0]
     """
 
+    families: ClassVar[tuple[str, ...]] = ("best_arm", "top_k")  # top-m: the m (= K) largest means
     constant_fields: ClassVar[tuple[str, ...]] = (*_stopping.FIELDS, "tracking")
-    best_arm_only = True
     state_fields: ClassVar[tuple[str, ...]] = STATE_FIELDS
     anytime = True  # never reads the horizon: the env's budget is only a cap
     #: C-tracking's cumulated projected allocations

@@ -128,8 +128,6 @@ def test_the_agent_refuses_arms_of_another_family():
     with pytest.raises(ValueError, match="not Bernoulli"):
         for _ in range(10):
             obs, *_ = env.step(agent.act(obs))
-    with pytest.raises(ValueError, match="m = 2"):
-        TrackAndStop().act(gym.make("BestArmIdentification-v0", m=2).reset(seed=0)[0])
     TrackAndStop().act(gym.make("BestArmIdentification-v0", epsilon=0.1).reset(seed=0)[0])  # the GLR reads epsilon
 
 
