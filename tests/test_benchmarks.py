@@ -23,4 +23,4 @@ def test_peer_best_arm_plays_our_side_of_each_pair() -> None:
 
     tau, errors, cpu = peer_best_arm.ours(peer_best_arm.PAIRS[2], runs=4, seed=1)  # EB-TCI
     assert tau.shape == errors.shape == (4,) and (tau >= len(peer_best_arm.MEANS)).all() and cpu > 0
-    assert {pair.peer["algo"] for pair in peer_best_arm.PAIRS} == {"track_and_stop", "top_two", "lil_ucb"}
+    assert {pair.peer["algo"] for pair in peer_best_arm.PAIRS} == {"track_and_stop", "top_two", "lil_ucb", "fws"}

@@ -203,7 +203,9 @@ def test_load_specs_toml_and_json(tmp_path: Path) -> None:
 
 
 def test_killed_cli_run_resumes_with_the_same_table(tmp_path: Path) -> None:
-    (tmp_path / "spec.toml").write_text(SPEC_TOML)
+    # long episodes, so that the other cells still run for a while after the first is stored, however fast a warm
+    # machine with the rules cached plays them (with budgets of 400 all 12 could end before the kill)
+    (tmp_path / "spec.toml").write_text(SPEC_TOML.replace("budgets = [100, 400]", "budgets = [100, 50000]"))
     command = [sys.executable, "-m", "bandit_gym.cli", "run", str(tmp_path / "spec.toml"), "--jobs", "1", "--quiet"]
     killed = subprocess.Popen([*command, "--out", str(tmp_path / "killed")], stdout=subprocess.DEVNULL)
     cells = tmp_path / "killed" / "cells"
