@@ -18,8 +18,20 @@ Garivier and Kaufmann (2016), the Top Two papers and the stopping rules' papers 
   the paper's (the paper's estimated by the package's standard deviation over the paper's N runs), Holm over the
   cells.
 
+The delta-sweep (``sweep.csv``, ``sweep.py``: four problems, one Bernoulli instance each, delta from 0.1 to 1e-6):
+
+- ``fixed-confidence.8``: on every problem, the ratio ``E[tau] / (kl(delta, 1 - delta) T*(mu))`` of the best proved
+  rule (the ``mixture`` and ``own`` stops; the one of least ratio at the smallest delta) falls at every step of
+  delta: one-sided reading of Welch's tests of the ratio at consecutive deltas (independent runs), Holm over the
+  steps of every problem.
+- ``fixed-confidence.9`` and ``.10``: delta-correctness of the proved stops, and of the heuristic threshold, on the
+  sweep's cells (exact binomial tests), as ``.4`` to ``.6``.
+- ``fixed-confidence.11``: the lower bound on the problems with one correct answer (best arm, top-m, thresholding;
+  the epsilon-best-arm bound of Degenne and Koolen 2019 is asymptotic), as ``.1``.
+
 The delta-correctness rows test the settings where the runs can confirm the bound: ``runs * delta >= 5`` (with
-50 runs, delta = 0.1 only), a rule fixed before the study ran; a smaller delta needs more runs than the study makes
+50 runs, delta = 0.1 only), a rule fixed before the study ran (the sweep's rows also test every cell whose error
+rate is above delta, which can contradict the bound); a smaller delta needs more runs than the study makes
 (the slow tests of ``tests/agents/best_arm/test_fixed_confidence.py`` test each component at its own delta with
 more runs).
 """
@@ -30,7 +42,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from bandit_gym.studies._compare import binomial_bound, normal_bound, z_difference
+from bandit_gym.studies._compare import binomial_bound, normal_bound, welch, z_difference
 from bandit_gym.studies._ledger import Claim, Loss, fmt, read_csv
 from bandit_gym.studies._verdict import Evidence, Group, Kind, Method, decide
 
@@ -79,6 +91,7 @@ def claims(folder: Path) -> tuple[list[Claim], list[Loss]]:
                      "The GLR stopping rule with the heuristic threshold ln((1 + ln t)/delta) is delta-correct in "
                      "practice (GK 2016 observe errors well below delta)."),
             _table1(read_csv(folder, "table1.csv")),
+            *sweep_claims(read_csv(folder, "sweep.csv")),
             ], []
 
 
@@ -187,4 +200,116 @@ def _table1(table: Any) -> Claim:
                  f"At delta = {table['delta'].iloc[0]:g} on {instances}, the mean numbers of draws are: {numbers} "
                  "(both at the exploration rate ln((1 + ln t)/delta): Track-and-Stop's GLR threshold, KL-LUCB's "
                  "confidence bounds).", setting, observed,
+                 decide(evidence))
+
+
+# ----------------------------------------------------------------------------------------- the delta-sweep
+SWEEP_TREND = Method("Welch's t-tests of the ratio E[tau] / (kl(delta, 1 - delta) T*) at consecutive deltas",
+                     paired=False, runs_paired=False,
+                     design="one rule per problem; independent runs at each delta (the seeds differ)")
+#: the sweep's problems whose bound kl(delta, 1 - delta) T*(mu) holds at every delta (one correct answer)
+ONE_ANSWER = ("best arm", "top-2", "thresholding")
+
+
+def sweep_claims(frame: Any) -> list[Claim]:
+    """The ledger's rows on the delta-sweep (``fixed-confidence.8`` to ``.11``; this module's docstring), from the
+    rows of ``sweep.csv``."""
+    problems = "; ".join(f"{name} on {rows['instance'].iloc[0]}" for name, rows in frame.groupby("problem", sort=False))
+    deltas = ", ".join(f"{d:g}" for d in sorted(set(frame["delta"]), reverse=True))
+    setting = (f"BestArmIdentification-v0 and ThresholdingBandit-v0, setting = fixed_confidence, the delta-sweep's "
+               f"{frame['problem'].nunique()} problems ({problems}; Bernoulli arms), delta in {{{deltas}}}, "
+               f"{int(frame['runs'].iloc[0])} runs per cell, cap 10^7 pulls")
+    errors = frame.assign(failures=frame["errors"].astype(int), mean=frame["error_rate"])
+    proved = errors[errors["proved"].astype(bool)]
+    heuristic = errors[~errors["proved"].astype(bool)]
+    return [_sweep_trend(frame[frame["proved"].astype(bool)], setting),
+            _sweep_correct(proved, setting, 9, "the proved stops (GLR at the mixture threshold, KL-LUCB's and "
+                           "LUCB1's own)",
+                           "Kaufmann and Koolen 2021 (mixture martingales: the package's mixture thresholds, "
+                           "agents/best_arm/_stopping.py and agents/thresholding/_glr.py); Kaufmann and "
+                           "Kalyanakrishnan 2013, Theorem 3 (KL-LUCB); Kalyanakrishnan et al. 2012 (LUCB1)",
+                           "The GLR stopping rule at the mixture threshold, KL-LUCB's and LUCB1's rules are "
+                           "delta-correct whatever the sampling rule, on best-arm, epsilon-best-arm, top-m and "
+                           "thresholding problems: P(wrong answer) <= delta."),
+            _sweep_correct(heuristic, setting, 10, "the heuristic threshold ln((1 + ln t)/delta)",
+                           "GK 2016 §6 (an observation, no theorem)",
+                           "The GLR stopping rule with the heuristic threshold ln((1 + ln t)/delta) is delta-correct "
+                           "in practice, on the sweep's four problems."),
+            _sweep_lower_bound(frame[frame["proved"].astype(bool) & frame["problem"].isin(ONE_ANSWER)], setting)]
+
+
+def _ratio_row(row: Any) -> dict[str, float]:
+    """A cell's ratio as a mean with its standard error, for ``welch``."""
+    return {"mean": float(row["ratio"]), "se": float(row["se_tau"] / row["lower_bound"]), "runs": int(row["runs"])}
+
+
+def _sweep_trend(proved: Any, setting: str) -> Claim:
+    groups, parts = [], []
+    for problem, rows in proved.groupby("problem", sort=False):
+        last = rows[rows["delta"] == rows["delta"].min()]
+        best = last.loc[last["ratio"].idxmin()]
+        series = rows[(rows["rule"] == best["rule"]) & (rows["threshold"] == best["threshold"])]
+        series = series.sort_values("delta", ascending=False)
+        label = f"{best['rule']} ({best['threshold']}) on {problem}"
+        steps = [welch(f"{label}, delta {a['delta']:g} to {b['delta']:g}", _ratio_row(b), _ratio_row(a))
+                 for (_, a), (_, b) in zip(series.iloc[:-1].iterrows(), series.iloc[1:].iterrows(), strict=True)]
+        if steps:
+            groups.append(Group("steps of delta", tuple(steps)))
+        parts.append(f"{label}: " + ", ".join(f"{r:.2f}" for r in series["ratio"]))
+    observed = "the best proved rule's ratio at delta = " + ", ".join(
+        f"{d:g}" for d in sorted(set(proved["delta"]), reverse=True)) + ": " + "; ".join(parts)
+    claim = ("On each problem of the sweep, the ratio E[tau] / (kl(delta, 1 - delta) T*(mu)) of the best proved rule "
+             "falls at every step as delta falls from 0.1 to 1e-6 (an asymptotically optimal rule's ratio tends to "
+             "1; how close it comes is not tested here).")
+    source = "The delta-sweep's goal; the limit: Garivier and Kaufmann 2016, Theorem 14"
+    if not groups:
+        evidence = Evidence(Kind.OUT_OF_REACH, reason="the sweep has one delta: no step to test.")
+    else:
+        evidence = Evidence(Kind.DIRECTION, SWEEP_TREND, Group("problems", tuple(groups)),
+                            family=f"the {sum(len(g.members) for g in groups)} steps of every problem",
+                            note="The best proved rule of a problem is the proved rule of least ratio at the "
+                                 "smallest delta.")
+    return Claim(f"{PAPER}.8", PAPER, source, claim, setting + "; the proved stops (mixture, own)", observed,
+                 decide(evidence))
+
+
+def _sweep_correct(errors: Any, setting: str, number: int, what: str, source: str, claim: str) -> Claim:
+    """As ``_correct``, on the sweep's cells: tested where ``runs * delta >= MIN_EXPECTED_ERRORS`` (where the runs
+    can confirm the bound) and wherever the error rate is above delta (where they can contradict it)."""
+    tested = errors[(errors["runs"] * errors["delta"] >= MIN_EXPECTED_ERRORS) | (errors["mean"] > errors["delta"])]
+    points = tuple(binomial_bound(f"{r['rule']} ({r['threshold']}) on {r['problem']} at delta = {r['delta']:g}",
+                                  int(r["failures"]), int(r["runs"]), float(r["delta"])) for _, r in tested.iterrows())
+    worst = errors.loc[(errors["mean"] / errors["delta"]).idxmax()]
+    largest = (f"; the largest error rate against delta: {fmt(worst['mean'])} ({worst['rule']} ({worst['threshold']}) "
+               f"on {worst['problem']} at delta = {worst['delta']:g})" if errors["failures"].any() else "")
+    observed = (f"{int(errors['failures'].sum())} errors in {int(errors['runs'].sum())} runs over {len(errors)} "
+                f"(rule, threshold, problem, delta) cells{largest}; tested at the {len(tested)} cells where runs x "
+                f"delta >= {MIN_EXPECTED_ERRORS:g} or the rate is above delta")
+    if points:
+        evidence = Evidence(Kind.AT_MOST, BINOMIAL, bounds=points, family=f"the {len(points)} tested cells",
+                            note=f"The stops: {what}. A cell with runs x delta < {MIN_EXPECTED_ERRORS:g} and a rate "
+                                 "at most delta can neither confirm nor contradict the bound.")
+    else:
+        evidence = Evidence(Kind.OUT_OF_REACH, reason=f"no cell has runs x delta >= {MIN_EXPECTED_ERRORS:g} or an "
+                                                      f"error rate above delta ({what}).")
+    return Claim(f"{PAPER}.{number}", PAPER, source, claim, setting + f"; {what}", observed, decide(evidence))
+
+
+def _sweep_lower_bound(pulls: Any, setting: str) -> Claim:
+    points = tuple(normal_bound(f"{r['rule']} ({r['threshold']}) on {r['problem']} at delta = {r['delta']:g}",
+                                float(r["mean_tau"]), float(r["se_tau"]), int(r["runs"]), float(r["lower_bound"]))
+                   for _, r in pulls.iterrows())
+    where = {i: f"{r['rule']} ({r['threshold']}) on {r['problem']} at delta = {r['delta']:g}"
+             for i, r in pulls.iterrows()}
+    observed = (f"E[tau] / (kl(delta, 1 - delta) T*) from {fmt(pulls['ratio'].min())} "
+                f"({where[pulls['ratio'].idxmin()]}) to {fmt(pulls['ratio'].max())} ({where[pulls['ratio'].idxmax()]}) "
+                f"over {len(pulls)} cells")
+    evidence = Evidence(Kind.LOWER_BOUND, NORMAL, bounds=points, family=f"the {len(points)} cells",
+                        note="T*(mu) by bandit_gym.lower_bounds (best_arm_allocation, top_m_allocation, "
+                             "thresholding_allocation).")
+    return Claim(f"{PAPER}.11", PAPER, "Garivier and Kaufmann 2016, Theorem 1; Kaufmann, Cappé and Garivier 2016, "
+                 "Lemma 1 (any problem with one correct answer)",
+                 "Every delta-correct algorithm has E[tau] >= kl(delta, 1 - delta) T*(mu) on the best-arm, top-m and "
+                 "thresholding problems (one correct answer).",
+                 setting + "; the proved stops, on the best-arm, top-2 and thresholding problems", observed,
                  decide(evidence))

@@ -28,6 +28,10 @@ their mu1 and mu2) that the package can run as they ran them (their published Ju
 D-tracking and the heuristic GLR threshold; KL-LUCB with the rate ``ln((1 + ln t) / delta)``, ``KLLUCB(rate=
 "gk2016")``), ``TABLE1_RUNS`` runs per cell (``Quick.table1_runs`` with ``--quick``), next to the paper's mean
 number of draws, with ``z = (package - paper) / se`` (``table1.csv``, ``table1.md``).
+
+The delta-sweep (``sweep.py``): best arm, epsilon-best arm, top-2 and thresholding, delta from 0.1 to 1e-6, each
+problem's ratio to its own bound (``sweep.csv``, ``sweep.md``, ``sweep.png``; ``Quick.sweep_runs`` runs a cell and
+``Quick.sweep_deltas`` with ``--quick``).
 """
 
 from __future__ import annotations
@@ -126,6 +130,9 @@ class Quick:
 
     #: the runs of each cell of GK 2016 Table 1 side by side (``TABLE1``)
     table1_runs: int = 100
+    #: the runs of each cell of the delta-sweep (``sweep.py``), and its deltas
+    sweep_runs: int = 10
+    sweep_deltas: tuple[float, ...] = (0.1, 0.001)
 
 
 QUICK = Quick(instances=("GK2016 mu2",), deltas=(0.1, 0.01))
@@ -439,9 +446,10 @@ def reproduce_fixed_confidence(
     """Run the study and write ``results.csv`` (every agent x instance x delta x metric, with T*, the bound, the
     ratio and exact error intervals), ``study.md`` (the tables), ``goal.md`` (the goal at delta = 0.01),
     ``allocation.csv``, GK 2016 Table 1 side by side (``table1.csv``, ``table1.md``: ``TABLE1_RUNS`` runs per
-    cell, ``QUICK.table1_runs`` with ``quick``, whatever ``runs``), and the figures ``ratio.png``, ``errors.png``
-    and ``allocation.png``. ``agents`` (fixed-confidence agents, each configured with its delta) are added to every
-    instance's experiment, not to Table 1's."""
+    cell, ``QUICK.table1_runs`` with ``quick``, whatever ``runs``), the figures ``ratio.png``, ``errors.png``
+    and ``allocation.png``, and the delta-sweep (``sweep.run_sweep``: ``sweep.SWEEP_RUNS`` runs per cell,
+    ``QUICK.sweep_runs`` at ``QUICK.sweep_deltas`` with ``quick``). ``agents`` (fixed-confidence agents, each
+    configured with its delta) are added to every instance's experiment, not to Table 1's nor to the sweep's."""
     out = Path(out)
     specs = with_agents(fixed_confidence_specs(runs=runs or (10 if quick else 50), quick=quick), agents)
     out.mkdir(parents=True, exist_ok=True)
@@ -458,6 +466,10 @@ def reproduce_fixed_confidence(
     table1 = table1_frame(run_specs(table1_specs(table1_runs), out, _table1_describe, jobs, backend, progress))
     table1.to_csv(out / "table1.csv", index=False)
     (out / "table1.md").write_text(table1_markdown(table1))
+    from bandit_gym.studies.fixed_confidence.sweep import SWEEP_DELTAS, SWEEP_RUNS, run_sweep
+
+    sweep = run_sweep(out, QUICK.sweep_runs if quick else SWEEP_RUNS, QUICK.sweep_deltas if quick else SWEEP_DELTAS,
+                      jobs=jobs, progress=progress)
     figures = [
         plot_ratio(summary, out / "ratio.png", title=f"fixed confidence: E[tau] against the lower bound, {runs} runs"),
         plot_errors(summary, out / "errors.png", title=f"fixed confidence: error rate against delta, {runs} runs"),
@@ -465,8 +477,8 @@ def reproduce_fixed_confidence(
                         title=f"fixed confidence: allocations at delta = {ALLOCATION_DELTA:g} against w*(mu), "
                               f"{runs} runs"),
     ]
-    return Report(summary=summary, figures=figures, seconds=time.perf_counter() - start,
+    return Report(summary=summary, figures=[*figures, *sweep.figures], seconds=time.perf_counter() - start,
                   files=[out / "results.csv", out / "study.md", out / "goal.md", out / "allocation.csv",
-                         out / "table1.csv", out / "table1.md", *figures],
-                  extras={"allocation": allocation, "table1": table1})
+                         out / "table1.csv", out / "table1.md", *figures, *sweep.files],
+                  extras={"allocation": allocation, "table1": table1, "sweep": sweep.summary})
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import numpy as np
@@ -12,6 +13,7 @@ from bandit_gym.experiments import AgentSpec
 from bandit_gym.lower_bounds import best_arm_allocation, confidence_kl
 from bandit_gym.reproduce import PAPERS
 from bandit_gym.studies.fixed_confidence import reproduce as study
+from bandit_gym.studies.fixed_confidence import sweep
 
 
 def test_random_instances_are_fixed_and_keep_their_gap() -> None:
@@ -48,7 +50,9 @@ def test_goal_picks_the_best_rule_by_its_ratio() -> None:
 
 def test_the_study_writes_its_tables_and_figures(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(study, "QUICK", study.Quick(instances=("random Gaussian K=4",), deltas=(0.1,),
-                                                    table1_runs=4))
+                                                    table1_runs=4, sweep_runs=4, sweep_deltas=(0.1,)))
+    thresholding = sweep.PROBLEMS[-1]
+    monkeypatch.setattr(sweep, "PROBLEMS", (dataclasses.replace(thresholding, rules=thresholding.rules[1:2]),))
     monkeypatch.setattr(study, "ALLOCATION_AGENTS", ("EB-TCI",))
     few = ("LUCB1", "EB-TCI", "TaS-D heuristic")
     monkeypatch.setattr(study, "AGENTS", tuple(a for a in study.AGENTS if a[0] in few))
@@ -56,8 +60,11 @@ def test_the_study_writes_its_tables_and_figures(tmp_path: Path, monkeypatch: py
     added = AgentSpec("EBTCI", {"delta": 0.1, "distribution": "gaussian", "sigma": 0.5}, "mine")
     report = PAPERS["fixed-confidence"](tmp_path, runs=4, quick=True, jobs=1, progress=False, agents=(added,))
     for name in ("results.csv", "study.md", "goal.md", "allocation.csv", "table1.csv", "table1.md", "ratio.png",
-                 "errors.png", "allocation.png"):
+                 "errors.png", "allocation.png", "sweep.csv", "sweep.md", "sweep.png"):
         assert (tmp_path / name).stat().st_size > 0
+    swept = report.extras["sweep"]  # the delta-sweep, at --quick's runs and deltas, without the added agent
+    assert set(swept["rule"]) == {"Uniform"} and set(swept["runs"]) == {4} and set(swept["delta"]) == {0.1}
+    assert {p.name for p in report.files} >= {"sweep.csv", "sweep.md", "sweep.png"}
     summary = report.summary
     instance = study.INSTANCES[5]
     star = best_arm_allocation(instance.means, "gaussian", 0.5).time
