@@ -68,9 +68,13 @@ def valid_extremes_give_actions_inside_the_action_space(probe_rows: list[dict]) 
     rows = [row for row in probe_rows if row["case"] in EXTREMES]
     # mid-episode, a budget left above the episode's starting budget is not an observation of that episode
     # and a trained SB3 policy refuses a budget other than its training budget (its documented refusal)
+    # (and EBTCIUnknownVariances, which keeps each arm's squared deviations from the pulls it sees when the
+    # observation has none, refuses counts that did not come one pull at a time: its documented refusal)
     refused = [row for row in rows if row["outcome"] != "action" and not (
-        row["agent"] == "SB3Agent" and "trained on budget" in row["message"])]
-    assert all(row["case"] == "budget_max" and row["mid"] for row in refused), refused[:5]
+        row["agent"] == "SB3Agent" and "trained on budget" in row["message"]) and not (
+        row["agent"] == "EBTCIUnknownVariances" and "missed some" in row["message"])]
+    others = [row for row in refused if not (row["case"] == "budget_max" and row["mid"])]
+    assert not others, others[:5]
     assert all(row["inside"] for row in rows if row["outcome"] == "action")
     assert sum(row["outcome"] == "action" for row in rows) > 150
 
