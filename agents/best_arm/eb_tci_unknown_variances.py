@@ -18,8 +18,8 @@ from bandit_gym.agents.best_arm._fixed_confidence import STATE_FIELDS, start, tr
 from bandit_gym.agents.best_arm._kernels import copy_step, over_copies
 from bandit_gym.jit import called, kernel, parallel_kernel
 
-#: the work rows: the empirical means, the empirical variances, scratch
-MEANS, VARIANCES, SCRATCH = range(3)
+#: the work rows: the empirical means, the empirical variances, scratch, the leader's costs W(leader, j)
+MEANS, VARIANCES, SCRATCH, COSTS = range(4)
 THRESHOLDS = ("mixture", "heuristic")
 #: ``constants["threshold"]``: the index of the threshold in ``THRESHOLDS``
 MIXTURE, HEURISTIC = 0.0, 1.0
@@ -99,29 +99,37 @@ def mixture_boundary(ni: float, nj: float, level: float) -> float:
 
 
 @called
-def stops(counts: np.ndarray, mean: np.ndarray, variance: np.ndarray, best: int, t: float, constants: Any) -> bool:
-    """Whether every challenger j has ``W(best, j)`` above its threshold (``"mixture"``: per pair; ``"heuristic"``:
-    ``ln((1 + ln t) / delta)``)."""
+def leader_costs(counts: np.ndarray, mean: np.ndarray, variance: np.ndarray, leader: int, costs: np.ndarray) -> None:
+    """``costs[j] = W(leader, j)`` for every j != leader (``pair_cost``), read by both the stop and the challenger."""
+    for j in range(counts.shape[0]):
+        if j != leader:
+            costs[j] = pair_cost(np.float64(counts[leader]), mean[leader], variance[leader], np.float64(counts[j]),
+                                 mean[j], variance[j])
+
+
+@called
+def stops(counts: np.ndarray, costs: np.ndarray, best: int, t: float, constants: Any) -> bool:
+    """Whether every challenger j has ``W(best, j)`` (``costs[j]``) above its threshold (``"mixture"``: per pair;
+    ``"heuristic"``: ``ln((1 + ln t) / delta)``)."""
     heuristic = math.log((1.0 + math.log(t)) / constants["delta"])
     for j in range(counts.shape[0]):
         if j == best:
             continue
         ni, nj = np.float64(counts[best]), np.float64(counts[j])
-        cost = pair_cost(ni, mean[best], variance[best], nj, mean[j], variance[j])
         bound = mixture_boundary(ni, nj, constants["level"]) if constants["threshold"] == MIXTURE else heuristic
-        if cost <= bound:
+        if costs[j] <= bound:
             return False
     return True
 
 
 @called
-def challenger(counts: np.ndarray, mean: np.ndarray, variance: np.ndarray, leader: int) -> int:
-    """``argmin_{j != leader} W(leader, j) + ln N_j`` (TCI); the first in the copy's arm order on ties."""
+def challenger(counts: np.ndarray, costs: np.ndarray, leader: int) -> int:
+    """``argmin_{j != leader} W(leader, j) + ln N_j`` (TCI, ``costs[j]`` = W); the first in the copy's arm order
+    on ties."""
     chosen, least = -1, math.inf
     for j in range(counts.shape[0]):
         if j != leader:
-            cost = pair_cost(np.float64(counts[leader]), mean[leader], variance[leader], np.float64(counts[j]),
-                             mean[j], variance[j]) + math.log(np.float64(counts[j]))
+            cost = costs[j] + math.log(np.float64(counts[j]))
             if cost < least:
                 chosen, least = j, cost
     return chosen
@@ -146,10 +154,12 @@ def eb_tci_unknown_variances(counts: np.ndarray, sums: np.ndarray, made: int, bu
             variance[a] = max(arrays["squares"][a] / np.float64(counts[a]), 1e-300)
             if answer[a]:
                 leader = a
-        if stops(counts, mean, variance, leader, np.float64(made), constants):
+        costs = work[COSTS]
+        leader_costs(counts, mean, variance, leader, costs)
+        if stops(counts, costs, leader, np.float64(made), constants):
             arm = k
         else:
-            arm = tracked(leader, challenger(counts, mean, variance, leader), constants, arrays)
+            arm = tracked(leader, challenger(counts, costs, leader), constants, arrays)
     state["last_made"], state["last_arm"] = np.float64(made), np.float64(arm)
     return arm
 
