@@ -64,6 +64,9 @@ class BestArmAgent(Agent):
 
     #: the rule's compiled entry points (``bandit_gym._dispatch.EntryPoints``), set in its file
     kernels: ClassVar[Any] = None
+    #: the entry points of the rule's any-m form, for a rule whose m = 1 form (``kernels``) is compiled apart from
+    #: the top-m work it never reaches (a batch with any m > 1 plays these); None: ``kernels`` play every m
+    top_m_kernels: ClassVar[Any] = None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """Refuse a ``rule`` method: the rule is a module-level function compiled with its entry points
@@ -147,9 +150,10 @@ class BestArmAgent(Agent):
         self.check_m(int(obs["m"][0, 0]))
         if self.stopper is not None:  # a Bernoulli component refuses rewards outside [0, 1]
             self.stopper.check_rewards(obs)
-        return self.kernels.act((obs["m"], obs["epsilon"], obs["budget_left"], self.total_budget, obs["counts"],
-                                 obs["sums"], self.order.arm_at, self.seen_counts, self.seen_sums, self.seen_answer,
-                                 self.constants, self.state, self.arrays, self.work, action))
+        return self.entry_points(obs["m"]).act((
+            obs["m"], obs["epsilon"], obs["budget_left"], self.total_budget, obs["counts"], obs["sums"],
+            self.order.arm_at, self.seen_counts, self.seen_sums, self.seen_answer, self.constants, self.state,
+            self.arrays, self.work, action))
 
     @writes_answer
     def _act_batch(self, obs: Obs, last: np.ndarray, family: Family) -> np.ndarray:
@@ -161,7 +165,12 @@ class BestArmAgent(Agent):
         Bernoulli envs only."""
         batch = self._start_all(obs)
         self.check_m(int(batch["m"][0, 0]))
-        return self.in_order(self.kernels.play), (self.constants, self.state, self.arrays, self.work)
+        return self.in_order(self.entry_points(batch["m"]).play), (self.constants, self.state, self.arrays, self.work)
+
+    def entry_points(self, m: np.ndarray) -> Any:
+        """The entry points that play a batch whose copies have answer sizes ``m``: ``top_m_kernels`` where the rule
+        has them and some m differs from 1, else ``kernels`` (both the same numbers for m = 1)."""
+        return self.kernels if self.top_m_kernels is None or bool(np.all(m == 1)) else self.top_m_kernels
 
     def in_order(self, play: Callable[..., Any]) -> Callable[..., Any]:
         """Whole episodes of ``play`` in each copy's arm order (``in_arm_order``; the identity plays as is)."""

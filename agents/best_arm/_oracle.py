@@ -11,7 +11,8 @@ Best arm (m = 1), ``optimal_weights``: the same computation as ``bandit_gym.lowe
   bisection until F is finite at both ends of the bracket, then the Illinois variant of regula falsi, to machine
   precision; then ``w*_a = x_a(y*) / sum_b x_b(y*)``.
 
-Top m (m >= 1; ``top_m_weights``, which calls ``optimal_weights`` for m = 1): the lower bound of Kaufmann, Cappé
+Top m (m >= 1; ``top_m_weights``, which calls ``optimal_weights`` for m = 1; ``best_arm_weights`` is its m = 1
+form, compiled without the barrier method, which a best-arm rule never reaches): the lower bound of Kaufmann, Cappé
 and Garivier (2016; their Lemma 1's change of measure, Alt(mu) the instances whose m best arms differ), as
 ``bandit_gym.lower_bounds.top_m_allocation`` states it,
 
@@ -51,11 +52,12 @@ the Bernoulli support):
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
 from bandit_gym.agents.best_arm._stopping import BERNOULLI, divergence
-from bandit_gym.jit import called
+from bandit_gym.jit import called, driver
 
 EDGE = 1e-9
 NEWTON_STEPS = 100
@@ -341,10 +343,27 @@ def interior_point(mu: np.ndarray, m: int, family: float, sigma: float, w: np.nd
 
 
 @called
-def top_m_weights(values: np.ndarray, m: int, family: float, sigma: float, weights: np.ndarray,
-                  scratch: np.ndarray) -> None:
-    """``weights`` = w*(values) of top-m identification, computed on the means sorted in decreasing order
-    (``optimal_weights`` for m = 1, ``interior_point`` otherwise; the ties and edges as the module says), arms of
+def best_arm_solver(mu: np.ndarray, m: int, family: float, sigma: float, w: np.ndarray) -> None:
+    """``w`` = w*(mu) of best-arm identification (m = 1) at means sorted in decreasing order, the best one unique
+    (``optimal_weights``)."""
+    optimal_weights(mu, family, sigma, w, np.empty(mu.shape[0]))
+
+
+@called
+def any_m_solver(mu: np.ndarray, m: int, family: float, sigma: float, w: np.ndarray) -> None:
+    """``w`` = w*(mu) of top-m identification at means sorted in decreasing order, mu_m > mu_(m+1):
+    ``best_arm_solver`` for m = 1, ``interior_point`` otherwise."""
+    if m == 1:
+        best_arm_solver(mu, m, family, sigma, w)
+    else:
+        interior_point(mu, m, family, sigma, w)
+
+
+@driver
+def weights_by_rank(solver: Any, values: np.ndarray, m: int, family: float, sigma: float, weights: np.ndarray,
+                    scratch: np.ndarray) -> None:
+    """``weights`` = w*(values) of top-m identification, computed by ``solver`` (``best_arm_solver`` or
+    ``any_m_solver``) on the means sorted in decreasing order (the ties and edges as the module says), arms of
     equal means given their group's average; ``scratch`` is a row of K floats (left holding the clamped means)."""
     k = values.shape[0]
     for a in range(k):
@@ -360,10 +379,8 @@ def top_m_weights(values: np.ndarray, m: int, family: float, sigma: float, weigh
             ties += mu[a] == mu[m]
         for a in range(k):
             w[a] = 1.0 / ties if mu[a] == mu[m] else 0.0
-    elif m == 1:
-        optimal_weights(mu, family, sigma, w, np.empty(k))
     else:
-        interior_point(mu, m, family, sigma, w)
+        solver(mu, m, family, sigma, w)
     first = 0
     for a in range(1, k + 1):  # equal means, equal weights: the group's average
         if a == k or mu[a] != mu[first]:
@@ -373,3 +390,17 @@ def top_m_weights(values: np.ndarray, m: int, family: float, sigma: float, weigh
             for b in range(first, a):
                 weights[order[b]] = share / (a - first)
             first = a
+
+
+@called
+def top_m_weights(values: np.ndarray, m: int, family: float, sigma: float, weights: np.ndarray,
+                  scratch: np.ndarray) -> None:
+    """``weights`` = w*(values) of top-m identification, any m (``weights_by_rank`` with ``any_m_solver``)."""
+    weights_by_rank(any_m_solver, values, m, family, sigma, weights, scratch)
+
+
+@called
+def best_arm_weights(values: np.ndarray, family: float, sigma: float, weights: np.ndarray,
+                     scratch: np.ndarray) -> None:
+    """``top_m_weights`` at m = 1, compiled without the top-m barrier method (``best_arm_solver``)."""
+    weights_by_rank(best_arm_solver, values, 1, family, sigma, weights, scratch)

@@ -16,7 +16,7 @@ from bandit_gym.agents.best_arm._fixed_confidence import STATE_FIELDS, start
 from bandit_gym.agents.best_arm._game import solve_game
 from bandit_gym.agents.best_arm._kernels import copy_step, over_copies, play
 from bandit_gym.agents.best_arm._stopping import Stopping
-from bandit_gym.jit import called, kernel, parallel_kernel
+from bandit_gym.jit import called, driver, kernel, parallel_kernel
 
 #: the work rows: the empirical means, scratch, then per challenger j (m = 1): the gradient's entries at the best
 #: arm (``G``) and at j (``H``), f_j(x) (``F``); and the Frank-Wolfe direction z (``Z``)
@@ -207,28 +207,35 @@ def top_m_direction(t: float, mean: np.ndarray, x: np.ndarray, answer: np.ndarra
 
 
 @called
-def direction(t: float, mean: np.ndarray, x: np.ndarray, answer: np.ndarray, m: int, constants: Any,
-              work: np.ndarray) -> None:
-    """``work[Z]`` = the step's Frank-Wolfe direction z: uniform when ``forced``; else the best response to the
-    r_t-subdifferential of F at x (``best_arm_direction`` for m = 1, ``top_m_direction`` for m > 1)."""
+def best_arm_step_direction(t: float, mean: np.ndarray, x: np.ndarray, answer: np.ndarray, m: int, constants: Any,
+                            work: np.ndarray) -> None:
+    """``work[Z]`` = the step's Frank-Wolfe direction z for m = 1: uniform when ``forced``, else
+    ``best_arm_direction``."""
     if forced(t, mean, answer, work[Z]):
         return
-    if m == 1:
-        best = 0
-        for a in range(mean.shape[0]):
-            if answer[a]:
-                best = a
-        best_arm_direction(best, t, mean, x, constants, work)
-    else:
-        top_m_direction(t, mean, x, answer, m, constants, work[Z])
+    best = 0
+    for a in range(mean.shape[0]):
+        if answer[a]:
+            best = a
+    best_arm_direction(best, t, mean, x, constants, work)
 
 
 @called
-def fw_sampling(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, epsilon: float,
-                constants: Any, state: Any, arrays: Any, work: np.ndarray, answer: np.ndarray,
-                final: bool) -> int:
-    """Each arm once; then stop (K) if the stopping rule does, else ``x <- x + (z - x) / t`` and pull
-    ``argmax_a x_a / N_a`` (track x)."""
+def direction(t: float, mean: np.ndarray, x: np.ndarray, answer: np.ndarray, m: int, constants: Any,
+              work: np.ndarray) -> None:
+    """``work[Z]`` = the step's Frank-Wolfe direction z for any m: ``best_arm_step_direction`` for m = 1; for m > 1
+    uniform when ``forced``, else the best response to the r_t-subdifferential of F at x (``top_m_direction``)."""
+    if m == 1:
+        best_arm_step_direction(t, mean, x, answer, m, constants, work)
+    elif not forced(t, mean, answer, work[Z]):
+        top_m_direction(t, mean, x, answer, m, constants, work[Z])
+
+
+@driver
+def frank_wolfe(choose: Any, counts: np.ndarray, sums: np.ndarray, made: int, m: int, epsilon: float, constants: Any,
+                state: Any, arrays: Any, work: np.ndarray, answer: np.ndarray) -> int:
+    """Each arm once; then stop (K) if the stopping rule does, else z = ``choose(...)`` (a direction: ``direction``
+    or its m = 1 form), ``x <- x + (z - x) / t`` and pull ``argmax_a x_a / N_a`` (track x)."""
     k, mean = counts.shape[0], work[MEANS]
     arm = start(counts, sums, made, m, state, mean, work[SCRATCH], answer)
     if arm >= 0:
@@ -237,7 +244,7 @@ def fw_sampling(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m:
         arm = k
     else:
         x, t = arrays["x"], np.float64(made)
-        direction(t, mean, x, answer, m, constants, work)
+        choose(t, mean, x, answer, m, constants, work)
         z = work[Z]
         for a in range(k):
             x[a] = x[a] * ((t - 1.0) / t) + z[a] / t
@@ -249,14 +256,32 @@ def fw_sampling(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m:
 
 
 @called
+def fw_sampling(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, epsilon: float,
+                constants: Any, state: Any, arrays: Any, work: np.ndarray, answer: np.ndarray,
+                final: bool) -> int:
+    """FWS's step for m = 1 (``frank_wolfe`` with ``best_arm_step_direction``): compiled apart from the top-m
+    game, which a best-arm batch never reaches."""
+    return frank_wolfe(best_arm_step_direction, counts, sums, made, m, epsilon, constants, state, arrays, work,
+                       answer)
+
+
+@called
+def fw_sampling_top_m(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, epsilon: float,
+                      constants: Any, state: Any, arrays: Any, work: np.ndarray, answer: np.ndarray,
+                      final: bool) -> int:
+    """FWS's step for any m (``frank_wolfe`` with ``direction``)."""
+    return frank_wolfe(direction, counts, sums, made, m, epsilon, constants, state, arrays, work, answer)
+
+
+@called
 def one_copy(n: int, batch: tuple[Any, ...]) -> None:
-    """One ``act`` of FWS for copy n (``_kernels.copy_step``)."""
+    """One ``act`` of FWS (m = 1) for copy n (``_kernels.copy_step``)."""
     copy_step(fw_sampling, n, batch)
 
 
 @kernel
 def step(batch: tuple[Any, ...]) -> np.ndarray:
-    """One ``act`` of FWS over a batch (``_kernels.over_copies``)."""
+    """One ``act`` of FWS (m = 1) over a batch (``_kernels.over_copies``)."""
     return over_copies(one_copy, batch)
 
 
@@ -268,8 +293,32 @@ def parallel_step(batch: tuple[Any, ...]) -> np.ndarray:
 
 @kernel
 def rollout(episodes: tuple[Any, ...]) -> None:
-    """Whole episodes of FWS (``_kernels.play``)."""
+    """Whole episodes of FWS (m = 1; ``_kernels.play``)."""
     play(fw_sampling, episodes)
+
+
+@called
+def top_m_one_copy(n: int, batch: tuple[Any, ...]) -> None:
+    """One ``act`` of FWS (any m) for copy n."""
+    copy_step(fw_sampling_top_m, n, batch)
+
+
+@kernel
+def top_m_step(batch: tuple[Any, ...]) -> np.ndarray:
+    """One ``act`` of FWS (any m) over a batch."""
+    return over_copies(top_m_one_copy, batch)
+
+
+@parallel_kernel
+def parallel_top_m_step(batch: tuple[Any, ...]) -> np.ndarray:
+    """``top_m_step`` with the copies on all cores."""
+    return over_copies(top_m_one_copy, batch)
+
+
+@kernel
+def top_m_rollout(episodes: tuple[Any, ...]) -> None:
+    """Whole episodes of FWS (any m)."""
+    play(fw_sampling_top_m, episodes)
 
 
 class FWSampling(BestArmAgent):
@@ -347,6 +396,7 @@ class FWSampling(BestArmAgent):
         super().__init__(stopping=stopper, tie_break=tie_break)
 
     kernels = EntryPoints(step, parallel_step, rollout)
+    top_m_kernels = EntryPoints(top_m_step, parallel_top_m_step, top_m_rollout)
 
     def begin(self, obs: Obs, rows: np.ndarray) -> None:
         super().begin(obs, rows)

@@ -15,9 +15,9 @@ from bandit_gym.agents.best_arm import _stopping
 from bandit_gym.agents.best_arm._base import BestArmAgent
 from bandit_gym.agents.best_arm._fixed_confidence import STATE_FIELDS, start
 from bandit_gym.agents.best_arm._kernels import copy_step, over_copies, play
-from bandit_gym.agents.best_arm._oracle import top_m_weights
+from bandit_gym.agents.best_arm._oracle import best_arm_weights, top_m_weights
 from bandit_gym.agents.best_arm._stopping import Stopping
-from bandit_gym.jit import called, kernel, parallel_kernel
+from bandit_gym.jit import called, driver, kernel, parallel_kernel
 
 #: the work rows: the empirical means, w*(mu_hat), scratch
 MEANS, WEIGHTS, SCRATCH = range(3)
@@ -45,10 +45,17 @@ def project(weights: np.ndarray, floor: float) -> None:
 
 
 @called
-def track_and_stop(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, epsilon: float,
-                   constants: Any, state: Any, arrays: Any, work: np.ndarray, answer: np.ndarray, final: bool) -> int:
-    """Track-and-Stop's step (the rule of ``BestArmAgent``): each arm once; then stop (K) if the stopping rule
-    does, else D- or C-tracking of w*(mu_hat(t)) of answer size m."""
+def best_arm_oracle(values: np.ndarray, m: int, family: float, sigma: float, weights: np.ndarray,
+                    scratch: np.ndarray) -> None:
+    """w*(values) for m = 1 (``_oracle.best_arm_weights``), in ``top_m_weights``' signature."""
+    best_arm_weights(values, family, sigma, weights, scratch)
+
+
+@driver
+def tracking(oracle: Any, counts: np.ndarray, sums: np.ndarray, made: int, m: int, epsilon: float, constants: Any,
+             state: Any, arrays: Any, work: np.ndarray, answer: np.ndarray) -> int:
+    """Track-and-Stop's step with w* from ``oracle`` (``top_m_weights`` or its m = 1 form): each arm once; then stop
+    (K) if the stopping rule does, else D- or C-tracking of w*(mu_hat(t)) of answer size m."""
     k, mean = counts.shape[0], work[MEANS]
     arm = start(counts, sums, made, m, state, mean, work[SCRATCH], answer)
     if arm >= 0:
@@ -57,7 +64,7 @@ def track_and_stop(counts: np.ndarray, sums: np.ndarray, made: int, budget: int,
         arm = k
     else:
         weights, t = work[WEIGHTS], np.float64(made)
-        top_m_weights(mean, m, constants["family"], constants["sigma"], weights, work[SCRATCH])
+        oracle(mean, m, constants["family"], constants["sigma"], weights, work[SCRATCH])
         sum_w = arrays["sum"]
         arm = -1
         if constants["tracking"] == D_TRACKING:
@@ -81,14 +88,30 @@ def track_and_stop(counts: np.ndarray, sums: np.ndarray, made: int, budget: int,
 
 
 @called
+def track_and_stop(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, epsilon: float,
+                   constants: Any, state: Any, arrays: Any, work: np.ndarray, answer: np.ndarray, final: bool) -> int:
+    """Track-and-Stop's step for m = 1 (the rule of ``BestArmAgent``; ``tracking`` with ``best_arm_oracle``),
+    compiled apart from the top-m oracle, which a best-arm batch never reaches."""
+    return tracking(best_arm_oracle, counts, sums, made, m, epsilon, constants, state, arrays, work, answer)
+
+
+@called
+def track_and_stop_top_m(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, epsilon: float,
+                         constants: Any, state: Any, arrays: Any, work: np.ndarray, answer: np.ndarray,
+                         final: bool) -> int:
+    """Track-and-Stop's step for any m (``tracking`` with ``top_m_weights``)."""
+    return tracking(top_m_weights, counts, sums, made, m, epsilon, constants, state, arrays, work, answer)
+
+
+@called
 def one_copy(n: int, batch: tuple[Any, ...]) -> None:
-    """One ``act`` of Track-and-Stop for copy n (``_kernels.copy_step``)."""
+    """One ``act`` of Track-and-Stop (m = 1) for copy n (``_kernels.copy_step``)."""
     copy_step(track_and_stop, n, batch)
 
 
 @kernel
 def step(batch: tuple[Any, ...]) -> np.ndarray:
-    """One ``act`` of Track-and-Stop over a batch (``_kernels.over_copies``)."""
+    """One ``act`` of Track-and-Stop (m = 1) over a batch (``_kernels.over_copies``)."""
     return over_copies(one_copy, batch)
 
 
@@ -100,8 +123,32 @@ def parallel_step(batch: tuple[Any, ...]) -> np.ndarray:
 
 @kernel
 def rollout(episodes: tuple[Any, ...]) -> None:
-    """Whole episodes of Track-and-Stop (``_kernels.play``)."""
+    """Whole episodes of Track-and-Stop (m = 1; ``_kernels.play``)."""
     play(track_and_stop, episodes)
+
+
+@called
+def top_m_one_copy(n: int, batch: tuple[Any, ...]) -> None:
+    """One ``act`` of Track-and-Stop (any m) for copy n."""
+    copy_step(track_and_stop_top_m, n, batch)
+
+
+@kernel
+def top_m_step(batch: tuple[Any, ...]) -> np.ndarray:
+    """One ``act`` of Track-and-Stop (any m) over a batch."""
+    return over_copies(top_m_one_copy, batch)
+
+
+@parallel_kernel
+def parallel_top_m_step(batch: tuple[Any, ...]) -> np.ndarray:
+    """``top_m_step`` with the copies on all cores."""
+    return over_copies(top_m_one_copy, batch)
+
+
+@kernel
+def top_m_rollout(episodes: tuple[Any, ...]) -> None:
+    """Whole episodes of Track-and-Stop (any m)."""
+    play(track_and_stop_top_m, episodes)
 
 
 class TrackAndStop(BestArmAgent):
@@ -196,6 +243,7 @@ class TrackAndStop(BestArmAgent):
         return {"tracking": self.tracking, **super().params()}
 
     kernels = EntryPoints(step, parallel_step, rollout)
+    top_m_kernels = EntryPoints(top_m_step, parallel_top_m_step, top_m_rollout)
 
     def begin(self, obs: Obs, rows: np.ndarray) -> None:
         super().begin(obs, rows)
