@@ -26,6 +26,7 @@ from bandit_gym.agents.best_arm.sar import SAR
 from bandit_gym.agents.best_arm.sequential_halving import SequentialHalving
 from bandit_gym.agents.best_arm.successive_rejects import SuccessiveRejects
 from bandit_gym.agents.best_arm.track_and_stop import TrackAndStop
+from bandit_gym.agents.best_arm.ts_kkt import TSKKT
 from bandit_gym.agents.best_arm.tt_ucb import TTUCB
 from bandit_gym.agents.best_arm.ttts import TTTS
 from bandit_gym.agents.best_arm.ucbe import UCBEBestArm

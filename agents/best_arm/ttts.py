@@ -52,21 +52,31 @@ def prepare(counts: np.ndarray, sums: np.ndarray, constants: Any, work: np.ndarr
 
 
 @called
-def sample_best(mean: np.ndarray, constants: Any, state: Any, work: np.ndarray) -> int:
+def posterior_draw(mean: np.ndarray, constants: Any, state: Any, work: np.ndarray, theta: np.ndarray) -> None:
+    """``theta`` = one draw of every arm's posterior (one event of the copy's streams), from the constants that
+    ``prepare`` wrote."""
     k = mean.shape[0]
     key, first = np.uint64(constants["key"]), event(state, k)
-    best, largest = 0, -math.inf
     for a in range(k):
         x = first + np.uint64(2 * a)
         if constants["family"] == _stopping.BERNOULLI:  # Bernoulli arms: the Beta posterior of the uniform prior
             wins = standard_gamma(work[SHAPE_WINS, a], work[SCALE_WINS, a], sub_stream(key, x))
             losses = standard_gamma(work[SHAPE_LOSSES, a], work[SCALE_LOSSES, a],
                                     sub_stream(key, x + np.uint64(1)))
-            theta = wins / (wins + losses)
+            theta[a] = wins / (wins + losses)
         else:  # Gaussian arms of known sigma: the posterior of the flat prior
-            theta = mean[a] + work[SCALE_WINS, a] * standard_normal(sub_stream(key, x), np.uint64(0))[0]
-        if theta > largest:
-            best, largest = a, theta
+            theta[a] = mean[a] + work[SCALE_WINS, a] * standard_normal(sub_stream(key, x), np.uint64(0))[0]
+
+
+@called
+def sample_best(mean: np.ndarray, constants: Any, state: Any, work: np.ndarray) -> int:
+    """The best arm of one posterior draw (``posterior_draw``, into the ``WEIGHTS`` row; ties: the first)."""
+    theta = work[WEIGHTS]
+    posterior_draw(mean, constants, state, work, theta)
+    best, largest = 0, -math.inf
+    for a in range(mean.shape[0]):
+        if theta[a] > largest:
+            best, largest = a, theta[a]
     return best
 
 

@@ -31,7 +31,7 @@ ANYTIME_BEFORE = {"APT", "BayesUCB", "CLUCBPAC", "EI", "EpsilonGreedy", "GPUCB",
                   "TrackAndStop", "EBTCI", "KLLUCB", "LilUCB", "TTUCB", "TTTS", "FWSampling",
                   # issue 62's fixed-confidence rules
                   "EBTCEpsilon", "ThresholdingTaS", "ThresholdingUniform", "ThresholdingRacing", "ThresholdingAPT",
-                  "EBTCIUnknownVariances"}
+                  "EBTCIUnknownVariances", "TSKKT"}
 
 
 class LeastPulled(Agent):

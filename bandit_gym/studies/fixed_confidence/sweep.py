@@ -10,8 +10,8 @@ T*(mu) from ``bandit_gym.lower_bounds``:
   slack the env's epsilon, Jourdan, Degenne and Kaufmann 2023's Corollary 1), and Track-and-Stop and EB-TCI, whose
   sampling targets the best arm and whose GLR stop reads epsilon; ``epsilon_best_arm_allocation``;
 - **top-2** (m = 2) on (0.5, 0.45, 0.4, 0.35, 0.3), five arms 0.05 apart (T* = 915, about mu1's): KL-LUCB and
-  LUCB1 with their own rules, and Track-and-Stop and FWS by the GLR rule when they accept m = 2 (``accepts``: the
-  agent's ``check_m``); ``top_m_allocation``;
+  LUCB1 with their own rules, and Track-and-Stop, FWS and TS-KKT (a Top Two rule for top m, You et al. 2023) by
+  the GLR rule when they accept m = 2 (``accepts``: the agent's ``check_m``); ``top_m_allocation``;
 - **thresholding**, theta = 0.5, on (0.4, 0.45, 0.55, 0.6) (T* = 499): Track-and-Stop (D-tracking of the closed-form
   w*), uniform sampling, racing and APT's sampling, all stopped by the per-arm GLR rule;
   ``thresholding_allocation``.
@@ -123,7 +123,8 @@ PROBLEMS = (
             (Rule("EB-TC-eps", "EBTCEpsilon", (("epsilon_0", None),)), TAS_D, EB_TCI),
             "Garivier and Kaufmann 2016's mu1, epsilon = 0.05"),
     Problem("top-2", "BestArmIdentification-v0", (0.5, 0.45, 0.4, 0.35, 0.3), (("m", 2),),
-            (KL_LUCB, Rule("LUCB1", "LUCB", own=True), TAS_D, FWS), "five arms 0.05 apart, the top two sought"),
+            (KL_LUCB, Rule("LUCB1", "LUCB", own=True), TAS_D, FWS, Rule("TS-KKT", "TSKKT")),
+            "five arms 0.05 apart, the top two sought"),
     Problem("thresholding", THRESHOLDING_ENV, (0.4, 0.45, 0.55, 0.6), (("threshold", 0.5),),
             (Rule("TaS-D", "ThresholdingTaS"), Rule("Uniform", "ThresholdingUniform"),
              Rule("Racing", "ThresholdingRacing"), Rule("APT", "ThresholdingAPT")),
