@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.test_markdown_blocks import Capture, checked, expect
 from tests.test_tutorial import DETAILS, IMAGE, ROOT, python_blocks
 
 LAB = ROOT / "docs" / "lab-regret.md"
@@ -53,9 +54,9 @@ def test_lab_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytes
     mine = [LAB, *sorted((LAB.parent / "lab").iterdir())]
     before = {path: path.stat().st_mtime_ns for path in mine}
     monkeypatch.chdir(tmp_path)
-    namespace: dict[str, object] = {"__name__": "__lab__"}
+    namespace: dict[str, object] = {"__name__": "__lab__", "_capture": Capture, "_expect": expect}
     for number, block in enumerate(python_blocks(lab_text()), 1):
-        exec(compile(block, f"{LAB.name}, python block {number}", "exec"), namespace)
+        exec(compile(checked(block), f"{LAB.name}, python block {number}", "exec"), namespace)
     out = capsys.readouterr().out
     after = {path: path.stat().st_mtime_ns for path in [LAB, *sorted((LAB.parent / "lab").iterdir())]}
     assert after == before, "the lab's code wrote into docs/ (only scripts/make_lab_figures.py does)"

@@ -46,6 +46,23 @@ def test_the_distribution_carries_the_package_version() -> None:
     assert f"## {bandit_gym.__version__} " in (ROOT / "CHANGELOG.md").read_text()
 
 
+def test_the_distribution_carries_the_licence() -> None:
+    """The MIT licence's text travels with every copy, as its terms require: ``LICENSE`` at the checkout's root,
+    named by ``license-files`` (PEP 639), so that setuptools puts it in the sdist and in the wheel's
+    ``.dist-info/licenses/``; the installed distribution declares and carries it."""
+    import importlib.metadata
+
+    text = (ROOT / "LICENSE").read_text()
+    assert text.startswith("MIT License") and "The above copyright notice and this permission notice" in text
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert project["license"] == "MIT" and project["license-files"] == ["LICENSE"]
+    distribution = importlib.metadata.distribution("pure-exploration-gym")
+    assert distribution.metadata["License-Expression"] == "MIT"
+    assert "LICENSE" in (distribution.metadata.get_all("License-File") or [])
+    carried = [f for f in distribution.files or [] if f.name == "LICENSE" and "licenses" in f.parts]
+    assert carried and carried[0].read_text() == text
+
+
 def test_the_suite_tests_the_package_it_was_asked_to() -> None:
     """``BANDIT_GYM_TESTED=installed`` (``.ci/run`` sets it): the ``bandit_gym`` under test, in every worker, is an
     installed copy (the wheel), not the checkout's source; ``=checkout``: the checkout (an editable install)."""

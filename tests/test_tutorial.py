@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.test_markdown_blocks import Capture, checked, expect
+
 ROOT = Path(__file__).resolve().parents[1]
 TUTORIAL = ROOT / "docs" / "tutorial.md"
 FIGURES = ROOT / "scripts" / "make_tutorial_figures.py"
@@ -64,9 +66,9 @@ def test_tutorial_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     mine = [TUTORIAL, *sorted((TUTORIAL.parent / "tutorial").iterdir())]
     before = {path: path.stat().st_mtime_ns for path in mine}
     monkeypatch.chdir(tmp_path)
-    namespace: dict[str, object] = {"__name__": "__tutorial__"}
+    namespace: dict[str, object] = {"__name__": "__tutorial__", "_capture": Capture, "_expect": expect}
     for number, block in enumerate(python_blocks(tutorial_text()), 1):  # (no time asserted: speed lives in benchmarks)
-        exec(compile(block, f"{TUTORIAL.name}, python block {number}", "exec"), namespace)
+        exec(compile(checked(block), f"{TUTORIAL.name}, python block {number}", "exec"), namespace)
     after = {path: path.stat().st_mtime_ns for path in [TUTORIAL, *sorted((TUTORIAL.parent / "tutorial").iterdir())]}
     assert after == before, "the tutorial's code wrote into docs/ (only scripts/make_tutorial_figures.py does)"
 
