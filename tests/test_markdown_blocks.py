@@ -18,10 +18,12 @@ from typing import Any
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-#: the pages whose blocks run here (the tutorial and the regret lab have tests of their own)
+#: the pages whose blocks run here (the tutorial and the regret lab have tests of their own); the slow ones compile
+#: JAX's whole-episode play (``docs/jax.md``, about 20 s) or play a learned policy on 27 arms (``docs/rl.md``, 30 s)
 PAGES = ("README.md", "docs/quickstart.md", "docs/index.md", "docs/environments.md", "docs/agents.md",
-         "docs/contributing.md", "docs/jax.md", "docs/envs/thresholding.md", "docs/api/lower-bounds.md", "docs/rl.md",
-         "docs/rl-reference.md", "docs/reproductions/fixed-confidence.md")
+         "docs/contributing.md", pytest.param("docs/jax.md", marks=pytest.mark.slow), "docs/envs/thresholding.md",
+         "docs/api/lower-bounds.md", pytest.param("docs/rl.md", marks=pytest.mark.slow), "docs/rl-reference.md",
+         "docs/reproductions/fixed-confidence.md")
 #: a fenced block opened by ```python and closed by ``` at the start of a line, with the last line before it that
 #: is not blank
 BLOCK = re.compile(r"(?:^([^\n]*\S[^\n]*)\n(?:[ \t]*\n)*)?^```python[ \t]*\n(.*?)^```[ \t]*$",
