@@ -1,4 +1,4 @@
-"""MkDocs hook: the API reference reads the package as it is installed.
+"""MkDocs hook: the API reference reads the package as it is installed, and every page shows the version.
 
 ``agents/`` and ``wrappers/`` sit at the repository's root and are installed as ``bandit_gym.agents`` and
 ``bandit_gym.wrappers``; mkdocstrings finds packages by their folders, so this hook lays out
@@ -55,6 +55,21 @@ def stage() -> None:
 # drops search paths that do not exist when it is configured, so the layout must exist by then (a fresh
 # checkout has no build/).
 stage()
+
+
+def version() -> str:
+    """The package's version, read from ``bandit_gym/_version.py`` (the build's source of it) without importing
+    the package."""
+    found = re.search(r'^__version__ = "([^"]+)"', (ROOT / "bandit_gym" / "_version.py").read_text(), re.MULTILINE)
+    if found is None:
+        raise RuntimeError("bandit_gym/_version.py has no __version__ line")
+    return found.group(1)
+
+
+def on_config(config: dict, **_: object) -> dict:
+    """The site's name carries the version it documents (``bandit_gym 0.2.0``): the header of every page shows it."""
+    config["site_name"] = f"bandit_gym {version()}"
+    return config
 
 
 _IMAGE = re.compile(r'(<a\b[^>]*>\s*)?(<img\b[^>]*?\bsrc="([^"]+)"[^>]*>)')

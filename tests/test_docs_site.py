@@ -192,6 +192,12 @@ def test_the_built_api_reference_documents_every_public_module_class_function_an
                 missing.append(f"{module}.{name}")
     assert len(rendered) > 900
     assert not missing, f"not in the built API reference (add a ::: entry or a docstring): {missing}"
+    # the site says which version it documents, on every page, and carries the changelog
+    import bandit_gym
+
+    assert f"bandit_gym {bandit_gym.__version__}" in (site / "index.html").read_text()
+    changelog = (site / "changelog" / "index.html").read_text()
+    assert "Unreleased" in changelog and "Semantic Versioning" in changelog
 
 
 def test_no_docstring_line_starts_with_a_markdown_quote_marker() -> None:

@@ -63,6 +63,25 @@ def test_the_distribution_carries_the_licence() -> None:
     assert carried and carried[0].read_text() == text
 
 
+def test_the_metadata_and_the_citation_file_say_what_the_project_is() -> None:
+    """Authors, keywords and classifiers in the metadata (the licence by its SPDX expression, not a classifier:
+    PEP 639); ``CITATION.cff`` (Citation File Format 1.2.0) names the same title, licence and version."""
+    import importlib.metadata
+
+    import bandit_gym
+
+    yaml = pytest.importorskip("yaml")
+    metadata = importlib.metadata.metadata("pure-exploration-gym")
+    assert metadata["Author"] == "The bandit_gym developers"
+    classifiers = metadata.get_all("Classifier") or []
+    assert "Programming Language :: Python :: 3.13" in classifiers and "Typing :: Typed" in classifiers
+    assert not [c for c in classifiers if c.startswith("License ::")]
+    assert "best-arm identification" in metadata["Keywords"]
+    citation = yaml.safe_load((ROOT / "CITATION.cff").read_text())
+    assert citation["cff-version"] == "1.2.0" and citation["license"] == "MIT"
+    assert citation["version"] == bandit_gym.__version__ and citation["title"].startswith("bandit_gym")
+
+
 def test_the_suite_tests_the_package_it_was_asked_to() -> None:
     """``BANDIT_GYM_TESTED=installed`` (``.ci/run`` sets it): the ``bandit_gym`` under test, in every worker, is an
     installed copy (the wheel), not the checkout's source; ``=checkout``: the checkout (an editable install)."""
