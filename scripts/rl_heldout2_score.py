@@ -291,7 +291,9 @@ def decide_goals(tests: pd.DataFrame, families: list[dict[str, Any]]) -> pd.Data
             passing.append(f)
         if all(bool((rows(f, p, "best paper agent")["p_behind_10pct"] < LEVEL).any()) for p in ps):
             behind.append(f)
-    verdict = "supported" if len(passing) >= 3 else "not supported" if len(behind) >= 3 else "inconclusive"
+    # not supported as soon as three families can no longer pass: fewer than three scored, or behind
+    verdict = ("supported" if len(passing) >= 3 else "not supported" if len(problems) - len(behind) < 3
+               else "inconclusive")
     goals.append({"goal": "within 10% of the best paper agent in three families", "verdict": verdict,
                   "rule": "one-sided paired t of policy - 1.1 B over instances, p < 0.05 / P; families passing: "
                           f"{', '.join(passing) or 'none'}; families more than 10% behind: "

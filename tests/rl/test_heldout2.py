@@ -123,8 +123,22 @@ def test_a_failed_policy_passes_no_goal(score: ModuleType) -> None:
                                                                                            "Uniform")])
     missing = good[~((good["family"] == "a") & (good["policy"] == "a seed 2"))]  # its cell failed
     one = [{"family": "a", "problems": ["a"]}]
+    # (one family scored: "within 10% in three families" cannot be met whatever it shows)
     assert list(score.decide_goals(missing[missing["family"] == "a"], one)["verdict"]) == [
-        "inconclusive", "inconclusive", "inconclusive"]
+        "inconclusive", "not supported", "inconclusive"]
+
+
+def test_within_10_percent_in_three_families_is_decided_over_the_families_scored(score: ModuleType) -> None:
+    """Not supported as soon as fewer than three of the families scored can still pass (the JAX-trained policies:
+    three families scored, two more than 10% behind); inconclusive while three could."""
+    def rows(behind: str, families: str) -> pd.DataFrame:
+        return _tests([(f, f, "best paper agent", 1.0, 0.5, 0.5, 1e-4 if f in behind else 0.5) for f in families]
+                      + [(f, f, "Uniform", 0.0, 0.5, 0.5, 0.5) for f in families])
+
+    three = [{"family": f, "problems": [f]} for f in "abc"]
+    assert score.decide_goals(rows("ab", "abc"), three)["verdict"][1] == "not supported"
+    assert score.decide_goals(rows("a", "abcd"), FAMILIES)["verdict"][1] == "inconclusive"
+    assert score.decide_goals(rows("ab", "abcd"), FAMILIES)["verdict"][1] == "not supported"
 
 
 def test_each_instance_is_an_engine_experiment_of_the_protocol(score: ModuleType) -> None:
