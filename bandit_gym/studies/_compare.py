@@ -2,7 +2,8 @@
 test on the data (``_stats`` or scipy.stats) and orients it so that a positive effect is the claim's direction.
 
 A ``Comparison`` carries ``sd``, the standard deviation of one run's contribution to the effect, so that
-``_verdict`` can compute the power and the runs needed (normal approximations): for paired binary outcomes
+``_verdict`` can compute the power and the runs needed (normal approximations; a counted bound's runs needed are the
+exact binomial test's): for paired binary outcomes
 ``sqrt(p_10 + p_01)`` (the discordant share, McNemar's variance under equal probabilities); for two independent
 proportions ``sqrt(p_a (1 - p_a) + p_b (1 - p_b))``; for paired continuous values the standard deviation of the
 per-run differences; for two independent means ``sqrt(runs) sqrt(se_a^2 + se_b^2)``."""
@@ -107,7 +108,7 @@ def binomial_bound(label: str, failures: int, runs: int, bound: float, trivial: 
     return Bound(label, failures / runs, bound, below(failures, runs, bound), exceeds(failures, runs, bound),
                  math.sqrt(p * (1 - p)), runs,
                  f"{failures} errors in {runs} runs (exact 95% interval {_g(low)} to {_g(high)}) against "
-                 f"{_g(bound)}", trivial)
+                 f"{_g(bound)}", trivial, counted=True)
 
 
 def normal_bound(label: str, mean: float, se: float, runs: int, bound: float, trivial: float | None = None,

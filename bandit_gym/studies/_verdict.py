@@ -42,7 +42,7 @@ import enum
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from bandit_gym.studies._stats import ALPHA, POWER, holm, power, runs_needed
+from bandit_gym.studies._stats import ALPHA, POWER, binomial_runs_needed, holm, power, runs_needed
 
 VERDICTS = ("supported", "not supported", "consistent", "untested", "inconclusive")
 """The verdict vocabulary."""
@@ -149,6 +149,9 @@ class Bound:
     statistic: str
     trivial: float | None = None
     exact: bool = True
+    #: the failures were counted (``observed`` is their rate): the runs a confirmation needs are the exact
+    #: binomial test's (``_stats.binomial_runs_needed``), not the normal approximation's
+    counted: bool = False
 
 
 @dataclass(frozen=True)
@@ -427,7 +430,12 @@ def _at_most(e: Evidence) -> Decision:
     open_ = [(b, float(q)) for b, q in zip(points, q_below, strict=True) if q >= ALPHA]
     b, q = max(open_, key=lambda x: x[1])
     gap = b.bound - b.observed
-    need = runs_needed(gap, b.sd, len(points), sides=1) if gap > 0 else float("inf")
+    if gap <= 0:
+        need = float("inf")
+    elif b.counted:
+        need = binomial_runs_needed(b.observed, b.bound, len(points))
+    else:
+        need = runs_needed(gap, b.sd, len(points), sides=1)
     what = (f"{b.label} would need about {need:.2g} runs (it has {b.runs}) to confirm it at the observed value "
             f"with {POWER:.0%} power" if need < float("inf") else f"at {b.label} the observed value is not below it")
     return _finish(e, "inconclusive", q, _shown(b, q), correction, rule,

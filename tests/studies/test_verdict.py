@@ -12,7 +12,16 @@ import pytest
 from scipy import stats
 
 from bandit_gym.studies._compare import binomial_bound, normal_bound, paired_binary
-from bandit_gym.studies._stats import ALPHA, below, exceeds, holm, mcnemar, power, runs_needed
+from bandit_gym.studies._stats import (
+    ALPHA,
+    below,
+    binomial_runs_needed,
+    exceeds,
+    holm,
+    mcnemar,
+    power,
+    runs_needed,
+)
 from bandit_gym.studies._verdict import (
     ALL,
     ALMOST_ALL,
@@ -88,6 +97,24 @@ def test_power_and_runs_needed_agree() -> None:
     needed = runs_needed(0.1, 1.0, 3)
     assert power(0.1, 1.0, needed, 3) == pytest.approx(0.8, abs=1e-3)  # the runs needed give 80% power
     assert runs_needed(0.1, 1.0, 1) == pytest.approx(((1.959964 + 0.841621) / 0.1) ** 2, rel=1e-5)
+
+
+def test_the_runs_a_binomial_bound_needs_are_the_exact_test_s() -> None:
+    """At 0 failures the exact one-sided test rejects once (1 - bound)^n <= ALPHA / family: 64 runs against 0.1
+    over 42 cells (the normal approximation said about 135); at a positive rate, the found n rejects with at least
+    80% power by the exact binomial law and n - 1 does not reach it (checked with scipy's binomtest)."""
+    assert binomial_runs_needed(0.0, 0.1, 42) == 64 and 0.9**64 <= ALPHA / 42 < 0.9**63
+    assert runs_needed(0.1, (0.1 * 0.9) ** 0.5, 42, sides=1) > 2 * 64
+    n = int(binomial_runs_needed(0.02, 0.1, 5))
+
+    def exact_power(runs: int) -> float:
+        rejecting = [k for k in range(runs + 1) if below(k, runs, 0.1) <= ALPHA / 5]
+        return float(stats.binom.cdf(max(rejecting), runs, 0.02)) if rejecting else 0.0
+    assert exact_power(n) >= 0.8 > exact_power(n - 1)
+    assert binomial_runs_needed(0.1, 0.1, 1) == float("inf") and binomial_runs_needed(0.2, 0.1, 1) == float("inf")
+    # a counted bound's verdict names the exact count
+    d = decide(Evidence(Kind.AT_MOST, BOUND_TEST, bounds=(binomial_bound("cell", 0, 20, 0.1),)))
+    assert d.verdict == "inconclusive" and "would need about 29 runs (it has 20)" in d.why
 
 
 # ------------------------------------------------------------------------------------------------ direction
