@@ -60,7 +60,9 @@ class Allocation:
     ``weights`` = w*(mu) (one proportion per arm, summing to 1, in the instance's arm order)."""
 
     time: float
+    """T*(mu): the pulls per unit of kl(delta, 1 - delta) that no delta-correct algorithm can do without."""
     weights: np.ndarray
+    """w*(mu): the proportions of the pulls that attain it, one per arm in the instance's order, summing to 1."""
 
     def lower_bound(self, delta: float) -> float:
         """``T*(mu) kl(delta, 1 - delta)``: no delta-correct algorithm has fewer pulls on average."""

@@ -105,6 +105,17 @@ def test_teachers_part_is_only_in_the_solutions_notebook(built: tuple[Path, Path
     assert not [line for line in lines if line not in teacher]
 
 
+def test_the_student_notebook_reads_whole(built: tuple[Path, Path, Path]) -> None:
+    """The teachers' parts it leaves out are no numbered sections: its numbered headings follow 1, 2, 3, ...; and
+    it does not tell the students that the solutions it lacks are folded in it."""
+    _, student, _ = built
+    text = "\n".join(cell.source for cell in nbformat.read(student, as_version=4).cells
+                     if cell.cell_type == "markdown")
+    numbers = [int(n) for n in re.findall(r"^## (\d+)\. ", text, flags=re.MULTILINE)]
+    assert numbers == list(range(1, len(numbers) + 1)), numbers
+    assert "a solution, folded" not in text
+
+
 def test_plain_jupytext_would_show_the_solutions() -> None:
     """Why the notebooks are built: jupytext alone turns every folded solution into an ordinary code cell."""
     import jupytext

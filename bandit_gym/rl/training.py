@@ -259,7 +259,9 @@ class BanditProgressBar(BaseCallback):
     pure-exploration envs, the error rate) of the last ``window`` episodes: the policy learning, as it happens.
     ``train`` shows it by default where a terminal is attached; with SB3 directly,
     ``model.learn(n, callback=BanditProgressBar())`` (it reads the ``info["bandit"]`` that ``make_vec_env``'s
-    envs record). ``file`` is where the bar is drawn (standard error by default)."""
+    envs record). ``file`` is where the bar is drawn (standard error by default). Its total is the steps the
+    training will take: an on-policy algorithm (PPO, A2C) plays whole rollouts of ``n_steps`` per env, the last
+    one past ``total_timesteps``, so the bar counts to the end of that rollout and never runs past 100%."""
 
     def __init__(self, window: int = 100, file: Any = None) -> None:
         super().__init__()
@@ -272,11 +274,18 @@ class BanditProgressBar(BaseCallback):
         from tqdm.auto import tqdm
 
         total = self.locals.get("total_timesteps", 0) - self.model.num_timesteps
+        rollout = getattr(self.model, "n_steps", None)
+        if isinstance(rollout, int) and rollout > 0:  # PPO, A2C: whole rollouts, the last one past the total
+            chunk = rollout * self.training_env.num_envs
+            total = -(-total // chunk) * chunk
         self.bar = tqdm(total=total, unit="step", unit_scale=True, file=self.file, dynamic_ncols=True,
                         desc="training")
 
     def _on_step(self) -> bool:
-        self.bar.update(self.training_env.num_envs)
+        steps = self.training_env.num_envs
+        if self.bar.n + steps > self.bar.total:  # an algorithm that runs past the total (its last steps)
+            self.bar.total = self.bar.n + steps
+        self.bar.update(steps)
         ended = [info["bandit"] for info in self.locals.get("infos", ()) if "bandit" in info]
         if ended:
             self.recent.extend(ended)

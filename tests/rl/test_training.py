@@ -310,6 +310,11 @@ def test_bandit_progress_bar_counts_the_steps_and_shows_the_recent_regret() -> N
     assert bar.bar.postfix == f"episodes=6, regret={np.mean(last):.4g}, error=" + \
         f"{np.mean([episode['error'] for _, episode in recorder.ended][-6:]):.4g}"
     assert "160/160" in drawn.getvalue()
+    # a total that is no multiple of a rollout (4 envs x 20 steps): SB3 plays the whole last rollout, and the bar
+    # counts to its end, at 100%, not past its total
+    bar = BanditProgressBar(window=6, file=io.StringIO())
+    model.learn(total_timesteps=100, callback=bar)
+    assert bar.bar.n == bar.bar.total == 160 and "100%" in bar.file.getvalue()
 
 
 def test_train_draws_its_progress_where_asked_and_only_on_a_terminal_by_default(
