@@ -103,6 +103,10 @@ def _add_reproduce(sub: argparse._SubParsersAction[_Parser]) -> None:
                           "hoffman2014: 840 traffic runs, 30 with --quick; fixed-confidence: 50, 10 with --quick)")
     rep.add_argument("--quick", action="store_true", help="a short version: fewer runs and budgets")
     rep.add_argument("--out", help="results folder (default results/PAPER[-quick])")
+    rep.add_argument("--force", action="store_true",
+                     help="recompute every cell of the experiments, also those stored in --out by the code installed "
+                          "now (not the fixed-confidence sweep's cells, kept per source version in "
+                          "--out/sweep-cells)")
     rep.add_argument("--agent", type=_agent, action="append", default=[], metavar="AGENT",
                      help="an agent to add to every experiment of its family, as rows of the tables and figures "
                           "(repeatable): a name, or a TOML table such as '{name = \"ArmwisePPO\", params = "
@@ -115,7 +119,8 @@ def _add_stats(sub: argparse._SubParsersAction[_Parser]) -> None:
                                          "folder (the --out of run)")
     stats.add_argument("folder")
     stats.add_argument("--reference", help="the agent the others are tested against (default: the first)")
-    stats.add_argument("--metric", help="the metric (default: the family's first, e.g. aggregate_regret)")
+    stats.add_argument("--metric", help="the metric (default: the family's first, e.g. aggregate_regret; pulls, the "
+                                        "stopping time, in the fixed-confidence setting)")
 
 
 def _add_claims(sub: argparse._SubParsersAction[_Parser]) -> None:

@@ -71,11 +71,16 @@ def _list() -> str:
 
 
 def _check_scheduler(args: argparse.Namespace) -> None:
-    """The parallel options together: --scheduler needs Dask, --jobs at most the cores of a local backend."""
-    from bandit_gym.experiments import check_jobs
+    """The parallel options together: --scheduler needs Dask, --jobs at most the cores of a local backend (the JAX
+    backend does not use --jobs: one beyond the cores is ignored there, with a note)."""
+    from bandit_gym.experiments import check_jobs, cores
 
     if args.scheduler and args.backend != "dask":
         raise ValueError(f"--scheduler {args.scheduler} needs --backend dask (got --backend {args.backend})")
+    if args.backend == "jax" and args.jobs > cores():
+        print(f"note: --jobs {args.jobs} is not used with --backend jax (JAX plays the cells in this process); "
+              "ignored")
+        args.jobs = min(2, cores())  # --jobs's default
     try:
         check_jobs(args.jobs, args.backend)
     except ValueError as error:
@@ -111,6 +116,11 @@ def _writable_folder(out: Path) -> Path:
     return out
 
 
+_REPORTED = r".*: recomputing |.* was damaged \("
+"""The warnings of a run (stored cells recomputed, damaged cells moved aside) that ``run`` and ``reproduce`` report
+in lines of their own instead."""
+
+
 def _run(args: argparse.Namespace) -> int:
     from bandit_gym.experiments import load_specs, run_experiments
 
@@ -128,15 +138,15 @@ def _run(args: argparse.Namespace) -> int:
     args.saved_in = _writable_folder(out)
     client = _dask_client(args)
     try:
-        with warnings.catch_warnings():  # the recomputed cells are reported below, one line per experiment
-            warnings.filterwarnings("ignore", message=".*: recomputing ")
+        with warnings.catch_warnings():  # the recomputed and damaged cells are reported below, one line each
+            warnings.filterwarnings("ignore", message=_REPORTED)
             results = run_experiments(specs, folders, jobs=args.jobs, backend=args.backend,
                                       progress=not args.quiet, force=args.force)
     finally:
         if client is not None:
             client.close()  # type: ignore[attr-defined]
     for result, folder in zip(results, folders, strict=True):
-        _print_means(result, result.spec.metrics[0])
+        _print_means(result, _shown_metrics(result.spec))
         print(f"-> {folder / 'results.csv'} (every metric, with standard errors and 95% intervals); "
               f"`bandit-gym stats {folder}` for paired tests")
         for line in result.damaged:
@@ -147,6 +157,7 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _reproduce(args: argparse.Namespace) -> int:
+    from bandit_gym.experiments import stored_cells
     from bandit_gym.reproduce import PAPERS
 
     _check_scheduler(args)
@@ -154,23 +165,48 @@ def _reproduce(args: argparse.Namespace) -> int:
     try:
         out = _writable_folder(Path(args.out or f"results/{args.paper}{'-quick' if args.quick else ''}"))
         args.saved_in = out
-        report = PAPERS[args.paper](out, runs=args.runs, quick=args.quick, jobs=args.jobs, backend=args.backend,
-                                    progress=not args.quiet, agents=args.agent)
+        with warnings.catch_warnings(), stored_cells(force=args.force) as stored:  # reported below, as `run` does
+            warnings.filterwarnings("ignore", message=_REPORTED)
+            report = PAPERS[args.paper](out, runs=args.runs, quick=args.quick, jobs=args.jobs, backend=args.backend,
+                                        progress=not args.quiet, agents=args.agent)
     finally:
         if client is not None:
             client.close()  # type: ignore[attr-defined]
     for path in report.files:
         print(f"wrote {path}")
+    for line in stored.damaged:
+        print(f"recomputed a damaged cell: {line}")
+    print(f"reused {stored.reused} stored cell{'' if stored.reused == 1 else 's'} from {out}"
+          + (f"; recomputed {'; '.join(stored.recomputed())}" if stored.stale else ""))
     print(f"finished in {report.seconds:.1f} s")
     return 0
 
 
-def _print_means(result: Any, metric: str) -> None:
-    """The readable summary of an experiment: the mean of ``metric`` per agent (rows) and budget (columns)."""
+def _fixed_confidence(spec: Any) -> bool:
+    """The spec plays the fixed-confidence setting: an agent stops when it is confident, its budget is a cap."""
+    return bool(spec.env_kwargs.get("setting") == "fixed_confidence")
+
+
+def _shown_metrics(spec: Any) -> list[str]:
+    """The metrics a summary shows by default: the family's main one; in the fixed-confidence setting the stopping
+    time (``pulls``, the sample complexity, that setting's point) and then the error."""
+    if _fixed_confidence(spec) and "pulls" in spec.metrics:
+        return ["pulls", "error"]
+    return [spec.metrics[0]]
+
+
+def _print_means(result: Any, metrics: list[str]) -> None:
+    """The readable summary of an experiment: the mean of each of ``metrics`` per agent (rows) and budget
+    (columns; with several metrics, per metric and budget)."""
     summary = result.summary()
-    table = summary[summary["metric"] == metric].pivot_table(index="agent", columns="budget", values="mean",
-                                                             sort=False)
-    print(f"{result.spec.title}: mean {metric} over {result.spec.runs} runs")
+    rows = summary[summary["metric"].isin(metrics)]
+    if len(metrics) == 1:
+        table = rows.pivot_table(index="agent", columns="budget", values="mean", sort=False)
+    else:
+        table = rows.pivot_table(index="agent", columns=["metric", "budget"], values="mean", sort=False)[metrics]
+    names = " and ".join("pulls (the stopping time)" if metric == "pulls" else metric for metric in metrics)
+    cap = " (fixed confidence: the budget caps the pulls)" if _fixed_confidence(result.spec) else ""
+    print(f"{result.spec.title}: mean {names} over {result.spec.runs} runs{cap}")
     print(table.to_string(float_format=lambda v: f"{v:.4g}"))
 
 
@@ -193,7 +229,7 @@ def _stats(args: argparse.Namespace) -> int:
     labels = [agent.display for agent in result.spec.agents]
     metrics = result.spec.metrics
     reference = args.reference or labels[0]
-    metric = args.metric or metrics[0]
+    metric = args.metric or _shown_metrics(result.spec)[0]
     if reference not in labels:
         raise ValueError(f"--reference {reference!r} is not an agent of this experiment; choose one of "
                          f"{', '.join(labels)}")
@@ -202,7 +238,10 @@ def _stats(args: argparse.Namespace) -> int:
     if result.stale:
         print(f"note: {folder} holds cells made by code other than the code installed now ({'; '.join(result.stale)}); "
               "`bandit-gym run` of its spec into the folder recomputes them")
-    _print_means(result, metric)
+    _print_means(result, [metric] if args.metric else _shown_metrics(result.spec))
+    if len(labels) == 1:
+        print(f"\nno paired tests: {reference} is the only agent of this experiment (the tests compare agents)")
+        return 0
     tests = result.paired_tests(reference, metric)
     tests["p_holm"] = holm(tests["p_value"].to_numpy())
     tests["significant"] = tests["p_holm"] < 0.05
@@ -216,6 +255,9 @@ def _stats(args: argparse.Namespace) -> int:
 def _claims(args: argparse.Namespace) -> int:
     from bandit_gym.claims import check_ledger, write_ledger
 
+    if Path(args.docs).exists() and not Path(args.docs).is_dir():
+        raise ValueError(f"--docs {args.docs} is a file; give the folder holding the reproductions' result folders "
+                         "(default docs)")
     if args.out is not None and not args.check:
         _writable_folder(Path(args.out))
     return _claims_in(args, check_ledger, write_ledger)

@@ -2,18 +2,20 @@
 
 ``plot_results`` draws any ``results.csv`` of ``bandit-gym run`` / ``run_experiment(out=...)`` (what
 ``bandit-gym plot`` calls): axis labels and scales per family and metric, a shaded 95% confidence band per agent,
-one colour per agent across figures (``agent_color``), nothing clipped. ``plot_log_regret`` draws tao2019
-Figure 1's layout for any thresholding table; the other papers' figures live beside their reproductions
-(``bandit_gym.studies.<paper>.reproduce``), which draw them with the panel helpers here. Every figure is saved through
-``save_figure``, which first checks that no title, label or legend lies outside the canvas
-(``FigureOverflowWarning`` otherwise).
+one colour per agent across figures (``agent_color``), nothing clipped (a band reaching 0 on a log axis is cut at
+the axis and marked, ``shade_bands``; titles and labels wrap at phrase boundaries, ``wrap_text``).
+``plot_log_regret`` draws tao2019 Figure 1's layout for any thresholding table; the other papers' figures live
+beside their reproductions (``bandit_gym.studies.<paper>.reproduce``), which draw them with the panel helpers here.
+Every figure is saved through ``save_figure``, which first checks that no title, label or legend lies outside the
+canvas (``FigureOverflowWarning`` otherwise).
 """
 
 from __future__ import annotations
 
+import itertools
 import re
-import textwrap
 import zlib
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -102,6 +104,11 @@ DEFAULT_METRIC = {**{str(family): contract.default_metric for family, contract i
 """The metric drawn when none is asked for: the family's default (``Contract.default_metric``)."""
 BAND_T = "shaded: 95% CI of the mean (mean +- t x SE)"
 BAND_WILSON = "shaded: 95% Wilson interval (binomial)"
+CUT_NOTE = "lower end <= 0: band cut at the axis"
+"""The legend's note under a caret on a log axis' lower edge (``shade_bands``)."""
+_CARET_DOWN = 7  # matplotlib's CARETDOWN marker: a caret pointing down, its tip at the point
+Band = tuple[Any, Any, Any, str]
+"""One shaded interval: its x, its low and high ends, its colour (``shade_bands``)."""
 
 
 def results_family(summary: Any) -> str:
@@ -145,8 +152,9 @@ def results_figure(summary: Any, metric: str | None = None, title: str = "", fam
     interval for an error rate; the legend says which), axis labels and scales chosen per family and metric
     (``METRIC_AXES``), each agent in its own colour (``agent_color``). ``metric`` defaults to the
     family's main one (``DEFAULT_METRIC``); ``family`` defaults to that of the table's env. The figure uses
-    matplotlib's constrained layout and wraps long titles, so no label is cut off. Returns the matplotlib
-    ``Figure`` (pyplot's; close it with ``plt.close(fig)``)."""
+    matplotlib's constrained layout and wraps long titles at phrase boundaries (``wrap_text``), so no label is cut
+    off. On a log y axis a band whose lower end is at or below 0 is cut at the axis and marked (``shade_bands``).
+    Returns the matplotlib ``Figure`` (pyplot's; close it with ``plt.close(fig)``)."""
     if len(summary) == 0:
         raise ValueError("summary is empty: no results to plot")
     missing = {"agent", "budget", "metric", "mean"} - set(summary.columns)
@@ -165,17 +173,19 @@ def results_figure(summary: Any, metric: str | None = None, title: str = "", fam
     styles = agent_styles(rows["agent"])
     for ax, experiment in zip(axes, experiments, strict=True):
         panel = rows[rows["experiment"] == experiment] if "experiment" in rows else rows
-        hidden = sum(_curve(ax, curve, agent, spec, styles[agent]) for agent, curve in
-                     panel.groupby("agent", sort=False))
-        _dress(ax, spec, experiment, panel, hidden)
+        _scales(ax, spec)
+        drawn = [_curve(ax, curve, agent, spec, styles[agent]) for agent, curve in panel.groupby("agent", sort=False)]
+        shade_bands(ax, [band for _, band in drawn])
+        _dress(ax, spec, experiment, panel, sum(hidden for hidden, _ in drawn))
     band = BAND_WILSON if spec.rate else BAND_T
     default = f"{spec.ylabel.split(':')[0].replace(' (log scale)', '')} against {spec.xlabel.split(' (')[0]}"
     _legend_and_title(fig, axes, title or default, band)
     return fig
 
 
-def _curve(ax: Any, curve: Any, agent: str, spec: MetricAxes, style: dict[str, Any]) -> int:
-    """Draw one agent's mean and band; return how many points a log axis cannot show (mean <= 0)."""
+def _curve(ax: Any, curve: Any, agent: str, spec: MetricAxes, style: dict[str, Any]) -> tuple[int, Band]:
+    """Draw one agent's mean; return how many points a log axis cannot show (mean <= 0) and its band (x, low,
+    high, colour) for ``shade_bands``."""
     curve = curve.sort_values("budget")
     x = curve["budget"].to_numpy(dtype=float)
     scale = curve["num_arms"].to_numpy(dtype=float) if spec.per_arm else 1.0
@@ -191,17 +201,123 @@ def _curve(ax: Any, curve: Any, agent: str, spec: MetricAxes, style: dict[str, A
         hidden = int((mean <= 0).sum())
         mean = np.where(mean > 0, mean, np.nan)
     ax.plot(x, mean, markersize=4, linewidth=1.4, label=agent, **style)
-    ax.fill_between(x, low, high, color=style["color"], alpha=0.18, linewidth=0)
-    return hidden
+    return hidden, (x, low, high, style["color"])
 
 
-def _dress(ax: Any, spec: MetricAxes, experiment: str, panel: Any, hidden: int) -> None:
+def _scales(ax: Any, spec: MetricAxes) -> None:
     for axis, scale in (("x", spec.xscale), ("y", spec.yscale)):
         setter = ax.set_xscale if axis == "x" else ax.set_yscale
         if scale == "log2":
             setter("log", base=2)
         elif scale is not None:
             setter(scale)
+
+
+def shade_bands(ax: Any, bands: Sequence[Band], alpha: float = 0.18) -> int:
+    """Shade each band (x, low end, high end, colour) of one panel, once its y scale is set; return how many
+    points have a band cut at the axis.
+
+    On a linear y axis every band is drawn as it is. On a log y axis an interval whose lower end is at or below 0
+    has no lower end to draw (``fill_between`` alone would draw a wedge from the neighbouring ends down past the
+    axis): its band is cut at the axis' lower limit, and the part below the axis is not drawn. Nothing is hidden:
+    at each such x a caret in the band's colour points down at the axis (the interval goes on below it), and the
+    legend says so (``CUT_NOTE``, put after the agents by ``_legend_and_title``). An interval wholly at or below 0
+    is drawn as a cut band of no height. The y limits are then fixed to the panel's positive values (means and
+    ends) with matplotlib's 5% margins, so the cut ends do not stretch the axis."""
+    arrays = [(np.asarray(x, dtype=float), np.asarray(low, dtype=float), np.asarray(high, dtype=float), color)
+              for x, low, high, color in bands]
+    log = ax.get_yscale() == "log"
+    cuts = [(low <= 0) if log else np.zeros(low.shape, dtype=bool) for _, low, _, _ in arrays]
+    floor = _log_limits(ax, arrays) if any(cut.any() for cut in cuts) else 0.0
+    for (x, low, high, color), cut in zip(arrays, cuts, strict=True):
+        ax.fill_between(x, np.where(cut, floor, low), np.where(cut & (high <= 0), floor, high), color=color,
+                        alpha=alpha, linewidth=0)
+        if cut.any():
+            ax.plot(x[cut], np.zeros(int(cut.sum())), transform=ax.get_xaxis_transform(), linestyle="none",
+                    marker=_CARET_DOWN, markersize=8, markeredgewidth=1.6, color=color, clip_on=False,
+                    label="_cut")
+    total = int(sum(cut.sum() for cut in cuts))
+    if total:
+        ax.plot([], [], linestyle="none", marker=_CARET_DOWN, markersize=8, markeredgewidth=1.6, color="dimgray",
+                label=CUT_NOTE)
+    return total
+
+
+def _log_limits(ax: Any, arrays: Sequence[Band]) -> float:
+    """Fix a log y axis' limits to the positive means (the axis' lines) and band ends with 5% margins (in log
+    space, as matplotlib's autoscale); return the lower limit."""
+    values = [np.asarray(line.get_ydata(), dtype=float) for line in ax.get_lines()]
+    values += [end for _, low, high, _ in arrays for end in (low, high)]
+    flat = np.concatenate([v.ravel() for v in values]) if values else np.array([])
+    positive = flat[np.isfinite(flat) & (flat > 0)]
+    if positive.size == 0:
+        bottom, top = ax.get_ylim()
+    else:
+        low, high = float(positive.min()), float(positive.max())
+        margin = (high / low) ** 0.05 if high > low else 2.0
+        bottom, top = low / margin, high * margin
+    ax.set_ylim(bottom, top)
+    return float(bottom)
+
+
+#: where a title may break: after a comma, semicolon or colon, before a bracket, after a dash between spaces
+_PHRASE_END = (",", ";", ":")
+_DASHES = frozenset({"-", "--", "\u2013", "\u2014"})
+#: words a line never starts or ends at: "K = 10", "regret / K", "mean +- t x SE"
+_OPERATORS = frozenset({"=", "==", "!=", "<", ">", "<=", ">=", "~", "/", "+", "-", "+-", "\u00b1", "x", "*", "->"})
+_NUMBER = re.compile(r"[-+]?\.?\d")
+_PHRASE, _NESTED, _WORD, _GLUED = 0, 1, 2, 3
+
+
+def wrap_text(text: str, width: int) -> str:
+    """``text`` in lines of at most ``width`` characters (joined by newlines), broken only at phrase boundaries:
+    first between its top-level phrases (after a comma, semicolon or colon, before an opening bracket, after a
+    dash between spaces), then, for a phrase still too long, at those boundaries inside brackets, and last
+    between words, never inside a unit: a number and its neighbours (``200 runs``, ``Figure 1``) or an operator
+    and its operands (``K = 10``, ``regret / K``). A unit longer than ``width`` stays whole on its own line. Lines
+    are filled greedily; runs of spaces become one; explicit newlines are kept."""
+    lines: list[str] = []
+    for paragraph in text.split("\n"):
+        words = paragraph.split()
+        line = ""
+        for piece in _pieces(words, _gaps(words), max(int(width), 1)) if words else [""]:
+            if line and len(line) + 1 + len(piece) > width:
+                lines.append(line)
+                line = piece
+            else:
+                line = f"{line} {piece}" if line else piece
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def _gaps(words: list[str]) -> list[int]:
+    """How freely each space between two words may break (``_PHRASE`` .. ``_GLUED``, lower is freer)."""
+    gaps, depth = [], 0
+    for left, right in itertools.pairwise(words):
+        depth = max(depth + left.count("(") + left.count("[") - left.count(")") - left.count("]"), 0)
+        if left.endswith(_PHRASE_END) or right.startswith(("(", "[")) or left in _DASHES:
+            gaps.append(_NESTED if depth else _PHRASE)
+        elif left in _OPERATORS or right in _OPERATORS or _NUMBER.match(left) or _NUMBER.match(right):
+            gaps.append(_GLUED)
+        else:
+            gaps.append(_WORD)
+    return gaps
+
+
+def _pieces(words: list[str], gaps: list[int], width: int) -> list[str]:
+    """The words cut at their freest gaps while a part is longer than ``width`` (recursively), as strings."""
+    free = [gap for gap in gaps if gap < _GLUED]
+    if len(" ".join(words)) <= width or not free:
+        return [" ".join(words)]
+    level, start, pieces = min(free), 0, []
+    for i, gap in enumerate(gaps):
+        if gap == level:
+            pieces += _pieces(words[start:i + 1], gaps[start:i], width)
+            start = i + 1
+    return pieces + _pieces(words[start:], gaps[start:], width)
+
+
+def _dress(ax: Any, spec: MetricAxes, experiment: str, panel: Any, hidden: int) -> None:
     if spec.rate:
         ax.set_ylim(-0.02, 1.02)
     budgets = np.unique(panel["budget"].to_numpy(dtype=float))
@@ -212,14 +328,14 @@ def _dress(ax: Any, spec: MetricAxes, experiment: str, panel: Any, hidden: int) 
         ax.yaxis.set_major_formatter(_plain_log_formatter(minor=False))
         ax.yaxis.set_minor_formatter(_plain_log_formatter(minor=True))
     ax.set_xlabel(spec.xlabel)
-    ax.set_ylabel("\n".join(textwrap.wrap(spec.ylabel, 40)))
+    ax.set_ylabel(wrap_text(spec.ylabel, 40))
     name = str(experiment)
     if "num_arms" in panel and len(panel):
         name += f" (K = {int(panel['num_arms'].iloc[0])}, {int(panel['runs'].iloc[0])} runs)" if "runs" in panel \
             else f" (K = {int(panel['num_arms'].iloc[0])})"
     if hidden:
         name += f"; {hidden} points at 0 not shown on the log scale"
-    ax.set_title("\n".join(textwrap.wrap(name, 48)), fontsize=10)
+    ax.set_title(wrap_text(name, 48), fontsize=10)
     ax.grid(alpha=0.3, which="both")
 
 
@@ -252,10 +368,11 @@ def _constrained(panels: int, width: float = 5.4, height: float = 4.4) -> tuple[
 
 
 def _legend_and_title(fig: Any, axes: Any, title: str, band: str | None = None, columns: int | None = None) -> None:
-    """A legend under the panels (every agent once, then what the shading is when ``band`` names it) and a wrapped
-    title, placed by constrained layout inside the figure. The legend has ``columns`` columns when given (as many
-    rows as it needs), else as many as fit in the figure's width (at most 6); a label longer than the figure's
-    width is wrapped."""
+    """A legend under the panels (every agent once, then what the shading is when ``band`` names it, then
+    ``CUT_NOTE`` when a band is cut) and a title wrapped at phrase boundaries (``wrap_text``), placed by
+    constrained layout inside the figure. The legend has ``columns`` columns when given (as many rows as it
+    needs), else as many as fit in the figure's width (at most 6); a label longer than the figure's width is
+    wrapped."""
     from matplotlib.patches import Patch
 
     fig.set_layout_engine("constrained")
@@ -266,8 +383,10 @@ def _legend_and_title(fig: Any, axes: Any, title: str, band: str | None = None, 
                 seen.setdefault(label, handle)
     if band is not None:
         seen[band] = Patch(facecolor="gray", alpha=0.25, linewidth=0)
+    if CUT_NOTE in seen:  # after the agents and the band it explains
+        seen[CUT_NOTE] = seen.pop(CUT_NOTE)
     width = fig.get_size_inches()[0]
-    labels = ["\n".join(textwrap.wrap(label, int(width * 9))) for label in seen]
+    labels = [wrap_text(label, int(width * 9)) for label in seen]
     renderer = fig.canvas.get_renderer()
     tries = [max(columns, 1)] if columns else []
     tries += range(min(len(seen), max(columns or 0, 6)), 0, -1)
@@ -278,7 +397,7 @@ def _legend_and_title(fig: Any, axes: Any, title: str, band: str | None = None, 
             break
         legend.remove()
     if title:
-        fig.suptitle("\n".join(textwrap.wrap(title, max(int(width * 10), 30))))
+        fig.suptitle(wrap_text(title, max(int(width * 10), 30)))
 
 
 def plot_log_regret(
@@ -305,7 +424,7 @@ def plot_log_regret(
             ax.plot(curve["budget"][keep], values, marker=MARKERS[i % len(MARKERS)], markersize=4,
                     label=f"{agent}{oracle}", **style)
         name = experiment + (f"  ({dropped} points at regret 0 not shown)" if dropped else "")
-        ax.set_title("\n".join(textwrap.wrap(name, 50)), fontsize=10)
+        ax.set_title(wrap_text(name, 50), fontsize=10)
         ax.set_xlabel("T (budget)")
         ax.set_ylabel("ln(aggregate regret / K)")
         ax.grid(alpha=0.3)

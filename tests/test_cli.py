@@ -13,7 +13,7 @@ import pytest
 
 import bandit_gym.experiments
 from bandit_gym.cli import main
-from bandit_gym.experiments import AgentSpec, ExperimentError, ExperimentSpec
+from bandit_gym.experiments import AgentSpec, ExperimentError, ExperimentResult, ExperimentSpec, cores
 
 GOOD = 'env = "ThresholdingBandit-Tao2019Setup1-v0"\nagents = ["APT"]\nbudgets = [20, 40]\nruns = 4\n'
 
@@ -102,6 +102,8 @@ RUN_CASES: list[tuple[str, Any, list[str], tuple[str, ...]]] = [
     ("jobs not a number", GOOD, ["--jobs", "x"], ("--jobs: 'x' is not an integer",)),
     ("unknown backend", GOOD, ["--backend", "nope"], ("--backend: invalid choice: 'nope'", "loky")),
     ("scheduler without dask", GOOD, ["--scheduler", "tcp://x:1"], ("--scheduler tcp://x:1 needs --backend dask",)),
+    ("jobs over the cores", GOOD, ["--jobs", str(cores() + 1)], (f"--jobs {cores() + 1} is more than the {cores()} "
+                                                                 "cores",)),
 ]
 
 
@@ -172,6 +174,8 @@ OTHER_CASES = [
     ("claims docs without results", ["claims", "--docs", "EMPTY", "--out", "EMPTY"], ("tao2019", "is missing",
                                                                                       "bandit-gym reproduce")),
     ("claims out a file", ["claims", "--docs", "EMPTY", "--out", "FILE"], ("--out", "is a file")),
+    ("claims docs a file", ["claims", "--docs", "FILE"], ("--docs", "FILE is a file; give the folder",)),
+    ("claims check docs a file", ["claims", "--check", "--docs", "FILE"], ("FILE is a file; give the folder",)),
     ("list with an argument", ["list", "extra"], ("unrecognized arguments: extra",)),
     ("no command", [], ("required: command", "bandit-gym --help")),
 ]
@@ -291,3 +295,58 @@ def test_the_console_script_and_the_environment_variable(tmp_path: Path) -> None
     loud = subprocess.run([*command, "run", str(spec)], capture_output=True, text=True,
                           env={**os.environ, "BANDIT_GYM_DEBUG": "1"})
     assert loud.returncode == 1 and "Traceback" in loud.stderr and "holds no experiment" in loud.stderr
+
+
+def test_stats_of_one_agent_prints_its_table_and_says_there_is_no_test(finished: Path,
+                                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["stats", str(finished)]) == 0  # GOOD has one agent: nothing to compare it with
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert lines[0] == "ThresholdingBandit-Tao2019Setup1-v0: mean aggregate_regret over 4 runs"  # fixed budget
+    assert lines[2].split() == ["agent"] and lines[3].split()[0] == "APT"
+    assert lines[-1] == "no paired tests: APT is the only agent of this experiment (the tests compare agents)"
+
+
+def test_jobs_beyond_the_cores_are_ignored_with_the_jax_backend(good_spec: Path, capsys: pytest.CaptureFixture[str],
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    real, seen = bandit_gym.experiments.run_experiments, {}
+
+    def run_experiments(specs: Any, folders: Any, jobs: int, backend: str | None, **kwargs: Any) -> Any:
+        seen.update(jobs=jobs, backend=backend)
+        return real(specs, folders, jobs=1, backend=None, **kwargs)  # the numba backend: no JAX needed here
+
+    monkeypatch.setattr(bandit_gym.experiments, "run_experiments", run_experiments)
+    assert main(["run", str(good_spec), "--quiet", "--backend", "jax", "--jobs", str(cores() + 62)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == f"note: --jobs {cores() + 62} is not used with --backend jax (JAX plays the cells in this " \
+                     "process); ignored"
+    assert seen == {"jobs": min(2, cores()), "backend": "jax"}  # --jobs's default
+
+
+FIXED_CONFIDENCE = """env = "BestArmIdentification-v0"
+agents = [{name = "LUCB", params = {delta = 0.1}}, {name = "KLLUCB", params = {delta = 0.1}}]
+budgets = [20000]
+runs = 4
+env_kwargs = {means = [0.7, 0.5, 0.3], setting = "fixed_confidence"}
+"""
+
+
+def test_a_fixed_confidence_summary_shows_the_stopping_time_and_the_error(tmp_path: Path,
+                                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    spec = tmp_path / "spec.toml"
+    spec.write_text(FIXED_CONFIDENCE)
+    assert main(["run", str(spec), "--quiet", "--jobs", "1"]) == 0
+    summary = ExperimentResult.load(tmp_path / "spec").summary().set_index(["agent", "metric"])["mean"]
+    assert summary[("LUCB(0.1)", "pulls")] > summary[("KLLUCB(0.1)", "pulls")] > 3  # stopped well before the cap
+    for command in (["run", str(spec), "--quiet", "--jobs", "1"], ["stats", str(tmp_path / "spec")]):
+        assert main(command) == 0
+        lines = capsys.readouterr().out.splitlines()
+        assert lines[0] == ("BestArmIdentification-v0: mean pulls (the stopping time) and error over 4 runs (fixed "
+                            "confidence: the budget caps the pulls)"), command
+        assert lines[1].split() == ["metric", "pulls", "error"] and lines[2].split() == ["budget", "20000", "20000"]
+        for line, agent in zip(lines[4:6], ("LUCB(0.1)", "KLLUCB(0.1)"), strict=True):
+            assert line.split() == [agent, f"{summary[(agent, 'pulls')]:.4g}", f"{summary[(agent, 'error')]:.4g}"]
+    assert lines[-1].split()[:2] == ["KLLUCB(0.1)", "20000"]  # the paired test of the stopping times
+    difference = float(lines[-1].split()[2])
+    assert difference == pytest.approx(summary[("KLLUCB(0.1)", "pulls")] - summary[("LUCB(0.1)", "pulls")], rel=1e-2)
+    assert main(["stats", str(tmp_path / "spec"), "--metric", "error"]) == 0  # the one metric asked for
+    assert capsys.readouterr().out.splitlines()[1].split() == ["budget", "20000"]

@@ -32,6 +32,7 @@ from bandit_gym.plotting import FigureOverflowWarning, outside_canvas, save_figu
 from bandit_gym.studies.abernethy2016 import reproduce as abernethy2016
 from bandit_gym.studies.chen2017 import reproduce as chen2017
 from bandit_gym.studies.fixed_confidence import reproduce as fixed_confidence
+from bandit_gym.studies.fixed_confidence import sweep as fixed_confidence_sweep
 from bandit_gym.studies.gabillon2012 import reproduce as gabillon2012
 from bandit_gym.studies.hoffman2014 import reproduce as hoffman2014
 from bandit_gym.studies.tao2019.reproduce import TAO2019_AGENTS
@@ -119,6 +120,11 @@ def _fc_allocation(path: Path) -> Path:
     return fixed_confidence.plot_allocation(_csv("fixed-confidence-50runs", "allocation.csv"), path, title=LONG)
 
 
+def _fc_sweep(path: Path) -> Path:
+    return fixed_confidence_sweep.plot_sweep(_csv("fixed-confidence-50runs", "sweep.csv"), path,
+                                             title=f"fixed confidence: the delta-sweep, {LONG}")
+
+
 def _hoffman_boxplot(path: Path) -> Path:
     records = _csv("hoffman2014-840runs", "model_selection_runs.csv")
     return hoffman2014.plot_rmse_boxplot(records[records["budget"] == 10], path, title=LONG)
@@ -146,6 +152,7 @@ FIGURES: dict[str, Callable[[Path], Path]] = {
     "bandit_gym.studies.fixed_confidence.reproduce.plot_ratio": _fc_ratio,
     "bandit_gym.studies.fixed_confidence.reproduce.plot_errors": _fc_errors,
     "bandit_gym.studies.fixed_confidence.reproduce.plot_allocation": _fc_allocation,
+    "bandit_gym.studies.fixed_confidence.sweep.plot_sweep": _fc_sweep,
     "bandit_gym.studies.hoffman2014.reproduce.plot_rmse_boxplot": _hoffman_boxplot,
     "bandit_gym.studies.hoffman2014.reproduce.plot_allocations": _hoffman_allocations,
 }
@@ -153,10 +160,10 @@ FIGURES: dict[str, Callable[[Path], Path]] = {
 
 def _figure_functions() -> set[str]:
     """The package's public functions that draw a figure: named ``plot_*`` or ``*_figure`` in
-    ``bandit_gym.plotting`` and in every reproduction module (not ``save_figure``, which saves them)."""
-    modules = [plotting] + [importlib.import_module(f"bandit_gym.studies.{info.name}.reproduce")
-                            for info in pkgutil.iter_modules(bandit_gym.studies.__path__) if info.ispkg]
-    modules.append(importlib.import_module("bandit_gym.studies._figures"))
+    ``bandit_gym.plotting`` and in every module of the studies (a reproduction, the fixed-confidence sweep, the
+    shared ``_figures``; not ``save_figure``, which saves them)."""
+    modules = [plotting] + [importlib.import_module(info.name) for info in
+                            pkgutil.walk_packages(bandit_gym.studies.__path__, "bandit_gym.studies.")]
     return {f"{module.__name__}.{name}" for module in modules for name, value in vars(module).items()
             if inspect.isfunction(value) and value.__module__ == module.__name__ and not name.startswith("_")
             and (name.startswith("plot_") or name.endswith("_figure")) and name != "save_figure"}

@@ -23,11 +23,14 @@ from bandit_gym.plotting import (
     AGENT_COLORS,
     BAND_T,
     BAND_WILSON,
+    CUT_NOTE,
     agent_color,
     plot_log_regret,
     plot_results,
     results_figure,
+    shade_bands,
     wilson_interval,
+    wrap_text,
 )
 
 #: family -> (env id, agents, budgets): small experiments of every family, through the public API
@@ -217,3 +220,135 @@ def test_bad_input_names_the_problem(tmp_path: Path) -> None:
         results_figure(_summary(["LSA"]), metric="pulls")
     with pytest.raises(ValueError, match="lacks the columns"):
         results_figure(pd.DataFrame({"agent": ["LSA"], "mean": [1.0]}))
+
+
+def _bands(ax: Any) -> list[Any]:
+    return [c for c in ax.collections if type(c).__name__ in ("PolyCollection", "FillBetweenPolyCollection")]
+
+
+def _carets(ax: Any) -> list[Any]:
+    """The lines drawn as carets on the axis' lower edge (not the legend's sample, which has no data)."""
+    return [line for line in ax.get_lines() if line.get_marker() == 7 and len(line.get_xdata())]
+
+
+def test_a_band_at_or_below_zero_on_a_log_axis_is_cut_at_the_axis_and_marked() -> None:
+    """Before: fill_between down to a lower end <= 0 on a log axis drew a wedge to the axis, unexplained. Now the
+    band stops at the axis' lower limit, a caret in the band's colour marks each cut point, the legend says so,
+    and the bands whose ends are positive are drawn as they are."""
+    summary = _summary(["LSA", "APT"])
+    apt = summary["agent"] == "APT"
+    summary.loc[apt & (summary["budget"] == 200), "ci_low"] = -0.01  # a t-interval reaching below 0
+    summary.loc[apt & (summary["budget"] == 400), ["ci_low"]] = 0.0
+    fig = results_figure(summary)
+    try:
+        (ax,) = fig.axes
+        bottom, top = ax.get_ylim()
+        positive = pd.concat([summary["mean"], summary["ci_low"], summary["ci_high"]]) / 6
+        assert 0 < bottom < positive[positive > 0].min() and top > positive.max()
+        lsa, apt_band = _bands(ax)
+        for band in (lsa, apt_band):
+            ys = band.get_paths()[0].vertices[:, 1]
+            assert ys.min() >= bottom * (1 - 1e-9)  # nothing drawn below the axis (the old band went to <= 0)
+        lows = np.sort(apt_band.get_paths()[0].vertices[:, 1])
+        assert lows[0] == pytest.approx(bottom) and lows[1] == pytest.approx(bottom)  # the two cut lower ends
+        assert np.isclose(lsa.get_paths()[0].vertices[:, 1], 0.8 * 3.0 / 100 * 100 / 6).any()  # LSA's own ends
+        (carets,) = _carets(ax)
+        assert sorted(carets.get_xdata()) == [200, 400] and carets.get_color() == AGENT_COLORS["APT"]
+        assert list(carets.get_ydata()) == [0, 0] and carets.get_transform() == ax.get_xaxis_transform()
+        legend = [t.get_text() for t in fig.legends[0].get_texts()]
+        assert legend == ["LSA", "APT", BAND_T, CUT_NOTE]
+        _assert_inside(fig)
+    finally:
+        plt.close(fig)
+
+
+def test_bands_with_positive_ends_or_on_a_linear_axis_are_not_cut() -> None:
+    """No caret, no note and the same limits as matplotlib's autoscale when every lower end is positive; on a
+    linear axis a lower end below 0 is drawn where it is."""
+    fig = results_figure(_summary(["LSA", "APT"]))
+    try:
+        assert not _carets(fig.axes[0]) and CUT_NOTE not in [t.get_text() for t in fig.legends[0].get_texts()]
+        assert fig.axes[0].get_autoscaley_on()
+    finally:
+        plt.close(fig)
+    fig, ax = plt.subplots()
+    try:
+        ax.plot([1, 2, 3], [0.5, 1.0, 2.0])
+        assert shade_bands(ax, [([1, 2, 3], [-0.5, 0.2, 1.0], [1.5, 1.8, 3.0], "tab:blue")]) == 0
+        assert _bands(ax)[0].get_paths()[0].vertices[:, 1].min() == pytest.approx(-0.5)
+        assert not _carets(ax)
+        ax.set_yscale("log")
+        assert shade_bands(ax, [([1, 2, 3], [-0.5, 0.2, 1.0], [1.5, 1.8, 3.0], "tab:blue")]) == 1
+        assert shade_bands(ax, [([1, 2, 3], [0.0, 0.0, 0.0], [0.0, 0.0, 0.0], "tab:red")]) == 3  # wholly <= 0
+        assert _bands(ax)[-1].get_paths()[0].vertices[:, 1].min() > 0
+    finally:
+        plt.close(fig)
+
+
+def test_abernethy2016_bands_are_cut_at_the_axis_not_floored(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The threshold-bandit figures shaded ``max(ci_low, 1e-3)``: a silent floor, a wedge to 1e-3. Now they cut at
+    the axis and mark it, as results_figure does."""
+    from bandit_gym.studies.abernethy2016 import reproduce
+
+    drawn: list[Figure] = []
+    finish = reproduce._finish
+
+    def keep(fig: Figure, *args: Any, **kwargs: Any) -> Path:
+        drawn.append(fig)
+        return finish(fig, *args, **kwargs)
+
+    monkeypatch.setattr(reproduce, "_finish", keep)
+    rows = [{"metric": "regret", "levels": 2, "order": "iid", "agent": agent, "budget": budget,
+             "mean": mean, "ci_low": mean - spread, "ci_high": mean + spread}
+            for agent, spread in (("UCB", 1.0), ("DKWUCB", 30.0)) for budget, mean in ((100, 10.0), (1000, 40.0))]
+    reproduce.plot_regret_against_horizon(pd.DataFrame(rows), tmp_path / "horizon.png", title="t")
+    (ax,) = drawn[0].axes
+    bottom = ax.get_ylim()[0]
+    assert bottom > 1e-3 and bottom == pytest.approx(9.0 / (70 / 9.0) ** 0.05)
+    assert min(band.get_paths()[0].vertices[:, 1].min() for band in _bands(ax)) == pytest.approx(bottom)
+    (carets,) = _carets(ax)
+    assert list(carets.get_xdata()) == [100]
+    assert [t.get_text() for t in drawn[0].legends[0].get_texts()] == ["UCB", "DKWUCB", CUT_NOTE]
+
+
+@pytest.mark.parametrize(("text", "width", "expected"), [
+    ("CLUCB-PAC readings TwoGroup K=100 (K = 1000, 200 runs)", 48,
+     "CLUCB-PAC readings TwoGroup K=100\n(K = 1000, 200 runs)"),
+    ("thresholding setup 2 (K = 10, 200 runs)", 30, "thresholding setup 2\n(K = 10, 200 runs)"),
+    ("setup 2 (K = 10, 200 runs)", 12, "setup 2\n(K = 10,\n200 runs)"),
+    ("hoffman2014 Figure 3 analogue: diabetes data, ORACLE prior, T = 10, 840 runs", 30,
+     "hoffman2014 Figure 3 analogue:\ndiabetes data, ORACLE prior,\nT = 10, 840 runs"),
+    ("aggregate regret / K (log scale)", 24, "aggregate regret / K\n(log scale)"),
+    ("APT(epsilon=0.05, tuned on a held-out instance)", 30, "APT(epsilon=0.05,\ntuned on a held-out instance)"),
+    ("short", 48, "short"),
+    ("", 10, ""),
+    ("two\nlines  kept", 40, "two\nlines kept"),
+])
+def test_wrap_text_breaks_at_phrase_boundaries(text: str, width: int, expected: str) -> None:
+    assert wrap_text(text, width) == expected
+
+
+def test_wrap_text_never_breaks_a_unit_at_any_width() -> None:
+    """textwrap broke "(K = 1000, 200 runs)" between 200 and runs, and "T = 10" around its "="; at every width
+    each unit stays on one line, no word is lost, and a line is over the width only when it is one unit."""
+    titles = {"CLUCB-PAC readings TwoGroup K=100 (K = 1000, 200 runs)": ("(K = 1000,", "200 runs)"),
+              "hoffman2014 Figure 3 analogue: diabetes data, ORACLE prior, T = 10, 840 runs":
+                  ("Figure 3 analogue:", "T = 10,", "840 runs"),  # a number keeps both its neighbours
+              "aggregate regret / K (log scale); 5000 runs per point": ("regret / K", "5000 runs")}
+    for text, units in titles.items():
+        for width in range(1, len(text) + 2):
+            lines = wrap_text(text, width).split("\n")
+            assert " ".join(lines) == text, (width, lines)
+            for unit in units:
+                assert any(unit in line for line in lines), (width, unit, lines)
+            longest = max(len(unit) for unit in units)
+            assert all(len(line) <= max(width, longest) for line in lines), (width, lines)
+
+
+def test_a_panel_title_wraps_before_its_parenthesis() -> None:
+    """The defect as seen: a panel's title "<experiment> (K = 6, 50 runs)" broken between 50 and runs."""
+    fig = results_figure(_summary(["LSA"], experiment="a first experiment with a longer name"))
+    try:
+        assert fig.axes[0].get_title() == "a first experiment with a longer name\n(K = 6, 50 runs)"
+    finally:
+        plt.close(fig)

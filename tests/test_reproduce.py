@@ -4,6 +4,7 @@ experiments on the same runs as the paper's agents, whose rows stay what they ar
 from __future__ import annotations
 
 import dataclasses
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -131,6 +132,31 @@ def test_cli_adds_an_agent(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
     assert main(argv) == 0
     results = pd.read_csv(tmp_path / "results.csv")
     assert set(results.loc[results["agent"] == "U2", "experiment"]) == {"Setup 1", "Setup 2", "Setup 3"}
+
+
+def test_cli_reports_the_reused_cells_and_recomputes_them_with_force(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    _small_tao(monkeypatch)
+    argv = ["reproduce", "tao2019", "--quick", "--runs", "4", "--jobs", "1", "--out", str(tmp_path), "--quiet"]
+    assert main(argv) == 0
+    assert f"\nreused 0 stored cells from {tmp_path}\nfinished in " in capsys.readouterr().out
+    results = (tmp_path / "results.csv").read_bytes()
+    cells = sorted(tmp_path.glob("*/cells/*.npz"))
+    assert len(cells) > 1
+    assert main(argv) == 0
+    assert f"\nreused {len(cells)} stored cells from {tmp_path}\n" in capsys.readouterr().out
+    cells[0].write_bytes(b"not a cell")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert main(argv) == 0
+    out = capsys.readouterr().out  # the damaged cell in one line, not a Python warning
+    assert f"\nrecomputed a damaged cell: {cells[0].parent.parent}/cells/{cells[0].name} (unreadable" in out
+    assert f"\nreused {len(cells) - 1} stored cells from {tmp_path}\n" in out
+    assert not [w for w in caught if "damaged" in str(w.message)]
+    assert main([*argv, "--force"]) == 0
+    assert f"\nreused 0 stored cells from {tmp_path}; recomputed {len(cells)} cells: recomputed on request " \
+           "(force)\n" in capsys.readouterr().out
+    assert (tmp_path / "results.csv").read_bytes() == results  # the same numbers, recomputed
 
 
 @pytest.mark.parametrize(("agent", "message"), [("Nope", "name='Nope' is unknown"),

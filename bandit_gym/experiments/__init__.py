@@ -35,7 +35,8 @@ when it is read, and any number of readers can work beside a run.
 Provenance. Each cell records the fingerprints of its agent's code and of its env's code (a built-in env or a
 user's registered one) and the package version (``bandit_gym.provenance``); a run recomputes the stored cells that
 other code made, says which and why, and reuses the rest
-(``ExperimentResult.reused``, ``.stale``), ``force=True`` recomputes all, and reading reports them.
+(``ExperimentResult.reused``, ``.stale``), ``force=True`` recomputes all, and reading reports them;
+``stored_cells()`` tallies them (and forces) over every run of a block, such as a paper's reproduction.
 
 Modules, by concern, each importing only those before it: ``spec`` (the spec and its checks), ``cells`` (a spec's
 cells, seeds and agents), ``store`` (the folder a run writes), ``results`` (reading results), ``run`` (running
@@ -46,12 +47,14 @@ specs, with the numba backend here and the JAX one in ``bandit_gym.jax.engine``,
 from bandit_gym.experiments.cells import Cell, build_agent, expand
 from bandit_gym.experiments.results import ExperimentResult, collect
 from bandit_gym.experiments.run import (
+    StoredCells,
     check_jobs,
     cores,
     play_cell,
     run_cell,
     run_experiment,
     run_experiments,
+    stored_cells,
 )
 from bandit_gym.experiments.spec import (
     BACKENDS,
@@ -73,5 +76,5 @@ from bandit_gym.experiments.store import CellStore
 
 __all__ = ["BACKENDS", "CELL_BACKENDS", "LAYOUT_FILE", "LOCK_FILE", "MAX_CELLS", "MAX_CLUSTER_JOBS", "MAX_RUNS",
            "AgentCells", "AgentSpec", "Cell", "CellStore", "EnvFacts", "ExperimentError", "ExperimentResult",
-           "ExperimentSpec", "build_agent", "cell_name", "check_jobs", "collect", "cores", "expand", "load_specs",
-           "play_cell", "run_cell", "run_experiment", "run_experiments"]
+           "ExperimentSpec", "StoredCells", "build_agent", "cell_name", "check_jobs", "collect", "cores", "expand",
+           "load_specs", "play_cell", "run_cell", "run_experiment", "run_experiments", "stored_cells"]

@@ -1,8 +1,11 @@
 """Running specs: ``play_cell`` (the numba backend here, the JAX one in ``bandit_gym.jax.engine``), ``run_cell``,
-``run_experiment`` and ``run_experiments`` over joblib's, Dask's or Ray's workers."""
+``run_experiment`` and ``run_experiments`` over joblib's, Dask's or Ray's workers; ``stored_cells`` tallies what the
+runs of a block did with the cells already stored."""
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import dataclasses
 import os
 import traceback
@@ -130,14 +133,62 @@ def run_experiments(
         specs = [dataclasses.replace(spec, backend="jax") for spec in specs]
     if len(outs) != len(specs):
         raise ValueError(f"outs must hold one folder (or None) per spec: {len(specs)} specs, {len(outs)} outs")
+    tally = _STORED.get()
+    force = force or (tally is not None and tally.force)
     stores: list[CellStore] = []
     try:
         for spec, out in zip(specs, outs, strict=True):
             stores.append(CellStore(spec, out, force=force))
-        return _run_stores(specs, stores, jobs, backend, progress, on_cell)
+        results = _run_stores(specs, stores, jobs, backend, progress, on_cell)
+        if tally is not None:
+            tally.add(stores)
+        return results
     finally:
         for store in stores:
             store.close()
+
+
+@dataclasses.dataclass
+class StoredCells:
+    """What the runs inside ``stored_cells()`` did with the cells stored in their folders, for a caller that runs
+    specs through other code (``bandit-gym reproduce``), to report as ``bandit-gym run`` does."""
+
+    #: the runs recompute every stored cell (``run_experiments(force=True)``)
+    force: bool = False
+    #: stored cells reused (sound, and made by the code installed now)
+    reused: int = 0
+    #: the damaged cells moved aside and recomputed: "FOLDER/cells/NAME.npz (why) -> cells/damaged/NAME.npz"
+    damaged: list[str] = dataclasses.field(default_factory=list)
+    #: why stored cells were recomputed -> how many cells
+    stale: dict[str, int] = dataclasses.field(default_factory=dict)
+
+    def add(self, stores: Sequence[CellStore]) -> None:
+        """Count the stored cells of a run's ``stores`` (once the run is done)."""
+        for store in stores:
+            self.reused += store.reused
+            self.damaged += [f"{store.folder}/{line}" for line in store.damaged]
+            for why, count in store.stale.items():
+                self.stale[why] = self.stale.get(why, 0) + count
+
+    def recomputed(self) -> list[str]:
+        """Why stored cells were recomputed, with how many: "4 cells: KLAPT's code changed"."""
+        return [f"{count} cell{'s' if count > 1 else ''}: {why}" for why, count in self.stale.items()]
+
+
+_STORED: contextvars.ContextVar[StoredCells | None] = contextvars.ContextVar("stored_cells", default=None)
+
+
+@contextlib.contextmanager
+def stored_cells(force: bool = False) -> Iterator[StoredCells]:
+    """Tally the stored cells that every ``run_experiments`` in the block reuses or recomputes, and with ``force``
+    make each of them recompute every stored cell (``bandit-gym reproduce --force``, whose papers run their own
+    specs)."""
+    tally = StoredCells(force)
+    token = _STORED.set(tally)
+    try:
+        yield tally
+    finally:
+        _STORED.reset(token)
 
 
 def check_jobs(jobs: Any, backend: str | None) -> int:

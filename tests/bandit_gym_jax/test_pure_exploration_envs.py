@@ -4,6 +4,7 @@ contract, episodes played by hand, Gymnasium's checks, the vector shell's autore
 from __future__ import annotations
 
 import pickle
+import re
 import subprocess
 
 import gymnasium as gym
@@ -232,6 +233,32 @@ def test_refused_arguments_name_what_is_allowed() -> None:
     with pytest.raises(ValueError, match="reset options"):
         ThresholdingBanditJaxEnv().reset(options={"means": [0.1, 0.9]})
     assert ThresholdingFunctional(means=UniformMeans(5, 0.2, 0.8)).instance == "uniform"
+
+
+@pytest.mark.parametrize(("num_envs", "error", "message"), [
+    (1e30, TypeError, "num_envs must be an integer, got 1e+30 of type float"),
+    (2.0, TypeError, "num_envs must be an integer, got 2.0 of type float"),
+    (0, ValueError, "num_envs=0 is too small; it must be >= 1"),
+    (10**30, ValueError, f"num_envs={10**30} copies of a problem with K=10 arms need about"),
+])
+def test_the_vector_shell_checks_num_envs_as_the_numpy_env(num_envs: object, error: type[Exception],
+                                                           message: str) -> None:
+    for prefix in ("", "jax/"):  # the numpy twin's error and message
+        with pytest.raises(error, match=re.escape(message)):
+            gym.make_vec(f"{prefix}ThresholdingBandit-Tao2019Setup1-v0", num_envs=num_envs,
+                         vectorization_mode="vector_entry_point")
+
+
+@pytest.mark.parametrize("options", [5, [], "means"])
+def test_reset_options_that_are_not_a_dict_are_a_type_error(options: object) -> None:
+    single = gym.make("jax/ThresholdingBandit-Tao2019Setup1-v0")
+    vector = gym.make_vec("jax/ThresholdingBandit-Tao2019Setup1-v0", num_envs=2,
+                          vectorization_mode="vector_entry_point")
+    for env in (single, vector):
+        with pytest.raises(TypeError, match=re.escape(f"options={options!r}: reset options must be a dict (or None); "
+                                                      "allowed keys: none")):
+            env.reset(options=options)  # type: ignore[arg-type]
+        env.reset(options={})  # an empty dict (or None) is no option
 
 
 def test_the_env_pickles() -> None:

@@ -5,6 +5,7 @@ uninterrupted run's, byte for byte."""
 from __future__ import annotations
 
 import io
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -72,14 +73,19 @@ def test_damaged_cells_are_moved_aside_recomputed_and_reported(tmp_path: Path) -
     assert (damaged / "cells" / "damaged" / cells[0].name).read_bytes() == ways["truncated"]
 
 
-@pytest.mark.filterwarnings("ignore:.*was damaged")
 def test_the_command_line_reports_the_recomputed_cells(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     spec = tmp_path / "spec.toml"
     spec.write_text('env = "ThresholdingBandit-Tao2019Setup1-v0"\nagents = ["APT"]\nbudgets = [20]\nruns = 4\n')
     assert main(["run", str(spec), "--quiet", "--jobs", "1"]) == 0
     cell = next((tmp_path / "spec" / "cells").glob("*.npz"))
-    cell.write_bytes(b"not a cell")
+    cell.write_bytes(cell.read_bytes()[:100])  # truncated
     capsys.readouterr()
-    assert main(["run", str(spec), "--quiet", "--jobs", "1"]) == 0
-    out = capsys.readouterr().out
-    assert f"recomputed a damaged cell: {tmp_path / 'spec'}/cells/{cell.name} (unreadable" in out
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert main(["run", str(spec), "--quiet", "--jobs", "1"]) == 0
+    out = capsys.readouterr()
+    # one line on stdout (the file, what is wrong, what was done), no Python warning with its source line
+    lines = [line for line in out.out.splitlines() if "damaged" in line]
+    assert lines == [f"recomputed a damaged cell: {tmp_path / 'spec'}/cells/{cell.name} (unreadable: BadZipFile: "
+                     f"File is not a zip file) -> cells/damaged/{cell.name}"]
+    assert not [w for w in caught if "damaged" in str(w.message)] and "damaged" not in out.err

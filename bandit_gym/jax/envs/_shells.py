@@ -15,6 +15,7 @@ state as it was.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 import jax
@@ -25,6 +26,7 @@ from gymnasium.envs.functional_jax_env import FunctionalJaxEnv, FunctionalJaxVec
 from gymnasium.utils import EzPickle
 from gymnasium.vector import AutoresetMode
 
+from bandit_gym import _validation as check
 from bandit_gym.jax.envs._base import BanditFunctional
 
 
@@ -68,8 +70,10 @@ class BanditJaxVectorEnv(FunctionalJaxVectorEnv, EzPickle):
     def __init__(self, num_envs: int = 1, render_mode: str | None = None, **kwargs: Any) -> None:
         if render_mode is not None:
             raise ValueError(f"render_mode={render_mode!r}: the JAX envs do not render")
+        num_envs = check.integer("num_envs", num_envs, minimum=1)  # as the numpy envs check it, with its message
         EzPickle.__init__(self, num_envs=num_envs, render_mode=render_mode, **kwargs)
         env = self.functional(**kwargs)
+        check.check_env_memory(num_envs, *env.engine.memory)  # the numpy twin's limit, before anything is made
         self._checks = env.engine  # the numpy engine of one copy: its action checks and messages
         FunctionalJaxVectorEnv.__init__(self, env, num_envs=num_envs, metadata=self.metadata,
                                         render_mode=render_mode)
@@ -144,7 +148,11 @@ def _upper_bounds(space: spaces.Space) -> np.ndarray:
     raise TypeError(f"the JAX vector env takes actions from 0, not {space}")  # pragma: no cover
 
 
-def _refuse_options(options: dict | None) -> None:
+def _refuse_options(options: Any) -> None:
+    """Reset options: None or an empty dict (the JAX envs take none), refused with the numpy envs' messages."""
+    if options is not None and not isinstance(options, Mapping):
+        raise TypeError(f"options={options!r}: reset options must be a dict (or None); allowed keys: none in the JAX "
+                        "envs (pass the instance as means= when making the env)")
     if options:
         raise ValueError(f"reset options {sorted(options)} are not supported by the JAX envs; pass the instance as "
                          "means= when making the env, or in the params of the pure functions")

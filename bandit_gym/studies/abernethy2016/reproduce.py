@@ -15,10 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from bandit_gym.experiments import AgentSpec, ExperimentSpec
-from bandit_gym.plotting import COLORS, MARKERS, _figure, _finish
+from bandit_gym.plotting import COLORS, MARKERS, Band, _figure, _finish, shade_bands
 from bandit_gym.studies._report import Report, markdown_table, run_specs, with_agents
 
 
@@ -142,41 +140,46 @@ def regret_markdown(summary: Any, runs: int) -> str:
 
 
 # ----------------------------------------------------------------------------------------- figures
-def _band(ax: Any, x: Any, curve: Any, label: str, i: int) -> None:
+def _line(ax: Any, x: Any, curve: Any, label: str, i: int) -> Band:
+    """Draw one curve's mean; return its 95% band for ``shade_bands`` (drawn once the panel's scales are set)."""
     color = COLORS[i % len(COLORS)]
     ax.plot(x, curve["mean"], marker=MARKERS[i % len(MARKERS)], markersize=4, color=color, label=label)
-    ax.fill_between(x, np.maximum(curve["ci_low"], 1e-3), curve["ci_high"], color=color, alpha=0.2, linewidth=0)
+    return (x, curve["ci_low"], curve["ci_high"], color)
 
 
 def plot_regret_against_horizon(summary: Any, path: str | Path, title: str = "") -> Path:
     """One panel per number of levels m: mean cumulative pseudo-regret against the horizon T (log-log), a 95%
-    confidence band per agent."""
+    confidence band per agent (a band whose lower end is at or below 0 is cut at the axis and marked with a caret,
+    ``bandit_gym.plotting.shade_bands``)."""
     rows = summary[summary["metric"] == "regret"]
     levels = sorted(set(rows["levels"]))
     fig, axes = _figure(len(levels))
     for ax, m in zip(axes, levels, strict=True):
         panel = rows[rows["levels"] == m]
-        for i, (agent, curve) in enumerate(panel.groupby("agent", sort=False)):
-            _band(ax, curve["budget"], curve, agent, i)
         ax.set(xscale="log", yscale="log", xlabel="T (horizon)", ylabel="cumulative pseudo-regret", title=f"m = {m}")
+        shade_bands(ax, [_line(ax, curve["budget"], curve, agent, i)
+                         for i, (agent, curve) in enumerate(panel.groupby("agent", sort=False))], alpha=0.2)
         ax.grid(alpha=0.3, which="both")
     return _finish(fig, axes, path, title)
 
 
 def plot_regret_against_levels(summary: Any, path: str | Path, title: str = "") -> Path:
     """Mean cumulative pseudo-regret at a fixed T against the number of levels m (log2 x-axis), one curve per
-    threshold order and agent, with 95% confidence bands; one panel per order and one with all curves."""
+    threshold order and agent, with 95% confidence bands; one panel per order and one with all curves (log y axis,
+    where a band whose lower end is at or below 0 is cut at the axis and marked, ``shade_bands``)."""
     rows = summary[summary["metric"] == "regret"]
     orders = list(dict.fromkeys(rows["order"]))
     fig, axes = _figure(len(orders) + 1)
-    curves = list(rows.groupby(["order", "agent"], sort=False))
-    for i, ((order, agent), curve) in enumerate(curves):
-        label = f"{agent}, {order} thresholds"
-        _band(axes[orders.index(order)], curve["levels"], curve, label, i)
-        _band(axes[-1], curve["levels"], curve, label, i)
     for ax, name in zip(axes, [*orders, "all"], strict=True):
-        ax.set(xscale="log", xlabel="m (threshold levels)", ylabel="cumulative pseudo-regret", title=name)
+        ax.set(xlabel="m (threshold levels)", ylabel="cumulative pseudo-regret", title=name)
         ax.set_xscale("log", base=2)
-        ax.grid(alpha=0.3, which="both")
     axes[-1].set_yscale("log")
+    bands: list[list[Band]] = [[] for _ in axes]
+    for i, ((order, agent), curve) in enumerate(rows.groupby(["order", "agent"], sort=False)):
+        label = f"{agent}, {order} thresholds"
+        bands[orders.index(order)].append(_line(axes[orders.index(order)], curve["levels"], curve, label, i))
+        bands[-1].append(_line(axes[-1], curve["levels"], curve, label, i))
+    for ax, panel_bands in zip(axes, bands, strict=True):
+        shade_bands(ax, panel_bands, alpha=0.2)
+        ax.grid(alpha=0.3, which="both")
     return _finish(fig, axes[-1:], path, title)
