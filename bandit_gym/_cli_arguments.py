@@ -105,8 +105,7 @@ def _add_reproduce(sub: argparse._SubParsersAction[_Parser]) -> None:
     rep.add_argument("--out", help="results folder (default results/PAPER[-quick])")
     rep.add_argument("--force", action="store_true",
                      help="recompute every cell of the experiments, also those stored in --out by the code installed "
-                          "now (not the fixed-confidence sweep's cells, kept per source version in "
-                          "--out/sweep-cells)")
+                          "now (the fixed-confidence sweep's cells in --out/sweep-cells too)")
     rep.add_argument("--agent", type=_agent, action="append", default=[], metavar="AGENT",
                      help="an agent to add to every experiment of its family, as rows of the tables and figures "
                           "(repeatable): a name, or a TOML table such as '{name = \"ArmwisePPO\", params = "

@@ -36,7 +36,8 @@ Provenance. Each cell records the fingerprints of its agent's code and of its en
 user's registered one) and the package version (``bandit_gym.provenance``); a run recomputes the stored cells that
 other code made, says which and why, and reuses the rest
 (``ExperimentResult.reused``, ``.stale``), ``force=True`` recomputes all, and reading reports them;
-``stored_cells()`` tallies them (and forces) over every run of a block, such as a paper's reproduction.
+``stored_cells()`` tallies them (and forces) over every run of a block, such as a paper's reproduction
+(``current_stored_cells()`` gives code that keeps cells of its own the block's tally).
 
 Modules, by concern, each importing only those before it: ``spec`` (the spec and its checks), ``cells`` (a spec's
 cells, seeds and agents), ``store`` (the folder a run writes), ``results`` (reading results), ``run`` (running
@@ -50,6 +51,7 @@ from bandit_gym.experiments.run import (
     StoredCells,
     check_jobs,
     cores,
+    current_stored_cells,
     play_cell,
     run_cell,
     run_experiment,
@@ -76,5 +78,6 @@ from bandit_gym.experiments.store import CellStore
 
 __all__ = ["BACKENDS", "CELL_BACKENDS", "LAYOUT_FILE", "LOCK_FILE", "MAX_CELLS", "MAX_CLUSTER_JOBS", "MAX_RUNS",
            "AgentCells", "AgentSpec", "Cell", "CellStore", "EnvFacts", "ExperimentError", "ExperimentResult",
-           "ExperimentSpec", "StoredCells", "build_agent", "cell_name", "check_jobs", "collect", "cores", "expand",
-           "load_specs", "play_cell", "run_cell", "run_experiment", "run_experiments", "stored_cells"]
+           "ExperimentSpec", "StoredCells", "build_agent", "cell_name", "check_jobs", "collect", "cores",
+           "current_stored_cells", "expand", "load_specs", "play_cell", "run_cell", "run_experiment", "run_experiments",
+           "stored_cells"]

@@ -191,6 +191,12 @@ def stored_cells(force: bool = False) -> Iterator[StoredCells]:
         _STORED.reset(token)
 
 
+def current_stored_cells() -> StoredCells | None:
+    """The tally of the ``stored_cells()`` block the caller runs in (None outside one): for code that keeps cells
+    of its own (the fixed-confidence delta-sweep), to honour its ``force`` and count what it reused."""
+    return _STORED.get()
+
+
 def check_jobs(jobs: Any, backend: str | None) -> int:
     """``jobs`` as an int: at least 1, and at most this machine's cores for a local backend (more local workers
     than cores only queue for them, and each holds its own copy of a cell's arrays); a Dask or Ray cluster

@@ -39,6 +39,8 @@ from __future__ import annotations
 import math
 import re
 import time
+import warnings
+import zipfile
 import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -202,17 +204,24 @@ def play(cell: Cell, runs: int, seed: int = SWEEP_SEED) -> dict[str, np.ndarray]
             "cpu": np.asarray(time.process_time() - start)}
 
 
-def _cached(folder: Path, cell: Cell, runs: int, seed: int) -> dict[str, np.ndarray]:
-    """``play``, kept in ``folder`` (keyed by the cell, runs and seed) so that an interrupted sweep resumes."""
+def _cached(folder: Path, cell: Cell, runs: int, seed: int, force: bool = False) -> tuple[dict[str, np.ndarray], str]:
+    """``play``, kept in ``folder`` (keyed by the cell, runs and seed) so that an interrupted sweep resumes; with
+    ``force`` played again whatever is stored. Returns the cell's arrays and what became of its stored file:
+    ``"reused"``, ``"played"``, or ``"damaged: NAME (why)"`` (a file that cannot be read is played again and
+    replaced)."""
     path = folder / f"{cell.key}-{runs}runs-seed{seed}.npz"
-    if path.exists():
-        with np.load(path) as data:
-            return {key: data[key] for key in ("pulls", "error", "cpu")}
+    status = "played"
+    if path.exists() and not force:
+        try:
+            with np.load(path) as data:
+                return {key: data[key] for key in ("pulls", "error", "cpu")}, "reused"
+        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as error:
+            status = f"damaged: {path} ({type(error).__name__}: {error})"
     out = play(cell, runs, seed)
     partial = path.with_suffix(".partial.npz")
     np.savez(partial, pulls=out["pulls"], error=out["error"], cpu=out["cpu"])
     partial.replace(path)
-    return out
+    return out, status
 
 
 # ----------------------------------------------------------------------------------------- the table
@@ -414,6 +423,7 @@ def run_sweep(out: str | Path, runs: int = SWEEP_RUNS, deltas: Sequence[float] =
     hold ``cpu``, the CPU seconds the cells took when played (a cell read back counts its first play's)."""
     from joblib import Parallel, delayed
 
+    from bandit_gym.experiments import current_stored_cells
     from bandit_gym.jit import source_fingerprint
 
     start = time.perf_counter()
@@ -424,14 +434,24 @@ def run_sweep(out: str | Path, runs: int = SWEEP_RUNS, deltas: Sequence[float] =
     # the longest cells first; at one delta the rules interleaved (one threshold after the other), so that two
     # workers seldom compile one rule at once
     order = sorted(range(len(cells)), key=lambda i: (cells[i].delta, cells[i].threshold))
-    work = Parallel(n_jobs=jobs, return_as="generator")(delayed(_cached)(folder, cells[i], runs, seed) for i in order)
+    tally = current_stored_cells()  # bandit-gym reproduce's: its --force, and its count of the reused cells
+    force = tally is not None and tally.force
+    work = Parallel(n_jobs=jobs, return_as="generator")(delayed(_cached)(folder, cells[i], runs, seed, force)
+                                                        for i in order)
     if progress:
         from tqdm import tqdm
 
         work = tqdm(work, total=len(cells), desc="fixed-confidence sweep")
     results: list[dict[str, np.ndarray]] = [{}] * len(cells)
-    for i, result in zip(order, work, strict=True):
+    for i, (result, status) in zip(order, work, strict=True):
         results[i] = result
+        if tally is not None and status == "reused":
+            tally.reused += 1
+        elif tally is not None and status.startswith("damaged: "):
+            tally.damaged.append(status.removeprefix("damaged: "))
+        elif status.startswith("damaged: "):
+            warnings.warn(f"the sweep's cell {status.removeprefix('damaged: ')} was damaged: played again",
+                          stacklevel=2)
     frame = sweep_frame(cells, results)
     frame.to_csv(out / "sweep.csv", index=False)
     (out / "sweep.md").write_text(sweep_markdown(frame) + "\n" + goals_markdown(frame))

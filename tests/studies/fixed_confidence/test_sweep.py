@@ -11,6 +11,7 @@ import pytest
 from scipy import stats
 
 from bandit_gym.divergences import kl_bernoulli
+from bandit_gym.experiments import stored_cells
 from bandit_gym.lower_bounds import best_arm_allocation, confidence_kl, top_m_allocation
 from bandit_gym.studies.fixed_confidence import claims, sweep
 from bandit_gym.studies.fixed_confidence import reproduce as study
@@ -109,6 +110,21 @@ def test_a_small_sweep_writes_its_files_and_its_claims_parse(tmp_path: Path) -> 
     rows = claims.sweep_claims(frame)
     assert [r.id for r in rows] == [f"fixed-confidence.{n}" for n in (8, 9, 10, 11)]
     assert rows[1].verdict == "untested"  # 6 runs x delta < 5 everywhere, and no error
+    # inside stored_cells() (bandit-gym reproduce): the kept cells are counted, a damaged one is played again and
+    # reported, and force plays every cell again, with the same numbers
+    kept = sorted((tmp_path / "sweep-cells").glob("*/*.npz"))
+    assert len(kept) == 8
+    kept[0].write_bytes(b"not a cell")
+    with stored_cells() as stored:
+        damaged = sweep.run_sweep(tmp_path, runs=6, deltas=(0.1, 0.01), problems=few)
+    assert stored.reused == 7 and len(stored.damaged) == 1 and str(kept[0]) in stored.damaged[0]
+    pd.testing.assert_frame_equal(damaged.summary, report.summary)
+    before = {path: path.stat().st_mtime_ns for path in kept}
+    with stored_cells(force=True) as stored:
+        forced = sweep.run_sweep(tmp_path, runs=6, deltas=(0.1, 0.01), problems=few)
+    assert stored.reused == 0 and all(path.stat().st_mtime_ns != before[path] for path in kept)
+    pd.testing.assert_frame_equal(forced.summary.drop(columns=["cpu"], errors="ignore"),
+                                  report.summary.drop(columns=["cpu"], errors="ignore"))
 
 
 @pytest.mark.slow
