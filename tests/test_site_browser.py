@@ -236,7 +236,10 @@ def test_the_site_builds_with_zensical_the_themes_successor(tmp_path: Path) -> N
     # file and folder, removed after)
     built = ROOT / "build" / f"zensical-site-{os.getpid()}"
     config.update(site_dir=str(built))
-    config.pop("hooks")  # Zensical runs no MkDocs hook: the staging below is what the hook does
+    config.pop("hooks")  # Zensical runs no MkDocs hook: the staging below is what the hook does, and so is
+    for extension in config["markdown_extensions"]:  # the changelog's snippet found from the root, not the cwd
+        if isinstance(extension, dict) and "pymdownx.snippets" in extension:
+            extension["pymdownx.snippets"]["base_path"] = [str(ROOT)]
     copy = ROOT / f".zensical-{os.getpid()}.yml"
     copy.write_text(yaml.safe_dump(config, sort_keys=False))
     try:
