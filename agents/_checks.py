@@ -8,8 +8,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numba import literal_unroll
 
-from bandit_gym.jit import called, kernel
+from bandit_gym.jit import called, inline, kernel
 
 MAX_PULLS = 2.0**53
 """The largest budget and count accepted: 2**53, the largest integer every float64 holds exactly, so that the
@@ -31,12 +32,21 @@ def _whole_fast(value: float) -> bool:
     return inside & (value == (int(value) if inside else -1))
 
 
+@inline
+def _within(value: float, low: float, high: float, whole: bool) -> bool:
+    """``value`` within a row ``(low, high, whole)`` of a contract's table, branch-free (NaN fails every comparison).
+    Inlined: a call per value would cost more than the comparisons, and keep the loops from being vectorised."""
+    return (value >= low) & (value <= high) & (~whole | (value == np.floor(value)))
+
+
 @kernel
 def needs_a_closer_look(last: np.ndarray, budget: np.ndarray, counts: np.ndarray, sums: np.ndarray,
-                        start: np.ndarray, going: bool) -> bool:
+                        start: np.ndarray, going: bool, constants: tuple[np.ndarray, ...], table: np.ndarray) -> bool:
     """True if some copy may fail a check of ``first_bad_copy`` or begins an episode (``last_arm < 0``, whose
-    every arm is checked there): the fast pass of every call, branch-free so that the processor vectorises it.
-    It reads the counts and sums of arm 0 in the copies whose ``last_arm`` is not an arm."""
+    every arm is checked there), or holds a constant of its family outside its row of ``table`` (``constants``:
+    the family's ``(N, 1)`` float32 arrays in the order of ``Contract.constants``; ``table``: its
+    ``constant_table``): the fast pass of every call, branch-free so that the processor vectorises it. It reads the
+    counts and sums of arm 0 in the copies whose ``last_arm`` is not an arm."""
     n, k = counts.shape
     look = False
     for i in range(n):
@@ -46,7 +56,29 @@ def needs_a_closer_look(last: np.ndarray, budget: np.ndarray, counts: np.ndarray
         count, total = counts[i, a], sums[i, a]
         ok = pulled & (arm == a) & _whole_fast(left) & _whole_fast(count) & (total - total == 0)
         look |= ~(ok & (~going | (left <= start[i] if going else True)))
-    return look
+    allowed, row = True, 0
+    for values in literal_unroll(constants):  # a loop per key: the arrays of a tuple may differ in layout
+        low, high, whole = table[row, 0], table[row, 1], table[row, 2] != 0
+        for i in range(n):
+            allowed &= _within(values[i, 0], low, high, whole)
+        row += 1  # noqa: SIM113  (numba's literal_unroll takes no enumerate)
+    return look or not allowed
+
+
+@kernel
+def levels_need_a_look(blocks: tuple[np.ndarray, ...], table: np.ndarray) -> bool:
+    """True if some entry of some array of ``blocks`` lies outside its row of ``table``: the threshold bandit's level
+    counts (C-contiguous float32 arrays, in the order of ``Contract.level_bounds``; ``table``: its
+    ``level_table``), every entry of every copy in one vectorised pass (cheaper than picking out the entries of the
+    arm each copy pulled last)."""
+    allowed, row = True, 0
+    for values in literal_unroll(blocks):
+        low, high, whole = table[row, 0], table[row, 1], table[row, 2] != 0
+        flat = values.reshape(-1)
+        for j in range(flat.size):
+            allowed &= _within(flat[j], low, high, whole)
+        row += 1  # noqa: SIM113  (numba's literal_unroll takes no enumerate)
+    return not allowed
 
 
 @kernel

@@ -5,7 +5,7 @@ agents index or count with, at every call (``Agent._as_batch``, ``Agent._check_v
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 
@@ -23,6 +23,34 @@ def family_names(families: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(str(family) for family in families)
 
 
+def refuse_keys(obs: Obs, family: Family, families: tuple[str, ...], agent: str) -> NoReturn:
+    """Raise the ValueError of an observation whose family (``family``, by ``family_of``) agent ``agent`` does not
+    play, or that lacks some of its agents' keys: that it is another family's observation, where it holds every key
+    of that family's agents and no key that only the observations of ``families`` hold; else that it lacks the keys
+    of the family of ``families`` whose observation's keys differ least from its own (``family`` first on a tie, then
+    in the order of ``families``; ``family``, if it is played and that family lacks none: the marker key decides)."""
+    keys, contract = set(obs), CONTRACTS[family]
+
+    def distance(name: str) -> tuple[int, bool]:  # keys of its observation missing, and keys of obs outside it
+        own = set(CONTRACTS[Family(name)].observation_keys)
+        return len(own - keys) + len(keys - own), name != family
+
+    closest = Family(min(families, key=distance)) if families else family
+    lacking = [key for key in CONTRACTS[closest].agent_keys if key not in keys]
+    theirs = {key for name in families for key in CONTRACTS[Family(name)].observation_keys}
+    another = set(contract.agent_keys) <= keys and not keys & (theirs - set(contract.observation_keys))
+    if family in families or (lacking and not another):
+        closest = closest if lacking else family
+        plays = f" (it plays {family_names(families)} envs)" if len(families) > 1 else ""
+        raise ValueError(f"obs lacks the keys {[key for key in CONTRACTS[closest].agent_keys if key not in keys]} "
+                         f"of a {closest.value!r} env's observation; {agent} needs "
+                         f"{list(CONTRACTS[closest].agent_keys)}{plays}")
+    wanted = {str(name): list(CONTRACTS[Family(name)].agent_keys) for name in families}
+    raise ValueError(f"{agent} plays {family_names(families)} envs, not a {family.value!r} env: obs has the keys "
+                     f"{sorted(obs)}; the observations it plays have the keys {wanted}"
+                     + (f" (obs lacks {lacking} of a {closest.value!r} env's)" if lacking else ""))
+
+
 def as_batch(obs: Obs, families: tuple[str, ...], agent: str, reads_levels: Callable[[], bool]) -> tuple[Obs, bool]:
     """Validate the observation's keys and shapes for an agent of class name ``agent`` that plays ``families``
     (and reads the threshold bandit's per-level counts if ``reads_levels()``, asked once the rest is checked); add
@@ -30,16 +58,9 @@ def as_batch(obs: Obs, families: tuple[str, ...], agent: str, reads_levels: Call
     if not isinstance(obs, dict):
         raise TypeError(f"obs must be the dict observation of a bandit_gym env, got {type(obs).__name__}")
     family = family_of(obs)
-    if family not in families:  # the family first: a missing key reads as another family
-        wanted = {str(name): list(CONTRACTS[Family(name)].agent_keys) for name in families}
-        raise ValueError(f"{agent} plays {family_names(families)} envs, not a "
-                         f"{family.value!r} env: obs has the keys {sorted(obs)}; the observations it plays "
-                         f"have the keys {wanted}")
     keys = CONTRACTS[family].agent_keys
-    missing = [key for key in keys if key not in obs]
-    if missing:
-        raise ValueError(f"obs lacks the keys {missing} of a {family.value!r} env's observation; "
-                         f"{agent} needs {list(keys)}")
+    if family not in families or not all(key in obs for key in keys):
+        refuse_keys(obs, family, families, agent)  # another family's observation, or keys missing
     counts = np.asarray(obs["counts"])
     if counts.ndim not in (1, 2):
         raise ValueError(f"obs['counts'] must have shape (K,) or (N, K), got {counts.shape}")
@@ -92,7 +113,8 @@ _CHECK_FAILURES = {
 }
 
 
-def check_values(batch: Obs, family: Family, single: bool, start: np.ndarray | None, reads_every_value: bool) -> None:
+def check_values(batch: Obs, family: Family, single: bool, start: np.ndarray | None, reads_every_value: bool,
+                 reads_levels: bool = False) -> None:
     """Check the values the compiled code indexes or counts with, at every call, before any of it runs.
 
     A compiled pass over the N copies (``bandit_gym.agents._checks.first_bad_copy``, after a branch-free
@@ -100,17 +122,23 @@ def check_values(batch: Obs, family: Family, single: bool, start: np.ndarray | N
     ``budget_left``, within an episode a budget left no larger than the episode's starting budget, and the
     counts and sums of the arm each copy pulled last, the only entries an env changes between two steps;
     every arm's statistics in the copies that begin an episode (``last_arm == -1``) or had a batched
-    allocation (``-2``), the only steps at which the agents read every arm. Then the family's constants
-    (threshold, m, epsilon, delta), one value per copy, whenever some copy begins an episode (an env changes
-    them only then); at every call the values the agents index with (``m``, the threshold bandit's level
-    ``c_t``), and all of them for an agent that feeds every value to a network (``reads_every_value``)."""
+    allocation (``-2``), the only steps at which the agents read every arm. The branch-free pass also screens
+    the family's constants (threshold, epsilon, delta, the last reward: ``Contract.constants``, one value per copy)
+    at every call. Then the family's checks (``Contract``): whenever some copy begins an episode or some value was
+    screened out, ``check_start`` (m, the threshold bandit's level c_t) and ``check_constants``, which name the
+    first bad value; at every other call ``check_step`` alone (the values the agents index with: ``m``, ``c_t``);
+    all of them at every call for an agent that feeds every value to a network (``reads_every_value``). For an
+    agent that reads the threshold bandit's level counts (``reads_levels``), a compiled screen of every entry at
+    every call, and the contract's ``check_levels``, which names the first bad entry, if one is out."""
     from bandit_gym.agents import _checks
 
+    contract = CONTRACTS[family]
     k = batch["counts"].shape[1]
     going = start is not None  # copies seen before: their episodes' starting budgets are known
     arrays = (batch["last_arm"], batch["budget_left"], batch["counts"], batch["sums"],
               start if start is not None else _NO_START, going)
-    look = _checks.needs_a_closer_look(*arrays)
+    constants = tuple([batch[key] for key in contract.constants])
+    look = _checks.needs_a_closer_look(*arrays, constants, contract.constant_table)
     copy, code, arm = _checks.first_bad_copy(*arrays) if look else (-1, -1, -1)
     if copy >= 0:
         key, allowed = _CHECK_FAILURES[code]
@@ -121,7 +149,13 @@ def check_values(batch: Obs, family: Family, single: bool, start: np.ndarray | N
     if reads_every_value:
         for key, values in batch.items():
             require(batch, key, single, values, np.isfinite(values), "finite")
-    if look or not going or reads_every_value:  # an episode begins, or a first sight: every constant
-        CONTRACTS[family].check_start(batch, single, k)
-    else:  # within episodes, the values the agents index with
-        CONTRACTS[family].check_step(batch, single, k)
+    closer = look or not going or reads_every_value  # an episode begins, a value was screened out, a first sight
+    if closer:
+        contract.check_start(batch, single, k)
+        contract.check_constants(batch, single)
+    else:  # within episodes, the values the agents index with (the constants were screened)
+        contract.check_step(batch, single, k)
+    if reads_levels and contract.level_bounds:
+        blocks = tuple([np.ascontiguousarray(batch[key]) for key in contract.level_bounds])
+        if _checks.levels_need_a_look(blocks, contract.level_table):
+            contract.check_levels(batch, single, k)

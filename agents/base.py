@@ -233,7 +233,8 @@ class Agent:
         """Check the values the compiled code indexes or counts with, at every call, before any of it runs (what and
         why: ``_observations.check_values``)."""
         going = batch["counts"].shape == (self.num, self.num_arms)  # copies seen before: their starting budgets known
-        check_values(batch, family, single, self.total_budget if going else None, self.reads_every_value)
+        check_values(batch, family, single, self.total_budget if going else None, self.reads_every_value,
+                     self._reads_levels())
 
     def _reads_levels(self) -> bool:
         """Whether this agent reads the threshold bandit's per-level counts (``level_keys`` by default; a policy

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import numpy as np
 
+from bandit_gym.families import _checks
+from bandit_gym.families._checks import Bounds
 from bandit_gym.families._family import Family
 
 COMMON_SCALAR_KEYS = ("budget_left", "last_arm")
@@ -86,12 +89,42 @@ class Contract:
     axes: Mapping[str, MetricAxes] = field(default_factory=dict)
     #: further observation keys, read only by the agents that need them (the threshold bandit's level counts)
     more_keys: tuple[str, ...] = ()
-    #: ``check_start(batch, single, k)``: the checks of the family's constants (threshold, m, epsilon, delta), run
-    #: by the agents whenever some copy begins an episode (``bandit_gym.families._checks``)
+    #: the keys of ``keys`` that hold one constant per copy (theta, epsilon, delta, the last reward) -> the values
+    #: each may take (``bandit_gym.families._checks``: ``FINITE``, ``NON_NEGATIVE``, ``OPEN_UNIT``). The agents'
+    #: compiled pass over the copies screens them at every call (``constant_table``); where some copy begins an
+    #: episode or some value is screened out, ``check_constants`` names the first bad value
+    constants: Mapping[str, Bounds] = field(default_factory=dict)
+    #: the keys of ``more_keys`` with m values per arm, ``(K * m,)`` per copy, arm i's level j at ``i * m + j - 1``
+    #: (the threshold bandit's level counts) -> the values each may take, checked for the agents that read them:
+    #: every entry screened at every call by a compiled pass (``level_table``), named by ``check_levels``
+    level_bounds: Mapping[str, Bounds] = field(default_factory=dict)
+    #: ``check_start(batch, single, k)``: the checks beside ``constants`` that depend on K or on other keys (m, the
+    #: threshold bandit's level c_t), run by the agents, before ``check_constants``, whenever some copy begins an
+    #: episode or the compiled pass screens some value out (``bandit_gym.families._checks``)
     check_start: Callable[[Mapping[str, np.ndarray], bool, int], None] = no_check
-    #: ``check_step(batch, single, k)``: the checks of the values the agents index with, at every step within
-    #: episodes (``m``, the threshold bandit's level c_t)
+    #: ``check_step(batch, single, k)``: those of them at every other call (the values the agents index with: ``m``,
+    #: the threshold bandit's level c_t)
     check_step: Callable[[Mapping[str, np.ndarray], bool, int], None] = no_check
+
+    def check_constants(self, batch: Mapping[str, np.ndarray], single: bool) -> None:
+        """Raise a ValueError naming the first value of ``constants`` outside its bounds (key by key, copy by copy)."""
+        _checks.within(batch, single, self.constants)
+
+    def check_levels(self, batch: Mapping[str, np.ndarray], single: bool, k: int) -> None:
+        """Raise a ValueError naming the first entry of ``level_bounds``' keys outside its bounds, with its arm and
+        level (every entry of every copy)."""
+        _checks.per_level(batch, single, k, self.level_bounds)
+
+    @cached_property
+    def constant_table(self) -> np.ndarray:
+        """``constants`` as the agents' compiled pass reads them: ``(C, 3)`` float32 rows ``(low, high, whole)`` in
+        the order of ``constants``, for float32 values (``Bounds.row``)."""
+        return np.array([bounds.row() for bounds in self.constants.values()], dtype=np.float32).reshape(-1, 3)
+
+    @cached_property
+    def level_table(self) -> np.ndarray:
+        """``level_bounds`` as ``constant_table`` gives ``constants``."""
+        return np.array([bounds.row() for bounds in self.level_bounds.values()], dtype=np.float32).reshape(-1, 3)
 
     def answer_rule(self) -> Callable[..., np.ndarray]:
         """``empirical_answer``, or a ValueError for an online family, which takes no answer."""

@@ -31,14 +31,8 @@ def top_m_answer(obs: dict[str, np.ndarray], rng: np.random.Generator | None = N
 _BUDGET_LOG2 = "budget n (pulls, log2 scale)"
 
 
-def check_start(batch: _checks.Obs, single: bool, k: int) -> None:
-    """m a whole number from 1 to K - 1 (the same in every copy), epsilon finite and >= 0."""
-    _checks.m(batch, single, k)
-    _checks.epsilon(batch, single)
-
-
-def check_step(batch: _checks.Obs, single: bool, k: int) -> None:
-    """m, which the agents index with, at every step."""
+def check_m(batch: _checks.Obs, single: bool, k: int) -> None:
+    """m a whole number from 1 to K - 1, the same in every copy (the agents index with it: checked at every call)."""
     _checks.m(batch, single, k)
 
 
@@ -59,8 +53,9 @@ CONTRACT = Contract(
                              xscale="log2"),
         "pulls": MetricAxes("pulls until the stop", xlabel=_BUDGET_LOG2, xscale="log2"),
     },
-    check_start=check_start,
-    check_step=check_step,
+    constants={"epsilon": _checks.NON_NEGATIVE},
+    check_start=check_m,
+    check_step=check_m,
 )
 
 #: the axes of best-arm identification with correlated arms (hoffman2014's figures: linear budget, simple regret

@@ -6,12 +6,6 @@ from bandit_gym.families import _checks
 from bandit_gym.families._contract import Contract, MetricAxes
 from bandit_gym.families._family import Family
 
-
-def check_start(batch: _checks.Obs, single: bool, k: int) -> None:
-    """The last reward finite."""
-    _checks.finite(batch, single, "last_reward")
-
-
 CONTRACT = Contract(
     family=Family.MULTI_ARMED,
     summary="online: the classic stochastic K-armed bandit, cumulative pseudo-regret",
@@ -22,5 +16,5 @@ CONTRACT = Contract(
     metric_names=("regret",),
     horizon_argument="budget",
     axes={"regret": MetricAxes("cumulative pseudo-regret", xlabel="horizon T")},
-    check_start=check_start,
+    constants={"last_reward": _checks.FINITE},
 )

@@ -13,16 +13,15 @@ LEVEL_KEYS = ("level_exceed", "level_trials")
 distributions (DKWUCB, KMUCB, OPTIM)."""
 
 
-def check_values(batch: _checks.Obs, single: bool, k: int) -> None:
+def check_level(batch: _checks.Obs, single: bool, k: int) -> None:
     """The threshold level c_t a whole number 1..m (0 after the last round) where the observation carries the level
-    counts (the agents that read them index them with c_t), then c_t and the last reward finite; at an episode's
-    start and at every step."""
-    c = batch["threshold"][:, 0]
+    counts (the agents that read them index them with c_t); at an episode's start and at every step (c_t and the
+    last reward finite: ``CONTRACT.constants``)."""
     if "level_exceed" in batch and np.ndim(batch["level_exceed"]) == 2:
+        c = batch["threshold"][:, 0]
         levels = batch["level_exceed"].shape[1] // k
         _checks.require(batch, "threshold", single, c, (c >= 0) & (c <= levels) & (c == np.floor(c)),
                         f"a threshold level 1..m = 1..{levels} (0 after the last round)")
-    _checks.finite(batch, single, "threshold", "last_reward")
 
 
 CONTRACT = Contract(
@@ -37,6 +36,8 @@ CONTRACT = Contract(
     more_keys=("last_value", "last_censored", "level_exceed", "level_trials"),
     axes={"regret": MetricAxes("cumulative pseudo-regret (log scale)", xlabel="horizon T (log scale)",
                                xscale="log", yscale="log")},
-    check_start=check_values,
-    check_step=check_values,
+    constants={"threshold": _checks.FINITE, "last_reward": _checks.FINITE},
+    level_bounds={"level_exceed": _checks.PULLS, "level_trials": _checks.PULLS},
+    check_start=check_level,
+    check_step=check_level,
 )

@@ -21,12 +21,6 @@ def empirical_answer(obs: dict[str, np.ndarray], rng: np.random.Generator | None
     return (means >= threshold).astype(np.int64)
 
 
-def check_start(batch: _checks.Obs, single: bool, k: int) -> None:
-    """The threshold theta finite, epsilon finite and >= 0."""
-    _checks.finite(batch, single, "threshold")
-    _checks.epsilon(batch, single)
-
-
 CONTRACT = Contract(
     family=Family.THRESHOLDING,
     summary="classify every arm as above or below a threshold theta (tao2019), within a budget T of pulls",
@@ -42,5 +36,5 @@ CONTRACT = Contract(
         "aggregate_regret": MetricAxes("aggregate regret / K (log scale)", yscale="log", per_arm=True),
         "error": MetricAxes("P(error): some arm misclassified", rate=True),
     },
-    check_start=check_start,
+    constants={"threshold": _checks.FINITE, "epsilon": _checks.NON_NEGATIVE},
 )

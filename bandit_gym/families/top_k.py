@@ -10,12 +10,6 @@ from bandit_gym.families.best_arm import top_m_answer
 _BUDGET = "total budget Q (log scale)"
 
 
-def check_start(batch: _checks.Obs, single: bool, k: int) -> None:
-    """The best-arm family's checks (m, epsilon), then delta in (0, 1)."""
-    best_arm.check_start(batch, single, k)
-    _checks.delta(batch, single)
-
-
 CONTRACT = Contract(
     family=Family.TOP_K,
     summary="find K arms whose aggregate regret is at most epsilon (chen2017), at a fixed budget or confidence",
@@ -32,6 +26,7 @@ CONTRACT = Contract(
         "regret": MetricAxes("top-K aggregate regret R", xlabel=_BUDGET, xscale="log"),
         "pulls": MetricAxes("pulls until the stop", xlabel=_BUDGET, xscale="log"),
     },
-    check_start=check_start,
-    check_step=best_arm.check_step,
+    constants={"epsilon": _checks.NON_NEGATIVE, "delta": _checks.OPEN_UNIT},
+    check_start=best_arm.check_m,
+    check_step=best_arm.check_m,
 )

@@ -116,11 +116,12 @@ def test_bad_agent_arguments_and_observations() -> None:
         agent.act(thresholding_obs)
 
 
-def test_an_observation_missing_its_family_keys_is_reported_as_a_family_mismatch_with_the_keys_wanted() -> None:
+def test_an_observation_missing_some_of_its_family_keys_is_reported_as_lacking_them_not_as_another_family() -> None:
     obs, _ = gym.make("ThresholdingBandit-v0").reset(seed=0)
-    del obs["epsilon"]  # now it reads as a threshold bandit's observation
-    with pytest.raises(ValueError, match=r"LSA plays \('thresholding',\) envs, not a 'threshold' env: .*'epsilon'"):
+    del obs["epsilon"]  # its marker key now reads as a threshold bandit's observation
+    with pytest.raises(ValueError, match=r"^obs lacks the keys \['epsilon'\] of a 'thresholding' env's observation; "
+                                         r"LSA needs \[.*'epsilon'"):
         LSA().act(obs)
     del obs["threshold"]
-    with pytest.raises(ValueError, match=r"not a 'multi_armed' env: .*'threshold'"):
+    with pytest.raises(ValueError, match=r"^obs lacks the keys \['threshold', 'epsilon'\] of a 'thresholding' env"):
         LSA().act(obs)

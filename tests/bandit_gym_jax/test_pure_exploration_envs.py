@@ -261,6 +261,29 @@ def test_reset_options_that_are_not_a_dict_are_a_type_error(options: object) -> 
         env.reset(options={})  # an empty dict (or None) is no option
 
 
+def _first_state(env: gym.Env, seed: int) -> np.ndarray:
+    env.reset(seed=seed)
+    return np.concatenate([np.ravel(np.asarray(leaf, dtype=float)) for leaf in jax.tree.leaves(env.unwrapped.state)])
+
+
+def test_every_whole_seed_is_taken_with_all_its_bits_as_the_numpy_env_takes_it() -> None:
+    single = gym.make("jax/ThresholdingBandit-v0")  # a random instance per episode: the seed decides it
+    vector = gym.make_vec("jax/ThresholdingBandit-v0", num_envs=2, vectorization_mode="vector_entry_point")
+    for seed in (2**63, 2**64, 2**70):  # JAX's own PRNGKey overflows from 2**63
+        single.reset(seed=seed)
+        vector.reset(seed=seed)
+        gym.make("ThresholdingBandit-v0").reset(seed=seed)  # the numpy twin takes it too
+    first = _first_state(single, 0)
+    assert np.array_equal(first, _first_state(single, 0))
+    for seed in (2**32, 2**40, 2**64, 2**70):  # PRNGKey without 64-bit ints kept the low 32 bits: seed 0's episode
+        assert not np.array_equal(first, _first_state(single, seed)), seed
+    single.reset(seed=5)  # below 2**32 the key is PRNGKey's, and the streams are unchanged
+    assert np.array_equal(np.asarray(single.unwrapped.rng), np.asarray(jax.random.split(jax.random.PRNGKey(5))[1]))
+    for env in (single, vector):
+        with pytest.raises(gym.error.Error, match="Seed must be greater or equal to zero, actual value: -1"):
+            env.reset(seed=-1)
+
+
 def test_the_env_pickles() -> None:
     env = gym.make("jax/BestArmIdentification-Audibert2010Problem3-v0", budget=30)
     copy = pickle.loads(pickle.dumps(env))

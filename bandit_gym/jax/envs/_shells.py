@@ -18,13 +18,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
+import gymnasium as gym
 import jax
 import jax.numpy as jnp
 import numpy as np
 from gymnasium import spaces
 from gymnasium.envs.functional_jax_env import FunctionalJaxEnv, FunctionalJaxVectorEnv
 from gymnasium.utils import EzPickle
-from gymnasium.vector import AutoresetMode
+from gymnasium.vector import AutoresetMode, VectorEnv
 
 from bandit_gym import _validation as check
 from bandit_gym.jax.envs._base import BanditFunctional
@@ -57,7 +58,10 @@ class BanditJaxEnv(FunctionalJaxEnv, EzPickle):
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[Any, dict[str, Any]]:
         _refuse_options(options)
-        return super().reset(seed=seed)
+        if seed is not None:  # Gymnasium's check of the seed and np_random, then the seed's key (``seed_key``)
+            gym.Env.reset(self, seed=seed)
+            self.rng = seed_key(seed)
+        return super().reset(seed=None)
 
 
 class BanditJaxVectorEnv(FunctionalJaxVectorEnv, EzPickle):
@@ -134,7 +138,10 @@ class BanditJaxVectorEnv(FunctionalJaxVectorEnv, EzPickle):
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[Any, dict[str, Any]]:
         _refuse_options(options)
-        obs, info = super().reset(seed=seed)
+        if seed is not None:  # as ``BanditJaxEnv.reset``
+            VectorEnv.reset(self, seed=seed)
+            self.rng = seed_key(seed)
+        obs, info = super().reset(seed=None)
         self.prev_done = jnp.zeros(self.num_envs, dtype=bool)
         return obs, info
 
@@ -146,6 +153,18 @@ def _upper_bounds(space: spaces.Space) -> np.ndarray:
     if isinstance(space, spaces.Discrete) and int(space.start) == 0:
         return np.asarray(int(space.n), dtype=np.int64)
     raise TypeError(f"the JAX vector env takes actions from 0, not {space}")  # pragma: no cover
+
+
+def seed_key(seed: int) -> jax.Array:
+    """The ``jax.random`` key of a ``reset`` seed (a whole number from 0, checked by Gymnasium first): the key
+    ``jax.random.PRNGKey(seed)`` gives with 64-bit integers enabled, the seed's high and low 32 bits, for seeds below
+    2**64 (Gymnasium's shells call ``PRNGKey`` itself, which without 64-bit integers keeps only the low 32 bits, so
+    that seeds 0 and 2**32 played the same episodes, and which overflows from 2**63); above 2**64, two 32-bit words of
+    numpy's ``SeedSequence`` of the seed, which reads every bit of it, as a numpy env's ``reset(seed=...)`` does.
+    Below 2**32 the key is ``PRNGKey(seed)``'s: the streams of those seeds are unchanged."""
+    if seed < 2**64:
+        return jnp.asarray(np.array([seed >> 32, seed & 0xFFFFFFFF], dtype=np.uint32))
+    return jnp.asarray(np.random.SeedSequence(seed).generate_state(2, dtype=np.uint32))
 
 
 def _refuse_options(options: Any) -> None:
