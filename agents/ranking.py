@@ -1,5 +1,5 @@
-"""Compiled ranking helpers (numba) shared by the best-arm and top-K agents and by Uniform: empirical means with
-an arm never pulled ranked last, the m largest values, order statistics and tournament trees.
+r"""Compiled ranking helpers (numba) shared by the best-arm and top-K agents and by Uniform: empirical means with
+an arm never pulled ranked last, the \(m\) largest values, order statistics and tournament trees.
 
 Every function here is compiled with ``jit`` (``bandit_gym.jit.called``: compiled once and called by the rules)
 except ``top_m_answers``, an entry point called from Python (``bandit_gym.jit.kernel``, cached on disk).
@@ -10,7 +10,7 @@ per copy and episode unless the agent was made with ``tie_break="index"``.
 
 An answer that ranks arms by empirical mean ranks an arm never pulled below every pulled arm (among such arms
 the smaller index first), as the envs' empirical rule does (``answer_means``), so that with a budget below
-K or with negative rewards the answer keeps to the arms pulled; the indices that choose the arm to pull read
+\(K\) or with negative rewards the answer keeps to the arms pulled; the indices that choose the arm to pull read
 such an arm's mean as 0 (``empirical_means``), so the pulls do not depend on the answer rule.
 """
 
@@ -26,16 +26,16 @@ jit = called
 
 @jit
 def empirical_means(counts: np.ndarray, sums: np.ndarray, out: np.ndarray) -> None:
-    """``out_i = sums_i / max(counts_i, 1)`` in float64."""
+    r"""\(\mathrm{out}_i = \mathrm{sums}_i / \max(\mathrm{counts}_i, 1)\) in float64."""
     for i in range(counts.shape[0]):
         out[i] = np.float64(sums[i]) / max(np.float64(counts[i]), 1.0)
 
 
 @jit
 def answer_means(counts: np.ndarray, sums: np.ndarray, out: np.ndarray) -> None:
-    """The values an answer ranks arms by: ``out_i = sums_i / T_i`` in float64 (as ``empirical_means``) for a
-    pulled arm, -inf for an arm never pulled, which therefore ranks last (ties, among such arms too: the smaller
-    index first), whatever the sign of the pulled arms' means."""
+    r"""The values an answer ranks arms by: \(\mathrm{out}_i = \mathrm{sums}_i / T_i\) in float64 (as
+    ``empirical_means``) for a pulled arm, \(-\infty\) for an arm never pulled, which therefore ranks last (ties, among
+    such arms too: the smaller index first), whatever the sign of the pulled arms' means."""
     for i in range(counts.shape[0]):
         c = np.float64(counts[i])
         out[i] = np.float64(sums[i]) / max(c, 1.0) if c > 0.0 else -np.inf
@@ -43,7 +43,7 @@ def answer_means(counts: np.ndarray, sums: np.ndarray, out: np.ndarray) -> None:
 
 @jit
 def top_m(values: np.ndarray, m: int, bits: np.ndarray) -> None:
-    """``bits`` = the m largest ``values`` (ties: the smaller index first), by m scans."""
+    r"""``bits`` = the \(m\) largest ``values`` (ties: the smaller index first), by \(m\) scans."""
     k = values.shape[0]
     for i in range(k):
         bits[i] = 0
@@ -57,15 +57,15 @@ def top_m(values: np.ndarray, m: int, bits: np.ndarray) -> None:
 
 @jit
 def top_m_pulled(counts: np.ndarray, sums: np.ndarray, m: int, values: np.ndarray, bits: np.ndarray) -> None:
-    """``bits`` = the m arms of largest empirical mean, an arm never pulled ranking last (ties: the smaller index
-    first); ``values`` is a scratch row of K floats (left holding ``answer_means``)."""
+    r"""``bits`` = the \(m\) arms of largest empirical mean, an arm never pulled ranking last (ties: the smaller
+    index first); ``values`` is a scratch row of \(K\) floats (left holding ``answer_means``)."""
     answer_means(counts, sums, values)
     top_m(values, m, bits)
 
 
 @jit
 def pulled_first(counts: np.ndarray, sums: np.ndarray, m: int, values: np.ndarray, bits: np.ndarray) -> None:
-    """Make ``bits``, the m largest empirical means of a rule that also uses them in its indices, an answer in
+    r"""Make ``bits``, the \(m\) largest empirical means of a rule that also uses them in its indices, an answer in
     which an arm never pulled ranks last: ``top_m_pulled`` if an arm was never pulled; otherwise the bits
     are that answer already and stay as they are."""
     for i in range(counts.shape[0]):
@@ -86,9 +86,9 @@ def _better(values: np.ndarray, a: float, b: float) -> float:
 
 @jit
 def max_tree_build(values: np.ndarray, tree: np.ndarray) -> None:
-    """A tournament tree over ``values`` (K arms) in ``tree`` (2 P floats, P >= K a power of two): node 1 holds
-    the arm of the largest value, the smallest index among equal ones (left children hold smaller indices and
-    win ties); leaves P + i hold arm i. O(K)."""
+    r"""A tournament tree over ``values`` (\(K\) arms) in ``tree`` (\(2P\) floats, \(P \ge K\) a power of two):
+    node 1 holds the arm of the largest value, the smallest index among equal ones (left children hold smaller
+    indices and win ties); leaves \(P + i\) hold arm \(i\). \(O(K)\)."""
     size, k = tree.shape[0] // 2, values.shape[0]
     for i in range(size):
         tree[size + i] = i if i < k else -1.0
@@ -98,7 +98,7 @@ def max_tree_build(values: np.ndarray, tree: np.ndarray) -> None:
 
 @jit
 def max_tree_update(values: np.ndarray, tree: np.ndarray, arm: int) -> None:
-    """Replay the matches on the path of ``arm``, whose value changed. O(log K)."""
+    r"""Replay the matches on the path of ``arm``, whose value changed. \(O(\log K)\)."""
     node = (tree.shape[0] // 2 + arm) // 2
     while node >= 1:
         tree[node] = _better(values, tree[2 * node], tree[2 * node + 1])
@@ -114,8 +114,8 @@ def key_before(value: float, index: int, other: float, other_index: int) -> bool
 
 @jit
 def select_key(values: np.ndarray, arms: np.ndarray, size: int, r: int) -> float:
-    """Reorder ``arms[:size]`` so that ``arms[r]`` is the arm of rank r (0-based) by key (value, index) and the
-    arms before it rank before it (quickselect, O(size) expected); returns its value."""
+    r"""Reorder ``arms[:size]`` so that ``arms[r]`` is the arm of rank \(r\) (0-based) by key (value, index) and the
+    arms before it rank before it (quickselect, \(O(\text{size})\) expected); returns its value."""
     lo, hi = 0, size - 1
     while lo < hi:
         pivot = arms[(lo + hi) // 2]
@@ -141,12 +141,12 @@ def select_key(values: np.ndarray, arms: np.ndarray, size: int, r: int) -> float
 
 @jit
 def accept_or_reject(m: int, alive: np.ndarray, accepted: np.ndarray, mean: np.ndarray, work: np.ndarray) -> None:
-    """SAR's removal (Bubeck, Wang, Viswanathan 2013), also OptMAI's accept-reject phases: with the active arms
-    ranked by empirical mean (ties: smaller index first) and l arms still to accept, the active arm of largest
-    empirical gap leaves, accepted if it ranks in the top l: gap ``mu - mu_(l+1)`` in the top l, ``mu_(l) - mu``
-    below. The largest gap is at the first or the last rank, so the removal needs two order statistics and one
-    pass: O(K). Ties: the first rank of largest gap leaves. ``alive`` and ``accepted`` are bits (floats) of the
-    K arms; ``work`` is unused."""
+    r"""SAR's removal (Bubeck, Wang, Viswanathan 2013), also OptMAI's accept-reject phases: with the active arms
+    ranked by empirical mean (ties: smaller index first) and \(l\) arms still to accept, the active arm of largest
+    empirical gap leaves, accepted if it ranks in the top \(l\): gap \(\mu - \mu_{(l+1)}\) in the top \(l\),
+    \(\mu_{(l)} - \mu\) below. The largest gap is at the first or the last rank, so the removal needs two order
+    statistics and one pass: \(O(K)\). Ties: the first rank of largest gap leaves. ``alive`` and ``accepted`` are
+    bits (floats) of the \(K\) arms; ``work`` is unused."""
     k = alive.shape[0]
     arms = np.empty(k, np.int64)
     active, left = 0, m
@@ -210,8 +210,8 @@ def kth_smallest(values: np.ndarray, kth: int) -> float:
 
 @jit
 def top_m_select(values: np.ndarray, m: int, bits: np.ndarray) -> float:
-    """``bits`` = the m largest ``values`` (ties: the smaller index first) in O(K) (a selection finds the m-th
-    largest value); returns their sum."""
+    r"""``bits`` = the \(m\) largest ``values`` (ties: the smaller index first) in \(O(K)\) (a selection finds the
+    \(m\)-th largest value); returns their sum."""
     k = values.shape[0]
     kth = kth_smallest(values, k - m)
     above = 0
@@ -231,8 +231,9 @@ def top_m_select(values: np.ndarray, m: int, bits: np.ndarray) -> float:
 @kernel
 def top_m_answers(m: np.ndarray, counts: np.ndarray, sums: np.ndarray, arm_at: np.ndarray,
                   action: np.ndarray) -> np.ndarray:
-    """``action[n, 1:]`` = the m largest empirical means of copy n, an arm never pulled ranking last; ties go to
-    the arm first in the copy's arm order ``arm_at[n]`` (position -> arm: the agent's tie rule), O(K) each."""
+    r"""``action[n, 1:]`` = the \(m\) largest empirical means of copy ``n``, an arm never pulled ranking last; ties
+    go to the arm first in the copy's arm order ``arm_at[n]`` (position -> arm: the agent's tie rule), \(O(K)\)
+    each."""
     k = counts.shape[1]
     mean, bits = np.zeros(k), np.zeros(k, np.int64)
     for n in range(counts.shape[0]):

@@ -1,4 +1,5 @@
-"""Per-copy arm scores with fast row-wise argmin/argmax and the agents' tie rule built in."""
+r"""Per-copy arm scores with fast row-wise \(\operatorname{arg\,min}\)/\(\operatorname{arg\,max}\) and the agents'
+tie rule built in."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import numpy as np
 
 
 class ArmScores:
-    """Scores of K arms in each of N copies, for the ``argmin``/``argmax`` of index policies.
+    r"""Scores of \(K\) arms in each of \(N\) copies, for the ``argmin``/``argmax`` of index policies.
 
     Each copy owns an order of its arms: position p of copy n holds arm ``arm_at[n, p]`` and its score
     ``values[n, p]``, and among tied scores the first position wins. A random order per copy and episode

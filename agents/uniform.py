@@ -19,9 +19,9 @@ from bandit_gym.jit import called, kernel
 def round_robin(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, epsilon: float,
                 constants: Any, state: Any, arrays: np.ndarray, work: np.ndarray, answer: np.ndarray,
                 final: bool) -> int:
-    """Uniform's step on best-arm and top-K envs as a compiled rule of ``BestArmAgent`` (for whole compiled
-    episodes): position ``made mod K`` (the driver plays positions in the copy's arm order); the answer is the m
-    largest empirical means, an arm never pulled ranking last."""
+    r"""Uniform's step on best-arm and top-K envs as a compiled rule of ``BestArmAgent`` (for whole compiled
+    episodes): position \(\mathrm{made} \bmod K\) (the driver plays positions in the copy's arm order); the answer
+    is the \(m\) largest empirical means, an arm never pulled ranking last."""
     if final:
         top_m_pulled(counts, sums, m, work[0], answer)
     return cycle(made, counts.shape[0])
@@ -50,26 +50,26 @@ def play_thresholding(*episodes: Any) -> None:
 
 
 class Uniform(Agent):
-    """Round-robin allocation, the non-adaptive baseline.
+    r"""Round-robin allocation, the non-adaptive baseline.
 
-    Paper: tao2019 §5 ("pulls each arm sequentially from 1 to K until budget T is reached such that each arm is
-    sampled roughly T/K times", then answers ``theta_i >= theta`` when ``theta_hat_i >= theta``).
+    Paper: tao2019 §5 ("pulls each arm sequentially from 1 to \(K\) until budget \(T\) is reached such that each arm
+    is sampled roughly \(T/K\) times", then answers \(\theta_i \ge \theta\) when \(\hat\theta_i \ge \theta\)).
 
-    Rule: ``i_t = sigma(((t - 1) mod K) + 1)``: round robin in the copy's arm order sigma, so each arm gets
-    ``floor(T/K)`` or ``ceil(T/K)`` pulls, the first ``T mod K`` arms of the order one more. The submitted answer
-    at every step is the env's empirical rule, so the agent is anytime: on the thresholding bandit
-    ``d_i = 1{theta_hat_i >= theta}`` (an arm not yet pulled has ``theta_hat_i = 0``); on best-arm and top-K envs
-    the m arms of largest empirical mean, an arm never pulled ranking below every pulled arm (ties: the arm first
-    in the copy's order), so that with T < K or negative rewards the answer keeps to the arms pulled. On the
-    threshold bandit it ignores c_t; on the classic K-armed bandit it is the explore-only baseline (linear
-    regret).
+    Rule: \(i_t = \sigma\big(((t - 1) \bmod K) + 1\big)\): round robin in the copy's arm order \(\sigma\), so each
+    arm gets \(\lfloor T/K \rfloor\) or \(\lceil T/K \rceil\) pulls, the first \(T \bmod K\) arms of the order one
+    more. The submitted answer at every step is the env's empirical rule, so the agent is anytime: on the
+    thresholding bandit \(d_i = \mathbb{1}\{\hat\theta_i \ge \theta\}\) (an arm not yet pulled has
+    \(\hat\theta_i = 0\)); on best-arm and top-K envs the \(m\) arms of largest empirical mean, an arm never pulled
+    ranking below every pulled arm (ties: the arm first in the copy's order), so that with \(T < K\) or negative
+    rewards the answer keeps to the arms pulled. On the threshold bandit it ignores \(c_t\); on the classic
+    \(K\)-armed bandit it is the explore-only baseline (linear regret).
 
-    Parameters: ``tie_break``. The copy's arm order sigma is drawn per copy and episode from the agent's seeded
+    Parameters: ``tie_break``. The copy's arm order \(\sigma\) is drawn per copy and episode from the agent's seeded
     generator (``tie_break="random"``, the default), so which arms get the extra pulls and which tied arm enters
-    the answer never depend on the arms' positions; ``tie_break="index"`` is tao2019's "from 1 to K" (sigma the
-    identity, ties to the smaller index). Deviations: none. The next arm is the one after the observation's
-    ``last_arm`` in the order (the order's first arm at the start), which keeps no state of its own, so repeated
-    ``act`` calls on one observation agree.
+    the answer never depend on the arms' positions; ``tie_break="index"`` is tao2019's "from 1 to \(K\)"
+    (\(\sigma\) the identity, ties to the smaller index). Deviations: none. The next arm is the one after the
+    observation's ``last_arm`` in the order (the order's first arm at the start), which keeps no state of its own, so
+    repeated ``act`` calls on one observation agree.
 
     Examples:
         One seeded episode (thresholding bandit, tao2019 Setup 1) and the record of

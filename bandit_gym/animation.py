@@ -1,4 +1,4 @@
-"""Animations for teaching: play an episode, keep its ``rgb_array`` frames, and save them as a GIF.
+r"""Animations for teaching: play an episode, keep its ``rgb_array`` frames, and save them as a GIF.
 
 ```python
 env = gym.make("ThresholdingBandit-Tao2019Setup1-v0", budget=200, render_mode="rgb_array")
@@ -9,7 +9,7 @@ record_gif(env, LSA(), "lsa-blind.gif", seed=0, every=10, show_truth=False)  # o
 Each frame is the env's ``rgb_array`` rendering: per arm the empirical mean (a bar) with its 95% interval and
 its pull count, the threshold, the agent's current answer (the bars' colour: on the thresholding bandit the arms
 it classifies above the threshold, on best-arm and top-K envs the arms it recommends, on the threshold bandit
-the empirical best arm at the current c_t) and, with ``show_truth`` (the default), the true means as green ticks
+the empirical best arm at the current \(c_t\)) and, with ``show_truth`` (the default), the true means as green ticks
 with the answer's loss in the title. ``env.unwrapped.show_truth = False`` hides them in ``env.render()`` too.
 
 The GIF is written by Pillow (``pip install ".[plot]"``; matplotlib draws the frames and needs it too). For

@@ -1,4 +1,4 @@
-"""The claims ledger: every claim of the five papers that the reproductions touch (and of the papers behind the
+r"""The claims ledger: every claim of the five papers that the reproductions touch (and of the papers behind the
 fixed-confidence study: Garivier and Kaufmann 2016, the Top Two papers, the stopping rules'), with our numbers, a
 statistical test, its statistic, a p-value corrected for multiple comparisons, the decision rule and a verdict,
 generated from the committed results (``bandit-gym claims``; ``docs/claims.md`` and ``docs/claims.csv``).
@@ -20,7 +20,7 @@ directions and power); a paper module describes its tests and never sets a verdi
 - *untested*: the experiment does not reach the claim's regime (a bound at or beyond the largest possible value
   at every setting run, a study not run), with the reason.
 
-Tests: paired wherever the runs are paired (common random numbers, the same instance in run r of every agent):
+Tests: paired wherever the runs are paired (common random numbers, the same instance in run \(r\) of every agent):
 McNemar's exact test for paired binary outcomes, paired t or Wilcoxon signed-rank tests for paired continuous
 ones; Fisher's exact or Welch's test for independent runs; one-sided tests for bounds and "at most" claims
 (exact binomial for probabilities, normal for means). Multiple comparisons: each row's p-value is
@@ -119,14 +119,14 @@ _LEDGER_VERDICTS = (
     "**supported**: the data test the claim and confirm it (significant in the claimed direction wherever the "
     "claim needs it; a bound or \"at most\" claim met by significant one-sided tests); **not supported**: "
     "the data test the claim and contradict it (significant in the opposite direction, a bound significantly "
-    "violated), or a difference is not significant although the test had power >= 0.8 to detect the effect "
+    r"violated), or a difference is not significant although the test had power \(\ge 0.8\) to detect the effect "
     "it is sized for (evidence against that effect); **inconclusive**: not significant with low power (the "
     "row gives the runs that would decide it); **consistent**: what the data cannot confirm by construction "
     "and do not contradict (a lower bound every algorithm respects, no difference, a rate without its "
     "constant); **untested**: the experiment does not reach the claim's regime (the reason is given).")
 """The ledger's fixed paragraph on the verdicts (``claims.md``, after the counts)."""
 _LEDGER_TESTS = (
-    "Tests are paired wherever the runs are paired (common random numbers, the same instance in run r of "
+    r"Tests are paired wherever the runs are paired (common random numbers, the same instance in run \(r\) of "
     "every agent: McNemar's exact test, paired t or Wilcoxon tests), one-sided for bounds. Power and runs "
     "needed are normal approximations at Holm's strictest level, for the paper's effect where it states one "
     "and for the observed difference otherwise. p-values are Holm-corrected within each claim, over the "
@@ -171,11 +171,11 @@ def _claim_lines(c: Claim) -> list[str]:
 def _loss_lines(paper: str, lost: list[Loss]) -> list[str]:
     """The table of every significant loss of the paper's algorithms (or a sentence saying there is none)."""
     if not lost:
-        return [f"No test found the paper's algorithm significantly worse than another (p < 0.05 before "
+        return [rf"No test found the paper's algorithm significantly worse than another (\(p < 0.05\) before "
                 f"correction) in {paper}'s results.", ""]
     algorithms = ", ".join(dict.fromkeys(loss.algorithm for loss in lost))
     lines = [f"### Every significant loss of the paper's algorithms ({paper}: {algorithms})", "",
-             "Every test in which the paper's algorithm did significantly worse than another at p < 0.05 "
+             r"Every test in which the paper's algorithm did significantly worse than another at \(p < 0.05\) "
              "before correction; `p (Holm)` is corrected over the family named in the last column.", "",
              "| algorithm | against | setting | metric | difference | p | p (Holm) | family |",
              "|---|---|---|---|---|---|---|---|"]

@@ -1,9 +1,10 @@
-"""Covariances over arms for correlated best-arm identification (hoffman2014): the prior ``mu ~ N(0, eta^2 G)``
-of the arm means, for the env's generating model and for a Bayesian agent's own model; and the synthetic traffic
-speed data of ``CorrelatedBestArm-TrafficSynthetic-v1`` with its samplers of arm means.
+r"""Covariances over arms for correlated best-arm identification (hoffman2014): the prior
+\(\mu \sim \mathcal{N}(0, \eta^2 G)\) of the arm means, for the env's generating model and for a Bayesian agent's own
+model; and the synthetic traffic speed data of ``CorrelatedBestArm-TrafficSynthetic-v1`` with its samplers of arm
+means.
 
-A covariance G is a K x K symmetric positive semi-definite matrix, or the name of one of ``KERNELS``; the
-envs' and agents' argument keeps the paper's word, ``kernel=``. (Elsewhere in the code, "kernel" means a
+A covariance \(G\) is a \(K \times K\) symmetric positive semi-definite matrix, or the name of one of ``KERNELS``;
+the envs' and agents' argument keeps the paper's word, ``kernel=``. (Elsewhere in the code, "kernel" means a
 compiled numba function: the ``_kernels`` modules.) A means
 sampler ``(rng, n) -> (n, K)`` may be named by a string of ``resolve_means``.
 """
@@ -52,8 +53,9 @@ def check_kernel(kernel: object, name: str = "kernel") -> np.ndarray:
 
 
 def squared_exponential(locations: Any, length_scale: float = 1.0) -> np.ndarray:
-    """``G_ij = exp(-||x_i - x_j||^2 / length_scale^2)`` for arm locations ``(K,)`` or ``(K, d)`` (hoffman2014
-    §6.2 writes the unit-length-scale kernel ``exp(-(x - x')^2)``)."""
+    r"""\(G_{ij} = \exp\big(-\lVert x_i - x_j \rVert^2 / \ell^2\big)\) (\(\ell\) = ``length_scale``) for arm
+    locations ``(K,)`` or ``(K, d)`` (hoffman2014 §6.2 writes the unit-length-scale kernel
+    \(\exp\big(-(x - x')^2\big)\))."""
     x = np.asarray(locations, dtype=np.float64)
     if x.ndim == 1:
         x = x[:, None]
@@ -71,15 +73,15 @@ def squared_exponential(locations: Any, length_scale: float = 1.0) -> np.ndarray
 
 @functools.lru_cache(maxsize=1)
 def traffic_synthetic() -> np.ndarray:
-    """The kernel of ``CorrelatedBestArm-TrafficSynthetic-v0``: a **synthetic** stand-in for the empirical
-    covariance of hoffman2014's traffic data (K = 357 sensors on I-880 South; the data is not available offline),
-    rescaled to a unit mean diagonal. (v1 uses ``traffic_speeds_kernel``, the unscaled covariance of
+    r"""The kernel of ``CorrelatedBestArm-TrafficSynthetic-v0``: a **synthetic** stand-in for the empirical
+    covariance of hoffman2014's traffic data (\(K = 357\) sensors on I-880 South; the data is not available
+    offline), rescaled to a unit mean diagonal. (v1 uses ``traffic_speeds_kernel``, the unscaled covariance of
     simulated speeds.)
 
     357 sensor positions drawn uniformly on a 40-mile road (fixed seed); 1680 "historical" speed profiles
     (two thirds of the paper's 2520 readings), each a draw of a Gaussian process over the positions: a
     squared-exponential component of length 3 miles (congestion waves), one of 0.5 mile (local bottlenecks,
-    variance 0.5) and independent sensor noise (variance 0.2). G is their empirical covariance, as in the
+    variance 0.5) and independent sensor noise (variance 0.2). \(G\) is their empirical covariance, as in the
     paper, scaled to a unit mean diagonal. Deterministic; read-only."""
     rng = np.random.default_rng(2014)
     positions = np.sort(rng.uniform(0.0, 40.0, TRAFFIC_SENSORS))
@@ -172,7 +174,7 @@ def _fluctuations(noise: np.random.Generator, local: np.ndarray, steps: int) -> 
 
 @functools.lru_cache(maxsize=1)
 def traffic_speeds() -> TrafficSpeeds:
-    """**Synthetic** traffic speeds following the recipe of hoffman2014 §6.1 (whose sensor data, I-880 South,
+    r"""**Synthetic** traffic speeds following the recipe of hoffman2014 §6.1 (whose sensor data, I-880 South,
     is not available offline): 357 sensors on a 40-mile road (the positions of ``traffic_synthetic``), a
     reading every 2.5 minutes from 6:00 to 11:00 on 21 working days, 2520 speed profiles in all. Deterministic
     (seed 2014); about half a second, once per process.
@@ -191,7 +193,7 @@ def traffic_speeds() -> TrafficSpeeds:
 
     The first 14 days are the historical data (``TrafficSpeeds.historical``), the last 7 the held-out
     profiles (``TrafficSpeeds.held_out``). The scales were set so that the mean per-sensor variance of the
-    historical readings is near the paper's (sigma^2 = 4.78 is 5% of it: 95.6 mph^2)."""
+    historical readings is near the paper's (\(\sigma^2 = 4.78\) is 5% of it: 95.6 \(\text{mph}^2\))."""
     seeds = np.random.SeedSequence(2014).spawn(4)
     positions = np.sort(np.random.default_rng(2014).uniform(0.0, 40.0, TRAFFIC_SENSORS))  # as traffic_synthetic
     hours = 6.0 + np.arange(TRAFFIC_READINGS_PER_DAY) * 2.5 / 60.0
@@ -221,8 +223,8 @@ def traffic_speeds() -> TrafficSpeeds:
 
 @functools.lru_cache(maxsize=1)
 def traffic_speeds_kernel() -> np.ndarray:
-    """G of ``CorrelatedBestArm-TrafficSynthetic-v1``: the empirical covariance (mph^2, not rescaled) of the 1680
-    historical profiles of ``traffic_speeds``, as hoffman2014 §6.1 builds it. Read-only."""
+    r"""\(G\) of ``CorrelatedBestArm-TrafficSynthetic-v1``: the empirical covariance (\(\text{mph}^2\), not
+    rescaled) of the 1680 historical profiles of ``traffic_speeds``, as hoffman2014 §6.1 builds it. Read-only."""
     g = np.cov(traffic_speeds().historical, rowvar=False)
     g = (g + g.T) / 2.0
     g.flags.writeable = False
@@ -230,8 +232,8 @@ def traffic_speeds_kernel() -> np.ndarray:
 
 
 def traffic_noise_variance() -> float:
-    """sigma^2 of ``CorrelatedBestArm-TrafficSynthetic-v1``: 5% of the average per-sensor variance of the
-    historical data (the mean of diag G), hoffman2014 §6.1's rule."""
+    r"""\(\sigma^2\) of ``CorrelatedBestArm-TrafficSynthetic-v1``: 5% of the average per-sensor variance of the
+    historical data (the mean of \(\mathrm{diag}\, G\)), hoffman2014 §6.1's rule."""
     return 0.05 * float(np.mean(np.diag(traffic_speeds_kernel())))
 
 
@@ -326,9 +328,9 @@ def _model_selection() -> np.ndarray:
 KERNELS: dict[str, Callable[[], np.ndarray]] = {"traffic-synthetic": traffic_synthetic,
                                                 "traffic-speeds": traffic_speeds_kernel,
                                                 "model-selection": _model_selection}
-"""Named kernels: ``"traffic-synthetic"`` (357 arms, v0's, unit mean diagonal), ``"traffic-speeds"`` (357 arms,
-v1's: the historical covariance of ``traffic_speeds``, mph^2), ``"model-selection"`` (hoffman2014 §6.2's 160
-models).
+r"""Named kernels: ``"traffic-synthetic"`` (357 arms, v0's, unit mean diagonal), ``"traffic-speeds"`` (357 arms,
+v1's: the historical covariance of ``traffic_speeds``, \(\text{mph}^2\)), ``"model-selection"`` (hoffman2014
+§6.2's 160 models).
 """
 
 
@@ -343,16 +345,16 @@ def resolve_kernel(kernel: object, name: str = "kernel") -> np.ndarray:
 
 
 def prior_factor(kernel: np.ndarray, eta: float, tolerance: float = 1e-10) -> np.ndarray:
-    """A factor F (K, r) with ``F F^T = eta^2 G``, r the numerical rank of G (eigenvalues below ``tolerance``
-    times the largest are dropped): ``X = V D^(1/2)`` of hoffman2014 §4, scaled by eta."""
+    r"""A factor \(F\) \((K, r)\) with \(F F^\top = \eta^2 G\), \(r\) the numerical rank of \(G\) (eigenvalues below
+    ``tolerance`` times the largest are dropped): \(X = V D^{1/2}\) of hoffman2014 §4, scaled by \(\eta\)."""
     d, v = np.linalg.eigh(kernel)
     keep = d > tolerance * max(d.max(), 0.0)
     return eta * v[:, keep] * np.sqrt(d[keep])
 
 
 class GaussianProcessMeans:
-    """Sampler of arm means from the prior ``N(0, eta^2 G)``, one vector per episode (pass it as ``means=``):
-    ``F z`` with ``F F^T = eta^2 G`` (``prior_factor``) and z standard normal."""
+    r"""Sampler of arm means from the prior \(\mathcal{N}(0, \eta^2 G)\), one vector per episode (pass it as
+    ``means=``): \(F z\) with \(F F^\top = \eta^2 G\) (``prior_factor``) and \(z\) standard normal."""
 
     def __init__(self, kernel: np.ndarray, eta: float = 1.0) -> None:
         self.kernel, self.eta = kernel, float(eta)

@@ -21,18 +21,19 @@ TAO2019_BUDGETS: dict[int, int] = {1: 1000, 2: 40000, 3: 100000}
 
 
 def complexity(means: np.ndarray, threshold: float) -> float:
-    """``H = sum_i 1 / Delta_i^2`` with ``Delta_i = |theta_i - theta|`` (tao2019, used by UCBE's oracle ``a``)."""
+    r"""\(H = \sum_i 1 / \Delta_i^2\) with \(\Delta_i = \lvert \theta_i - \theta \rvert\) (tao2019, used by UCBE's
+    oracle ``a``)."""
     gaps = np.abs(np.asarray(means, dtype=np.float64) - threshold)
     return float(np.sum(1.0 / gaps**2))
 
 
 @dataclass(frozen=True)
 class UniformMeans:
-    """Sampler of Bernoulli means drawn i.i.d. uniform on ``[low, high]`` for ``num_arms`` arms, per episode.
+    r"""Sampler of Bernoulli means drawn i.i.d. uniform on ``[low, high]`` for ``num_arms`` arms, per episode.
 
     Pass it as ``means=`` to a thresholding env; it draws with the env's ``np_random``. ``num_arms`` is an
-    integer from 2 to ``MAX_ARMS`` (``bandit_gym._validation``, 65,536), ``low <= high`` finite reals (in [0, 1]
-    for an env of Bernoulli arms, which checks the means it draws)."""
+    integer from 2 to ``MAX_ARMS`` (``bandit_gym._validation``, 65,536), ``low`` \(\le\) ``high`` finite reals (in
+    \([0, 1]\) for an env of Bernoulli arms, which checks the means it draws)."""
 
     num_arms: int = 10
     low: float = 0.0
@@ -52,9 +53,10 @@ class UniformMeans:
 
 @dataclass(frozen=True)
 class SpreadMeans:
-    """Sampler of Bernoulli means below a random top level with a random spread, per episode: ``top ~ U(top_low,
-    top_high)``, ``spread`` log-uniform in ``[spread_low, spread_high]``, then ``num_arms`` means i.i.d. uniform on
-    ``[top - spread, top]``.
+    r"""Sampler of Bernoulli means below a random top level with a random spread, per episode:
+    \(\text{top} \sim U(\text{top\_low}, \text{top\_high})\), ``spread`` log-uniform in
+    ``[spread_low, spread_high]``, then ``num_arms`` means i.i.d. uniform on \([\text{top} - \text{spread},
+    \text{top}]\).
 
     A law of instances from easy to hard for best-arm identification: with a small spread every arm is close to
     the best (the many near-optimal arms of Audibert et al.'s problems), with a large one most arms are clearly
@@ -81,11 +83,12 @@ class SpreadMeans:
 
 @dataclass(frozen=True)
 class BudgetRange:
-    """Sampler of a budget T per episode in ``low..high`` (both included): uniform on the integers, or
-    log-uniform (``log=True``: ``round(exp(U(ln low, ln high)))``, as many episodes per factor of 2 of T).
+    r"""Sampler of a budget \(T\) per episode in ``low..high`` (both included): uniform on the integers, or
+    log-uniform (``log=True``: \(\mathrm{round}\big(\exp(U(\ln \text{low}, \ln \text{high}))\big)\), as many
+    episodes per factor of 2 of \(T\)).
 
     Pass it as ``budget=`` to a pure-exploration env (thresholding, best arm, top K, correlated arms): every
-    episode draws its T with the env's ``np_random``; the observation's ``budget_left`` starts at it and its
+    episode draws its \(T\) with the env's ``np_random``; the observation's ``budget_left`` starts at it and its
     space is bounded by ``high``. For training across budgets (the arm-wise RL policy); the experiment engine,
     the anytime wrappers and the compiled rollouts need a fixed budget."""
 
@@ -132,12 +135,12 @@ def oracle_values(means: np.ndarray, threshold: float) -> dict[str, float]:
 
 # ----------------------------------------------------------------------------------------- abernethy2016
 DELIVERY_ROUTES = ("ferry", "motorway", "ring road", "city centre")
-"""Delivery routes (abernethy2016's motivation): X is a parcel's slack, in units of 10 minutes before the deadline
-window closes (0..6), and the threshold c is how much slack the customer's deadline demands. The ferry almost
-always makes a loose deadline but never a tight one; the city centre is often late but the only route that is
-sometimes very early. Survival F (levels 1..6): ferry .99 .97 .60 .05 0 0, motorway .93 .90 .85 .55 .15 0, ring
-road .90 .85 .78 .70 .40 .10, city centre .80 .75 .70 .62 .52 .30: the best route is the ferry for c <= 2, the
-motorway for c = 3, the ring road for c = 4, the city for c >= 5 (gaps .06 .07 .07 .08 .12 .20).
+r"""Delivery routes (abernethy2016's motivation): \(X\) is a parcel's slack, in units of 10 minutes before the
+deadline window closes (0..6), and the threshold \(c\) is how much slack the customer's deadline demands. The ferry
+almost always makes a loose deadline but never a tight one; the city centre is often late but the only route that is
+sometimes very early. Survival \(F\) (levels 1..6): ferry .99 .97 .60 .05 0 0, motorway .93 .90 .85 .55 .15 0, ring
+road .90 .85 .78 .70 .40 .10, city centre .80 .75 .70 .62 .52 .30: the best route is the ferry for \(c \le 2\), the
+motorway for \(c = 3\), the ring road for \(c = 4\), the city for \(c \ge 5\) (gaps .06 .07 .07 .08 .12 .20).
 """
 DELIVERY_DISTRIBUTIONS = (
     (0.01, 0.02, 0.37, 0.55, 0.05, 0.00, 0.00),
@@ -148,8 +151,8 @@ DELIVERY_DISTRIBUTIONS = (
 
 
 def threshold_assumption_failures(survival: np.ndarray, tolerance: float = 1e-9) -> list[str]:
-    """The assumptions of abernethy2016 that a survival matrix ``F_i(j)`` (K, m) breaks: a unique best arm
-    ``i*(j) = argmax_i F_i(j)`` at every level j (§4 and §5). Empty if all hold."""
+    r"""The assumptions of abernethy2016 that a survival matrix \(F_i(j)\) (\(K\), \(m\)) breaks: a unique best arm
+    \(i^*(j) = \operatorname*{arg\,max}_i F_i(j)\) at every level \(j\) (§4 and §5). Empty if all hold."""
     F = np.asarray(survival, dtype=np.float64)
     ranked = np.sort(F, axis=0)
     gaps = ranked[-1] - ranked[-2]
@@ -159,19 +162,19 @@ def threshold_assumption_failures(survival: np.ndarray, tolerance: float = 1e-9)
 
 
 def threshold_gaps(survival: np.ndarray) -> np.ndarray:
-    """``F_{i*(j)}(j) - max_{i != i*(j)} F_i(j)`` at each level j: the smallest gap at each threshold."""
+    r"""\(F_{i^*(j)}(j) - \max_{i \ne i^*(j)} F_i(j)\) at each level \(j\): the smallest gap at each threshold."""
     ranked = np.sort(np.asarray(survival, dtype=np.float64), axis=0)
     return ranked[-1] - ranked[-2]
 
 
 @dataclass(frozen=True)
 class RandomSurvival:
-    """Sampler of a threshold-bandit instance per episode: ``num_arms`` arms on the values ``0..num_levels``,
-    each arm's distribution drawn from the flat Dirichlet, kept only if every level j has a unique best arm
-    ``argmax_i F_i(j)`` ahead of the others by at least ``min_gap`` (abernethy2016's assumption, with a margin),
-    and, with ``crossing=True`` (default), if the best arm is not the same at every level (otherwise one arm
-    wins at every threshold and the side information is useless). Draws are redone until they pass (vectorised
-    rejection; the acceptance rate is printed in the error if it is too low to finish).
+    r"""Sampler of a threshold-bandit instance per episode: ``num_arms`` arms on the values ``0..num_levels``,
+    each arm's distribution drawn from the flat Dirichlet, kept only if every level \(j\) has a unique best arm
+    \(\operatorname*{arg\,max}_i F_i(j)\) ahead of the others by at least ``min_gap`` (abernethy2016's assumption,
+    with a margin), and, with ``crossing=True`` (default), if the best arm is not the same at every level
+    (otherwise one arm wins at every threshold and the side information is useless). Draws are redone until they
+    pass (vectorised rejection; the acceptance rate is printed in the error if it is too low to finish).
 
     Pass it as ``survival=`` to a threshold-bandit env: every episode draws its instance with the env's
     ``np_random``. For training across instances (the arm-wise RL policy). ``num_arms`` is at most ``MAX_ARMS``
@@ -210,15 +213,15 @@ class RandomSurvival:
 
 
 def staircase_distributions(num_arms: int, num_levels: int) -> np.ndarray:
-    """A synthetic abernethy2016 instance for scaling studies: K arms on the values ``0..m``, arm i best on
-    its own band of levels, gaps independent of m.
+    r"""A synthetic abernethy2016 instance for scaling studies: \(K\) arms on the values \(0..m\), arm \(i\) best on
+    its own band of levels, gaps independent of \(m\).
 
-    Arm i takes the value ``v_i = max(1, round((i + 1) m / K))`` with probability ``s_i - r_i``, the value m
-    with probability ``r_i`` and 0 otherwise, with ``s_i = 0.9 - 0.4 i / (K - 1)`` and
-    ``r_i = 0.2 i / (K - 1)``. So ``F_i(j) = s_i`` for ``j <= v_i`` and ``r_i`` above: at level j the best arm is
-    the first i with ``v_i >= j`` (unique: s decreases, and ``r_{i-1} < s_i``), safe arms are best at low
-    thresholds and risky ones at high thresholds, and every gap is at least ``0.4 / (K - 1)`` whatever m. With
-    K > m some arms are best at no level. Returns the (K, m + 1) probability vectors."""
+    Arm \(i\) takes the value \(v_i = \max\big(1, \mathrm{round}((i + 1) m / K)\big)\) with probability
+    \(s_i - r_i\), the value \(m\) with probability \(r_i\) and 0 otherwise, with \(s_i = 0.9 - 0.4 i / (K - 1)\) and
+    \(r_i = 0.2 i / (K - 1)\). So \(F_i(j) = s_i\) for \(j \le v_i\) and \(r_i\) above: at level \(j\) the best arm
+    is the first \(i\) with \(v_i \ge j\) (unique: \(s\) decreases, and \(r_{i-1} < s_i\)), safe arms are best at low
+    thresholds and risky ones at high thresholds, and every gap is at least \(0.4 / (K - 1)\) whatever \(m\). With
+    \(K > m\) some arms are best at no level. Returns the \((K, m + 1)\) probability vectors."""
     k = int(num_arms)
     m = int(num_levels)
     if k < 2 or m < 1:
@@ -237,17 +240,18 @@ def staircase_distributions(num_arms: int, num_levels: int) -> np.ndarray:
 
 
 FIXED_GAP_SURVIVAL = ((0.8, 0.2), (0.6, 0.6), (0.5, 0.4), (0.4, 0.4))
-"""Survival of ``fixed_gap_distributions``' four arms on the low levels (j <= m/2) and the high ones (j > m/2)."""
+r"""Survival of ``fixed_gap_distributions``' four arms on the low levels (\(j \le m/2\)) and the high ones
+(\(j > m/2\))."""
 
 
 def fixed_gap_distributions(num_levels: int) -> np.ndarray:
-    """A synthetic abernethy2016 instance for m-scaling studies whose gaps do not change with m, with two arms
-    that are never best: four arms on the values ``0..m`` (m even), with survival ``F_i(j)`` constant on the low
-    levels ``j <= m/2`` and on the high ones (``FIXED_GAP_SURVIVAL``): arm 0 (.8 low, .2 high) is best on
+    r"""A synthetic abernethy2016 instance for \(m\)-scaling studies whose gaps do not change with \(m\), with two
+    arms that are never best: four arms on the values \(0..m\) (\(m\) even), with survival \(F_i(j)\) constant on
+    the low levels \(j \le m/2\) and on the high ones (``FIXED_GAP_SURVIVAL``): arm 0 (.8 low, .2 high) is best on
     the low levels, arm 1 (.6, .6) on the high ones, arms 2 (.5, .4) and 3 (.4, .4) at none. The gaps
-    ``Delta_i(j)`` are .2 / .3 / .4 (arms 1-3) on the low levels and .4 / .2 / .2 (arms 0, 2, 3) on the high
-    ones, whatever m: only the number of levels per regime grows with m. Returns the (4, m + 1) probability
-    vectors (arm i takes the values 0, m/2 and m)."""
+    \(\Delta_i(j)\) are .2 / .3 / .4 (arms 1-3) on the low levels and .4 / .2 / .2 (arms 0, 2, 3) on the high
+    ones, whatever \(m\): only the number of levels per regime grows with \(m\). Returns the \((4, m + 1)\)
+    probability vectors (arm \(i\) takes the values 0, \(m/2\) and \(m\))."""
     m = int(num_levels)
     if m < 2 or m % 2:
         raise ValueError(f"fixed_gap_distributions needs an even num_levels >= 2, got {num_levels!r}")
@@ -270,16 +274,16 @@ AUDIBERT2010_PROBLEMS: dict[int, tuple[float, ...]] = {
     6: (0.5, 0.48) + (0.37,) * 18,
     7: (0.5,) + (0.45,) * 5 + (0.43,) * 14 + (0.38,) * 10,
 }
-"""The seven Bernoulli problems of Audibert, Bubeck and Munos (COLT 2010, §6). gabillon2012 (NIPS) has no
+r"""The seven Bernoulli problems of Audibert, Bubeck and Munos (COLT 2010, §6). gabillon2012 (NIPS) has no
 experiments (its technical report, not used here, has them), so the choice and the values rest on Audibert et al.;
-the best arm has mean 0.5 in all, so the formulas of problems 3 and 5 (``0.5 - 0.37^i``, ``0.5 - 0.025 i``) run
-over the other arms, i = 2..K.
+the best arm has mean 0.5 in all, so the formulas of problems 3 and 5 (\(0.5 - 0.37^i\), \(0.5 - 0.025\, i\)) run
+over the other arms, \(i = 2..K\).
 """
 
 
 def best_arm_complexity(means: ArrayLike) -> float:
-    """``H_1 = sum_i 1 / Delta_i^2`` of Audibert et al. (2010), ``Delta_i = mu* - mu_i`` for the suboptimal arms
-    and ``Delta_(2)`` for the best."""
+    r"""\(H_1 = \sum_i 1 / \Delta_i^2\) of Audibert et al. (2010), \(\Delta_i = \mu^* - \mu_i\) for the suboptimal
+    arms and \(\Delta_{(2)}\) for the best."""
     mu = np.sort(np.asarray(means, dtype=np.float64))[::-1]
     gaps = mu[0] - mu
     gaps[0] = gaps[1]
@@ -287,8 +291,9 @@ def best_arm_complexity(means: ArrayLike) -> float:
 
 
 def gap_complexity(means: ArrayLike, m: int = 1, epsilon: float = 0.0, b: float = 1.0) -> float:
-    """``H_epsilon = sum_i b^2 / max((Delta_i + epsilon) / 2, epsilon)^2`` of gabillon2012 (§4, eq. 6), with
-    ``Delta_k = mu_k - mu_(m+1)`` for the m best arms and ``mu_(m) - mu_k`` for the others."""
+    r"""\(H_\epsilon = \sum_i b^2 / \max\big((\Delta_i + \epsilon) / 2, \epsilon\big)^2\) of gabillon2012 (§4,
+    eq. 6), with \(\Delta_k = \mu_k - \mu_{(m+1)}\) for the \(m\) best arms and \(\mu_{(m)} - \mu_k\) for the
+    others."""
     mu = np.asarray(means, dtype=np.float64)
     ranked = np.sort(mu)[::-1]
     best = mu >= ranked[m - 1]
@@ -298,20 +303,21 @@ def gap_complexity(means: ArrayLike, m: int = 1, epsilon: float = 0.0, b: float 
 
 # ----------------------------------------------------------------------------------------- chen2017
 CHEN2017_DATASETS: dict[str, float | None] = {"TwoGroup": None, "Uniform": 1.0, "Synthetic0.5": 0.5, "Synthetic6": 6.0}
-"""chen2017 §3's datasets: name -> exponent p of SYNTHETIC-p (None: TWOGROUP); UNIFORM is SYNTHETIC-1."""
+r"""chen2017 §3's datasets: name -> exponent \(p\) of SYNTHETIC-\(p\) (None: TWOGROUP); UNIFORM is SYNTHETIC-1."""
 
 
 def chen2017_means(dataset: str, n: int = 1000, k: int = 100) -> np.ndarray:
-    """The means of a chen2017 dataset, sorted decreasingly (the env shuffles them per episode):
+    r"""The means of a chen2017 dataset, sorted decreasingly (the env shuffles them per episode):
 
-    - TwoGroup: 0.7 for the top K arms, 0.3 for the others;
-    - Synthetic-p (Uniform = Synthetic-1, ``theta_i = 1 - i / n``): with ``b = 1 - K / n`` the boundary,
-      ``theta_i = b + (K / n) ((K - i) / K)^p`` for ``i <= K`` and ``b - b ((i - K) / (n - K))^p`` for ``i > K``
-      (our reconstruction: the paper's formula is garbled in the text we have; this one meets every property it
-      states: Synthetic-1 is Uniform, the boundary is ``1 - K / n``, p > 1 moves the means towards it and p < 1
-      away from it, and the means span [0, 1] as Uniform's do, from 0 at i = n to about ``1 - p / n`` at i = 1).
+    - TwoGroup: 0.7 for the top \(K\) arms, 0.3 for the others;
+    - Synthetic-\(p\) (Uniform = Synthetic-1, \(\theta_i = 1 - i / n\)): with \(b = 1 - K / n\) the boundary,
+      \(\theta_i = b + (K / n) \big((K - i) / K\big)^p\) for \(i \le K\) and
+      \(b - b \big((i - K) / (n - K)\big)^p\) for \(i > K\) (our reconstruction: the paper's formula is garbled in
+      the text we have; this one meets every property it states: Synthetic-1 is Uniform, the boundary is
+      \(1 - K / n\), \(p > 1\) moves the means towards it and \(p < 1\) away from it, and the means span \([0, 1]\)
+      as Uniform's do, from 0 at \(i = n\) to about \(1 - p / n\) at \(i = 1\)).
 
-    chen2017 §3 uses n = 1000, K in {100, 250, 500} and p in {0.5, 1, 6}.
+    chen2017 §3 uses \(n = 1000\), \(K \in \{100, 250, 500\}\) and \(p \in \{0.5, 1, 6\}\).
     """
     if dataset not in CHEN2017_DATASETS:
         raise ValueError(f"dataset={dataset!r} is unknown; allowed: {', '.join(CHEN2017_DATASETS)}")

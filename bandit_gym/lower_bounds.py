@@ -1,33 +1,36 @@
-"""Characteristic times and optimal allocations of fixed-confidence pure exploration: how many pulls any
-delta-correct algorithm needs, and in which proportions the arms must be pulled to need no more.
+r"""Characteristic times and optimal allocations of fixed-confidence pure exploration: how many pulls any
+\(\delta\)-correct algorithm needs, and in which proportions the arms must be pulled to need no more.
 
-For a problem whose answer on the instance mu must be found with probability at least 1 - delta, Garivier and
-Kaufmann (2016, Theorem 1; the change-of-measure argument of Kaufmann, Cappé and Garivier 2016, Lemma 1) show that
-every delta-correct algorithm has
+For a problem whose answer on the instance \(\mu\) must be found with probability at least \(1 - \delta\), Garivier and
+Kaufmann (2016, Theorem 1; the change-of-measure argument of Kaufmann, Cappé and Garivier 2016, Lemma 1) show that every
+\(\delta\)-correct algorithm has
 
-    E_mu[tau_delta] >= T*(mu) kl(delta, 1 - delta),
-    T*(mu)^-1 = sup_{w in Sigma_K} inf_{lambda in Alt(mu)} sum_a w_a d(mu_a, lambda_a),
+$$
+\mathbb{E}_\mu[\tau_\delta] \ge T^*(\mu)\, \mathrm{kl}(\delta, 1 - \delta), \qquad
+T^*(\mu)^{-1} = \sup_{w \in \Sigma_K} \inf_{\lambda \in \mathrm{Alt}(\mu)} \sum_a w_a\, d(\mu_a, \lambda_a),
+$$
 
-where Alt(mu) is the set of instances whose answer differs from mu's, d the Kullback-Leibler divergence of the arms'
-family, kl the binary one and Sigma_K the simplex. The maximising w, w*(mu), is the *optimal allocation*: an
-algorithm that pulls the arms in these proportions and stops as soon as its generalised likelihood ratio passes
-log(1 / delta) needs about T*(mu) log(1 / delta) pulls (Track-and-Stop's asymptotic optimality, GK 2016 Theorem
-14). Every function here returns an ``Allocation`` (``time`` = T*, ``weights`` = w*), for Bernoulli arms (means in
-(0, 1)) or Gaussian arms of one known standard deviation sigma:
+where \(\mathrm{Alt}(\mu)\) is the set of instances whose answer differs from \(\mu\)'s, \(d\) the Kullback-Leibler
+divergence of the arms' family, \(\mathrm{kl}\) the binary one and \(\Sigma_K\) the simplex. The maximising \(w\),
+\(w^*(\mu)\), is the *optimal allocation*: an algorithm that pulls the arms in these proportions and stops as soon as
+its generalised likelihood ratio passes \(\log(1 / \delta)\) needs about \(T^*(\mu) \log(1 / \delta)\) pulls
+(Track-and-Stop's asymptotic optimality, GK 2016 Theorem 14). Every function here returns an ``Allocation`` (``time``
+\(= T^*\), ``weights`` \(= w^*\)), for Bernoulli arms (means in \((0, 1)\)) or Gaussian arms of one known standard
+deviation \(\sigma\):
 
 - ``best_arm_allocation``: best-arm identification, computed exactly as GK 2016 Theorem 5 says (two nested
   one-dimensional root findings);
-- ``epsilon_best_arm_allocation``: additive epsilon-best-arm identification (any arm within epsilon of the best
-  is a correct answer), the max over the correct answers of each answer's max-min (Degenne and Koolen 2019),
-  each computed as GK 2016 Theorem 5 does with the pairs' meeting points shifted by epsilon;
-- ``top_m_allocation``: top-m identification, the exact max-min of the general bound (its inner infimum in closed
+- ``epsilon_best_arm_allocation``: additive \(\epsilon\)-best-arm identification (any arm within \(\epsilon\) of the
+  best is a correct answer), the max over the correct answers of each answer's max-min (Degenne and Koolen 2019), each
+  computed as GK 2016 Theorem 5 does with the pairs' meeting points shifted by \(\epsilon\);
+- ``top_m_allocation``: top-\(m\) identification, the exact max-min of the general bound (its inner infimum in closed
   form, the outer maximum a smooth concave program solved numerically);
 - ``thresholding_allocation``: the thresholding bandit at fixed confidence (every arm classified above or below
-  theta), in closed form.
+  \(\theta\)), in closed form.
 
-``lower_bound(allocation, delta)`` is T*(mu) kl(delta, 1 - delta). These bounds are for the fixed-confidence
-setting; the package's fixed-budget complexities are ``bandit_gym.instances.complexity`` (tao2019's H),
-``best_arm_complexity`` (H_1) and ``gap_complexity`` (gabillon2012's H_epsilon).
+``lower_bound(allocation, delta)`` is \(T^*(\mu)\, \mathrm{kl}(\delta, 1 - \delta)\). These bounds are for the
+fixed-confidence setting; the package's fixed-budget complexities are ``bandit_gym.instances.complexity`` (tao2019's
+\(H\)), ``best_arm_complexity`` (\(H_1\)) and ``gap_complexity`` (gabillon2012's \(H_\epsilon\)).
 """
 
 from __future__ import annotations
@@ -56,28 +59,32 @@ _XTOL = 1e-15  # brentq's absolute tolerance; its relative one is 4 machine epsi
 
 @dataclass(frozen=True)
 class Allocation:
-    """The characteristic time ``time`` = T*(mu) (pulls per unit of log(1 / delta)) and the optimal allocation
-    ``weights`` = w*(mu) (one proportion per arm, summing to 1, in the instance's arm order)."""
+    r"""The characteristic time ``time`` \(= T^*(\mu)\) (pulls per unit of \(\log(1 / \delta)\)) and the optimal
+    allocation ``weights`` \(= w^*(\mu)\) (one proportion per arm, summing to 1, in the instance's arm order)."""
 
     time: float
-    """T*(mu): the pulls per unit of kl(delta, 1 - delta) that no delta-correct algorithm can do without."""
+    r"""\(T^*(\mu)\): the pulls per unit of \(\mathrm{kl}(\delta, 1 - \delta)\) that no \(\delta\)-correct algorithm
+    can do without."""
     weights: np.ndarray
-    """w*(mu): the proportions of the pulls that attain it, one per arm in the instance's order, summing to 1."""
+    r"""\(w^*(\mu)\): the proportions of the pulls that attain it, one per arm in the instance's order, summing to
+    1."""
 
     def lower_bound(self, delta: float) -> float:
-        """``T*(mu) kl(delta, 1 - delta)``: no delta-correct algorithm has fewer pulls on average."""
+        r"""\(T^*(\mu)\, \mathrm{kl}(\delta, 1 - \delta)\): no \(\delta\)-correct algorithm has fewer pulls on
+        average."""
         return lower_bound(self, delta)
 
 
 def confidence_kl(delta: float) -> float:
-    """``kl(delta, 1 - delta) = (1 - 2 delta) ln((1 - delta) / delta)``, the binary divergence of the lower bound
-    (about ``ln(1 / delta)`` for small delta)."""
+    r"""\(\mathrm{kl}(\delta, 1 - \delta) = (1 - 2\delta) \ln\big((1 - \delta) / \delta\big)\), the binary
+    divergence of the lower bound (about \(\ln(1 / \delta)\) for small \(\delta\))."""
     delta = check.real("delta", delta, low=0.0, high=0.5, low_open=True)
     return float(kl_bernoulli(delta, 1.0 - delta))
 
 
 def lower_bound(allocation: Allocation, delta: float) -> float:
-    """``T*(mu) kl(delta, 1 - delta)``, GK 2016 Theorem 1's lower bound on E[tau_delta] for delta in (0, 1/2]."""
+    r"""\(T^*(\mu)\, \mathrm{kl}(\delta, 1 - \delta)\), GK 2016 Theorem 1's lower bound on
+    \(\mathbb{E}[\tau_\delta]\) for \(\delta \in (0, 1/2]\)."""
     return allocation.time * confidence_kl(delta)
 
 
@@ -106,19 +113,24 @@ def _x_of_y(d: Divergence, mu1: float, mua: float, y: float) -> float:
 
 
 def best_arm_allocation(means: ArrayLike, distribution: str = "bernoulli", sigma: float = 1.0) -> Allocation:
-    """T*(mu) and w*(mu) of best-arm identification, computed as Garivier and Kaufmann (2016) Theorem 5 does.
+    r"""\(T^*(\mu)\) and \(w^*(\mu)\) of best-arm identification, computed as Garivier and Kaufmann (2016) Theorem 5
+    does.
 
-    With arm 1 the best (unique) arm, for each other arm a and y in [0, d(mu_1, mu_a)) let x_a(y) solve
+    With arm 1 the best (unique) arm, for each other arm \(a\) and \(y \in [0, d(\mu_1, \mu_a))\) let \(x_a(y)\) solve
 
-        g_a(x) = d(mu_1, m_a(x)) + x d(mu_a, m_a(x)) = y,    m_a(x) = (mu_1 + x mu_a) / (1 + x);
+    $$
+    g_a(x) = d\big(\mu_1, m_a(x)\big) + x\, d\big(\mu_a, m_a(x)\big) = y, \qquad m_a(x) = \frac{\mu_1 + x \mu_a}{1 + x};
+    $$
 
-    y* is the unique root on (0, d(mu_1, mu_(2))) of the increasing
+    \(y^*\) is the unique root on \((0, d(\mu_1, \mu_{(2)}))\) of the increasing
 
-        F_mu(y) = sum_{a != 1} d(mu_1, m_a(x_a(y))) / d(mu_a, m_a(x_a(y))) - 1,
+    $$
+    F_\mu(y) = \sum_{a \ne 1} \frac{d\big(\mu_1, m_a(x_a(y))\big)}{d\big(\mu_a, m_a(x_a(y))\big)} - 1,
+    $$
 
-    and ``w*_a = x_a(y*) / sum_b x_b(y*)`` (x_1 = 1), ``T*(mu) = sum_b x_b(y*) / y*`` (so that
-    ``T*(mu)^-1 = w*_1 y*``, Lemma 3's max-min value). Both roots are found by Brent's method to machine
-    precision. Bernoulli means must lie in (0, 1); the best arm must be unique (T* is infinite otherwise)."""
+    and \(w^*_a = x_a(y^*) / \sum_b x_b(y^*)\) (\(x_1 = 1\)), \(T^*(\mu) = \sum_b x_b(y^*) / y^*\) (so that
+    \(T^*(\mu)^{-1} = w^*_1 y^*\), Lemma 3's max-min value). Both roots are found by Brent's method to machine
+    precision. Bernoulli means must lie in \((0, 1)\); the best arm must be unique (\(T^*\) is infinite otherwise)."""
     mu = _means(means, distribution)
     d = divergence(distribution, sigma)
     best = int(np.argmax(mu))
@@ -147,9 +159,9 @@ def best_arm_allocation(means: ArrayLike, distribution: str = "bernoulli", sigma
 # ------------------------------------------------------------------------------------------ epsilon best arm
 @dataclass(frozen=True)
 class EpsilonAllocation(Allocation):
-    """An ``Allocation`` of epsilon-best-arm identification, with ``answer``: the epsilon-good arm whose max-min
-    attains T*_epsilon(mu) (the first in the arms' order on a tie, to a relative 1e-10), the answer that w*
-    verifies."""
+    r"""An ``Allocation`` of \(\epsilon\)-best-arm identification, with ``answer``: the \(\epsilon\)-good arm whose
+    max-min attains \(T^*_\epsilon(\mu)\) (the first in the arms' order on a tie, to a relative \(10^{-10}\)), the
+    answer that \(w^*\) verifies."""
 
     answer: int
 
@@ -171,46 +183,49 @@ def _shifted_range(mu_i: float, mu_j: float, epsilon: float, distribution: str) 
 
 def epsilon_best_arm_allocation(means: ArrayLike, epsilon: float, distribution: str = "bernoulli",
                                 sigma: float = 1.0, *, beta: float | None = None) -> EpsilonAllocation:
-    """T*_epsilon(mu) and w*(mu) of additive epsilon-best-arm identification: an answer is correct when its mean is
-    at least ``max_a mu_a - epsilon`` (``epsilon`` >= 0; epsilon = 0 is ``best_arm_allocation``).
+    r"""\(T^*_\epsilon(\mu)\) and \(w^*(\mu)\) of additive \(\epsilon\)-best-arm identification: an answer is correct
+    when its mean is at least \(\max_a \mu_a - \epsilon\) (``epsilon`` \(\ge 0\); \(\epsilon = 0\) is
+    ``best_arm_allocation``).
 
-    Definition. With several correct answers, Degenne and Koolen (2019, NeurIPS, "Pure Exploration with Multiple
-    Correct Answers") bound every delta-correct algorithm by ``liminf E[tau_delta] / ln(1 / delta) >= T*(mu)``,
+    Definition. With several correct answers, Degenne and Koolen (2019, NeurIPS, "Pure Exploration with Multiple Correct
+    Answers") bound every \(\delta\)-correct algorithm by
+    \(\liminf \mathbb{E}[\tau_\delta] / \ln(1 / \delta) \ge T^*(\mu)\), with \(T^*(\mu)^{-1} =
+    \max_{i\;\epsilon\text{-good}} \max_{w \in \Sigma_K} \inf_{\lambda \in \neg i} \sum_a w_a\, d(\mu_a, \lambda_a)\)
+    (their paper was not read here, only its abstract: this is their bound as Jourdan et al.'s poster restates it for
+    Gaussian arms, written with the arms' divergence \(d\)). The answer \(i\) is wrong at \(\lambda\) iff
+    \(\lambda_j > \lambda_i + \epsilon\) for some \(j\), so the infimum is \(\min_{j \ne i} C_{ij}(w)\), with the pair's
+    transportation cost shifted by \(\epsilon\) \(C_{ij}(w) = \inf_{\lambda_j \ge \lambda_i + \epsilon} w_i\, d(\mu_i,
+    \lambda_i) + w_j\, d(\mu_j, \lambda_j)\) (Gaussian arms: \((\mu_i - \mu_j + \epsilon)^2 / \big(2 \sigma^2 (1 / w_i +
+    1 / w_j)\big)\)). This function computes exactly that: the max over every \(\epsilon\)-good answer \(i\) of that
+    answer's max-min; ``answer`` says which answer attains it. Jourdan, Degenne and Kaufmann (2023, NeurIPS,
+    EB-TC\(\epsilon\); their poster states it without an equation number, and the paper's body was not read) write it
+    for Gaussian arms as \(T_\epsilon(\mu) = \min_{i\;\epsilon\text{-good}} \min_{\beta \in (0, 1)}
+    T_{\epsilon,\beta}(\mu, i)\), \(T_{\epsilon,\beta}(\mu, i)^{-1} = \max_{w \in \Sigma_K,\, w_i = \beta} \min_{j \ne
+    i} (\mu_i - \mu_j + \epsilon)^2 / \big(2 \sigma^2 (1 / \beta + 1 / w_j)\big)\): the same number. With ``beta``
+    given, this function returns \(\min_i T_{\epsilon,\beta}(\mu, i)\) and its allocation
+    (\(w_{\text{answer}} = \beta\)).
 
-        T*(mu)^-1 = max_{i epsilon-good} max_{w in Sigma_K} inf_{lambda in not-i} sum_a w_a d(mu_a, lambda_a)
+    Which answer attains it. On Gaussian arms the best arm \(i^*\), for every \(\beta\): swapping the weights of an
+    \(\epsilon\)-good arm \(i\) and of \(i^*\) turns each pair \((i, j)\) into the pair \((i^*, j)\) with the same
+    weights and a gap \(\mu_{i^*} - \mu_j + \epsilon\) at least as large (and the pair \((i, i^*)\) into \((i^*, i)\),
+    whose gap \(\mu_{i^*} - \mu_i + \epsilon\) is at least \(\mu_i - \mu_{i^*} + \epsilon\)), and the Gaussian cost is
+    symmetric in the pair's weights. On Bernoulli arms the cost of \((i^*, i)\) is not symmetric under the swap, so
+    every answer is computed.
 
-    (their paper was not read here, only its abstract: this is their bound as Jourdan et al.'s poster restates it
-    for Gaussian arms, written with the arms' divergence d). The answer i is wrong at lambda iff ``lambda_j >
-    lambda_i + epsilon`` for some j, so the infimum is ``min_{j != i} C_ij(w)``, with the pair's transportation
-    cost shifted by epsilon ``C_ij(w) = inf_{lambda_j >= lambda_i + epsilon} w_i d(mu_i, lambda_i) + w_j d(mu_j,
-    lambda_j)`` (Gaussian arms: ``(mu_i - mu_j + epsilon)^2 / (2 sigma^2 (1 / w_i + 1 / w_j))``). This function
-    computes exactly that: the max over every epsilon-good answer i of that answer's max-min; ``answer`` says
-    which answer attains it. Jourdan, Degenne and Kaufmann (2023, NeurIPS, EB-TC epsilon; their poster states it
-    without an equation number, and the paper's body was not read) write it for Gaussian arms as ``T_epsilon(mu)
-    = min_{i epsilon-good} min_{beta in (0, 1)} T_epsilon,beta(mu, i)``, ``T_epsilon,beta(mu, i)^-1 = max_{w in
-    Sigma_K, w_i = beta} min_{j != i} (mu_i - mu_j + epsilon)^2 / (2 sigma^2 (1 / beta + 1 / w_j))``: the same
-    number. With ``beta`` given, this function returns ``min_i T_epsilon,beta(mu, i)`` and its allocation
-    (``w_answer = beta``).
+    Method, per answer \(i\): Garivier and Kaufmann (2016) Theorem 5's, with the meeting point shifted (as Garivier and
+    Kaufmann's public epsilon-BAI code does, EmilieKaufmann/BAI_epsBAI_code): for the pair \((i, j)\) and weights
+    \((1, x)\), the minimiser \(\lambda_i = l\) of \(d(\mu_i, l) + x\, d(\mu_j, l + \epsilon)\) solves \(x = (\mu_i -
+    l)\, V(l + \epsilon) / \big(V(l)\, (l + \epsilon - \mu_j)\big)\) (\(V\) the family's variance function), so \(l\)
+    parametrises the pair's cost \(g_j(x)\); \(x_j(y)\) solves \(g_j(x) = y\), \(y^*\) is the root of the increasing
+    \(F(y) = \sum_j d(\mu_i, l_j) / d(\mu_j, l_j + \epsilon) - 1\) (the first-order condition, as in GK 2016), and
+    \(w_i = 1 / (1 + \sum_j x_j(y^*))\), \(w_j = x_j(y^*)\, w_i\), \(T_i = (1 + \sum_j x_j(y^*)) / y^*\). With ``beta``:
+    \(\sum_j x_j(u) = (1 - \beta) / \beta\), \(w_j = \beta\, x_j(u)\), \(T_i = 1 / (\beta u)\). Roots by Brent's method.
+    A Bernoulli answer above \(1 - \epsilon\) costs \(d(\mu_i, 1 - \epsilon)\) even with no weight on \(j\): \(F\)'s and
+    the sum's search starts there.
 
-    Which answer attains it. On Gaussian arms the best arm i*, for every beta: swapping the weights of an
-    epsilon-good arm i and of i* turns each pair (i, j) into the pair (i*, j) with the same weights and a gap
-    ``mu_i* - mu_j + epsilon`` at least as large (and the pair (i, i*) into (i*, i), whose gap ``mu_i* - mu_i +
-    epsilon`` is at least ``mu_i - mu_i* + epsilon``), and the Gaussian cost is symmetric in the pair's weights. On
-    Bernoulli arms the cost of (i*, i) is not symmetric under the swap, so every answer is computed.
-
-    Method, per answer i: Garivier and Kaufmann (2016) Theorem 5's, with the meeting point shifted (as Garivier and
-    Kaufmann's public epsilon-BAI code does, EmilieKaufmann/BAI_epsBAI_code): for the pair (i, j) and weights (1,
-    x), the minimiser lambda_i = l of ``d(mu_i, l) + x d(mu_j, l + epsilon)`` solves ``x = (mu_i - l) V(l +
-    epsilon) / (V(l) (l + epsilon - mu_j))`` (V the family's variance function), so l parametrises the pair's cost
-    ``g_j(x)``; x_j(y) solves ``g_j(x) = y``, y* is the root of the increasing ``F(y) = sum_j d(mu_i, l_j) /
-    d(mu_j, l_j + epsilon) - 1`` (the first-order condition, as in GK 2016), and ``w_i = 1 / (1 + sum_j
-    x_j(y*))``, ``w_j = x_j(y*) w_i``, ``T_i = (1 + sum_j x_j(y*)) / y*``. With ``beta``: ``sum_j x_j(u) = (1 -
-    beta) / beta``, ``w_j = beta x_j(u)``, ``T_i = 1 / (beta u)``. Roots by Brent's method. A Bernoulli answer
-    above ``1 - epsilon`` costs ``d(mu_i, 1 - epsilon)`` even with no weight on j: F's and the sum's search
-    starts there.
-
-    An arm exactly epsilon below the best is epsilon-good but cannot be verified (infinite time) and is skipped;
-    with epsilon = 0 the best arm must be unique. Bernoulli means lie in (0, 1), epsilon in [0, 1)."""
+    An arm exactly \(\epsilon\) below the best is \(\epsilon\)-good but cannot be verified (infinite time) and is
+    skipped; with \(\epsilon = 0\) the best arm must be unique. Bernoulli means lie in \((0, 1)\), \(\epsilon\) in
+    \([0, 1)\)."""
     mu = _means(means, distribution)
     bernoulli = distribution == "bernoulli"
     epsilon = check.real("epsilon", epsilon, low=0.0, high=1.0 if bernoulli else None, high_open=bernoulli)
@@ -275,22 +290,28 @@ def _answer_allocation(mu: np.ndarray, a: int, epsilon: float, d: Divergence, va
 
 # ------------------------------------------------------------------------------------------ top m
 def top_m_allocation(means: ArrayLike, m: int, distribution: str = "bernoulli", sigma: float = 1.0) -> Allocation:
-    """T*(mu) and w*(mu) of top-m identification (the m arms of largest mean, unique), exactly as defined.
+    r"""\(T^*(\mu)\) and \(w^*(\mu)\) of top-\(m\) identification (the \(m\) arms of largest mean, unique), exactly as
+    defined.
 
-    An instance's top-m set differs from mu's top set S* iff some j outside S* has ``lambda_j >= lambda_i`` for
-    some i in S*; so Alt(mu) is the union of those half-spaces, the infimum over each moves only arms i and j (to
-    their weighted mean, ``transportation_cost``), and
+    An instance's top-\(m\) set differs from \(\mu\)'s top set \(S^*\) iff some \(j\) outside \(S^*\) has
+    \(\lambda_j \ge \lambda_i\) for some \(i \in S^*\); so \(\mathrm{Alt}(\mu)\) is the union of those half-spaces, the
+    infimum over each moves only arms \(i\) and \(j\) (to their weighted mean, ``transportation_cost``), and
 
-        T*(mu)^-1 = max_{w in Sigma_K} min_{i in S*, j not in S*} C_ij(w),
-        C_ij(w) = w_i d(mu_i, m_ij) + w_j d(mu_j, m_ij),  m_ij = (w_i mu_i + w_j mu_j) / (w_i + w_j).
+    $$
+    \begin{aligned}
+    T^*(\mu)^{-1} &= \max_{w \in \Sigma_K} \min_{i \in S^*,\, j \notin S^*} C_{ij}(w),\\
+    C_{ij}(w) &= w_i\, d(\mu_i, m_{ij}) + w_j\, d(\mu_j, m_{ij}), \qquad
+    m_{ij} = \frac{w_i \mu_i + w_j \mu_j}{w_i + w_j}.
+    \end{aligned}
+    $$
 
-    Each C_ij is concave (an infimum of linear functions of w) with gradient ``(d(mu_i, m_ij), d(mu_j, m_ij))``, so
-    the maximum is that of a smooth concave program, solved here in epigraph form by SLSQP (scipy) from the
-    equal allocation, to a relative 1e-12 in the objective, polished by sequential linear programming and
-    certified within a relative ``GAP`` (1e-5) of the optimum by a linear upper bound (a RuntimeError otherwise;
-    none in 2,000 random instances). This is the lower bound's own complexity (the characteristic time of
-    Kaufmann, Cappé and Garivier 2016's general bound, computed without relaxation), not a bound on it;
-    with m = 1 it is ``best_arm_allocation``'s. The m-th and (m+1)-th largest means must differ."""
+    Each \(C_{ij}\) is concave (an infimum of linear functions of \(w\)) with gradient
+    \(\big(d(\mu_i, m_{ij}), d(\mu_j, m_{ij})\big)\), so the maximum is that of a smooth concave program, solved here in
+    epigraph form by SLSQP (scipy) from the equal allocation, to a relative \(10^{-12}\) in the objective, polished by
+    sequential linear programming and certified within a relative ``GAP`` (\(10^{-5}\)) of the optimum by a linear upper
+    bound (a RuntimeError otherwise; none in 2,000 random instances). This is the lower bound's own complexity (the
+    characteristic time of Kaufmann, Cappé and Garivier 2016's general bound, computed without relaxation), not a bound
+    on it; with \(m = 1\) it is ``best_arm_allocation``'s. The \(m\)-th and \((m+1)\)-th largest means must differ."""
     mu = _means(means, distribution)
     k = mu.shape[0]
     m = check.integer("m", m, minimum=1, maximum=k - 1)
@@ -422,32 +443,37 @@ def _upper_bound(gradients: np.ndarray) -> float:
 # ------------------------------------------------------------------------------------------ thresholding
 def thresholding_allocation(means: ArrayLike, threshold: float, distribution: str = "bernoulli",
                             sigma: float = 1.0, epsilon: float = 0.0) -> Allocation:
-    """T*(mu) and w*(mu) of the thresholding bandit at fixed confidence: classify every arm as above or below
-    theta, correct for all arms with probability at least 1 - delta, with the env's indifference zone epsilon >= 0
-    (``bandit_gym.metrics``: an arm with ``|mu_i - theta| < epsilon`` may be answered either way; any other arm
-    must be answered ``1{mu_i >= theta}``).
+    r"""\(T^*(\mu)\) and \(w^*(\mu)\) of the thresholding bandit at fixed confidence: classify every arm as above or
+    below \(\theta\), correct for all arms with probability at least \(1 - \delta\), with the env's indifference zone
+    \(\epsilon \ge 0\) (``bandit_gym.metrics``: an arm with \(\lvert \mu_i - \theta \rvert < \epsilon\) may be answered
+    either way; any other arm must be answered \(\mathbb{1}\{\mu_i \ge \theta\}\)).
 
-    The answer "above" of arm i is wrong on the instances with ``lambda_i <= theta - epsilon`` (``lambda_i <
-    theta`` at epsilon = 0), "below" on those with ``lambda_i >= theta + epsilon``. The least cost of moving arm i
-    into the wrong set of an answer is ``w_i d(mu_i, theta - epsilon)`` for "above" (0 if mu_i is in it already),
-    ``w_i d(mu_i, theta + epsilon)`` for "below". An instance contradicts an answer iff one arm lies in its wrong
-    set, so the inner infimum is a minimum over the arms; with several correct answers the bound is the largest
-    over the correct answers of their max-min (Degenne and Koolen 2019, Theorem 1), and as each arm's cost grows
-    with its own side's, each arm takes the side of larger cost:
+    The answer "above" of arm \(i\) is wrong on the instances with \(\lambda_i \le \theta - \epsilon\)
+    (\(\lambda_i < \theta\) at \(\epsilon = 0\)), "below" on those with \(\lambda_i \ge \theta + \epsilon\). The least
+    cost of moving arm \(i\) into the wrong set of an answer is \(w_i\, d(\mu_i, \theta - \epsilon)\) for "above" (0 if
+    \(\mu_i\) is in it already), \(w_i\, d(\mu_i, \theta + \epsilon)\) for "below". An instance contradicts an answer
+    iff one arm lies in its wrong set, so the inner infimum is a minimum over the arms; with several correct answers the
+    bound is the largest over the correct answers of their max-min (Degenne and Koolen 2019, Theorem 1), and as each
+    arm's cost grows with its own side's, each arm takes the side of larger cost:
 
-        c_i = max(d(mu_i, theta - epsilon) 1{mu_i > theta - epsilon},
-                  d(mu_i, theta + epsilon) 1{mu_i < theta + epsilon}),
-        T*(mu)^-1 = max_w min_i w_i c_i,   w*_i proportional to 1 / c_i,   T*(mu) = sum_i 1 / c_i,
+    $$
+    \begin{aligned}
+    c_i &= \max\big(d(\mu_i, \theta - \epsilon)\, \mathbb{1}\{\mu_i > \theta - \epsilon\},\
+    d(\mu_i, \theta + \epsilon)\, \mathbb{1}\{\mu_i < \theta + \epsilon\}\big),\\
+    T^*(\mu)^{-1} &= \max_w \min_i w_i c_i, \qquad w^*_i \propto 1 / c_i, \qquad T^*(\mu) = \sum_i 1 / c_i,
+    \end{aligned}
+    $$
 
-    in closed form (equalising the terms is optimal: raising one lowers another). An arm at or above theta +
-    epsilon costs ``d(mu_i, theta - epsilon)``, one at or below theta - epsilon ``d(mu_i, theta + epsilon)``, one
-    inside the zone the larger of the two: it still needs samples, to certify whichever answer is given. At epsilon
-    = 0, ``c_i = d(mu_i, theta)`` and no mean may equal theta (its c_i is 0: T* would be infinite). A side whose
-    wrong set holds no Bernoulli mean but 0 or 1 (``theta - epsilon <= 0``, ``theta + epsilon >= 1``) is never
-    wrong: its cost is infinite and the arm needs no sample (``w*_i = 0``); if no arm needs one, T* = 0 and the
-    weights are uniform (any allocation is optimal). For Gaussian arms ``T* = 2 sigma^2 sum_i (|Delta_i| +
-    epsilon)^-2``, ``2 sigma^2 H`` at epsilon = 0, H being tao2019's and Locatelli et al. (2016)'s fixed-budget
-    complexity (``bandit_gym.instances.complexity``)."""
+    in closed form (equalising the terms is optimal: raising one lowers another). An arm at or above
+    \(\theta + \epsilon\) costs \(d(\mu_i, \theta - \epsilon)\), one at or below \(\theta - \epsilon\)
+    \(d(\mu_i, \theta + \epsilon)\), one inside the zone the larger of the two: it still needs samples, to certify
+    whichever answer is given. At \(\epsilon = 0\), \(c_i = d(\mu_i, \theta)\) and no mean may equal \(\theta\) (its
+    \(c_i\) is 0: \(T^*\) would be infinite). A side whose wrong set holds no Bernoulli mean but 0 or 1
+    (\(\theta - \epsilon \le 0\), \(\theta + \epsilon \ge 1\)) is never wrong: its cost is infinite and the arm needs no
+    sample (\(w^*_i = 0\)); if no arm needs one, \(T^* = 0\) and the weights are uniform (any allocation is optimal).
+    For Gaussian arms \(T^* = 2 \sigma^2 \sum_i (\lvert \Delta_i \rvert + \epsilon)^{-2}\), \(2 \sigma^2 H\) at
+    \(\epsilon = 0\), \(H\) being tao2019's and Locatelli et al. (2016)'s fixed-budget complexity
+    (``bandit_gym.instances.complexity``)."""
     mu = _means(means, distribution)
     if distribution == "bernoulli":
         threshold = check.real("threshold", threshold, low=0.0, high=1.0, low_open=True, high_open=True)

@@ -32,46 +32,46 @@ def _namespace(*arrays: Any) -> tuple[ModuleType, Any, Any]:
 
 
 def true_classes(means: ArrayLike, threshold: float) -> np.ndarray:
-    """Ground truth of the thresholding bandit, ``z_i = 1{theta_i >= theta}`` (tao2019 §2; an arm at theta is
-    positive)."""
+    r"""Ground truth of the thresholding bandit, \(z_i = \mathbb{1}\{\theta_i \ge \theta\}\) (tao2019 §2; an arm at
+    \(\theta\) is positive)."""
     xp, _, _ = _namespace(means, threshold)
     return xp.asarray(means) >= threshold
 
 
 def counted_arms(means: ArrayLike, threshold: float, epsilon: float = 0.0) -> np.ndarray:
-    """Arms that count in the loss: those with ``|theta_i - theta| >= epsilon``.
+    r"""Arms that count in the loss: those with \(\lvert \theta_i - \theta \rvert \ge \epsilon\).
 
-    Arms strictly inside the indifference zone ``(theta - epsilon, theta + epsilon)`` count for nothing; with
-    ``epsilon = 0`` every arm counts.
+    Arms strictly inside the indifference zone \((\theta - \epsilon, \theta + \epsilon)\) count for nothing; with
+    \(\epsilon = 0\) every arm counts.
     """
     xp, real, _ = _namespace(means, threshold, epsilon)
     return xp.abs(xp.asarray(means, dtype=real) - threshold) >= epsilon
 
 
 def misclassified(answer: ArrayLike, means: ArrayLike, threshold: float, epsilon: float = 0.0) -> np.ndarray:
-    """Per-arm mask of counted arms whose answer bit ``d_i`` differs from ``z_i``."""
+    r"""Per-arm mask of counted arms whose answer bit \(d_i\) differs from \(z_i\)."""
     xp, _, _ = _namespace(answer, means, threshold, epsilon)
     bits = xp.asarray(answer).astype(bool)
     return (bits != true_classes(means, threshold)) & counted_arms(means, threshold, epsilon)
 
 
 def aggregate_regret(answer: ArrayLike, means: ArrayLike, threshold: float, epsilon: float = 0.0) -> np.ndarray:
-    """Aggregate regret of one answer: the number of misclassified counted arms,
-    ``sum_i 1{d_i != z_i}`` (tao2019 eq. 3, before the expectation)."""
+    r"""Aggregate regret of one answer: the number of misclassified counted arms,
+    \(\sum_i \mathbb{1}\{d_i \ne z_i\}\) (tao2019 eq. 3, before the expectation)."""
     xp, _, _ = _namespace(answer, means, threshold, epsilon)
     return xp.asarray(misclassified(answer, means, threshold, epsilon).sum(axis=-1))
 
 
 def error_indicator(answer: ArrayLike, means: ArrayLike, threshold: float, epsilon: float = 0.0) -> np.ndarray:
-    """Error indicator ``1{exists i: d_i != z_i}``, whose expectation is the thresholding bandit's simple
-    regret, the probability that some arm is misclassified (tao2019 §1; Locatelli et al. 2016's objective;
+    r"""Error indicator \(\mathbb{1}\{\exists i: d_i \ne z_i\}\), whose expectation is the thresholding bandit's
+    simple regret, the probability that some arm is misclassified (tao2019 §1; Locatelli et al. 2016's objective;
     tao2019 Appendix F.1)."""
     xp, _, integer = _namespace(answer, means, threshold, epsilon)
     return xp.asarray(misclassified(answer, means, threshold, epsilon).any(axis=-1), dtype=integer)
 
 
 def simple_regret(recommendation: ArrayLike, means: ArrayLike) -> np.ndarray:
-    """Simple regret of a best-arm recommendation ``J``: ``max_i mu_i - mu_J``."""
+    r"""Simple regret of a best-arm recommendation \(J\): \(\max_i \mu_i - \mu_J\)."""
     means = np.asarray(means, dtype=np.float64)
     rec = np.asarray(recommendation, dtype=np.int64)
     picked = np.take_along_axis(means, rec[..., None], axis=-1)[..., 0]
@@ -79,22 +79,23 @@ def simple_regret(recommendation: ArrayLike, means: ArrayLike) -> np.ndarray:
 
 
 def survival_from_distribution(distribution: ArrayLike) -> np.ndarray:
-    """Survival function ``F_i(j) = P(X_i >= j)`` for ``j = 1..m`` from probability vectors over ``{0..m}``."""
+    r"""Survival function \(F_i(j) = P(X_i \ge j)\) for \(j = 1..m\) from probability vectors over
+    \(\{0..m\}\)."""
     p = np.asarray(distribution, dtype=np.float64)
     tail = np.cumsum(p[..., ::-1], axis=-1)[..., ::-1]
     return tail[..., 1:]
 
 
 def pseudo_regret(expected_reward: ArrayLike, best_expected_reward: ArrayLike) -> np.ndarray:
-    """Cumulative pseudo-regret ``sum_t (max_i F_i(c_t) - F_{I_t}(c_t))`` from per-round expected rewards
+    r"""Cumulative pseudo-regret \(\sum_t \big(\max_i F_i(c_t) - F_{I_t}(c_t)\big)\) from per-round expected rewards
     (abernethy2016 §3); the round axis is the last one."""
     gap = np.asarray(best_expected_reward, dtype=np.float64) - np.asarray(expected_reward, dtype=np.float64)
     return gap.sum(axis=-1)
 
 
 def threshold_pseudo_regret(survival: ArrayLike, arms: ArrayLike, thresholds: ArrayLike) -> np.ndarray:
-    """Exact cumulative pseudo-regret of a sequence of pulls ``arms`` against thresholds ``thresholds`` (both of
-    shape ``(..., T)``, thresholds in ``1..m``) on an instance with survival matrix ``F`` of shape ``(K, m)``."""
+    r"""Exact cumulative pseudo-regret of a sequence of pulls ``arms`` against thresholds ``thresholds`` (both of
+    shape ``(..., T)``, thresholds in \(1..m\)) on an instance with survival matrix \(F\) of shape \((K, m)\)."""
     F = np.asarray(survival, dtype=np.float64)
     arms = np.asarray(arms, dtype=np.int64)
     level = np.asarray(thresholds, dtype=np.int64) - 1
@@ -102,9 +103,9 @@ def threshold_pseudo_regret(survival: ArrayLike, arms: ArrayLike, thresholds: Ar
 
 
 def set_simple_regret(answer: ArrayLike, means: ArrayLike, m: int) -> np.ndarray:
-    """Simple regret of an answer set of (epsilon, m)-best arm identification (gabillon2012 §2, eq. 2):
-    ``r = mu_(m) - min_{k in answer} mu_k`` for an answer of exactly m arms (bits, one per arm). Any other
-    answer counts as the worst possible set: ``mu_(m) - min_k mu_k``."""
+    r"""Simple regret of an answer set of \((\epsilon, m)\)-best arm identification (gabillon2012 §2, eq. 2):
+    \(r = \mu_{(m)} - \min_{k \in \text{answer}} \mu_k\) for an answer of exactly \(m\) arms (bits, one per arm).
+    Any other answer counts as the worst possible set: \(\mu_{(m)} - \min_k \mu_k\)."""
     xp, real, _ = _namespace(answer, means, m)
     bits = xp.asarray(answer).astype(bool)
     mu = xp.asarray(means, dtype=real)
@@ -115,18 +116,19 @@ def set_simple_regret(answer: ArrayLike, means: ArrayLike, m: int) -> np.ndarray
 
 
 def set_error(answer: ArrayLike, means: ArrayLike, m: int, epsilon: float = 0.0) -> np.ndarray:
-    """``1{r > epsilon}`` for the set simple regret r. gabillon2012 §2 prints the error event as
-    ``r >= epsilon``, which at epsilon = 0 holds for every answer; we read it as ``r > epsilon``, the complement
-    of its success (m arms with ``mu_k >= mu_(m) - epsilon``, the event of Theorem 2): with epsilon = 0 an answer
-    errs iff it holds an arm below the m-th best mean."""
+    r"""\(\mathbb{1}\{r > \epsilon\}\) for the set simple regret \(r\). gabillon2012 §2 prints the error event as
+    \(r \ge \epsilon\), which at \(\epsilon = 0\) holds for every answer; we read it as \(r > \epsilon\), the
+    complement of its success (\(m\) arms with \(\mu_k \ge \mu_{(m)} - \epsilon\), the event of Theorem 2): with
+    \(\epsilon = 0\) an answer errs iff it holds an arm below the \(m\)-th best mean."""
     _, _, integer = _namespace(answer, means, m, epsilon)
     return (set_simple_regret(answer, means, m) > epsilon).astype(integer)
 
 
 def top_k_regret(answer: ArrayLike, means: ArrayLike, k: int) -> np.ndarray:
-    """Aggregate regret of a top-K answer (chen2017 eq. 1): ``R = (1/K) (sum of the K best means - sum of the
-    answer's means)`` for an answer of exactly K arms; any other answer counts as the worst possible set (the K
-    smallest means; ours: the paper's answers always hold K arms)."""
+    r"""Aggregate regret of a top-\(K\) answer (chen2017 eq. 1):
+    \(R = \frac{1}{K} \big(\text{sum of the } K \text{ best means} - \text{sum of the answer's means}\big)\) for an
+    answer of exactly \(K\) arms; any other answer counts as the worst possible set (the \(K\) smallest means; ours:
+    the paper's answers always hold \(K\) arms)."""
     xp, real, _ = _namespace(answer, means, k)
     bits = xp.asarray(answer).astype(bool)
     mu = xp.asarray(means, dtype=real)
@@ -143,22 +145,28 @@ def top_k_regret(answer: ArrayLike, means: ArrayLike, k: int) -> np.ndarray:
 
 
 def top_k_error(answer: ArrayLike, means: ArrayLike, k: int, epsilon: float) -> np.ndarray:
-    """Failure ``1{R > epsilon}`` of a top-K answer, R its aggregate regret (chen2017's experiment metric)."""
+    r"""Failure \(\mathbb{1}\{R > \epsilon\}\) of a top-\(K\) answer, \(R\) its aggregate regret (chen2017's
+    experiment metric)."""
     _, _, integer = _namespace(answer, means, k, epsilon)
     return (top_k_regret(answer, means, k) > epsilon).astype(integer)
 
 
 def top_k_hardness(means: ArrayLike, k: int, epsilon: float) -> tuple[int, float]:
-    """``(t, H^{(t, epsilon)})`` of chen2017 (eqs. 2-6), with theta sorted decreasingly and
-    1-based indices:
+    r"""\((t, H^{(t, \epsilon)})\) of chen2017 (eqs. 2-6), with \(\theta\) sorted decreasingly and 1-based indices:
 
-        Delta_i = theta_i - theta_{K+1} (i <= K),   theta_K - theta_i (i > K)                  (eq. 2)
-        t = the largest t in 0..K-1 with Delta_{K-t} t <= K epsilon and Delta_{K+t+1} t <= K epsilon   (eq. 3)
-        Psi = max(epsilon, min(Delta_{K-t}, Delta_{K+t+1})),   H = sum_i min(Delta_i^-2, Psi^-2)  (eqs. 4-6)
+    $$
+    \begin{aligned}
+    \Delta_i &= \theta_i - \theta_{K+1}\ (i \le K), \quad \theta_K - \theta_i\ (i > K) && \text{(eq. 2)}\\
+    t &= \text{the largest } t \in 0..K-1 \text{ with } \Delta_{K-t}\, t \le K \epsilon \text{ and }
+    \Delta_{K+t+1}\, t \le K \epsilon && \text{(eq. 3)}\\
+    \Psi &= \max\big(\epsilon, \min(\Delta_{K-t}, \Delta_{K+t+1})\big), \quad
+    H = \sum_i \min(\Delta_i^{-2}, \Psi^{-2}) && \text{(eqs. 4-6)}
+    \end{aligned}
+    $$
 
-    t is also kept at most ``n - K - 1``, for ``Delta_{K+t+1}`` to exist (the paper's range 0..K-1 fits when
-    ``n >= 2K``). ``H^{(0, epsilon)} = sum_i min(Delta_i^-2, epsilon^-2)`` is the hardness of CLUCB-PAC's bound
-    (chen2017 §1); this function returns H at the computed t."""
+    \(t\) is also kept at most \(n - K - 1\), for \(\Delta_{K+t+1}\) to exist (the paper's range \(0..K-1\) fits
+    when \(n \ge 2K\)). \(H^{(0, \epsilon)} = \sum_i \min(\Delta_i^{-2}, \epsilon^{-2})\) is the hardness of
+    CLUCB-PAC's bound (chen2017 §1); this function returns \(H\) at the computed \(t\)."""
     theta = -np.sort(-np.asarray(means, dtype=np.float64))
     n = theta.size
     if not 1 <= k < n:

@@ -85,10 +85,10 @@ def family_of_arms() -> np.ndarray:
 
 
 def model_kernel(length_scale: float = 1.0) -> np.ndarray:
-    """(160, 160) kernel over the arms: the paper's squared exponential within a family (unit length scale by
-    default), ``exp(-||x - x'||^2 / length_scale^2)``, 0 across families (block diagonal); ones on the diagonal.
-    The inputs x are the arms' normalised grid coordinates (``ModelArm.coords``): our reading, since the paper
-    does not say how a hyper-parameter value becomes a kernel input."""
+    r"""(160, 160) kernel over the arms: the paper's squared exponential within a family (unit length scale by default),
+    \(\exp\big(-\lVert x - x' \rVert^2 / \ell^2\big)\) (\(\ell\) = ``length_scale``), 0 across families (block
+    diagonal); ones on the diagonal. The inputs \(x\) are the arms' normalised grid coordinates (``ModelArm.coords``):
+    our reading, since the paper does not say how a hyper-parameter value becomes a kernel input."""
     if not (np.isfinite(length_scale) and length_scale > 0):
         raise ValueError(f"length_scale must be > 0, got {length_scale!r}")
     family = family_of_arms()
@@ -124,17 +124,17 @@ def load_data() -> tuple[np.ndarray, np.ndarray]:
 
 
 def make_estimator(arm: int, random_state: int) -> Any:
-    """A fresh, unfitted scikit-learn regressor for arm ``arm`` (random forests are seeded by ``random_state`` and
+    r"""A fresh, unfitted scikit-learn regressor for arm ``arm`` (random forests are seeded by ``random_state`` and
     use one thread, ``n_jobs=1``).
 
     Modern scikit-learn rejects the paper's ``min_samples_split=1``: it is built with 2 (the arm keeps 1 in its
     params and label). Either is a no-op here, since ``min_samples_leaf >= 2`` already needs 4 samples to split.
-    Lasso gets ``max_iter=10_000`` (the default 1000 is barely enough at alpha = 1e-4 on 44 samples).
+    Lasso gets ``max_iter=10_000`` (the default 1000 is barely enough at \(\alpha = 10^{-4}\) on 44 samples).
 
     Every model sees standardised features and a standardised target (``StandardScaler`` in a pipeline and a
     ``TransformedTargetRegressor``, both fitted on the training rows; predictions come back in the target's
     units). The paper's grid presumes inputs of unit scale (Wine Quality's target spans 3-9): on the raw
-    diabetes target (standard deviation 77) every SVR with C <= 1 predicts a near-constant, and on its raw
+    diabetes target (standard deviation 77) every SVR with \(C \le 1\) predicts a near-constant, and on its raw
     features (columns of norm 1) the RBF kernel is flat for every gamma of the grid.
     """
     _sklearn()

@@ -56,6 +56,10 @@ AGENT_COLORS = {
 """The colour of each built-in agent (and of the labels the reproductions give them), distinct within each family;
 LSA and BayesGap black as in their papers' figures.
 """
+PAGE_WIDTH = 7.8
+r"""The widest figure drawn, in inches, at any dpi: the documentation's article column (748 px on a 1280 px wide
+screen) shows a figure at most 748 px wide, so its 8-point text (the legends) is \(8 / 72 \times 748 / 7.8 = 10.7\)
+px high there. Panels beyond two per row go to further rows (``_grid``)."""
 HASHED_COLORS = ("#1b9e77", "#d95f02", "#7570b3", "#e7298a", "#66a61e", "#e6ab02", "#a6761d", "#17becf",
                  "#bcbd22", "#8c564b", "#9467bd", "#c51b7d", "#4d9221", "#2166ac", "#b2182b", "#35978f")
 """Colours of agents not in AGENT_COLORS, picked by a stable hash of the name."""
@@ -94,10 +98,10 @@ METRIC_AXES: dict[tuple[str, str], MetricAxes] = {
     **{(str(family), metric): axes for family, contract in CONTRACTS.items() for metric, axes in contract.axes.items()},
     **{("correlated", metric): axes for metric, axes in CORRELATED_AXES.items()},
 }
-"""(family, metric) -> axes, from the families' contracts (``bandit_gym.families``); the family ``"correlated"`` is
-best-arm identification with correlated arms (hoffman2014). Log scales only where the paper's figure has one:
-tao2019 Figure 1 (ln of regret / K), abernethy2016 (log-log), gabillon2012 (n / H_1 on a log2 axis), chen2017 (log
-budget axis).
+r"""(family, metric) -> axes, from the families' contracts (``bandit_gym.families``); the family ``"correlated"``
+is best-arm identification with correlated arms (hoffman2014). Log scales only where the paper's figure has one:
+tao2019 Figure 1 (\(\ln\) of regret / \(K\)), abernethy2016 (log-log), gabillon2012 (\(n / H_1\) on a \(\log_2\)
+axis), chen2017 (log budget axis).
 """
 DEFAULT_METRIC = {**{str(family): contract.default_metric for family, contract in CONTRACTS.items()},
                   "correlated": CORRELATED_DEFAULT_METRIC}
@@ -132,8 +136,8 @@ def metric_axes(family: str, metric: str) -> MetricAxes:
 
 
 def wilson_interval(rate: Any, runs: Any, z: float = 1.959964) -> tuple[np.ndarray, np.ndarray]:
-    """The Wilson score interval of a binomial proportion ``rate`` observed over ``runs`` trials (95% for the
-    default z); it stays inside [0, 1] and has a width at rates 0 and 1."""
+    r"""The Wilson score interval of a binomial proportion ``rate`` observed over ``runs`` trials (95% for the
+    default \(z\)); it stays inside \([0, 1]\) and has a width at rates 0 and 1."""
     p, n = np.asarray(rate, dtype=float), np.asarray(runs, dtype=float)
     centre = (p + z**2 / (2 * n)) / (1 + z**2 / n)
     half = z * np.sqrt(p * (1 - p) / n + z**2 / (4 * n**2)) / (1 + z**2 / n)
@@ -147,14 +151,14 @@ def plot_results(summary: Any, path: str | Path, metric: str | None = None, titl
 
 
 def results_figure(summary: Any, metric: str | None = None, title: str = "", family: str | None = None) -> Any:
-    """One panel per experiment of a results table (``results.csv`` of ``run_experiment(out=...)``): the mean of
-    ``metric`` against the budget for every agent, with a shaded 95% band (a t-interval of the mean, or a Wilson
-    interval for an error rate; the legend says which), axis labels and scales chosen per family and metric
-    (``METRIC_AXES``), each agent in its own colour (``agent_color``). ``metric`` defaults to the
-    family's main one (``DEFAULT_METRIC``); ``family`` defaults to that of the table's env. The figure uses
-    matplotlib's constrained layout and wraps long titles at phrase boundaries (``wrap_text``), so no label is cut
-    off. On a log y axis a band whose lower end is at or below 0 is cut at the axis and marked (``shade_bands``).
-    Returns the matplotlib ``Figure`` (pyplot's; close it with ``plt.close(fig)``)."""
+    r"""One panel per experiment of a results table (``results.csv`` of ``run_experiment(out=...)``), two per row
+    (``PAGE_WIDTH``): the mean of ``metric`` against the budget for every agent, with a shaded 95% band (a
+    \(t\)-interval of the mean, or a Wilson interval for an error rate; the legend says which), axis labels and scales
+    chosen per family and metric (``METRIC_AXES``), each agent in its own colour (``agent_color``). ``metric``
+    defaults to the family's main one (``DEFAULT_METRIC``); ``family`` defaults to that of the table's env. The
+    figure uses matplotlib's constrained layout and wraps long titles at phrase boundaries (``wrap_text``), so no
+    label is cut off. On a log y axis a band whose lower end is at or below 0 is cut at the axis and marked
+    (``shade_bands``). Returns the matplotlib ``Figure`` (pyplot's; close it with ``plt.close(fig)``)."""
     if len(summary) == 0:
         raise ValueError("summary is empty: no results to plot")
     missing = {"agent", "budget", "metric", "mean"} - set(summary.columns)
@@ -169,7 +173,7 @@ def results_figure(summary: Any, metric: str | None = None, title: str = "", fam
     spec = metric_axes(family, metric)
     rows = summary[summary["metric"] == metric]
     experiments = list(dict.fromkeys(rows["experiment"])) if "experiment" in rows else [""]
-    fig, axes = _constrained(len(experiments))
+    fig, axes = _grid(len(experiments), 2, width=5.4 if len(experiments) == 1 else None, height=3.4)
     styles = agent_styles(rows["agent"])
     for ax, experiment in zip(axes, experiments, strict=True):
         panel = rows[rows["experiment"] == experiment] if "experiment" in rows else rows
@@ -184,7 +188,7 @@ def results_figure(summary: Any, metric: str | None = None, title: str = "", fam
 
 
 def _curve(ax: Any, curve: Any, agent: str, spec: MetricAxes, style: dict[str, Any]) -> tuple[int, Band]:
-    """Draw one agent's mean; return how many points a log axis cannot show (mean <= 0) and its band (x, low,
+    r"""Draw one agent's mean; return how many points a log axis cannot show (mean \(\le 0\)) and its band (x, low,
     high, colour) for ``shade_bands``."""
     curve = curve.sort_values("budget")
     x = curve["budget"].to_numpy(dtype=float)
@@ -335,7 +339,7 @@ def _dress(ax: Any, spec: MetricAxes, experiment: str, panel: Any, hidden: int) 
             else f" (K = {int(panel['num_arms'].iloc[0])})"
     if hidden:
         name += f"; {hidden} points at 0 not shown on the log scale"
-    ax.set_title(wrap_text(name, 48), fontsize=10)
+    ax.set_title(wrap_text(name, 40), fontsize=10)
     ax.grid(alpha=0.3, which="both")
 
 
@@ -355,16 +359,6 @@ def _plain_log_formatter(minor: bool) -> Any:
             return f"{x:.3g}"
 
     return Plain(labelOnlyBase=False, minor_thresholds=(2, 0.5)) if minor else Plain()
-
-
-def _constrained(panels: int, width: float = 5.4, height: float = 4.4) -> tuple[Any, Any]:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(1, panels, figsize=(width * panels, height), squeeze=False, layout="constrained")
-    return fig, axes[0]
 
 
 def _legend_and_title(fig: Any, axes: Any, title: str, band: str | None = None, columns: int | None = None) -> None:
@@ -403,14 +397,14 @@ def _legend_and_title(fig: Any, axes: Any, title: str, band: str | None = None, 
 def plot_log_regret(
     summary: Any, path: str | Path, metric: str = "aggregate_regret", title: str = "", highlight: str = "LSA"
 ) -> Path:
-    """One panel per experiment: ``ln(mean regret / K)`` against the budget T for every agent, in the layout
-    of tao2019 Figure 1 (the ``highlight`` agent drawn bold in black). Points whose mean is 0 (log of 0) are
+    r"""One panel per experiment (two per row): \(\ln(\text{mean regret} / K)\) against the budget \(T\) for every
+    agent, as in tao2019 Figure 1 (the ``highlight`` agent drawn bold in black). Points whose mean is 0 (log of 0) are
     left out and counted in the panel's title."""
     rows = summary[summary["metric"] == metric]
     if len(rows) == 0:
         raise ValueError(f"no rows with metric={metric!r}; the table has {sorted(set(summary['metric']))}")
     experiments = list(dict.fromkeys(rows["experiment"]))
-    fig, axes = _figure(len(experiments), width=5.2, height=4.4)
+    fig, axes = _grid(len(experiments), 2, height=3.4)
     for ax, experiment in zip(axes, experiments, strict=True):
         panel = rows[rows["experiment"] == experiment]
         dropped = 0
@@ -424,21 +418,11 @@ def plot_log_regret(
             ax.plot(curve["budget"][keep], values, marker=MARKERS[i % len(MARKERS)], markersize=4,
                     label=f"{agent}{oracle}", **style)
         name = experiment + (f"  ({dropped} points at regret 0 not shown)" if dropped else "")
-        ax.set_title(wrap_text(name, 50), fontsize=10)
+        ax.set_title(wrap_text(name, 40), fontsize=10)
         ax.set_xlabel("T (budget)")
         ax.set_ylabel("ln(aggregate regret / K)")
         ax.grid(alpha=0.3)
     return _finish(fig, axes, path, title)
-
-
-def _figure(panels: int, width: float = 5.0, height: float = 4.2) -> tuple[Any, Any]:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(1, panels, figsize=(width * panels, height), squeeze=False, layout="constrained")
-    return fig, axes[0]
 
 
 def _finish(fig: Any, axes: Any, path: str | Path, title: str, columns: int | None = None) -> Path:
@@ -449,14 +433,21 @@ def _finish(fig: Any, axes: Any, path: str | Path, title: str, columns: int | No
     return save_figure(fig, path)
 
 
-def _grid(panels: int, columns: int, width: float = 4.2, height: float = 3.6) -> tuple[Any, Any]:
+def _grid(panels: int, columns: int = 2, width: float | None = None, height: float = 3.3) -> tuple[Any, Any]:
+    r"""``panels`` axes in rows of ``columns``, each ``width`` \(\times\) ``height`` inches (by default half of
+    ``PAGE_WIDTH``, or 5 inches for a single column; the unused cells of the last row hidden), under constrained
+    layout; a grid wider than ``PAGE_WIDTH`` is shrunk to it (width and height alike), so that its text stays
+    readable where a page shows the figure at the column's width."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    columns = min(columns, panels)
     rows = -(-panels // columns)
-    fig, axes = plt.subplots(rows, min(columns, panels), figsize=(width * min(columns, panels), height * rows),
+    width = width or (5.0 if columns == 1 else PAGE_WIDTH / 2)
+    shrink = min(1.0, PAGE_WIDTH / (width * columns))
+    fig, axes = plt.subplots(rows, columns, figsize=(width * shrink * columns, height * shrink * rows),
                              squeeze=False, layout="constrained")
     flat = axes.ravel()
     for ax in flat[panels:]:

@@ -27,11 +27,11 @@ if TYPE_CHECKING:
 TRAFFIC_ETA = 20.0
 """The prior scale of both traffic presets (hoffman2014 §6.1's "broad prior")."""
 TRAFFIC_SIGMA = float(np.sqrt(0.05 * TRAFFIC_ETA**2))
-"""The noise of ``CorrelatedBestArm-TrafficSynthetic-v0``: sigma^2 = 5% of the prior variance (eta = 20, unit mean
-diagonal of G).
+r"""The noise of ``CorrelatedBestArm-TrafficSynthetic-v0``: \(\sigma^2\) = 5% of the prior variance (\(\eta = 20\), unit
+mean diagonal of \(G\)).
 """
 TRAFFIC_SPEEDS_NOISE_VARIANCE = 4.6201179742064555
-"""The noise variance of ``CorrelatedBestArm-TrafficSynthetic-v1`` (mph^2): 5% of the mean diagonal of G, the
+r"""The noise variance of ``CorrelatedBestArm-TrafficSynthetic-v1`` (mph\(^2\)): 5% of the mean diagonal of \(G\), the
 historical covariance of the synthetic speeds, as ``bandit_gym.covariances.traffic_noise_variance()`` computes it
 (written out so that importing the package simulates nothing; a test checks the two agree).
 """

@@ -74,6 +74,16 @@ def on_config(config: dict, **_: object) -> dict:
     return config
 
 
+_DETAILS = re.compile(r"^([ \t]*)<details>", re.MULTILINE)
+
+
+def on_page_markdown(markdown: str, **_: object) -> str:
+    """Markdown and formulas inside the ``<details>`` blocks (the tutorial's and the lab's solutions) are rendered
+    (``md_in_html``'s ``markdown="1"``), not shown as raw text; the pages keep a plain ``<details>``, which the
+    notebooks are built from."""
+    return _DETAILS.sub(r'\1<details markdown="1">', markdown)
+
+
 _IMAGE = re.compile(r'(<a\b[^>]*>\s*)?(<img\b[^>]*?\bsrc="([^"]+)"[^>]*>)')
 
 

@@ -376,14 +376,14 @@ def report(out: Path, problem: str, table: pd.DataFrame, tested: pd.DataFrame, t
     trained_in = ", ".join(f"seed {s}: {t['minutes']:.1f} min, {t['torch_threads']} torch thread(s)"
                            for s, t in training.items()) or "training times not recorded"
     recipe = recipe or ARMWISE_RECIPES[problem]
-    features = recipe.features or "the default"
+    features = f"`{recipe.features}`" if recipe.features else "the default"
     lines = [f"# Arm-wise policy, {problem}" + (f": variant `{variant}`" if variant else ""), "",
-             f"Trained on `{recipe.env_id}` with {recipe.env_kwargs}, features {features} "
+             f"Trained on `{recipe.env_id}` with `{recipe.env_kwargs}`, features {features} "
              f"({steps or recipe.total_timesteps} steps; {trained_in}). Held-out settings; mean regret (standard "
              "error) over the runs:", "",
              "| setting | agent | runs | mean (SE) |", "|---|---|---|---|"]
     if recipe.candidates > 1 and chosen:
-        validated_on = (f"the training env with {recipe.validation_env_kwargs} instead"
+        validated_on = (f"the training env with `{recipe.validation_env_kwargs}` instead"
                         if recipe.validation_env_kwargs else "the training distribution")
         picked = ", ".join(f"seed {seed}: candidate {c}" for seed, c in chosen.items())
         lines[2:2] = [f"Each seed trained {recipe.candidates} candidates (seeds s, s + 1000, ...) and kept the one "

@@ -187,8 +187,12 @@ def figure_command(args: argparse.Namespace) -> int:
 
     from bandit_gym.plotting import save_figure
 
-    fig, axes = plt.subplots(1, len(PROBLEMS), figsize=(12, 3.6))
-    for ax, problem in zip(axes, PROBLEMS, strict=True):
+    rows = -(-len(PROBLEMS) // 2)  # two panels a row, 7.8 inches wide: 8-pt legends 10.7 px at a 748-px column
+    fig, grid = plt.subplots(rows, 2, figsize=(7.8, 3.2 * rows), squeeze=False)
+    axes = grid.ravel()
+    for ax in axes[len(PROBLEMS):]:
+        ax.set_visible(False)
+    for ax, problem in zip(axes[:len(PROBLEMS)], PROBLEMS, strict=True):
         for path in sorted(args.policies.glob(f"{problem}-seed*.csv")):
             log = pd.read_csv(path)
             smooth = log["final_loss"].rolling(25, min_periods=1).mean()

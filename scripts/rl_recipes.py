@@ -86,9 +86,10 @@ def plot_results(table: pd.DataFrame, path: Path) -> Path:
     from matplotlib.figure import Figure
 
     losses = table[table["metric"].str.startswith(("regret", "aggregate_regret"))]
-    fig = Figure(figsize=(12, 6.5))
+    families = losses["family"].nunique()
+    fig = Figure(figsize=(7.8, 2.2 * families + 0.6))  # one panel a row, 7.8 inches: 9-pt titles 13 px at 748 px
     for index, (family, rows) in enumerate(losses.groupby("family", sort=False)):
-        ax = fig.add_subplot(2, 2, index + 1)
+        ax = fig.add_subplot(families, 1, index + 1)
         rows = rows.iloc[::-1]
         colours = ["tab:orange" if agent.startswith(ALGOS) else "tab:blue" for agent in rows["agent"]]
         ax.barh(rows["agent"], rows["mean"], xerr=1.96 * rows["se"], color=colours, capsize=3)

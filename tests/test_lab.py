@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from tests.test_markdown_blocks import Capture, checked, expect
@@ -68,6 +69,26 @@ def test_lab_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytes
     assert isinstance(curves, dict) and isinstance(C, float)
     final = {label: float(mean[-1]) for label, (mean, _se) in curves.items()}
     assert final["Thompson"] < final["KL-UCB"] < final["epsilon-greedy"] < final["UCB1"]
+    said = " ".join(lab_text().split())  # the prose with its line breaks as spaces
+    T = len(curves["UCB1"][0])
+    slope = {label: float((mean[T - 1] - mean[T // 2 - 1]) / np.log(2) / C) for label, (mean, _se) in curves.items()}
+    quoted = [f"epsilon-greedy about {slope['epsilon-greedy'] * C:.0f} (\\({slope['epsilon-greedy']:.1f}\\, C\\))",
+              f"UCB1 about {slope['UCB1'] * C:.0f} (\\({slope['UCB1']:.0f}\\, C\\))",
+              f"KL-UCB about {slope['KL-UCB'] * C:.0f} (\\({slope['KL-UCB']:.1f}\\, C\\))",
+              f"Thompson sampling about {slope['Thompson'] * C:.1f} (\\({slope['Thompson']:.1f}\\, C\\))",
+              f"= {final['Thompson'] / np.log(T):.1f} and {final['KL-UCB'] / np.log(T):.1f} against"]
+    # Exercise 2's table, as printed: label, regret at T = 1000, at T = 10 000
+    table = {line[:20].strip(): [float(x) for x in line[20:].split()] for line in out.splitlines()
+             if line.startswith(("epsilon = ", "decaying, d = "))}
+    quoted += [f"\\(\\epsilon = 0.01\\): {table['epsilon = 0.01'][1]:.0f} at T = 10 000",
+               f"tie at T = 1000 ({table['epsilon = 0.1'][0]:.1f} and {table['epsilon = 0.05'][0]:.1f})",
+               f"at T = 10 000 ({table['epsilon = 0.05'][1]:.1f} and {table['epsilon = 0.01'][1]:.1f})",
+               f"where 0.1 pays {table['epsilon = 0.1'][1]:.0f}",
+               f"{table['decaying, d = 0.1'][0]:.0f} then {table['decaying, d = 0.1'][1]:.0f}",
+               f"at T = 1000 ({table['decaying, d = 0.5'][0]:.0f})",
+               f"at T = 10 000 ({table['decaying, d = 0.5'][1]:.0f})"]
+    for phrase in quoted:
+        assert phrase in said, f"docs/lab-regret.md should say {phrase!r} (what its code gives)"
 
 
 @pytest.mark.slow

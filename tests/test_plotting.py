@@ -352,3 +352,31 @@ def test_a_panel_title_wraps_before_its_parenthesis() -> None:
         assert fig.axes[0].get_title() == "a first experiment with a longer name\n(K = 6, 50 runs)"
     finally:
         plt.close(fig)
+
+
+def test_save_figure_records_the_smallest_visible_text_in_the_png(tmp_path: Path) -> None:
+    """A 6-pt tick label at dpi 100 is 6 x 100 / 72 = 8.3 px high: the smallest text, over a 10-pt axis label and
+    a 14-pt title; an invisible axes' 3-pt labels do not count; a figure with no text records nothing."""
+    from PIL import Image
+
+    from bandit_gym._canvas import SMALLEST_TEXT_KEY, smallest_text_px
+    from bandit_gym.plotting import save_figure
+
+    fig, (ax, hidden) = plt.subplots(1, 2, figsize=(6, 3), layout="constrained")
+    ax.plot([0, 1], [0, 1])
+    ax.set(xlabel="x", title="a title")
+    ax.title.set_fontsize(14)
+    ax.tick_params(labelsize=6)
+    hidden.tick_params(labelsize=3)
+    hidden.set_visible(False)
+    assert smallest_text_px(fig, dpi=100) == pytest.approx(6 * 100 / 72)
+    with Image.open(save_figure(fig, tmp_path / "small.png", dpi=100)) as image:
+        assert image.info[SMALLEST_TEXT_KEY] == "8.3"
+    ax.tick_params(labelsize=12)
+    assert smallest_text_px(fig, dpi=100) == pytest.approx(10 * 100 / 72)  # now the axis label
+    plt.close(fig)
+    blank = Figure(figsize=(2, 2))
+    blank.add_subplot().set_axis_off()
+    assert smallest_text_px(blank) is None
+    with Image.open(save_figure(blank, tmp_path / "blank.png")) as image:
+        assert SMALLEST_TEXT_KEY not in image.info

@@ -1,7 +1,9 @@
 """The documentation site as a reader sees it: built with ``mkdocs build --strict``, served on localhost and rendered
 in a real headless browser (Chromium, driven by Playwright): every formula typeset by the bundled KaTeX, every
-figure loaded and a link to itself at full size, no table cell that breaks a word across lines, no request that
-fails (a script, a font, a picture), and no link (a page, an anchor, a data file) that leads nowhere.
+figure loaded and a link to itself at full size, its smallest text (recorded in the PNG by ``save_figure``) at
+least ``MIN_TEXT_PX`` high as the page shows it on a 1280 px wide screen, no table cell that breaks a word across
+lines, no table wider than what the page shows of it without a scroll bar or a shaded edge to say so, no request
+that fails (a script, a font, a picture), and no link (a page, an anchor, a data file) that leads nowhere.
 
 The browser is Chromium from the system (Debian's ``chromium``): ``BANDIT_GYM_BROWSER`` names its executable, else
 it is looked up on the PATH; without one these tests are skipped, unless ``BANDIT_GYM_REQUIRE_BROWSER=1`` (set by
@@ -12,6 +14,7 @@ from __future__ import annotations
 import functools
 import http.server
 import os
+import posixpath
 import re
 import shutil
 import subprocess
@@ -23,8 +26,14 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
+from PIL import Image
+
+from bandit_gym._canvas import SMALLEST_TEXT_KEY
 
 ROOT = Path(__file__).resolve().parents[1]
+#: the smallest text a figure may show, in CSS pixels, on a 1280 px wide screen (its PNG's smallest text, scaled
+#: as the page draws the picture)
+MIN_TEXT_PX = 10.0
 #: Chromium's flags for a closed network (no background connections, no first-run work)
 FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
          "--disable-component-update", "--disable-sync"]
@@ -62,6 +71,31 @@ FIGURES = """() => Array.from(document.querySelectorAll("article img")).map(imag
   column: image.closest("article").getBoundingClientRect().width,
   link: image.parentElement.tagName === "A" ? image.parentElement.getAttribute("href") : null,
 }))"""
+
+
+#: each article table, with its box against the article's column, and its scroll container (the table or a wrapper
+#: in the article with more content than it shows): whether it shows a scroll bar (the space one takes) or shades
+#: the edge where there is more (a gradient background, extra.css)
+TABLES = """() => Array.from(document.querySelectorAll("article table")).map(table => {
+  const article = table.closest("article");
+  const column = article.getBoundingClientRect();
+  const drawn = table.getBoundingClientRect();
+  let scroller = table;
+  while (scroller && scroller !== article && !(["auto", "scroll"].includes(getComputedStyle(scroller).overflowX)
+                                               && scroller.scrollWidth > scroller.clientWidth + 1)) {
+    scroller = scroller.parentElement;
+  }
+  scroller = scroller === article ? null : scroller;
+  const style = scroller ? getComputedStyle(scroller) : null;
+  return {
+    head: Array.from(table.querySelectorAll("th")).map(th => th.textContent.trim()).join(" | ").slice(0, 60),
+    width: drawn.width, column: column.width, beyond: Math.max(drawn.right - column.right, column.left - drawn.left),
+    scrolls: scroller !== null, hidden: scroller ? scroller.scrollWidth - scroller.clientWidth : 0,
+    bar: scroller ? scroller.offsetHeight - scroller.clientHeight - parseFloat(style.borderTopWidth)
+                    - parseFloat(style.borderBottomWidth) > 0 : false,
+    shaded: scroller ? style.backgroundImage.includes("gradient") : false,
+  };
+})"""
 
 
 def _browser() -> str | None:
@@ -156,13 +190,43 @@ def test_every_page_renders_its_math_figures_and_tables(site: Path, served: str,
             elif figure["shown"] < min(figure["natural"], figure["column"]) - 2:
                 problems.append(f"{name}: figure {figure['src']} drawn {figure['shown']:.0f} px wide, narrower than "
                                 f"the column ({figure['column']:.0f} px) and than itself ({figure['natural']} px)")
+            else:
+                problems += _small_text(site, name, figure)
         counts["tables"] += page.locator("article table").count()
+        tables = page.evaluate(TABLES)
+        problems += [f"{name}: table {table['head']!r} is {table['width']:.0f} px wide, {table['beyond']:.0f} px "
+                     f"beyond the {table['column']:.0f} px column, cut off" for table in tables if table["beyond"] > 1]
+        problems += [f"{name}: table {table['head']!r} hides {table['hidden']:.0f} px to scroll to, with no scroll "
+                     f"bar and no shaded edge to show it" for table in tables
+                     if table["scrolls"] and not table["bar"] and not table["shaded"]]
         problems += [f"{name}: a table cell breaks the word {word!r}" for word in page.evaluate(BROKEN_WORDS)]
     page.close()
     print(f"{len(_read_pages(site))} pages: {counts}")
     assert counts["formulas"] >= 6 and counts["figures"] >= 30 and counts["tables"] >= 50, counts
     assert not failed, failed[:10]
     assert not problems, problems[:20]
+
+
+def _small_text(site: Path, name: str, figure: dict[str, object]) -> list[str]:
+    """The problem with a figure of page ``name`` as the browser drew it: its smallest text (its PNG's
+    ``SMALLEST_TEXT_KEY``, scaled by the width it is shown at over its own) under ``MIN_TEXT_PX``, or a PNG that
+    does not record it; none for a picture that is not a PNG (the tutorial's animation, frames of the same
+    renderer as its PNGs)."""
+    src = str(figure["src"])
+    path = site / posixpath.normpath(posixpath.join(posixpath.dirname(name), unquote(urlsplit(src).path)))
+    if path.suffix.lower() != ".png":
+        return []
+    with Image.open(path) as image:
+        recorded = image.info.get(SMALLEST_TEXT_KEY)
+    if recorded is None:
+        return [f"{name}: figure {src} does not record its smallest text ({SMALLEST_TEXT_KEY!r}; save it with "
+                f"bandit_gym.plotting.save_figure)"]
+    shown = float(recorded) * float(figure["shown"]) / float(figure["natural"])  # type: ignore[arg-type]
+    if shown < MIN_TEXT_PX:
+        return [f"{name}: figure {src} has text {shown:.1f} px high as shown ({recorded} px in its "
+                f"{figure['natural']} px wide PNG, drawn {float(figure['shown']):.0f} px wide), under "  # type: ignore[arg-type]
+                f"{MIN_TEXT_PX:g} px"]
+    return []
 
 
 class _Links(HTMLParser):

@@ -34,9 +34,10 @@ def tie_generator(seed: Any, current: np.random.Generator) -> np.random.Generato
 
 
 class EmpiricalAnswer(gym.Wrapper, gym.utils.RecordConstructorArgs):
-    """Expose ``Discrete(K)`` (``Discrete(K + 1)`` with ``allow_stop=True``, K meaning stop) on a
+    r"""Expose ``Discrete(K)`` (``Discrete(K + 1)`` with ``allow_stop=True``, \(K\) meaning stop) on a
     pure-exploration env, and submit its family's empirical answer (the family contract's ``empirical_answer``:
-    thresholding ``1{theta_hat_i >= theta}``; best arm and top K the m largest empirical means among pulled
+    thresholding \(\mathbb{1}\{\hat\theta_i \ge \theta\}\); best arm and top \(K\) the \(m\) largest empirical
+    means among pulled
     arms) computed from the latest observation, composed into the env's action by the contract.
     For DQN, and for students who only choose arms.
 

@@ -30,12 +30,12 @@ def _answering(env: Any, cls: type) -> Any:
 
 
 class RecordEpisodeRegret(gym.Wrapper, gym.utils.RecordConstructorArgs):
-    """Write the episode's regret into ``info["bandit"]`` on its last step.
+    r"""Write the episode's regret into ``info["bandit"]`` on its last step.
 
     ``info["bandit"]`` holds ``regret`` (thresholding: aggregate regret, the number of misclassified counted
-    arms of the final answer; best arm: simple regret; top K: aggregate regret; threshold and multi-armed
-    bandits: cumulative pseudo-regret, ``sum_t max_i F_i(c_t) - F_{I_t}(c_t)`` on the threshold bandit),
-    ``error`` (pure exploration: 1 if the answer is wrong), ``invalid`` (best arm, top K: not m arms),
+    arms of the final answer; best arm: simple regret; top \(K\): aggregate regret; threshold and multi-armed
+    bandits: cumulative pseudo-regret, \(\sum_t \max_i F_i(c_t) - F_{I_t}(c_t)\) on the threshold bandit),
+    ``error`` (pure exploration: 1 if the answer is wrong), ``invalid`` (best arm, top \(K\): not \(m\) arms),
     ``answer`` (pure exploration: the final answer scored, one bit per arm, int8), ``pulls`` (samples drawn),
     ``length`` (steps, the answer step included) and ``return`` (sum of rewards). The metrics are computed
     with ``bandit_gym.metrics`` from the final answer and the env's instance, independently of the reward.

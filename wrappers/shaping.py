@@ -17,23 +17,22 @@ UNSHAPED = "unshaped_reward"
 
 
 class ShapedLoss(gym.Wrapper, gym.utils.RecordConstructorArgs):
-    """Pay, at every pull, the decrease of the loss of the current empirical answer.
+    r"""Pay, at every pull, the decrease of the loss of the current empirical answer.
 
-    With ``L_t`` the env's loss (its ``loss=``: aggregate regret, simple regret or error) of the empirical answer
-    after t pulls (the family contract's ``empirical_answer``, the rule ``EmpiricalAnswer`` submits), scored on the true
-    instance, the reward of a pull step is ``r_t + L_(t-1) - L_t`` and that of the step that ends the episode
-    (the answer step, a stop, or the cap of a fixed-confidence env) ``r_t + L_(t-1)``, where ``r_t`` is the env's
-    own reward (0 or minus the sample cost on a pull, minus the loss of the submitted answer at the end). This is
-    potential-based shaping (Ng, Harada, Russell 1999) with the potential ``-L_t``, zero at the end of the
-    episode: an episode's shaped rewards sum to its unshaped return plus ``L_0``, a constant of the instance, so
-    the optimal policies are the same (undiscounted; with a discount gamma < 1 the shaped and unshaped objectives
-    differ by gamma-weighted terms). A policy that answers with the empirical rule gets everything at the pulls
-    and 0 on the answer step.
+    With \(L_t\) the env's loss (its ``loss=``: aggregate regret, simple regret or error) of the empirical answer after
+    \(t\) pulls (the family contract's ``empirical_answer``, the rule ``EmpiricalAnswer`` submits), scored on the true
+    instance, the reward of a pull step is \(r_t + L_{t-1} - L_t\) and that of the step that ends the episode (the
+    answer step, a stop, or the cap of a fixed-confidence env) \(r_t + L_{t-1}\), where \(r_t\) is the env's own reward
+    (0 or minus the sample cost on a pull, minus the loss of the submitted answer at the end). This is potential-based
+    shaping (Ng, Harada, Russell 1999) with the potential \(-L_t\), zero at the end of the episode: an episode's shaped
+    rewards sum to its unshaped return plus \(L_0\), a constant of the instance, so the optimal policies are the same
+    (undiscounted; with a discount \(\gamma < 1\) the shaped and unshaped objectives differ by \(\gamma\)-weighted
+    terms). A policy that answers with the empirical rule gets everything at the pulls and 0 on the answer step.
 
-    The potential reads the true means, so the reward carries information about the instance the observation
-    does not: the shaping is a training signal; evaluate with the unshaped loss (``RecordEpisodeRegret`` reports
-    it whatever the reward). ``info["unshaped_reward"]`` holds the env's own reward of each step. A ``TimeLimit``
-    under it shorter than the episode is refused (a cut episode has no answer to end the sum).
+    The potential reads the true means, so the reward carries information about the instance the observation does not:
+    the shaping is a training signal; evaluate with the unshaped loss (``RecordEpisodeRegret`` reports it whatever the
+    reward). ``info["unshaped_reward"]`` holds the env's own reward of each step. A ``TimeLimit`` under it shorter than
+    the episode is refused (a cut episode has no answer to end the sum).
     """
 
     def __init__(self, env: gym.Env) -> None:
@@ -70,11 +69,11 @@ class ShapedLoss(gym.Wrapper, gym.utils.RecordConstructorArgs):
 
 
 class ShapedLossVector(VectorWrapper):
-    """Vector twin of ``ShapedLoss``: the same reward per copy, for both autoreset modes (``NEXT_STEP``: the
+    r"""Vector twin of ``ShapedLoss``: the same reward per copy, for both autoreset modes (``NEXT_STEP``: the
     reset step of a copy pays the env's 0; ``SAME_STEP``, what stable-baselines3 needs: the step that ends an
-    episode pays ``r_t + L_(t-1)`` and the next episode's potential is read from the first observation returned
+    episode pays \(r_t + L_{t-1}\) and the next episode's potential is read from the first observation returned
     with it). ``info["unshaped_reward"]`` holds the env's rewards, ``(N,)``. One empirical answer and one loss
-    per copy and step: O(N K) per step, as the observation."""
+    per copy and step: \(O(N K)\) per step, as the observation."""
 
     def __init__(self, env: VectorEnv) -> None:
         super().__init__(env)

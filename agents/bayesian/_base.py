@@ -21,16 +21,17 @@ does not say how its cumulative-regret baselines recommend; with correlated arms
 
 
 class BayesianAgent(Agent):
-    """Base of the Bayesian agents of best-arm identification with correlated arms (m = 1).
+    r"""Base of the Bayesian agents of best-arm identification with correlated arms (\(m = 1\)).
 
-    The agent's own model (hoffman2014 §4, eq. 2-5): ``kernel`` (a K x K positive semi-definite matrix G, a
-    name of ``bandit_gym.covariances.KERNELS``, or None for independent arms, G = I), prior scale ``eta``, noise
-    ``sigma`` and ``prior_mean``: the prior ``mu ~ N(prior_mean, eta^2 G)`` and rewards ``N(mu_a, sigma^2)``.
+    The agent's own model (hoffman2014 §4, eq. 2-5): ``kernel`` (a \(K \times K\) positive semi-definite matrix
+    \(G\), a name of ``bandit_gym.covariances.KERNELS``, or None for independent arms, \(G = I\)), prior scale
+    \(\eta\) (``eta``), noise \(\sigma\) (``sigma``) and ``prior_mean``: the prior
+    \(\mu \sim \mathcal{N}(\text{prior\_mean}, \eta^2 G)\) and rewards \(\mathcal{N}(\mu_a, \sigma^2)\).
     It may differ from the env's generating model (``reset`` info ``"model"`` holds that one:
-    ``Agent(**info["model"])``). ``eta`` and ``sigma`` lie in ``SCALE_RANGE`` = [1e-75, 1e75] and the prior
-    variances ``eta^2 G_kk`` below ``PRIOR_VARIANCE_MAX`` = 1e154 (``bandit_gym.agents.bayesian._posterior``):
-    beyond them the posterior's products and ratios of variances leave float64 (``eta = 1e-300`` made BayesGap
-    divide by zero); the constructor refuses them.
+    ``Agent(**info["model"])``). ``eta`` and ``sigma`` lie in ``SCALE_RANGE`` = \([10^{-75}, 10^{75}]\) and the
+    prior variances \(\eta^2 G_{kk}\) below ``PRIOR_VARIANCE_MAX`` = \(10^{154}\)
+    (``bandit_gym.agents.bayesian._posterior``): beyond them the posterior's products and ratios of variances
+    leave float64 (``eta=1e-300`` made BayesGap divide by zero); the constructor refuses them.
 
     Every step updates the posterior of each copy with the previous step's observation (``last_arm``,
     ``last_value``) by one rank-one step, or rebuilds it from ``counts`` and ``sums`` after a batched allocation;
@@ -41,14 +42,14 @@ class BayesianAgent(Agent):
     - prior mean: 0 in the paper; ``prior_mean`` (default 0) is ours, for rewards far from 0 (the paper does not
       mention centring the data).
     - initialisation: no forced pulls; round 1 starts from the prior (BayesGap's paper says correlation makes
-      pulling every arm unnecessary; for the baselines the paper is silent). So T < K is allowed.
+      pulling every arm unnecessary; for the baselines the paper is silent). So \(T < K\) is allowed.
     - recommendation of the baselines: hoffman2014 does not say how they recommend; the largest posterior mean
       over all arms (``recommendation="latent"``, default) or over the arms pulled so far (``"incumbent"``; all
       arms before the first pull). Ties: the agent's tie rule.
-    - ties in every argmax / argmin: the agent's tie rule, a random arm order per copy and episode (default) or
-      the smallest index (``tie_break="index"``).
-    - answer before the end: the current recommendation, submitted at every step; only the one after the T-th
-      pull is scored.
+    - ties in every \(\operatorname{arg\,max}\) / \(\operatorname{arg\,min}\): the agent's tie rule, a random arm
+      order per copy and episode (default) or the smallest index (``tie_break="index"``).
+    - answer before the end: the current recommendation, submitted at every step; only the one after the
+      \(T\)-th pull is scored.
     """
 
     families: ClassVar[tuple[str, ...]] = ("best_arm",)
@@ -113,7 +114,7 @@ class BayesianAgent(Agent):
             self.posterior.rebuild(allocated, obs["counts"][allocated], obs["sums"][allocated])
 
     def round(self, obs: Obs) -> np.ndarray:
-        """The round t of every copy, (N,): 1 before the first pull, T + 1 on the answer step."""
+        r"""The round \(t\) of every copy, (N,): 1 before the first pull, \(T + 1\) on the answer step."""
         return self.total_budget - obs["budget_left"][:, 0].astype(np.int64) + 1
 
     def select(self, obs: Obs) -> np.ndarray:
@@ -128,18 +129,18 @@ class BayesianAgent(Agent):
                                  else self.posterior.mean), self.num_arms)
 
     def pulled_means(self, obs: Obs) -> np.ndarray:
-        """The posterior means of the arms pulled so far, -inf elsewhere (all arms before the first pull)."""
+        r"""The posterior means of the arms pulled so far, \(-\infty\) elsewhere (all arms before the first pull)."""
         pulled = obs["counts"] > 0
         return np.where(pulled | ~pulled.any(axis=1, keepdims=True), self.posterior.mean, -np.inf)
 
     def incumbent_value(self, obs: Obs) -> np.ndarray:
-        """``mu+``: the largest posterior mean among the arms pulled so far (all arms before the first pull),
+        r"""\(\mu^+\): the largest posterior mean among the arms pulled so far (all arms before the first pull),
         (N, 1)."""
         return self.pulled_means(obs).max(axis=1, keepdims=True)
 
 
 def one_hot(arms: np.ndarray, k: int) -> np.ndarray:
-    """Answer bits (N, K): 1 at ``arms[n]`` in row n."""
+    """Answer bits (N, K): 1 at ``arms[n]`` in row ``n``."""
     bits = np.zeros((arms.size, k), dtype=np.int64)
     bits[np.arange(arms.size), arms] = 1
     return bits
@@ -147,9 +148,9 @@ def one_hot(arms: np.ndarray, k: int) -> np.ndarray:
 
 def improvement(posterior: GaussianPosterior, incumbent: np.ndarray,
                 xi: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The improvement of EI and PI over the incumbent ``mu+`` (``BayesianAgent.incumbent_value``, (N, 1)) by a
-    margin ``xi``: ``d = mu - mu+ - xi``, ``z = d / s`` (0 where ``s = 0``), s, and the mask of arms with
-    ``s > 0``, each (N, K); mu and s the ``posterior``'s means and standard deviations."""
+    r"""The improvement of EI and PI over the incumbent \(\mu^+\) (``BayesianAgent.incumbent_value``, (N, 1)) by a
+    margin \(\xi\) (``xi``): \(d = \mu - \mu^+ - \xi\), \(z = d / s\) (0 where \(s = 0\)), \(s\), and the mask of arms
+    with \(s > 0\), each (N, K); \(\mu\) and \(s\) the ``posterior``'s means and standard deviations."""
     std = posterior.std()
     d = posterior.mean - incumbent - xi
     uncertain = std > 0

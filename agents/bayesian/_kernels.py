@@ -15,11 +15,14 @@ from bandit_gym.jit import kernel
 @kernel
 def update_covariance(cov: np.ndarray, mean: np.ndarray, var: np.ndarray, rows: np.ndarray, arms: np.ndarray,
                       values: np.ndarray, noise: np.ndarray) -> None:
-    """Copy ``rows[j]`` observed ``values[j]`` at arm ``arms[j]`` with noise variance ``noise[j]``:
+    r"""Copy ``rows[j]`` observed ``values[j]`` at arm ``arms[j]`` with noise variance ``noise[j]``:
 
-        s = C[a, a] + noise,   m <- m + C[:, a] (y - m[a]) / s,   C <- C - C[:, a] C[a, :] / s
+    $$
+    s = C_{aa} + \text{noise}, \qquad m \leftarrow m + C_{:,a} (y - m_a) / s, \qquad
+    C \leftarrow C - C_{:,a} C_{a,:} / s
+    $$
 
-    The products ``C[i, a] C[l, a]`` are formed before the division, so C stays exactly symmetric (an upper
+    The products \(C_{ia} C_{la}\) are formed before the division, so \(C\) stays exactly symmetric (an upper
     triangle alone was not faster: measured)."""
     k = mean.shape[1]
     column = np.empty(k)
@@ -40,12 +43,17 @@ def update_covariance(cov: np.ndarray, mean: np.ndarray, var: np.ndarray, rows: 
 @kernel
 def update_factor(factor: np.ndarray, mean: np.ndarray, var: np.ndarray, rows: np.ndarray, arms: np.ndarray,
                   values: np.ndarray, noise: np.ndarray) -> None:
-    """The same update on a square-root factor ``C = F F^T`` (F of shape (K, r)), Potter's form:
+    r"""The same update on a square-root factor \(C = F F^\top\) (\(F\) of shape (K, r)), Potter's form:
 
-        f = F[a, :],  c = F f (= C[:, a]),  s = c[a] + noise,  F <- F - beta c f^T,
-        beta = (1 - sqrt(noise / s)) / c[a]
+    $$
+    \begin{aligned}
+    f &= F_{a,:}, \qquad c = F f \; (= C_{:,a}), \qquad s = c_a + \text{noise}, \qquad
+    F \leftarrow F - \beta c f^\top, \\
+    \beta &= \big(1 - \sqrt{\text{noise} / s}\big) / c_a
+    \end{aligned}
+    $$
 
-    since ``(I - beta f f^T)^2 = I - f f^T / s``. O(K r) per observation."""
+    since \((I - \beta f f^\top)^2 = I - f f^\top / s\). \(O(K r)\) per observation."""
     k, r = factor.shape[1], factor.shape[2]
     f = np.empty(r)
     column = np.empty(k)

@@ -1,17 +1,20 @@
-"""The Gaussian posterior over K correlated arm means, for N copies at once (hoffman2014 §4, eq. 2-5).
+r"""The Gaussian posterior over \(K\) correlated arm means, for \(N\) copies at once (hoffman2014 §4, eq. 2-5).
 
-Prior ``mu ~ N(m0, eta^2 G)`` (m0 = 0 in the paper; ``prior_mean``, ours) for a positive semi-definite kernel
-matrix G; an observation ``y ~ N(mu_a, sigma^2)`` of arm a updates the mean m and the covariance C of every copy
-by one rank-one step:
+Prior \(\mu \sim \mathcal{N}(m_0, \eta^2 G)\) (\(m_0 = 0\) in the paper; ``prior_mean``, ours) for a positive
+semi-definite kernel matrix \(G\); an observation \(y \sim \mathcal{N}(\mu_a, \sigma^2)\) of arm \(a\) updates the
+mean \(m\) and the covariance \(C\) of every copy by one rank-one step:
 
-    s = C[a, a] + sigma^2,    m <- m + C[:, a] (y - m[a]) / s,    C <- C - C[:, a] C[a, :] / s
+$$
+s = C_{aa} + \sigma^2, \qquad m \leftarrow m + C_{:,a} (y - m_a) / s, \qquad C \leftarrow C - C_{:,a} C_{a,:} / s
+$$
 
-which is the paper's Bayesian linear regression (eq. 4-5) on the features ``X = V D^(1/2)`` of ``G = V D V^T``,
-without forming them (G may be singular). O(K^2) per observation and copy, in one compiled pass over the copies.
+which is the paper's Bayesian linear regression (eq. 4-5) on the features \(X = V D^{1/2}\) of
+\(G = V D V^\top\), without forming them (\(G\) may be singular). \(O(K^2)\) per observation and copy, in one
+compiled pass over the copies.
 
-Two storage forms give the same posterior: ``"covariance"`` keeps C, (N, K, K); ``"factor"`` keeps a square
-root ``C = F F^T``, (N, K, r) with r the rank of G, updated in Potter's form (O(K r)), from which a joint
-posterior sample is ``m + F z`` at O(K r) (Thompson sampling needs one per step).
+Two storage forms give the same posterior: ``"covariance"`` keeps \(C\), (N, K, K); ``"factor"`` keeps a square
+root \(C = F F^\top\), (N, K, r) with \(r\) the rank of \(G\), updated in Potter's form (\(O(K r)\)), from which a
+joint posterior sample is \(m + F z\) at \(O(K r)\) (Thompson sampling needs one per step).
 """
 
 from __future__ import annotations
@@ -23,14 +26,14 @@ from bandit_gym.covariances import check_kernel, prior_factor
 
 FORMS = ("covariance", "factor")
 SCALE_RANGE = (1e-75, 1e75)
-"""The allowed interval of the model's scales ``eta`` and ``sigma``. Their squares are the prior and noise
+r"""The allowed interval of the model's scales ``eta`` and ``sigma``. Their squares are the prior and noise
 variances; the posterior update multiplies two variances and divides by a third, and BayesGap divides by
-``eta^2`` and ``sigma^2``: within this interval every such product or ratio stays between 1e-300 and 1e300, a
-finite and nonzero float64 (outside it, ``eta = 1e-300`` made ``eta^2`` 0 and BayesGap divide by zero, and
-``eta = 1e100`` made the posterior NaN)."""
+\(\eta^2\) and \(\sigma^2\): within this interval every such product or ratio stays between \(10^{-300}\) and
+\(10^{300}\), a finite and nonzero float64 (outside it, ``eta=1e-300`` made \(\eta^2\) 0 and BayesGap divide by
+zero, and ``eta=1e100`` made the posterior NaN)."""
 PRIOR_VARIANCE_MAX = 1e154
-"""The largest prior variance ``eta^2 G_kk`` allowed: the update multiplies two prior covariances, whose product
-must stay below float64's largest number (1.8e308)."""
+r"""The largest prior variance \(\eta^2 G_{kk}\) allowed: the update multiplies two prior covariances, whose product
+must stay below float64's largest number (\(1.8 \times 10^{308}\))."""
 
 
 def check_scale(name: str, value: object) -> float:
@@ -48,7 +51,7 @@ def check_scale(name: str, value: object) -> float:
 
 
 def check_prior_variance(kernel: np.ndarray, eta: float) -> None:
-    """Refuse an ``eta`` whose prior variances ``eta^2 G_kk`` exceed ``PRIOR_VARIANCE_MAX``."""
+    r"""Refuse an ``eta`` whose prior variances \(\eta^2 G_{kk}\) exceed ``PRIOR_VARIANCE_MAX``."""
     top = float(np.max(np.diag(kernel))) if kernel.size else 0.0
     if eta**2 * top > PRIOR_VARIANCE_MAX:
         raise ValueError(f"eta={eta!r} is too large for this kernel: its prior variances eta^2 G_kk reach "
@@ -57,9 +60,9 @@ def check_prior_variance(kernel: np.ndarray, eta: float) -> None:
 
 
 class GaussianPosterior:
-    """Posterior means ``mean`` (N, K) and variances ``var`` (N, K) of the arm means of N copies, with their
-    covariance (``cov``, or the factor ``factor``), all under the prior ``N(prior_mean, eta^2 G)`` and the noise
-    variance ``sigma^2``."""
+    r"""Posterior means ``mean`` (N, K) and variances ``var`` (N, K) of the arm means of \(N\) copies, with their
+    covariance (``cov``, or the factor ``factor``), all under the prior
+    \(\mathcal{N}(\text{prior\_mean}, \eta^2 G)\) and the noise variance \(\sigma^2\)."""
 
     def __init__(self, kernel: object, eta: float, sigma: float, num: int = 1, form: str = "covariance",
                  prior_mean: float = 0.0) -> None:
@@ -100,8 +103,8 @@ class GaussianPosterior:
         self.state[rows] = self._prior
 
     def update(self, rows: np.ndarray, arms: np.ndarray, values: np.ndarray, noise: np.ndarray | None = None) -> None:
-        """Copy ``rows[j]`` observed ``values[j]`` at arm ``arms[j]`` (with noise variance ``noise[j]``, sigma^2
-        by default): one rank-one step each, in order (a copy may appear several times)."""
+        r"""Copy ``rows[j]`` observed ``values[j]`` at arm ``arms[j]`` (with noise variance ``noise[j]``,
+        \(\sigma^2\) by default): one rank-one step each, in order (a copy may appear several times)."""
         from bandit_gym.agents.bayesian import _kernels
 
         rows = np.ascontiguousarray(rows, dtype=np.int64)
@@ -112,9 +115,9 @@ class GaussianPosterior:
         kernel(self.state, self.mean, self.var, rows, arms, values, noise)
 
     def rebuild(self, rows: np.ndarray, counts: np.ndarray, sums: np.ndarray) -> None:
-        """The posterior of the copies ``rows`` from their pull counts and reward sums ``(len(rows), K)``, which
-        are sufficient for Gaussian rewards: ``c`` pulls of arm a averaging ``ybar`` are one observation
-        ``ybar`` of noise variance ``sigma^2 / c``."""
+        r"""The posterior of the copies ``rows`` from their pull counts and reward sums ``(len(rows), K)``, which
+        are sufficient for Gaussian rewards: \(c\) pulls of arm \(a\) averaging \(\bar y\) are one observation
+        \(\bar y\) of noise variance \(\sigma^2 / c\)."""
         rows = np.asarray(rows, dtype=np.int64)
         self.reset(rows)
         which, arms = np.nonzero(np.asarray(counts) > 0)

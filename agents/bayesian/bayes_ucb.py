@@ -14,21 +14,24 @@ from bandit_gym.agents.bayesian._base import BayesianAgent
 
 
 class BayesUCB(BayesianAgent):
-    """Bayes-UCB: pull the arm of largest posterior quantile.
+    r"""Bayes-UCB: pull the arm of largest posterior quantile.
 
     Paper: Kaufmann, Cappé, Garivier, AISTATS 2012; a baseline of hoffman2014 §6 (§6.1's item (3)).
 
-    ``a_t = argmax_k mu_k + s_k Phi^-1(1 - 1 / ((t + 1) (log T)^c))``, the quantile of the Gaussian marginal
-    posterior. ``c = 0`` (default, Kaufmann et al.'s practical choice; their theory needs c >= 5) makes it
-    anytime; ``c > 0`` reads T. Recommendation: see ``BayesianAgent`` (default: the largest posterior mean).
+    \(a_t = \operatorname*{arg\,max}_k \mu_k + s_k \Phi^{-1}\big(1 - 1 / ((t + 1) (\log T)^c)\big)\), the quantile
+    of the Gaussian marginal posterior. \(c = 0\) (``c``, default, Kaufmann et al.'s practical choice; their theory
+    needs \(c \ge 5\)) makes it anytime; \(c > 0\) reads \(T\). Recommendation: see ``BayesianAgent`` (default: the
+    largest posterior mean).
 
     Readings where the papers are silent:
 
-    - ``t + 1`` in place of t: at t = 1 with c = 0 the level ``1 - 1/t`` is 0, a quantile of -inf for every arm.
-    - ``log T`` (natural log) is floored at 1: with T < e and c > 0 the level would fall below 1/2, or below 0.
+    - \(t + 1\) in place of \(t\): at \(t = 1\) with \(c = 0\) the level \(1 - 1/t\) is 0, a quantile of \(-\infty\)
+      for every arm.
+    - \(\log T\) (natural log) is floored at 1: with \(T < e\) and \(c > 0\) the level would fall below 1/2, or
+      below 0.
     - on correlated arms: the original keeps one posterior per arm; we take the quantile of each arm's marginal
       under the joint Gaussian posterior.
-    - the value of c hoffman2014 used is not stated; we default to 0.
+    - the value of \(c\) hoffman2014 used is not stated; we default to 0.
 
     Examples:
         One seeded episode (correlated arms) and the record of ``RecordEpisodeRegret``

@@ -13,20 +13,20 @@ from bandit_gym.agents.bayesian._base import BayesianAgent, improvement
 
 
 class EI(BayesianAgent):
-    """EI: pull the arm of largest expected improvement over the incumbent.
+    r"""EI: pull the arm of largest expected improvement over the incumbent.
 
     Paper: Mockus 1982, Jones 2001; a baseline of hoffman2014 §6 (§6.1's item (6)).
 
-    ``a_t = argmax_k (mu_k - mu+ - xi) Phi(z_k) + s_k phi(z_k)``, ``z_k = (mu_k - mu+ - xi) / s_k``.
-    Recommendation: see ``BayesianAgent``. Anytime.
+    \(a_t = \operatorname*{arg\,max}_k (\mu_k - \mu^+ - \xi) \Phi(z_k) + s_k \phi(z_k)\),
+    \(z_k = (\mu_k - \mu^+ - \xi) / s_k\). Recommendation: see ``BayesianAgent``. Anytime.
 
     Readings where the papers are silent:
 
-    - the incumbent ``mu+``: the largest posterior mean among the arms pulled so far, all arms before the first
+    - the incumbent \(\mu^+\): the largest posterior mean among the arms pulled so far, all arms before the first
       pull (as the authors' later library pybo does).
-    - ``xi``: hoffman2014 does not state it; default 0 (pybo's default), in the rewards' units.
-    - ``s_k``: the posterior standard deviation of the mean mu_k, not of a new observation.
-    - an arm with ``s_k = 0`` (its mean known exactly) has improvement 0, even if ``mu_k > mu+ + xi``.
+    - \(\xi\) (``xi``): hoffman2014 does not state it; default 0 (pybo's default), in the rewards' units.
+    - \(s_k\): the posterior standard deviation of the mean \(\mu_k\), not of a new observation.
+    - an arm with \(s_k = 0\) (its mean known exactly) has improvement 0, even if \(\mu_k > \mu^+ + \xi\).
     - ties: the agent's tie rule.
 
     Examples:

@@ -12,18 +12,18 @@ from bandit_gym.agents.bayesian._base import BayesianAgent
 
 
 class GPUCB(BayesianAgent):
-    """GP-UCB: pull the arm of largest ``mu_k + sqrt(beta_t) s_k``.
+    r"""GP-UCB: pull the arm of largest \(\mu_k + \sqrt{\beta_t}\, s_k\).
 
     Paper: Srinivas et al., ICML 2010, Theorem 1 (finite domain); a baseline of hoffman2014 §6 (§6.1's item (3)).
 
-    ``beta_t = scale * 2 log(K t^2 pi^2 / (6 delta))`` at round t (1-based). Recommendation: see
-    ``BayesianAgent``. Anytime.
+    \(\beta_t = \text{scale} \cdot 2 \log\big(K t^2 \pi^2 / (6 \delta)\big)\) at round \(t\) (1-based).
+    Recommendation: see ``BayesianAgent``. Anytime.
 
     Readings where the papers are silent:
 
-    - ``delta`` and the scale of beta_t: hoffman2014 does not state them; we default to ``delta = 0.1`` and
-      ``scale = 1/5``, as Srinivas et al.'s experiments and the authors' later library pybo scale the
-      theoretical beta_t down by a factor 5.
+    - \(\delta\) and the scale of \(\beta_t\): hoffman2014 does not state them; we default to ``delta=0.1`` and
+      ``scale=1/5``, as Srinivas et al.'s experiments and the authors' later library pybo scale the
+      theoretical \(\beta_t\) down by a factor 5.
     - log: natural. Ties: the agent's tie rule.
 
     Examples:

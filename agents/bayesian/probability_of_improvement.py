@@ -13,18 +13,19 @@ from bandit_gym.agents.bayesian._base import BayesianAgent, improvement
 
 
 class PI(BayesianAgent):
-    """PI: pull the arm most likely to improve on the incumbent by xi.
+    r"""PI: pull the arm most likely to improve on the incumbent by \(\xi\).
 
     Paper: Kushner 1964, Mockus 1982; a baseline of hoffman2014 §6 (§6.1's item (5)).
 
-    ``a_t = argmax_k Phi((mu_k - mu+ - xi) / s_k)``. Recommendation: see ``BayesianAgent``. Anytime.
+    \(a_t = \operatorname*{arg\,max}_k \Phi\big((\mu_k - \mu^+ - \xi) / s_k\big)\). Recommendation: see
+    ``BayesianAgent``. Anytime.
 
     Readings where the papers are silent:
 
-    - the incumbent ``mu+``: as ``EI`` (the largest posterior mean among the pulled arms; all arms before
+    - the incumbent \(\mu^+\): as ``EI`` (the largest posterior mean among the pulled arms; all arms before
       the first pull).
-    - ``xi``: hoffman2014 does not state it; default 0.05 (pybo's default), in the rewards' units.
-    - ``s_k``: the posterior standard deviation of the mean mu_k; an arm with ``s_k = 0`` has probability 0.
+    - \(\xi\) (``xi``): hoffman2014 does not state it; default 0.05 (pybo's default), in the rewards' units.
+    - \(s_k\): the posterior standard deviation of the mean \(\mu_k\); an arm with \(s_k = 0\) has probability 0.
     - ties: the agent's tie rule (many arms can tie at probability 0 or 1 in floating point).
 
     Examples:

@@ -1,5 +1,5 @@
-"""EB-TC epsilon, the Top Two rule with the Empirical Best leader and the epsilon-shifted Transportation Cost
-challenger, for epsilon-best-arm identification (Jourdan, Degenne and Kaufmann 2023)."""
+r"""EB-TC\(_\epsilon\), the Top Two rule with the Empirical Best leader and the \(\epsilon\)-shifted Transportation
+Cost challenger, for \(\epsilon\)-best-arm identification (Jourdan, Degenne and Kaufmann 2023)."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from bandit_gym.jit import called, kernel, parallel_kernel
 
 #: the work rows: the empirical means, scratch
 MEANS, SCRATCH = range(2)
-#: the leader's proportions beta_n(i, j): a fixed beta, or information-directed selection
+#: the leader's proportions \(\beta_n(i, j)\): a fixed \(\beta\), or information-directed selection
 PROPORTIONS = ("ids", "fixed")
 #: ``constants["proportions"]``: the code of each choice (its index in ``PROPORTIONS``)
 IDS, FIXED = (float(PROPORTIONS.index(name)) for name in PROPORTIONS)
@@ -28,9 +28,9 @@ IDS, FIXED = (float(PROPORTIONS.index(name)) for name in PROPORTIONS)
 
 @called
 def slack_challenger(counts: np.ndarray, mean: np.ndarray, leader: int, constants: Any) -> int:
-    """The TC epsilon challenger ``argmin_{j != leader} W(leader, j)`` at the slack ``constants["slack"]``
-    (the shifted transportation cost ``_stopping.shifted_cost``, the GLR rule's with epsilon); the first in the
-    copy's arm order on ties."""
+    r"""The TC\(_\epsilon\) challenger \(\operatorname*{arg\,min}_{j \ne \text{leader}} W(\text{leader}, j)\) at the
+    slack ``constants["slack"]`` (the shifted transportation cost ``_stopping.shifted_cost``, the GLR rule's with
+    \(\epsilon\)); the first in the copy's arm order on ties."""
     chosen, least = -1, math.inf
     for j in range(counts.shape[0]):
         if j != leader:
@@ -43,14 +43,15 @@ def slack_challenger(counts: np.ndarray, mean: np.ndarray, leader: int, constant
 
 @called
 def pair_tracked(counts: np.ndarray, leader: int, other: int, constants: Any, arrays: Any) -> int:
-    """The challenger ``other`` if its pulls while the pair (leader, other) was chosen are at most ``(1 -
-    beta_bar) T`` (T the pair's choices, this one counted; beta_bar the mean of its proportions beta_n, this one's
-    included, so ``(1 - beta_bar) T = T - sum beta_n``), else the leader: one tracking procedure per pair
-    (``arrays["selected"]``, ``arrays["pulled"]``, ``arrays["shares"]``, entry ``leader K + other``)."""
+    r"""The challenger ``other`` if its pulls while the pair (``leader``, ``other``) was chosen are at most
+    \((1 - \bar\beta) T\) (\(T\) the pair's choices, this one counted; \(\bar\beta\) the mean of its proportions
+    \(\beta_n\), this one's included, so \((1 - \bar\beta) T = T - \sum \beta_n\)), else the leader: one tracking
+    procedure per pair (``arrays["selected"]``, ``arrays["pulled"]``, ``arrays["shares"]``, entry
+    ``leader K + other``)."""
     pair = leader * counts.shape[0] + other
     selected, pulled, shares = arrays["selected"], arrays["pulled"], arrays["shares"]
     selected[pair] += 1.0
-    if constants["proportions"] == IDS:  # beta_n(B, C) = N_C / (N_B + N_C)
+    if constants["proportions"] == IDS:  # \(\beta_n(B, C) = N_C / (N_B + N_C)\)
         shares[pair] += np.float64(counts[other]) / (np.float64(counts[leader]) + np.float64(counts[other]))
     else:
         shares[pair] += constants["beta"]
@@ -63,8 +64,9 @@ def pair_tracked(counts: np.ndarray, leader: int, other: int, constants: Any, ar
 @called
 def eb_tc_epsilon(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, epsilon: float,
                   constants: Any, state: Any, arrays: Any, work: np.ndarray, answer: np.ndarray, final: bool) -> int:
-    """Each arm once; then stop (K) if the stopping rule does at the env's epsilon, else the leader B (the
-    empirical best) or the challenger C = argmin_{j != B} W(B, j) at the slack, by the pair's tracking."""
+    r"""Each arm once; then stop (\(K\)) if the stopping rule does at the env's \(\epsilon\), else the leader
+    \(B\) (the empirical best) or the challenger \(C = \operatorname*{arg\,min}_{j \ne B} W(B, j)\) at the slack,
+    by the pair's tracking."""
     k, mean = counts.shape[0], work[MEANS]
     arm = start(counts, sums, made, m, state, mean, work[SCRATCH], answer)
     if arm >= 0:
@@ -83,13 +85,13 @@ def eb_tc_epsilon(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, 
 
 @called
 def one_copy(n: int, batch: tuple[Any, ...]) -> None:
-    """One ``act`` of EB-TC epsilon for copy n (``_kernels.copy_step``)."""
+    r"""One ``act`` of EB-TC\(_\epsilon\) for copy n (``_kernels.copy_step``)."""
     copy_step(eb_tc_epsilon, n, batch)
 
 
 @kernel
 def step(batch: tuple[Any, ...]) -> np.ndarray:
-    """One ``act`` of EB-TC epsilon over a batch (``_kernels.over_copies``)."""
+    r"""One ``act`` of EB-TC\(_\epsilon\) over a batch (``_kernels.over_copies``)."""
     return over_copies(one_copy, batch)
 
 
@@ -101,84 +103,100 @@ def parallel_step(batch: tuple[Any, ...]) -> np.ndarray:
 
 @kernel
 def rollout(episodes: tuple[Any, ...]) -> None:
-    """Whole episodes of EB-TC epsilon (``_kernels.play``)."""
+    r"""Whole episodes of EB-TC\(_\epsilon\) (``_kernels.play``)."""
     play(eb_tc_epsilon, episodes)
 
 
 class EBTCEpsilon(BestArmAgent):
-    """EB-TC epsilon: a Top Two rule for epsilon-best-arm identification, the empirical best arm as leader and the
-    challenger of least transportation cost shifted by a slack epsilon_0.
+    r"""EB-TC\(_\epsilon\): a Top Two rule for \(\epsilon\)-best-arm identification, the empirical best arm as
+    leader and the challenger of least transportation cost shifted by a slack \(\epsilon_0\).
 
-    Paper: M. Jourdan, R. Degenne, E. Kaufmann, An epsilon-Best-Arm Identification Algorithm for Fixed-Confidence
-    and Beyond, NeurIPS 2023 (arXiv:2305.16041; EB-TC epsilon_0). Not one of the five papers: EB-TCI's
-    (``EBTCI``) sibling for epsilon > 0, and the first Top Two rule analysed for epsilon-good answers.
+    Paper: M. Jourdan, R. Degenne, E. Kaufmann, An \(\epsilon\)-Best-Arm Identification Algorithm for
+    Fixed-Confidence and Beyond, NeurIPS 2023 (arXiv:2305.16041; EB-TC\(_{\epsilon_0}\)). Not one of the five
+    papers: EB-TCI's (``EBTCI``) sibling for \(\epsilon > 0\), and the first Top Two rule analysed for
+    \(\epsilon\)-good answers.
 
     What was read: the authors' NeurIPS 2023 poster and talk slides (``posterttebai.pdf`` and
     ``ttebaislides.pdf`` on the first author's site, marcjourdan.github.io) and the abstract; they state the
-    sampling rule, the stopping rule, T_epsilon and the theorems below. The paper's body (its numbered equations,
-    proofs and the settings of each experiment) was not read: "eq. (1)" is the poster's numbering, and no other
-    equation number is given here.
+    sampling rule, the stopping rule, \(T_\epsilon\) and the theorems below. The paper's body (its numbered
+    equations, proofs and the settings of each experiment) was not read: "eq. (1)" is the poster's numbering, and
+    no other equation number is given here.
 
-    The problem: return an arm i with ``mu_i >= max_a mu_a - epsilon``, epsilon the env's (the observation's).
-    At time n, with ``N_{n,i}``, ``mu_{n,i}`` the pull count and empirical mean of arm i before time n:
+    The problem: return an arm \(i\) with \(\mu_i \ge \max_a \mu_a - \epsilon\), \(\epsilon\) the env's (the
+    observation's). At time \(n\), with \(N_{n,i}\), \(\mu_{n,i}\) the pull count and empirical mean of arm \(i\)
+    before time \(n\):
 
-    - leader ``B_n = argmax_i mu_{n,i}`` (EB), which is also the answer;
-    - challenger ``C_n in argmin_{i != B_n} (mu_{n,B_n} - mu_{n,i} + epsilon_0) / sqrt(1 / N_{n,B_n} + 1 /
-      N_{n,i})`` (TC epsilon_0), computed as ``argmin_j W_n(B_n, j)`` with the shifted transportation cost
-      ``W_n(i, j) = inf_{lambda_j >= lambda_i + epsilon_0} N_{n,i} d(mu_{n,i}, lambda_i) + N_{n,j} d(mu_{n,j},
-      lambda_j)``: on Gaussian arms ``W = (mu_i - mu_j + epsilon_0)^2 / (2 sigma^2 (1 / N_i + 1 / N_j))``, the
-      square of the poster's ratio over 2 sigma^2 (the ratio is positive, as B_n is the empirical best and the
-      slack is positive), so the same argmin;
-    - proportions ``beta_n(i, j) = beta`` (fixed) or ``N_{n,j} / (N_{n,i} + N_{n,j})`` (IDS, information-directed
-      selection), and ``beta_bar_n(i, j)`` their mean over the times the pair (i, j) was chosen;
-    - tracking: ``I_n = C_n`` if ``N^{B_n}_{n,C_n} <= (1 - beta_bar_{n+1}(B_n, C_n)) T_{n+1}(B_n, C_n)``, else
-      ``I_n = B_n``, with ``T_n(i, j)`` the times the pair (i, j) was chosen before time n and ``N^i_{n,j}`` the
-      pulls of arm j at those times: K (K - 1) tracking procedures, one per leader/challenger pair, as the poster
-      and slides state it (not EB-TCI's K procedures, one per leader: with IDS beta depends on the pair).
+    - leader \(B_n = \operatorname*{arg\,max}_i \mu_{n,i}\) (EB), which is also the answer;
+    - challenger
+      \(C_n \in \operatorname*{arg\,min}_{i \ne B_n} (\mu_{n,B_n} - \mu_{n,i} + \epsilon_0)
+      / \sqrt{1 / N_{n,B_n} + 1 / N_{n,i}}\)
+      (TC\(_{\epsilon_0}\)), computed as \(\operatorname*{arg\,min}_j W_n(B_n, j)\) with the shifted
+      transportation cost
+      \(W_n(i, j) = \inf_{\lambda_j \ge \lambda_i + \epsilon_0} N_{n,i} d(\mu_{n,i}, \lambda_i) +
+      N_{n,j} d(\mu_{n,j}, \lambda_j)\):
+      on Gaussian arms \(W = (\mu_i - \mu_j + \epsilon_0)^2 / (2 \sigma^2 (1 / N_i + 1 / N_j))\), the square of
+      the poster's ratio over \(2 \sigma^2\) (the ratio is positive, as \(B_n\) is the empirical best and the
+      slack is positive), so the same \(\arg\min\);
+    - proportions \(\beta_n(i, j) = \beta\) (fixed) or \(N_{n,j} / (N_{n,i} + N_{n,j})\) (IDS,
+      information-directed selection), and \(\bar\beta_n(i, j)\) their mean over the times the pair \((i, j)\) was
+      chosen;
+    - tracking: \(I_n = C_n\) if
+      \(N^{B_n}_{n,C_n} \le (1 - \bar\beta_{n+1}(B_n, C_n)) T_{n+1}(B_n, C_n)\), else \(I_n = B_n\), with
+      \(T_n(i, j)\) the times the pair \((i, j)\) was chosen before time \(n\) and \(N^i_{n,j}\) the pulls of arm
+      \(j\) at those times: \(K (K - 1)\) tracking procedures, one per leader/challenger pair, as the poster and
+      slides state it (not EB-TCI's \(K\) procedures, one per leader: with IDS \(\beta\) depends on the pair).
 
-    Stopping: by default the GLR rule (``stopping="glr"``), which the paper pairs with the rule (its GLR epsilon,
-    eq. (1): the empirical best arm answered, and ``min_{i != i_hat} (mu_{i_hat} - mu_i + epsilon) / sqrt(1 /
-    N_{i_hat} + 1 / N_i) >= sqrt(2 c(n - 1, delta))``, with the Gaussian threshold ``c(n, delta) ~ ln(1/delta) + 2
-    ln ln(1/delta) + 4 ln(4 + ln(n / 2))``, which the poster gives to first order only and the package does not
-    have). The GLR component must read the env's epsilon, with the shifted statistic ``min_{j != i_hat}
-    inf_{lambda_j >= lambda_{i_hat} + epsilon} N_{i_hat} d(mu_{i_hat}, lambda_{i_hat}) + N_j d(mu_j, lambda_j)``,
-    to stop at an epsilon-good answer; a component that refuses epsilon > 0 leaves ``stopping="lucb"`` or
-    ``"kllucb"`` (which read epsilon) for such an env. Any of the package's stopping components and thresholds
-    (``stopping``, ``threshold``). The poster's theorems, with GLR epsilon (Gaussian arms, a unique best arm):
-    ``limsup_{delta -> 0} E[tau] / ln(1/delta) <= T_{epsilon_0}(mu) D_{epsilon,epsilon_0}(mu)`` with IDS
-    (Theorem 1; ``T_{epsilon_0,beta}(mu) D`` with a fixed beta), ``D = (1 + max_{i != i*} (epsilon_0 - epsilon) /
-    (mu* - mu_i + epsilon))^2``, so at ``epsilon_0 = epsilon`` the rule is asymptotically optimal with IDS and
-    beta-optimal with a fixed beta (Corollary 1); with a fixed beta = 1/2, a bound on E[tau] at every delta
-    (Theorem 2, stopping at epsilon = epsilon_0) and anytime bounds on the probability of epsilon-error and on
-    the simple regret (Theorem 3). T_epsilon and T_epsilon,beta are
+    Stopping: by default the GLR rule (``stopping="glr"``), which the paper pairs with the rule (its
+    GLR\(_\epsilon\), eq. (1): the empirical best arm answered, and
+    \(\min_{i \ne \hat\imath} (\mu_{\hat\imath} - \mu_i + \epsilon) / \sqrt{1 / N_{\hat\imath} + 1 / N_i}
+    \ge \sqrt{2 c(n - 1, \delta)}\),
+    with the Gaussian threshold
+    \(c(n, \delta) \approx \ln(1/\delta) + 2 \ln\ln(1/\delta) + 4 \ln(4 + \ln(n / 2))\), which the poster gives
+    to first order only and the package does not have). The GLR component must read the env's \(\epsilon\), with
+    the shifted statistic
+    \(\min_{j \ne \hat\imath} \inf_{\lambda_j \ge \lambda_{\hat\imath} + \epsilon}
+    N_{\hat\imath} d(\mu_{\hat\imath}, \lambda_{\hat\imath}) + N_j d(\mu_j, \lambda_j)\),
+    to stop at an \(\epsilon\)-good answer; a component that refuses \(\epsilon > 0\) leaves ``stopping="lucb"``
+    or ``"kllucb"`` (which read \(\epsilon\)) for such an env. Any of the package's stopping components and
+    thresholds (``stopping``, ``threshold``). The poster's theorems, with GLR\(_\epsilon\) (Gaussian arms, a
+    unique best arm):
+    \(\limsup_{\delta \to 0} \mathbb{E}[\tau] / \ln(1/\delta) \le T_{\epsilon_0}(\mu) D_{\epsilon,\epsilon_0}(\mu)\)
+    with IDS (Theorem 1; \(T_{\epsilon_0,\beta}(\mu) D\) with a fixed \(\beta\)),
+    \(D = \big(1 + \max_{i \ne i^*} (\epsilon_0 - \epsilon) / (\mu^* - \mu_i + \epsilon)\big)^2\), so at
+    \(\epsilon_0 = \epsilon\) the rule is asymptotically optimal with IDS and \(\beta\)-optimal with a fixed
+    \(\beta\) (Corollary 1); with a fixed \(\beta = 1/2\), a bound on \(\mathbb{E}[\tau]\) at every \(\delta\)
+    (Theorem 2, stopping at \(\epsilon = \epsilon_0\)) and anytime bounds on the probability of
+    \(\epsilon\)-error and on the simple regret (Theorem 3). \(T_\epsilon\) and \(T_{\epsilon,\beta}\) are
     ``bandit_gym.lower_bounds.epsilon_best_arm_allocation``.
 
-    Parameters: ``delta`` in (0, 1); ``epsilon_0`` > 0, the sampling rule's slack (default 0.1: the slack of the
-    slides' simple-regret experiment, and the epsilon of their stopping-time experiment's GLR epsilon stopping;
-    None: the env's epsilon, Corollary 1's choice, which must then be positive); ``proportions``: ``"ids"``
-    (default: Corollary 1's asymptotic optimality) or ``"fixed"`` with ``beta`` in (0, 1) (default 1/2, the value
-    of Theorems 2 and 3); ``distribution``, ``sigma``; ``stopping``, ``threshold``. Best-arm identification (m = 1)
-    only, as the paper.
+    Parameters: ``delta`` in \((0, 1)\); ``epsilon_0`` > 0, the sampling rule's slack (default 0.1: the slack of
+    the slides' simple-regret experiment, and the \(\epsilon\) of their stopping-time experiment's
+    GLR\(_\epsilon\) stopping; None: the env's \(\epsilon\), Corollary 1's choice, which must then be positive);
+    ``proportions``: ``"ids"`` (default: Corollary 1's asymptotic optimality) or ``"fixed"`` with ``beta`` in
+    \((0, 1)\) (default 1/2, the value of Theorems 2 and 3); ``distribution``, ``sigma``; ``stopping``,
+    ``threshold``. Best-arm identification (\(m = 1\)) only, as the paper.
 
     Readings where the paper is silent (or where it could not be checked):
 
     - Bernoulli arms: the poster's analysis is for (1-)sub-Gaussian arms, whose rule reads the Gaussian ratio
       above. On Bernoulli arms (``distribution="bernoulli"``, the default) the challenger minimises the
-      Bernoulli shifted transportation cost W (the constraint binds, ``lambda_j = lambda_i + epsilon_0``; convex
-      in lambda_i; 60 bisections), the exponential-family form of the same cost, as the package's other Top Two
-      rules use the arms' divergence; ``epsilon_0 < 1`` there. The poster's own rule on Bernoulli arms (as
-      1/2-sub-Gaussian arms) is ``distribution="gaussian", sigma=0.5``, whose stopping then reads them as
-      Gaussian.
-    - the first decision of a pair: ``N^B_C = 0 <= (1 - beta) 1``, so the challenger is pulled first (then, at
-      beta = 1/2, C C B C B ...).
-    - initialisation: each arm once, in the copy's arm order, with no stopping test (the ratio needs N >= 1).
+      Bernoulli shifted transportation cost \(W\) (the constraint binds, \(\lambda_j = \lambda_i + \epsilon_0\);
+      convex in \(\lambda_i\); 60 bisections), the exponential-family form of the same cost, as the package's
+      other Top Two rules use the arms' divergence; \(\epsilon_0 < 1\) there. The poster's own rule on Bernoulli
+      arms (as 1/2-sub-Gaussian arms) is ``distribution="gaussian", sigma=0.5``, whose stopping then reads them
+      as Gaussian.
+    - the first decision of a pair: \(N^B_C = 0 \le (1 - \beta) \cdot 1\), so the challenger is pulled first
+      (then, at \(\beta = 1/2\), C C B C B ...).
+    - initialisation: each arm once, in the copy's arm order, with no stopping test (the ratio needs
+      \(N \ge 1\)).
     - ties (leader, challenger): the first in the copy's arm order (random per copy and episode; the smallest
       index with ``tie_break="index"``, see ``BestArmAgent``).
     - the budget: on a fixed-confidence env the env's budget truncates the episode, with the empirical best arm as
-      the answer. Memory: three K x K arrays per copy (the pairs' counts).
+      the answer. Memory: three \(K \times K\) arrays per copy (the pairs' counts).
 
     Examples:
-        One seeded episode with two 0.1-good arms (0.7 and 0.65), stopped by the LUCB rule at the env's epsilon:
+        One seeded episode with two 0.1-good arms (0.7 and 0.65), stopped by the LUCB rule at the env's
+        \(\epsilon\):
 
         >>> import gymnasium as gym
         >>> from bandit_gym.agents import EBTCEpsilon
@@ -194,7 +212,8 @@ class EBTCEpsilon(BestArmAgent):
     best_arm_only = True
     state_fields: ClassVar[tuple[str, ...]] = STATE_FIELDS
     anytime = True  # never reads the horizon: the env's budget is only a cap
-    #: per leader/challenger pair (entry i K + j): T(i, j), N^i_j and the sum of the proportions beta_n(i, j)
+    #: per leader/challenger pair (entry \(i K + j\)): \(T(i, j)\), \(N^i_j\) and the sum of the proportions
+    #: \(\beta_n(i, j)\)
     array_fields: ClassVar[tuple[str, ...]] = ("selected", "pulled", "shares")
 
     def __init__(self, delta: float = 0.05, epsilon_0: float | None = 0.1, *, proportions: str = "ids",
@@ -214,7 +233,7 @@ class EBTCEpsilon(BestArmAgent):
     kernels = EntryPoints(step, parallel_step, rollout)
 
     def array_length(self, k: int) -> int:
-        """K x K entries per field: one per leader/challenger pair."""
+        r"""\(K \times K\) entries per field: one per leader/challenger pair."""
         return k * k
 
     def begin(self, obs: Obs, rows: np.ndarray) -> None:

@@ -18,21 +18,21 @@ from bandit_gym.agents.best_arm._fixed_confidence import STATE_FIELDS, start, tr
 from bandit_gym.agents.best_arm._kernels import copy_step, over_copies
 from bandit_gym.jit import called, kernel, parallel_kernel
 
-#: the work rows: the empirical means, the empirical variances, scratch, the leader's costs W(leader, j)
+#: the work rows: the empirical means, the empirical variances, scratch, the leader's costs \(W(\text{leader}, j)\)
 MEANS, VARIANCES, SCRATCH, COSTS = range(4)
 THRESHOLDS = ("mixture", "heuristic")
 #: ``constants["threshold"]``: the index of the threshold in ``THRESHOLDS``
 MIXTURE, HEURISTIC = 0.0, 1.0
-#: c, the precision (in units of the arm's variance) of the normal prior on the mean shift of the Bayes factor
+#: \(c\), the precision (in units of the arm's variance) of the normal prior on the mean shift of the Bayes factor
 PRIOR = 1.0
-#: the bisection steps of a root of the cost's derivative (on an interval of the means' gap: 2^-100 of it)
+#: the bisection steps of a root of the cost's derivative (on an interval of the means' gap: \(2^{-100}\) of it)
 BISECTIONS = 100
 
 
 @called
 def arm_cost(n: float, mean: float, variance: float, u: float) -> float:
-    """``(n / 2) ln(1 + (mean - u)^2 / variance)``: the GLR of "the arm's mean is u" against any mean, both with
-    their own variance (the Gaussian family of unknown variance)."""
+    r"""\((n / 2) \ln(1 + (\text{mean} - u)^2 / \text{variance})\): the GLR of "the arm's mean is \(u\)" against
+    any mean, both with their own variance (the Gaussian family of unknown variance)."""
     return 0.5 * n * math.log1p((mean - u) ** 2 / variance)
 
 
@@ -44,8 +44,8 @@ def cubic(y: float, a3: float, a2: float, a1: float, a0: float) -> float:
 @called
 def cost_at_root(low: float, high: float, a3: float, a2: float, a1: float, a0: float, ni: float, mi: float,
                  vi: float, nj: float, mj: float, vj: float) -> float:
-    """The pair's cost at the root in [low, high] of the cubic where it rises through 0 (a local minimum of the
-    cost, at ``u = mj + y``), by bisection; infinite when it does not rise through 0 there."""
+    r"""The pair's cost at the root in [``low``, ``high``] of the cubic where it rises through 0 (a local minimum
+    of the cost, at \(u = m_j + y\)), by bisection; infinite when it does not rise through 0 there."""
     if not (cubic(low, a3, a2, a1, a0) <= 0.0 <= cubic(high, a3, a2, a1, a0)):
         return math.inf
     for _ in range(BISECTIONS):
@@ -60,17 +60,18 @@ def cost_at_root(low: float, high: float, a3: float, a2: float, a1: float, a0: f
 
 @called
 def pair_cost(ni: float, mi: float, vi: float, nj: float, mj: float, vj: float) -> float:
-    """``W(i, j) = inf_u L_i(u) + L_j(u)`` (``arm_cost``) if ``mu_i > mu_j`` (else 0): the GLR statistic of "j
-    beats i" and the Top Two transportation cost, exact. With u = mu_j + y and D = mu_i - mu_j, the derivative's
-    sign is that of the cubic ``(N_i + N_j) y^3 - D (2 N_j + N_i) y^2 + (N_j (v_i + D^2) + N_i v_j) y - N_i D v_j``
-    (negative at 0, positive at D): the infimum is at one of its roots where it rises through 0, found by
-    bisection on each interval between the cubic's turning points."""
+    r"""\(W(i, j) = \inf_u L_i(u) + L_j(u)\) (``arm_cost``) if \(\mu_i > \mu_j\) (else 0): the GLR statistic of
+    "\(j\) beats \(i\)" and the Top Two transportation cost, exact. With \(u = \mu_j + y\) and
+    \(D = \mu_i - \mu_j\), the derivative's sign is that of the cubic
+    \((N_i + N_j) y^3 - D (2 N_j + N_i) y^2 + (N_j (v_i + D^2) + N_i v_j) y - N_i D v_j\) (negative at 0,
+    positive at \(D\)): the infimum is at one of its roots where it rises through 0, found by bisection on each
+    interval between the cubic's turning points."""
     if mi <= mj:
         return 0.0
     gap = mi - mj
     a3, a2 = ni + nj, -gap * (2.0 * nj + ni)
     a1, a0 = nj * (vi + gap * gap) + ni * vj, -ni * gap * vj
-    first, second = gap, gap  # the turning points (roots of 3 a3 y^2 + 2 a2 y + a1) within [0, D]
+    first, second = gap, gap  # the turning points (roots of \(3 a_3 y^2 + 2 a_2 y + a_1\)) within \([0, D]\)
     discriminant = a2 * a2 - 3.0 * a3 * a1
     if discriminant > 0.0:
         root = math.sqrt(discriminant)
@@ -83,10 +84,12 @@ def pair_cost(ni: float, mi: float, vi: float, nj: float, mj: float, vj: float) 
 
 @called
 def mixture_boundary(ni: float, nj: float, level: float) -> float:
-    """The pair's proved threshold at ``level`` = ln x: the largest ``L_i + L_j`` with ``phi_i(L_i) + phi_j(L_j)
-    < ln x`` (infinite when unbounded), ``phi_n`` the log Bayes factor of one arm as a function of its GLR L. With
-    ``kappa_n = c / (n + c)`` and ``E = ln x + ln((N_i + c)(N_j + c) / c^2) / 2``: ``E + max_a (N_a / 2) ln((1 -
-    kappa_a) / (1 - r_a kappa_a))``, ``r_a = e^(2 E / N_a)`` (infinite where ``r_a kappa_a >= 1``)."""
+    r"""The pair's proved threshold at ``level`` \(= \ln x\): the largest \(L_i + L_j\) with
+    \(\phi_i(L_i) + \phi_j(L_j) < \ln x\) (infinite when unbounded), \(\phi_n\) the log Bayes factor of one arm
+    as a function of its GLR \(L\). With \(\kappa_n = c / (n + c)\) and
+    \(E = \ln x + \ln((N_i + c)(N_j + c) / c^2) / 2\):
+    \(E + \max_a (N_a / 2) \ln((1 - \kappa_a) / (1 - r_a \kappa_a))\), \(r_a = e^{2 E / N_a}\) (infinite where
+    \(r_a \kappa_a \ge 1\))."""
     e = level + 0.5 * (math.log((ni + PRIOR) / PRIOR) + math.log((nj + PRIOR) / PRIOR))
     largest = 0.0
     for n in (ni, nj):
@@ -100,7 +103,8 @@ def mixture_boundary(ni: float, nj: float, level: float) -> float:
 
 @called
 def leader_costs(counts: np.ndarray, mean: np.ndarray, variance: np.ndarray, leader: int, costs: np.ndarray) -> None:
-    """``costs[j] = W(leader, j)`` for every j != leader (``pair_cost``), read by both the stop and the challenger."""
+    r"""``costs[j]`` \(= W(\text{leader}, j)\) for every \(j \ne \text{leader}\) (``pair_cost``), read by both the
+    stop and the challenger."""
     for j in range(counts.shape[0]):
         if j != leader:
             costs[j] = pair_cost(np.float64(counts[leader]), mean[leader], variance[leader], np.float64(counts[j]),
@@ -109,8 +113,8 @@ def leader_costs(counts: np.ndarray, mean: np.ndarray, variance: np.ndarray, lea
 
 @called
 def stops(counts: np.ndarray, costs: np.ndarray, best: int, t: float, constants: Any) -> bool:
-    """Whether every challenger j has ``W(best, j)`` (``costs[j]``) above its threshold (``"mixture"``: per pair;
-    ``"heuristic"``: ``ln((1 + ln t) / delta)``)."""
+    r"""Whether every challenger \(j\) has \(W(\text{best}, j)\) (``costs[j]``) above its threshold
+    (``"mixture"``: per pair; ``"heuristic"``: \(\ln((1 + \ln t) / \delta)\))."""
     heuristic = math.log((1.0 + math.log(t)) / constants["delta"])
     for j in range(counts.shape[0]):
         if j == best:
@@ -124,8 +128,8 @@ def stops(counts: np.ndarray, costs: np.ndarray, best: int, t: float, constants:
 
 @called
 def challenger(counts: np.ndarray, costs: np.ndarray, leader: int) -> int:
-    """``argmin_{j != leader} W(leader, j) + ln N_j`` (TCI, ``costs[j]`` = W); the first in the copy's arm order
-    on ties."""
+    r"""\(\operatorname*{arg\,min}_{j \ne \text{leader}} W(\text{leader}, j) + \ln N_j\) (TCI, ``costs[j]``
+    \(= W\)); the first in the copy's arm order on ties."""
     chosen, least = -1, math.inf
     for j in range(counts.shape[0]):
         if j != leader:
@@ -139,8 +143,9 @@ def challenger(counts: np.ndarray, costs: np.ndarray, leader: int) -> int:
 def eb_tci_unknown_variances(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int,
                              epsilon: float, constants: Any, state: Any, arrays: Any, work: np.ndarray,
                              answer: np.ndarray, final: bool) -> int:
-    """Each arm twice (a variance needs two samples); then stop (K) if the GLR test does, else the leader (the
-    empirical best) or the TCI challenger, the leader's share tracked at beta. ``arrays["squares"]`` holds each
+    r"""Each arm twice (a variance needs two samples); then stop (\(K\)) if the GLR test does, else the leader
+    (the empirical best) or the TCI challenger, the leader's share tracked at \(\beta\). ``arrays["squares"]``
+    holds each
     arm's squared deviations (by position)."""
     k, mean, variance = counts.shape[0], work[MEANS], work[VARIANCES]
     arm = start(counts, sums, made, m, state, mean, work[SCRATCH], answer)
@@ -184,15 +189,15 @@ def parallel_step(batch: tuple[Any, ...]) -> np.ndarray:
 
 @functools.cache
 def mixture_level(delta: float, pairs: int) -> float:
-    """ln x, x >= 1 the root of ``(1 + ln x) / x = delta / P``: the level at which the product of two independent
-    arms' maximal Bayes factors (each above y with probability at most 1 / y, by Ville's inequality) exceeds x
-    with probability at most delta / P."""
+    r"""\(\ln x\), \(x \ge 1\) the root of \((1 + \ln x) / x = \delta / P\): the level at which the product of
+    two independent arms' maximal Bayes factors (each above \(y\) with probability at most \(1 / y\), by
+    Ville's inequality) exceeds \(x\) with probability at most \(\delta / P\)."""
     target = math.log(delta / pairs)
     return float(optimize.brentq(lambda z: math.log1p(z) - z - target, 0.0, 10.0 - 2.0 * target, xtol=1e-14))
 
 
 class EBTCIUnknownVariances(BestArmAgent):
-    """EB-TCI on Gaussian arms whose variances are unknown (and may differ): the transportation costs and the GLR
+    r"""EB-TCI on Gaussian arms whose variances are unknown (and may differ): the transportation costs and the GLR
     stop of the Gaussian family of unknown variance, with a proved threshold.
 
     Paper: M. Jourdan, R. Degenne, E. Kaufmann, Dealing with Unknown Variances in Best-Arm Identification, ALT
@@ -203,38 +208,41 @@ class EBTCIUnknownVariances(BestArmAgent):
     "fixed_confidence")``), or, without them, keeps them from the pulls it sees (``last_value``; then every act
     must see the one pull since the last: a batched allocation is refused).
 
-    With N_a pulls, empirical mean mu_a and empirical variance ``v_a = squares_a / N_a`` (the maximum-likelihood
-    one), one arm's GLR of "its mean is u" is ``L_a(u) = (N_a / 2) ln(1 + (mu_a - u)^2 / v_a)`` (the infimum over
-    the variance of the Gaussian KL), and the transportation cost of "j beats i" is ``W(i, j) = inf_u L_i(u) +
-    L_j(u)`` if mu_i > mu_j (exact: the roots of a cubic, ``pair_cost``). After t pulls (each arm twice first):
-    leader B the empirical best, challenger ``argmin_{j != B} W(B, j) + ln N_j``, B pulled while its share of the
-    steps it led is at most beta (EB-TCI's tracking).
+    With \(N_a\) pulls, empirical mean \(\mu_a\) and empirical variance \(v_a = \text{squares}_a / N_a\) (the
+    maximum-likelihood one), one arm's GLR of "its mean is \(u\)" is
+    \(L_a(u) = (N_a / 2) \ln(1 + (\mu_a - u)^2 / v_a)\) (the infimum over the variance of the Gaussian KL), and
+    the transportation cost of "\(j\) beats \(i\)" is \(W(i, j) = \inf_u L_i(u) + L_j(u)\) if \(\mu_i > \mu_j\)
+    (exact: the roots of a cubic, ``pair_cost``). After \(t\) pulls (each arm twice first): leader \(B\) the
+    empirical best, challenger \(\operatorname*{arg\,min}_{j \ne B} W(B, j) + \ln N_j\), \(B\) pulled while its
+    share of the steps it led is at most \(\beta\) (EB-TCI's tracking).
 
-    Stop when ``W(B, j) > b(N_B, N_j)`` for every j. Thresholds (``threshold``):
+    Stop when \(W(B, j) > b(N_B, N_j)\) for every \(j\). Thresholds (``threshold``):
 
     - ``"mixture"`` (proved; the package's derivation, not the paper's threshold): each arm's Bayes factor for
-      "its mean is mu_a" with the right Haar prior on its scale and a ``N(0, sigma^2 / c)`` prior on the mean
-      shift (c = ``PRIOR`` = 1; Lai 1976's invariant mixture), ``BF = sqrt(kappa) ((1 + u) / (1 + kappa
-      u))^(N / 2)``, ``u = (mu_a_hat - mu_a)^2 / v_a``, ``kappa = c / (N + c)``, is a test martingale of the arm's
-      own samples (its scale-invariant filtration), whatever the sampling rule (each arm's samples are a fixed
-      sequence read in turn), so its maximum exceeds y with probability at most 1 / y (Ville). Two independent
-      arms' maxima have a product above x with probability at most ``(1 + ln x) / x``; x solves ``(1 + ln x) / x
-      = delta / (K - 1)``. A wrong answer needs a pair whose true means lie in its alternative, where ``W <=
-      L_B(mu_B) + L_j(mu_j)``; ``ln BF`` is a concave increasing function ``phi_N(L)`` of the arm's L, so the sum of
-      the two L's over ``{phi_B + phi_j < ln x}`` is largest at a corner: ``mixture_boundary``, about ``ln x +
-      ln(N_B N_j) / 2`` for large counts, infinite while an arm has too few samples for its Bayes factor to reach
-      the level. delta-correct on Gaussian arms of any variances.
-    - ``"heuristic"``: ``ln((1 + ln t) / delta)``, outside the theory (as GK 2016 §6 and the paper's experiments
-      use it for their rules).
+      "its mean is \(\mu_a\)" with the right Haar prior on its scale and a \(\mathcal{N}(0, \sigma^2 / c)\) prior
+      on the mean shift (\(c\) = ``PRIOR`` = 1; Lai 1976's invariant mixture),
+      \(\mathrm{BF} = \sqrt{\kappa} \big((1 + u) / (1 + \kappa u)\big)^{N / 2}\),
+      \(u = (\hat\mu_a - \mu_a)^2 / v_a\), \(\kappa = c / (N + c)\), is a test martingale of the arm's own
+      samples (its scale-invariant filtration), whatever the sampling rule (each arm's samples are a fixed
+      sequence read in turn), so its maximum exceeds \(y\) with probability at most \(1 / y\) (Ville). Two
+      independent arms' maxima have a product above \(x\) with probability at most \((1 + \ln x) / x\); \(x\)
+      solves \((1 + \ln x) / x = \delta / (K - 1)\). A wrong answer needs a pair whose true means lie in its
+      alternative, where \(W \le L_B(\mu_B) + L_j(\mu_j)\); \(\ln \mathrm{BF}\) is a concave increasing function
+      \(\phi_N(L)\) of the arm's \(L\), so the sum of the two \(L\)'s over \(\{\phi_B + \phi_j < \ln x\}\) is
+      largest at a corner: ``mixture_boundary``, about \(\ln x + \ln(N_B N_j) / 2\) for large counts, infinite
+      while an arm has too few samples for its Bayes factor to reach the level. \(\delta\)-correct on Gaussian
+      arms of any variances.
+    - ``"heuristic"``: \(\ln((1 + \ln t) / \delta)\), outside the theory (as GK 2016 §6 and the paper's
+      experiments use it for their rules).
 
-    Parameters: ``delta`` in (0, 1); ``beta`` in (0, 1) (default 1/2); ``threshold``. Best-arm identification
-    (m = 1, epsilon = 0); its guarantee is for Gaussian arms (it plays any arms; on Bernoulli arms an arm whose
-    samples are all equal has variance 0, read as 1e-300, outside the theory).
+    Parameters: ``delta`` in \((0, 1)\); ``beta`` in \((0, 1)\) (default 1/2); ``threshold``. Best-arm
+    identification (\(m = 1\), \(\epsilon = 0\)); its guarantee is for Gaussian arms (it plays any arms; on
+    Bernoulli arms an arm whose samples are all equal has variance 0, read as \(10^{-300}\), outside the theory).
 
     Readings where the paper is silent:
 
     - initialisation: each arm twice, in the copy's arm order, with no stopping test; an empirical variance of 0
-      (probability 0 on Gaussian arms) is read as 1e-300.
+      (probability 0 on Gaussian arms) is read as \(10^{-300}\).
     - ties (leader, challenger): the first in the copy's arm order (random per copy and episode).
     - the budget: the env's budget is a cap; reaching it truncates the episode, with the empirical best arm as the
       answer.
@@ -256,7 +264,7 @@ class EBTCIUnknownVariances(BestArmAgent):
     best_arm_only = True
     state_fields: ClassVar[tuple[str, ...]] = STATE_FIELDS
     anytime = True  # never reads the horizon: the env's budget is only a cap
-    #: L_i and N^i_i (EB-TCI's tracking), and each arm's squared deviations by position (from the observation)
+    #: \(L_i\) and \(N^i_i\) (EB-TCI's tracking), and each arm's squared deviations by position (from the observation)
     array_fields: ClassVar[tuple[str, ...]] = ("led", "pulled_leading", "squares")
 
     def __init__(self, delta: float = 0.05, beta: float = 0.5, *, threshold: str = "mixture",

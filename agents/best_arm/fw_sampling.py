@@ -18,8 +18,8 @@ from bandit_gym.agents.best_arm._kernels import copy_step, over_copies, play
 from bandit_gym.agents.best_arm._stopping import Stopping
 from bandit_gym.jit import called, driver, kernel, parallel_kernel
 
-#: the work rows: the empirical means, scratch, then per challenger j (m = 1): the gradient's entries at the best
-#: arm (``G``) and at j (``H``), f_j(x) (``F``); and the Frank-Wolfe direction z (``Z``)
+#: the work rows: the empirical means, scratch, then per challenger \(j\) (\(m = 1\)): the gradient's entries at
+#: the best arm (``G``) and at \(j\) (``H``), \(f_j(x)\) (``F``); and the Frank-Wolfe direction \(z\) (``Z``)
 MEANS, SCRATCH, G, H, F, Z = range(6)
 #: the steps of the searches in the zero-sum game (golden section, then bisection, on the best arm's share)
 SEARCH_STEPS = 80
@@ -29,9 +29,9 @@ FLAT = 1e-12
 
 @called
 def fill(s: float, members: np.ndarray, g: np.ndarray, h: np.ndarray, f: np.ndarray) -> float:
-    """v(s): the v with ``sum_j max(0, (v - c_j) / h_j) = 1 - s``, ``c_j = s g_j - f_j``; the sum is piecewise
-    linear in v, so v is exact: with the members in increasing c, the first m whose level
-    ``(1 - s + sum_{i <= m} c_i / h_i) / sum_{i <= m} 1 / h_i`` stays below the next c."""
+    r"""\(v(s)\): the \(v\) with \(\sum_j \max(0, (v - c_j) / h_j) = 1 - s\), \(c_j = s g_j - f_j\); the sum is
+    piecewise linear in \(v\), so \(v\) is exact: with the members in increasing \(c\), the first \(m\) whose
+    level \((1 - s + \sum_{i \le m} c_i / h_i) / \sum_{i \le m} 1 / h_i\) stays below the next \(c\)."""
     count = 0
     for j in range(members.shape[0]):
         if members[j]:
@@ -89,7 +89,7 @@ def solve(best: int, members: np.ndarray, g: np.ndarray, h: np.ndarray, f: np.nd
     s = 0.5 * (a + b)
     candidates = (0.0, s, 1.0)
     best_v = -math.inf
-    for candidate in candidates:  # the ends too: v may peak there
+    for candidate in candidates:  # the ends too: \(v\) may peak there
         value = fill(candidate, members, g, h, f)
         if value > best_v:
             s, best_v = candidate, value
@@ -108,9 +108,10 @@ def solve(best: int, members: np.ndarray, g: np.ndarray, h: np.ndarray, f: np.nd
 
 @called
 def forced(t: float, mean: np.ndarray, answer: np.ndarray, z: np.ndarray) -> bool:
-    """Whether z is uniform at this step (then written): floor(t / K) is a perfect square (forced exploration),
-    or a mean outside the answer is within 2.2e-16 (the code's ``eps()``) of one inside (mu outside the set of
-    instances with a unique top-m set: a mean ties the best one for m = 1)."""
+    r"""Whether \(z\) is uniform at this step (then written): \(\lfloor t / K \rfloor\) is a perfect square
+    (forced exploration), or a mean outside the answer is within \(2.2 \times 10^{-16}\) (the code's ``eps()``)
+    of one inside (\(\mu\) outside the set of instances with a unique top-m set: a mean ties the best one for
+    \(m = 1\))."""
     k = mean.shape[0]
     rounds = math.floor(t / k)
     lowest, highest = math.inf, -math.inf
@@ -128,8 +129,9 @@ def forced(t: float, mean: np.ndarray, answer: np.ndarray, z: np.ndarray) -> boo
 @called
 def best_arm_direction(best: int, t: float, mean: np.ndarray, x: np.ndarray, constants: Any,
                        work: np.ndarray) -> None:
-    """``work[Z]`` for m = 1: the best response to the r_t-subdifferential of ``min_j f_j`` at x, r_t = t^(-9/10) /
-    K: e_best or e_j for one near-minimal f_j, the zero-sum game's solution (``solve``) for several."""
+    r"""``work[Z]`` for \(m = 1\): the best response to the \(r_t\)-subdifferential of \(\min_j f_j\) at \(x\),
+    \(r_t = t^{-9/10} / K\): \(e_{\text{best}}\) or \(e_j\) for one near-minimal \(f_j\), the zero-sum game's
+    solution (``solve``) for several."""
     k, z = mean.shape[0], work[Z]
     g, h, f = work[G], work[H], work[F]
     family, sigma = constants["family"], constants["sigma"]
@@ -149,7 +151,7 @@ def best_arm_direction(best: int, t: float, mean: np.ndarray, x: np.ndarray, con
             members[j] = True
             count += 1
             only = j
-    if count == 1:  # the best response e_i, i = argmax_i grad f_j(x)_i: the best arm or j
+    if count == 1:  # the best response \(e_i\), \(i = \arg\max_i \nabla f_j(x)_i\): the best arm or \(j\)
         z[:] = 0.0
         z[best if g[only] > h[only] or (g[only] == h[only] and best < only) else only] = 1.0
     else:
@@ -159,8 +161,9 @@ def best_arm_direction(best: int, t: float, mean: np.ndarray, x: np.ndarray, con
 @called
 def pair_costs(mean: np.ndarray, x: np.ndarray, answer: np.ndarray, constants: Any, ends: np.ndarray,
                costs: np.ndarray) -> float:
-    """For each pair p = (i in the answer, j outside), in the arms' order: ``ends[p] = (i, j)``, ``costs[p] =
-    (d(mu_i, m_ij), d(mu_j, m_ij), f_ij(x))``, m_ij = (x_i mu_i + x_j mu_j) / (x_i + x_j); returns min_p f_p."""
+    r"""For each pair \(p = (i \text{ in the answer}, j \text{ outside})\), in the arms' order: ``ends[p]``
+    \(= (i, j)\), ``costs[p]`` \(= (d(\mu_i, m_{ij}), d(\mu_j, m_{ij}), f_{ij}(x))\),
+    \(m_{ij} = (x_i \mu_i + x_j \mu_j) / (x_i + x_j)\); returns \(\min_p f_p\)."""
     family, sigma = constants["family"], constants["sigma"]
     p, lowest = 0, math.inf
     for i in range(mean.shape[0]):
@@ -179,9 +182,10 @@ def pair_costs(mean: np.ndarray, x: np.ndarray, answer: np.ndarray, constants: A
 @called
 def top_m_direction(t: float, mean: np.ndarray, x: np.ndarray, answer: np.ndarray, m: int, constants: Any,
                     z: np.ndarray) -> None:
-    """z for m > 1: H = the pairs p with f_p(x) < min f + r_t, r_t = t^(-9/10) / K; z = e_i or e_j, the larger
-    entry of grad f_p(x), when H = {p}; else the solution of the game ``max_z min_{p in H} <z - x, grad f_p(x)>``
-    (``solve_game``) on the arms of H's pairs (any optimal z is zero elsewhere)."""
+    r"""\(z\) for \(m > 1\): \(H\) = the pairs \(p\) with \(f_p(x) < \min f + r_t\), \(r_t = t^{-9/10} / K\);
+    \(z = e_i\) or \(e_j\), the larger entry of \(\nabla f_p(x)\), when \(H = \{p\}\); else the solution of the
+    game \(\max_z \min_{p \in H} \langle z - x, \nabla f_p(x) \rangle\) (``solve_game``) on the arms of \(H\)'s
+    pairs (any optimal \(z\) is zero elsewhere)."""
     k = mean.shape[0]
     ends, costs = np.zeros((m * (k - m), 2), np.int64), np.zeros((m * (k - m), 3))
     near = np.flatnonzero(costs[:, 2] < pair_costs(mean, x, answer, constants, ends, costs) + t ** -0.9 / k)
@@ -196,7 +200,7 @@ def top_m_direction(t: float, mean: np.ndarray, x: np.ndarray, answer: np.ndarra
     arms = np.flatnonzero(column == 0)
     column[arms] = np.arange(arms.shape[0])
     payoff = np.zeros((near.shape[0], arms.shape[0]))
-    for row in range(near.shape[0]):  # <e_a - x, grad f_p(x)> = grad f_p(x)_a - f_p(x)
+    for row in range(near.shape[0]):  # \(\langle e_a - x, \nabla f_p(x) \rangle = \nabla f_p(x)_a - f_p(x)\)
         p = near[row]
         payoff[row] = -costs[p, 2]
         payoff[row, column[ends[p, 0]]] += costs[p, 0]
@@ -209,7 +213,7 @@ def top_m_direction(t: float, mean: np.ndarray, x: np.ndarray, answer: np.ndarra
 @called
 def best_arm_step_direction(t: float, mean: np.ndarray, x: np.ndarray, answer: np.ndarray, m: int, constants: Any,
                             work: np.ndarray) -> None:
-    """``work[Z]`` = the step's Frank-Wolfe direction z for m = 1: uniform when ``forced``, else
+    r"""``work[Z]`` = the step's Frank-Wolfe direction \(z\) for \(m = 1\): uniform when ``forced``, else
     ``best_arm_direction``."""
     if forced(t, mean, answer, work[Z]):
         return
@@ -223,8 +227,9 @@ def best_arm_step_direction(t: float, mean: np.ndarray, x: np.ndarray, answer: n
 @called
 def direction(t: float, mean: np.ndarray, x: np.ndarray, answer: np.ndarray, m: int, constants: Any,
               work: np.ndarray) -> None:
-    """``work[Z]`` = the step's Frank-Wolfe direction z for any m: ``best_arm_step_direction`` for m = 1; for m > 1
-    uniform when ``forced``, else the best response to the r_t-subdifferential of F at x (``top_m_direction``)."""
+    r"""``work[Z]`` = the step's Frank-Wolfe direction \(z\) for any \(m\): ``best_arm_step_direction`` for
+    \(m = 1\); for \(m > 1\) uniform when ``forced``, else the best response to the \(r_t\)-subdifferential of
+    \(F\) at \(x\) (``top_m_direction``)."""
     if m == 1:
         best_arm_step_direction(t, mean, x, answer, m, constants, work)
     elif not forced(t, mean, answer, work[Z]):
@@ -234,8 +239,9 @@ def direction(t: float, mean: np.ndarray, x: np.ndarray, answer: np.ndarray, m: 
 @driver
 def frank_wolfe(choose: Any, counts: np.ndarray, sums: np.ndarray, made: int, m: int, epsilon: float, constants: Any,
                 state: Any, arrays: Any, work: np.ndarray, answer: np.ndarray) -> int:
-    """Each arm once; then stop (K) if the stopping rule does, else z = ``choose(...)`` (a direction: ``direction``
-    or its m = 1 form), ``x <- x + (z - x) / t`` and pull ``argmax_a x_a / N_a`` (track x)."""
+    r"""Each arm once; then stop (\(K\)) if the stopping rule does, else \(z\) = ``choose(...)`` (a direction:
+    ``direction`` or its \(m = 1\) form), \(x \leftarrow x + (z - x) / t\) and pull
+    \(\operatorname*{arg\,max}_a x_a / N_a\) (track \(x\))."""
     k, mean = counts.shape[0], work[MEANS]
     arm = start(counts, sums, made, m, state, mean, work[SCRATCH], answer)
     if arm >= 0:
@@ -259,7 +265,7 @@ def frank_wolfe(choose: Any, counts: np.ndarray, sums: np.ndarray, made: int, m:
 def fw_sampling(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, epsilon: float,
                 constants: Any, state: Any, arrays: Any, work: np.ndarray, answer: np.ndarray,
                 final: bool) -> int:
-    """FWS's step for m = 1 (``frank_wolfe`` with ``best_arm_step_direction``): compiled apart from the top-m
+    r"""FWS's step for \(m = 1\) (``frank_wolfe`` with ``best_arm_step_direction``): compiled apart from the top-m
     game, which a best-arm batch never reaches."""
     return frank_wolfe(best_arm_step_direction, counts, sums, made, m, epsilon, constants, state, arrays, work,
                        answer)
@@ -269,19 +275,19 @@ def fw_sampling(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m:
 def fw_sampling_top_m(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, epsilon: float,
                       constants: Any, state: Any, arrays: Any, work: np.ndarray, answer: np.ndarray,
                       final: bool) -> int:
-    """FWS's step for any m (``frank_wolfe`` with ``direction``)."""
+    r"""FWS's step for any \(m\) (``frank_wolfe`` with ``direction``)."""
     return frank_wolfe(direction, counts, sums, made, m, epsilon, constants, state, arrays, work, answer)
 
 
 @called
 def one_copy(n: int, batch: tuple[Any, ...]) -> None:
-    """One ``act`` of FWS (m = 1) for copy n (``_kernels.copy_step``)."""
+    r"""One ``act`` of FWS (\(m = 1\)) for copy n (``_kernels.copy_step``)."""
     copy_step(fw_sampling, n, batch)
 
 
 @kernel
 def step(batch: tuple[Any, ...]) -> np.ndarray:
-    """One ``act`` of FWS (m = 1) over a batch (``_kernels.over_copies``)."""
+    r"""One ``act`` of FWS (\(m = 1\)) over a batch (``_kernels.over_copies``)."""
     return over_copies(one_copy, batch)
 
 
@@ -293,19 +299,19 @@ def parallel_step(batch: tuple[Any, ...]) -> np.ndarray:
 
 @kernel
 def rollout(episodes: tuple[Any, ...]) -> None:
-    """Whole episodes of FWS (m = 1; ``_kernels.play``)."""
+    r"""Whole episodes of FWS (\(m = 1\); ``_kernels.play``)."""
     play(fw_sampling, episodes)
 
 
 @called
 def top_m_one_copy(n: int, batch: tuple[Any, ...]) -> None:
-    """One ``act`` of FWS (any m) for copy n."""
+    r"""One ``act`` of FWS (any \(m\)) for copy n."""
     copy_step(fw_sampling_top_m, n, batch)
 
 
 @kernel
 def top_m_step(batch: tuple[Any, ...]) -> np.ndarray:
-    """One ``act`` of FWS (any m) over a batch."""
+    r"""One ``act`` of FWS (any \(m\)) over a batch."""
     return over_copies(top_m_one_copy, batch)
 
 
@@ -317,57 +323,62 @@ def parallel_top_m_step(batch: tuple[Any, ...]) -> np.ndarray:
 
 @kernel
 def top_m_rollout(episodes: tuple[Any, ...]) -> None:
-    """Whole episodes of FWS (any m)."""
+    r"""Whole episodes of FWS (any \(m\))."""
     play(fw_sampling_top_m, episodes)
 
 
 class FWSampling(BestArmAgent):
-    """Frank-Wolfe Sampling (FWS): Frank-Wolfe steps on the lower bound's objective, tracked, stopped by GLR.
+    r"""Frank-Wolfe Sampling (FWS): Frank-Wolfe steps on the lower bound's objective, tracked, stopped by GLR.
 
     Paper: P.-A. Wang, R.-C. Tzeng, A. Proutiere, Fast Pure Exploration via Frank-Wolfe, NeurIPS 2021
-    (Algorithm 1, FWS, stated for any finite union of half-spaces as Alt(mu); Proposition 1 for f and its
-    gradient), as the authors' code implements it (github.com/rctzeng/NeurIPS2021-FWS, ``standard/samplingrules.jl``,
-    ``utilities/envelope.jl``) for m = 1, and for top-m as Tirinzoni and Degenne (NeurIPS 2022) run it. Not one of
-    the five papers: an asymptotically optimal rule that needs no optimal allocation w*(mu), only gradients.
+    (Algorithm 1, FWS, stated for any finite union of half-spaces as \(\mathrm{Alt}(\mu)\); Proposition 1 for
+    \(f\) and its gradient), as the authors' code implements it (github.com/rctzeng/NeurIPS2021-FWS,
+    ``standard/samplingrules.jl``, ``utilities/envelope.jl``) for \(m = 1\), and for top-m as Tirinzoni and
+    Degenne (NeurIPS 2022) run it. Not one of the five papers: an asymptotically optimal rule that needs no
+    optimal allocation \(w^*(\mu)\), only gradients.
 
-    The lower bound's objective at an allocation x is ``F(x) = min_{i in S, j not in S} f_ij(x)``, S the m
-    largest empirical means (S = {b}, the best arm, for m = 1), ``f_ij(x) = x_i d(mu_i, m_ij) + x_j d(mu_j,
-    m_ij)``, ``m_ij = (x_i mu_i + x_j mu_j) / (x_i + x_j)`` (d the arms' divergence, mu the empirical means); by
-    the envelope theorem ``grad f_ij(x) = d(mu_i, m_ij) e_i + d(mu_j, m_ij) e_j``. After t pulls (each arm once
-    first; x = 1/K then):
+    The lower bound's objective at an allocation \(x\) is \(F(x) = \min_{i \in S, j \notin S} f_{ij}(x)\), \(S\)
+    the \(m\) largest empirical means (\(S = \{b\}\), the best arm, for \(m = 1\)),
+    \(f_{ij}(x) = x_i d(\mu_i, m_{ij}) + x_j d(\mu_j, m_{ij})\), \(m_{ij} = (x_i \mu_i + x_j \mu_j) / (x_i + x_j)\)
+    (\(d\) the arms' divergence, \(\mu\) the empirical means); by the envelope theorem
+    \(\nabla f_{ij}(x) = d(\mu_i, m_{ij}) e_i + d(\mu_j, m_{ij}) e_j\). After \(t\) pulls (each arm once first;
+    \(x = 1/K\) then):
 
-    - z = (1/K, ..., 1/K) if floor(t / K) is a perfect square (forced exploration) or a mean outside S ties one
-      in S;
-    - else, with r_t = t^(-9/10) / K and ``H = {pairs p : f_p(x) < min F(x) + r_t}``: z = e_a, a = argmax of
-      grad f_p(x) (i or j), when H = {p}; else z solves the zero-sum game ``max_z min_{p in H} <z - x,
-      grad f_p(x)>`` over the simplex, a linear program;
-    - ``x <- ((t - 1) x + z) / t``, and pull ``argmax_a x_a / N_a(t)`` (the arm furthest below its share).
+    - \(z = (1/K, \dots, 1/K)\) if \(\lfloor t / K \rfloor\) is a perfect square (forced exploration) or a mean
+      outside \(S\) ties one in \(S\);
+    - else, with \(r_t = t^{-9/10} / K\) and \(H = \{\text{pairs } p : f_p(x) < \min F(x) + r_t\}\): \(z = e_a\),
+      \(a\) = the \(\arg\max\) of \(\nabla f_p(x)\) (\(i\) or \(j\)), when \(H = \{p\}\); else \(z\) solves the
+      zero-sum game \(\max_z \min_{p \in H} \langle z - x, \nabla f_p(x) \rangle\) over the simplex, a linear
+      program;
+    - \(x \leftarrow ((t - 1) x + z) / t\), and pull \(\operatorname*{arg\,max}_a x_a / N_a(t)\) (the arm furthest
+      below its share).
 
     Stopping: by default the GLR (Chernoff) rule with GK 2016 Theorem 10's threshold on Bernoulli arms
-    (Lattimore and Szepesvári's on Gaussian ones), over the m (K - m) pairs; any of the package's stopping
+    (Lattimore and Szepesvári's on Gaussian ones), over the \(m (K - m)\) pairs; any of the package's stopping
     components (``stopping``, ``threshold``; the paper's experiments used ``threshold="heuristic"``). The answer
-    is S. Theorem: FWS with the GLR rule is delta-correct and ``limsup E[tau] / ln(1/delta) <= T*(mu)``.
+    is \(S\). Theorem: FWS with the GLR rule is \(\delta\)-correct and
+    \(\limsup_{\delta \to 0} \mathbb{E}[\tau] / \ln(1/\delta) \le T^*(\mu)\).
 
-    Parameters: ``delta`` in (0, 1); ``distribution`` and ``sigma`` (the arms' family); ``stopping``,
-    ``threshold``. Any m (the observation's).
+    Parameters: ``delta`` in \((0, 1)\); ``distribution`` and ``sigma`` (the arms' family); ``stopping``,
+    ``threshold``. Any \(m\) (the observation's).
 
     Readings where the paper is silent (the authors' code decides most):
 
     - initialisation: each arm once, in the copy's arm order, with no stopping test (the package's opening of
       every fixed-confidence rule; the authors' runner also re-pulls a Bernoulli arm of mean 0 or 1 first);
-    - a tie is a mean outside S within 2.2e-16 of one in S (the code's ``eps()`` test for m = 1; Tirinzoni and
-      Degenne's top-m code has none);
-    - the game for m = 1 is solved exactly up to floating point (golden section on the best arm's share,
+    - a tie is a mean outside \(S\) within \(2.2 \times 10^{-16}\) of one in \(S\) (the code's ``eps()`` test for
+      \(m = 1\); Tirinzoni and Degenne's top-m code has none);
+    - the game for \(m = 1\) is solved exactly up to floating point (golden section on the best arm's share,
       water-filling of the rest) instead of by an LP solver (Tulip); where the best arm's optimal shares form an
-      interval, z takes its middle. For m > 1: on the arms of H's pairs (every optimal z is 0 elsewhere), by the
-      simplex method (Bland's rule), then z = the optimal point nearest the uniform one (least |z|, by an
-      active-set method), unique and free of the arms' order (an interior-point solver returns some point inside
-      the optimal face; which point is a reading);
-    - ties in the argmax of the gradient, of x_a / N_a and in S: the first in the copy's arm order (random per
-      copy and episode; the smallest index with ``tie_break="index"``).
+      interval, \(z\) takes its middle. For \(m > 1\): on the arms of \(H\)'s pairs (every optimal \(z\) is 0
+      elsewhere), by the simplex method (Bland's rule), then \(z\) = the optimal point nearest the uniform one
+      (least \(\lvert z \rvert\), by an active-set method), unique and free of the arms' order (an interior-point
+      solver returns some point inside the optimal face; which point is a reading);
+    - ties in the \(\arg\max\) of the gradient, of \(x_a / N_a\) and in \(S\): the first in the copy's arm order
+      (random per copy and episode; the smallest index with ``tie_break="index"``).
 
     Examples:
-        One seeded episode on GK 2016's first instance, at delta = 0.1:
+        One seeded episode on GK 2016's first instance, at \(\delta = 0.1\):
 
         >>> import gymnasium as gym
         >>> from bandit_gym.agents import FWSampling
@@ -383,11 +394,11 @@ class FWSampling(BestArmAgent):
         [1, 1, 0, 0, 0]
     """
 
-    families: ClassVar[tuple[str, ...]] = ("best_arm", "top_k")  # top-m: the m (= K) largest means
+    families: ClassVar[tuple[str, ...]] = ("best_arm", "top_k")  # top-m: the \(m\) (= K) largest means
     constant_fields: ClassVar[tuple[str, ...]] = _stopping.FIELDS
     state_fields: ClassVar[tuple[str, ...]] = STATE_FIELDS
     anytime = True  # never reads the horizon: the env's budget is only a cap
-    #: the Frank-Wolfe iterate x, one share per arm
+    #: the Frank-Wolfe iterate \(x\), one share per arm
     array_fields: ClassVar[tuple[str, ...]] = ("x",)
 
     def __init__(self, delta: float = 0.05, *, stopping: str = "glr", threshold: str | None = None,

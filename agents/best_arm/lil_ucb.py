@@ -23,9 +23,10 @@ MEANS, SCRATCH = range(2)
 
 
 def confidence_delta(delta: float, epsilon: float) -> float:
-    """The delta of lil'UCB's bounds for a target error probability ``delta``: Theorem 2 bounds the error by
-    ``4 sqrt(c_eps d) + 4 c_eps d``, ``c_eps = (2 + eps) / eps (1 / ln(1 + eps))^(1 + eps)``; this is the d that
-    makes it equal to ``delta``: ``d = (sqrt(1 + delta) - 1)^2 / (4 c_eps)``."""
+    r"""The \(\delta\) of lil'UCB's bounds (\(d\) below) for a target error probability ``delta``: Theorem 2
+    bounds the error by \(4 \sqrt{c_\epsilon d} + 4 c_\epsilon d\),
+    \(c_\epsilon = \frac{2 + \epsilon}{\epsilon} \big(1 / \ln(1 + \epsilon)\big)^{1 + \epsilon}\); this is the \(d\)
+    that makes it equal to ``delta``: \(d = (\sqrt{1 + \delta} - 1)^2 / (4 c_\epsilon)\)."""
     c = (2.0 + epsilon) / epsilon * (1.0 / math.log(1.0 + epsilon)) ** (1.0 + epsilon)
     return (math.sqrt(1.0 + delta) - 1.0) ** 2 / (4.0 * c)
 
@@ -33,8 +34,8 @@ def confidence_delta(delta: float, epsilon: float) -> float:
 @called
 def lil_ucb(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, epsilon: float,
             constants: Any, state: Any, arrays: Any, work: np.ndarray, answer: np.ndarray, final: bool) -> int:
-    """Each arm once; then stop (K) if some T_i >= 1 + lambda sum_{j != i} T_j (its own rule; the answer the
-    most pulled arm) or if the chosen stopping component does, else pull the arm of largest index."""
+    r"""Each arm once; then stop (\(K\)) if some \(T_i \ge 1 + \lambda \sum_{j \ne i} T_j\) (its own rule; the
+    answer the most pulled arm) or if the chosen stopping component does, else pull the arm of largest index."""
     k, mean = counts.shape[0], work[MEANS]
     arm = start(counts, sums, made, m, state, mean, work[SCRATCH], answer)
     if arm >= 0:
@@ -92,25 +93,29 @@ def rollout(episodes: tuple[Any, ...]) -> None:
 
 
 class LilUCB(BestArmAgent):
-    """lil'UCB: pull the arm of largest LIL upper confidence bound; stop when one arm dominates the pull counts.
+    r"""lil'UCB: pull the arm of largest LIL upper confidence bound; stop when one arm dominates the pull counts.
 
     Paper: K. Jamieson, M. Malloy, R. Nowak, S. Bubeck, lil' UCB: An Optimal Exploration Algorithm for
     Multi-Armed Bandits, COLT 2014 (Algorithm 1, Theorem 2). Not one of the five papers: the fixed-confidence
     rule whose sample complexity meets the law of the iterated logarithm, a standard baseline.
 
-    After one pull of each arm, while ``T_i < 1 + lambda sum_{j != i} T_j`` for every arm i, pull
+    After one pull of each arm, while \(T_i < 1 + \lambda \sum_{j \ne i} T_j\) for every arm \(i\), pull
 
-        I_t = argmax_i mu_i + (1 + beta)(1 + sqrt(eps)) sqrt(2 sigma^2 (1 + eps) ln(ln((1 + eps) T_i) / d) / T_i)
+    $$
+    I_t = \operatorname*{arg\,max}_i \mu_i + (1 + \beta)(1 + \sqrt{\epsilon})
+    \sqrt{2 \sigma^2 (1 + \epsilon) \ln\big(\ln((1 + \epsilon) T_i) / d\big) / T_i}
+    $$
 
-    (T_i the pulls of arm i, mu_i its empirical mean, sigma the arms' sub-Gaussian scale: 1/2 for Bernoulli arms,
-    ``sigma`` for Gaussian ones); then answer the most pulled arm. Theorem 2: with ``lambda = ((2 + beta) /
-    beta)^2`` the answer is the best arm with probability at least ``1 - 4 sqrt(c_eps d) - 4 c_eps d``; the agent
-    takes the target error ``delta`` and sets d so that this bound is delta (``confidence_delta``).
+    (\(T_i\) the pulls of arm \(i\), \(\mu_i\) its empirical mean, \(\sigma\) the arms' sub-Gaussian scale: 1/2
+    for Bernoulli arms, ``sigma`` for Gaussian ones); then answer the most pulled arm. Theorem 2: with
+    \(\lambda = ((2 + \beta) / \beta)^2\) the answer is the best arm with probability at least
+    \(1 - 4 \sqrt{c_\epsilon d} - 4 c_\epsilon d\); the agent takes the target error ``delta`` and sets \(d\) so
+    that this bound is \(\delta\) (``confidence_delta``).
 
-    Parameters: ``delta`` in (0, 1); ``epsilon`` in (0, 1) (default 0.01), ``beta`` > 0 (default 1), ``lam``
-    (default ``((2 + beta) / beta)^2``, 9 at beta = 1): the paper's Theorem 2 values; ``distribution`` and
-    ``sigma``; ``stopping``: ``"lil"`` (its own rule, the default) or any of the package's stopping components
-    (then the answer is the empirical best arm). Best-arm identification (m = 1) only.
+    Parameters: ``delta`` in \((0, 1)\); ``epsilon`` in \((0, 1)\) (default 0.01), ``beta`` > 0 (default 1),
+    ``lam`` (default \(((2 + \beta) / \beta)^2\), 9 at \(\beta = 1\)): the paper's Theorem 2 values;
+    ``distribution`` and ``sigma``; ``stopping``: ``"lil"`` (its own rule, the default) or any of the package's
+    stopping components (then the answer is the empirical best arm). Best-arm identification (\(m = 1\)) only.
 
     Readings where the paper is silent:
 
@@ -122,7 +127,7 @@ class LilUCB(BestArmAgent):
     - the budget: on a fixed-confidence env the env's budget truncates the episode, with that answer.
 
     Examples:
-        Three Bernoulli arms at delta = 0.05:
+        Three Bernoulli arms at \(\delta = 0.05\):
 
         >>> import gymnasium as gym
         >>> from bandit_gym.agents import LilUCB

@@ -17,7 +17,7 @@ from bandit_gym.agents.best_arm._stopping import Stopping
 from bandit_gym.agents.ranking import empirical_means, pulled_first, top_m
 from bandit_gym.jit import called, kernel, parallel_kernel
 
-#: the scratch rows: the means, the widths beta, and a row for the answer
+#: the scratch rows: the means, the widths \(\beta\), and a row for the answer
 MEANS, BETAS, SCRATCH = range(3)
 
 
@@ -25,10 +25,11 @@ MEANS, BETAS, SCRATCH = range(3)
 def lucb(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, epsilon: float,
          constants: Any, state: Any, arrays: np.ndarray, work: np.ndarray, answer: np.ndarray,
          final: bool) -> int:
-    """The answer is High (the m largest empirical means), but with an arm never pulled ranking last; h_t
-    and l_t come from High as the means rank it (a mean of 0 for an arm never pulled). At the start of each
-    round, stop (K) by LUCB1's own rule (``UCB_l - LCB_h < epsilon``) or by the stopping component of
-    ``constants``, with High as its answer."""
+    r"""The answer is \(\mathit{High}\) (the \(m\) largest empirical means), but with an arm never pulled
+    ranking last; \(h_t\) and \(l_t\) come from \(\mathit{High}\) as the means rank it (a mean of 0 for an arm
+    never pulled). At the start of each round, stop (\(K\)) by LUCB1's own rule
+    (\(\mathrm{UCB}_l - \mathrm{LCB}_h < \epsilon\)) or by the stopping component of ``constants``, with
+    \(\mathit{High}\) as its answer."""
     k = counts.shape[0]
     mean, beta = work[MEANS], work[BETAS]
     empirical_means(counts, sums, mean)
@@ -90,40 +91,42 @@ def rollout(episodes: tuple[Any, ...]) -> None:
 
 
 class LUCB(BestArmAgent):
-    """LUCB1: sample the two arms whose confidence intervals are most in doubt, stop when they separate.
+    r"""LUCB1: sample the two arms whose confidence intervals are most in doubt, stop when they separate.
 
     Paper: S. Kalyanakrishnan, A. Tewari, P. Auer, P. Stone, PAC Subset Selection in Stochastic Multi-armed
     Bandits, ICML 2012 (LUCB1; gabillon2012 §1 cites this paper for m-best arm identification with fixed
     confidence). Not one of the five papers; the fixed-confidence baseline users expect next to UGapEc.
 
-    After one pull of each arm, round t: ``High`` = the m arms of largest empirical mean,
-    ``h_t = argmin_{j in High} LCB_j``, ``l_t = argmax_{j not in High} UCB_j`` with
-    ``UCB/LCB = mu_hat +- beta``, ``beta(u, t) = sqrt( log(k1 K t^4 / delta) / (2 u) )``, ``k1 = 5/4``;
-    stop with ``High`` when ``UCB_{l_t} - LCB_{h_t} < epsilon``, else sample h_t and l_t. Anytime.
+    After one pull of each arm, round \(t\): \(\mathit{High}\) = the \(m\) arms of largest empirical mean,
+    \(h_t = \operatorname*{arg\,min}_{j \in \mathit{High}} \mathrm{LCB}_j\),
+    \(l_t = \operatorname*{arg\,max}_{j \notin \mathit{High}} \mathrm{UCB}_j\) with
+    \(\mathrm{UCB}, \mathrm{LCB} = \hat\mu \pm \beta\), \(\beta(u, t) = \sqrt{\log(k_1 K t^4 / \delta) / (2 u)}\),
+    \(k_1 = 5/4\); stop with \(\mathit{High}\) when \(\mathrm{UCB}_{l_t} - \mathrm{LCB}_{h_t} < \epsilon\), else
+    sample \(h_t\) and \(l_t\). Anytime.
 
     Stopping: by default LUCB1's own rule above (``stopping="own"``); any of the package's stopping components
     instead (``stopping="glr"`` with a ``threshold``, ``"lucb"``, ``"kllucb"``; see
-    ``bandit_gym.agents.best_arm._stopping``), checked at the start of each round with High as its answer; the
-    sampling is LUCB1's either way. The GLR statistic and the KL bounds read the divergence of the arms' family
-    ``distribution`` (``"bernoulli"``, or ``"gaussian"`` of standard deviation ``sigma``), which the experiment
-    engine checks against the env's arms (``check_env``); the own rule reads neither.
+    ``bandit_gym.agents.best_arm._stopping``), checked at the start of each round with \(\mathit{High}\) as its
+    answer; the sampling is LUCB1's either way. The GLR statistic and the KL bounds read the divergence of the
+    arms' family ``distribution`` (``"bernoulli"``, or ``"gaussian"`` of standard deviation ``sigma``), which the
+    experiment engine checks against the env's arms (``check_env``); the own rule reads neither.
 
-    Parameters: ``delta`` in (0, 1); ``b`` > 0; ``stopping``, ``threshold``, ``distribution``, ``sigma``.
+    Parameters: ``delta`` in \((0, 1)\); ``b`` > 0; ``stopping``, ``threshold``, ``distribution``, ``sigma``.
 
-    Deviations: a round samples two arms, an env step one: h_t is pulled at the step that computes the round
-    and l_t at the next, without recomputing.
+    Deviations: a round samples two arms, an env step one: \(h_t\) is pulled at the step that computes the round
+    and \(l_t\) at the next, without recomputing.
 
     Readings where the paper is silent:
 
-    - the round counter: t = 1 after the K initial pulls and grows by one every two pulls,
-      ``t = 1 + floor((pulls - K) / 2)``.
-    - ties (High, h_t, l_t): the first in the copy's arm order (random per copy and episode; the smallest index
-      with ``tie_break="index"``, see ``BestArmAgent``). Initial pulls in that order.
-    - rewards in [0, b]: the paper's beta is for [0, 1]; ``b`` scales it (default 1).
+    - the round counter: \(t = 1\) after the \(K\) initial pulls and grows by one every two pulls,
+      \(t = 1 + \lfloor (\text{pulls} - K) / 2 \rfloor\).
+    - ties (\(\mathit{High}\), \(h_t\), \(l_t\)): the first in the copy's arm order (random per copy and
+      episode; the smallest index with ``tie_break="index"``, see ``BestArmAgent``). Initial pulls in that order.
+    - rewards in \([0, b]\): the paper's \(\beta\) is for \([0, 1]\); ``b`` scales it (default 1).
     - the budget: the paper has no cap; on a fixed-confidence env the env's budget truncates the episode, with
-      ``High`` of the current statistics as the answer (also the answer submitted before the end).
-    - arms never pulled (only during the initial round): the submitted ``High`` ranks them last; h_t and l_t
-      read their mean as 0 (they are not used before every arm is pulled).
+      \(\mathit{High}\) of the current statistics as the answer (also the answer submitted before the end).
+    - arms never pulled (only during the initial round): the submitted \(\mathit{High}\) ranks them last;
+      \(h_t\) and \(l_t\) read their mean as 0 (they are not used before every arm is pulled).
     - log: natural.
 
     Examples:
@@ -139,9 +142,9 @@ class LUCB(BestArmAgent):
         (400, 0.1)
     """
 
-    #: the stopping rule's fields (``delta`` among them; ``rule`` = ``OWN_RULE`` for LUCB1's own), the range b
+    #: the stopping rule's fields (``delta`` among them; ``rule`` = ``OWN_RULE`` for LUCB1's own), the range \(b\)
     constant_fields = (*_stopping.FIELDS, "b")
-    #: l_t still to pull (-1: none), the pulls made at the last act (-1 before the first), its arm
+    #: \(l_t\) still to pull (-1: none), the pulls made at the last act (-1 before the first), its arm
     state_fields = ("pending", "last_made", "last_arm")
     anytime = True  # never reads the horizon T
 

@@ -46,22 +46,25 @@ def rollout(episodes: tuple[Any, ...]) -> None:
 
 
 class SAR(SuccessiveRejects):
-    """Successive Accepts and Rejects: SR's phases, but each phase removes the active arm of largest empirical
+    r"""Successive Accepts and Rejects: SR's phases, but each phase removes the active arm of largest empirical
     gap, accepting it if it is among the active top ones, rejecting it otherwise.
 
     Paper: S. Bubeck, T. Wang, N. Viswanathan, Multiple Identifications in Multi-Armed Bandits, ICML 2013
     (gabillon2012 §1 cites its 2012 arXiv version: "a new version of the Successive Rejects algorithm (with
-    accept and reject)" for the m best arms). Not one of the five papers; the fixed-budget baseline for m > 1
+    accept and reject)" for the m best arms). Not one of the five papers; the fixed-budget baseline for \(m > 1\)
     next to UGapEb.
 
-    Phase lengths as ``SuccessiveRejects``. At the end of phase k, with the active arms sorted by empirical
-    mean ``sigma_1 >= ... `` and ``l`` arms still to accept:
+    Phase lengths as ``SuccessiveRejects``. At the end of phase \(k\), with the active arms sorted by empirical
+    mean, \(\hat\mu_{\sigma_1} \ge \hat\mu_{\sigma_2} \ge \dots\), and \(l\) arms still to accept:
 
-        Delta_hat_r = mu_hat_{sigma_r} - mu_hat_{sigma_(l+1)}  (r <= l),  mu_hat_{sigma_l} - mu_hat_{sigma_r}  (r > l)
+    $$
+    \hat\Delta_r = \begin{cases} \hat\mu_{\sigma_r} - \hat\mu_{\sigma_{l+1}} & (r \le l), \\
+    \hat\mu_{\sigma_l} - \hat\mu_{\sigma_r} & (r > l), \end{cases}
+    $$
 
-    the arm of largest ``Delta_hat`` leaves: accepted if ``r <= l`` (then ``l <- l - 1``), rejected otherwise.
-    Output: the accepted arms and, after the last phase, the active arm if one is still to accept.
-    m = 1 gives SR's answers with SAR's removal rule. Deviations: none.
+    the arm of largest \(\hat\Delta\) leaves: accepted if \(r \le l\) (then \(l \leftarrow l - 1\)), rejected
+    otherwise. Output: the accepted arms and, after the last phase, the active arm if one is still to accept.
+    \(m = 1\) gives SR's answers with SAR's removal rule. Deviations: none.
 
     Readings where the paper is silent:
 
@@ -70,17 +73,18 @@ class SAR(SuccessiveRejects):
     - ranking: equal means rank by the first arm first.
     - ties in the largest gap: the higher-ranked arm leaves (the best active arm before the worst; among arms of
       equal lowest mean, the first).
-    - once l = 0 (nothing left to accept) the remaining phases still run and each rejects the last-ranked active
-      arm (lowest mean; the largest index among equal means); once every active arm must be accepted
-      (``l`` = the number of active arms) each phase accepts the best one. Neither changes the answer.
+    - once \(l = 0\) (nothing left to accept) the remaining phases still run and each rejects the last-ranked
+      active arm (lowest mean; the largest index among equal means); once every active arm must be accepted
+      (\(l\) = the number of active arms) each phase accepts the best one. Neither changes the answer.
     - answer before the end: the accepted arms that were pulled, then the best of the other candidates (the
-      active arms, and accepted arms never pulled) up to m, by empirical mean with an arm never pulled ranking
-      last (ties: the first).
+      active arms, and accepted arms never pulled) up to \(m\), by empirical mean with an arm never pulled
+      ranking last (ties: the first).
     - pull order within a phase, leftover budget: as ``SuccessiveRejects``.
-    - n <= K: every phase has length 0, so all removals happen before any pull, on empirical means of 0: the
-      arms at positions 0..m-1 (0-based) of the copy's order are accepted (a tie between the top and the bottom
-      goes to the top), positions K-1 down to m+1 are rejected, and position m, left alone, takes the budget;
-      the answer is then that arm and positions 0..m-2 (with ``tie_break="index"``, positions are indices).
+    - \(n \le K\): every phase has length 0, so all removals happen before any pull, on empirical means of 0:
+      the arms at positions \(0, \dots, m-1\) (0-based) of the copy's order are accepted (a tie between the top
+      and the bottom goes to the top), positions \(K-1\) down to \(m+1\) are rejected, and position \(m\), left
+      alone, takes the budget; the answer is then that arm and positions \(0, \dots, m-2\) (with
+      ``tie_break="index"``, positions are indices).
 
     Examples:
         One seeded episode (Audibert et al.'s problem 1) and the record of
@@ -98,4 +102,4 @@ class SAR(SuccessiveRejects):
     kernels = EntryPoints(step, parallel_step, rollout)
 
     def check_m(self, m: int) -> None:
-        """Any m."""
+        r"""Any \(m\)."""

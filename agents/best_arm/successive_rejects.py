@@ -50,12 +50,12 @@ def end_phases(counts: np.ndarray, m: int, state: Any, arrays: np.ndarray, mean:
 def successive(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, epsilon: float,
                constants: Any, state: Any, arrays: np.ndarray, work: np.ndarray, answer: np.ndarray,
                final: bool, accepts: bool) -> int:
-    """The step of SR (``accepts`` False) or of SAR (True).
+    r"""The step of SR (``accepts`` False) or of SAR (True).
 
-    The phases end on the empirical means (0 for an arm never pulled: with n <= K every phase has length 0 and
-    they all end before the first pull). The pull: the surviving arm with the fewest pulls. The answer: the
+    The phases end on the empirical means (0 for an arm never pulled: with \(n \le K\) every phase has length 0
+    and they all end before the first pull). The pull: the surviving arm with the fewest pulls. The answer: the
     accepted arms that were pulled, then the best of the other candidates (the active arms, and accepted arms
-    never pulled) up to m (SR: one arm), an arm never pulled ranking last (among such arms the smaller index
+    never pulled) up to \(m\) (SR: one arm), an arm never pulled ranking last (among such arms the smaller index
     first)."""
     k = counts.shape[0]
     mean = work[MEANS]
@@ -119,23 +119,25 @@ def rollout(episodes: tuple[Any, ...]) -> None:
 
 
 def phase_lengths(budget: int, k: int) -> np.ndarray:
-    """``n_1..n_{K-1}`` with ``n_k = ceil( (n - K) / (logbar(K) (K + 1 - k)) )``, ``logbar(K) = 1/2 + sum_{i=2}^K
-    1/i``: the number of pulls every arm surviving phase k has at its end (``n_0 = 0``)."""
+    r"""\(n_1, \dots, n_{K-1}\) with \(n_k = \big\lceil (n - K) / (\overline{\log}(K) (K + 1 - k)) \big\rceil\),
+    \(\overline{\log}(K) = 1/2 + \sum_{i=2}^K 1/i\): the number of pulls every arm surviving phase \(k\) has at its
+    end (\(n_0 = 0\))."""
     logbar = 0.5 + np.sum(1.0 / np.arange(2, k + 1))
     phases = np.arange(1, k)
     return np.ceil(max(budget - k, 0) / (logbar * (k + 1 - phases)) - 1e-9).astype(np.int64)
 
 
 class SuccessiveRejects(BestArmAgent):
-    """Successive Rejects: K - 1 phases; in phase k every surviving arm is pulled up to ``n_k`` pulls, then the
-    arm of smallest empirical mean is rejected.
+    r"""Successive Rejects: \(K - 1\) phases; in phase \(k\) every surviving arm is pulled up to \(n_k\) pulls,
+    then the arm of smallest empirical mean is rejected.
 
     Paper: Audibert, Bubeck, Munos, COLT 2010, cited by gabillon2012 (§1: "divides the budget n in phases and
     discards one arm per phase"); the phase lengths below rest on Audibert et al.'s paper.
 
-    ``n_k = ceil( (n - K) / (logbar(K) (K + 1 - k)) )``, ``logbar(K) = 1/2 + sum_{i=2}^K 1/i``, n read from the
-    observation at the episode start (horizon-aware); at most n pulls in all. Output: the last surviving arm.
-    Defined for m = 1 (SAR handles m > 1). Deviations: none.
+    \(n_k = \big\lceil (n - K) / (\overline{\log}(K) (K + 1 - k)) \big\rceil\),
+    \(\overline{\log}(K) = 1/2 + \sum_{i=2}^K 1/i\), \(n\) read from the observation at the episode start
+    (horizon-aware); at most \(n\) pulls in all. Output: the last surviving arm. Defined for \(m = 1\) (SAR handles
+    \(m > 1\)). Deviations: none.
 
     Readings where the paper is silent:
 
@@ -146,14 +148,14 @@ class SuccessiveRejects(BestArmAgent):
       rejects the best arm whenever it ties for last.
     - order of pulls within a phase: the surviving arm with the fewest pulls, the first in the order first.
     - ties for the smallest mean: the first tied arm in the order is rejected.
-    - leftover budget: the phases use at most n pulls; the pulls left after the last phase go to the survivor
+    - leftover budget: the phases use at most \(n\) pulls; the pulls left after the last phase go to the survivor
       (the public banditpylib code gives them to the last two arms; the answer does not change).
     - answer before the end: the surviving arm of largest empirical mean, an arm never pulled ranking last
       (ties: the first in the order).
-    - n <= K: every n_k is 0, so all K - 1 rejections happen before any pull, on empirical means of 0 (the
-      first arms of the order leave first), and the last arm of the order takes the whole budget. ``n_k`` is
-      rounded up with a tolerance of 1e-9, so that a quotient that is an integer up to rounding is not rounded up
-      once more.
+    - \(n \le K\): every \(n_k\) is 0, so all \(K - 1\) rejections happen before any pull, on empirical means of
+      0 (the first arms of the order leave first), and the last arm of the order takes the whole budget.
+      \(n_k\) is rounded up with a tolerance of \(10^{-9}\), so that a quotient that is an integer up to
+      rounding is not rounded up once more.
 
     Examples:
         One seeded episode (Audibert et al.'s problem 1) and the record of
@@ -170,9 +172,10 @@ class SuccessiveRejects(BestArmAgent):
 
     anytime = False
     batched = True
-    #: the phase (1..K-1; K once one arm is left)
+    #: the phase (\(1, \dots, K-1\); \(K\) once one arm is left)
     state_fields = ("phase",)
-    #: the bits of the arms still in play; the phase lengths n_1..n_{K-1}, then n; the accepted bits (SAR)
+    #: the bits of the arms still in play; the phase lengths \(n_1, \dots, n_{K-1}\), then \(n\); the accepted bits
+    #: (SAR)
     array_fields = ("alive", "schedule", "accepted")
 
     def __init__(self, *, tie_break: str = "random") -> None:
@@ -183,7 +186,7 @@ class SuccessiveRejects(BestArmAgent):
 
     @property
     def phase(self) -> np.ndarray:
-        """Per copy, the current phase (1..K-1; K once one arm is left)."""
+        r"""Per copy, the current phase (\(1, \dots, K-1\); \(K\) once one arm is left)."""
         return self.state["phase"].astype(np.int64)
 
     @property
@@ -204,11 +207,11 @@ class SuccessiveRejects(BestArmAgent):
             schedule[chosen, :k - 1], schedule[chosen, k - 1] = phase_lengths(int(budget), k), budget
 
     def _batch_pulls(self, obs: Obs, family: Family) -> np.ndarray | None:
-        """The rest of the current phase at once: every surviving arm up to n_k pulls (the single survivor: the
+        r"""The rest of the current phase at once: every surviving arm up to \(n_k\) pulls (the single survivor: the
         rest of the budget). Phases end, and arms leave, at the compiled rule's next call, as pull by pull."""
         self.rule_step(obs, self._action)  # ends the phases whose pulls are all made
         phase = self.phase
-        # n_k (n_K = n: the survivor takes what is left)
+        # \(n_k\) (\(n_K = n\): the survivor takes what is left)
         target = self.arrays["schedule"][np.arange(self.num), phase - 1]
         owed = np.where(self.alive, np.maximum(target[:, None] - obs["counts"], 0), 0).astype(np.int64)
         return most_owed_first(owed, obs["budget_left"][:, 0].astype(np.int64))

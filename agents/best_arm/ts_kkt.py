@@ -28,8 +28,9 @@ IDS = -1.0
 
 @called
 def pair_cost(counts: np.ndarray, mean: np.ndarray, i: int, j: int, constants: Any) -> tuple[float, float]:
-    """``(N_i d(mu_i, m_ij), N_j d(mu_j, m_ij))``, m_ij = (N_i mu_i + N_j mu_j) / (N_i + N_j): the two terms of the
-    transportation cost t C_ij(psi) of the pair (i, j) at the empirical means, psi = N / t."""
+    r"""\((N_i d(\mu_i, m_{ij}), N_j d(\mu_j, m_{ij}))\), \(m_{ij} = (N_i \mu_i + N_j \mu_j) / (N_i + N_j)\): the two
+    terms of the transportation cost \(t C_{ij}(\psi)\) of the pair \((i, j)\) at the empirical means,
+    \(\psi = N / t\)."""
     ni, nj = np.float64(counts[i]), np.float64(counts[j])
     mid = (ni * mean[i] + nj * mean[j]) / (ni + nj)
     family, sigma = constants["family"], constants["sigma"]
@@ -40,8 +41,9 @@ def pair_cost(counts: np.ndarray, mean: np.ndarray, i: int, j: int, constants: A
 @called
 def challenger_pair(counts: np.ndarray, mean: np.ndarray, leaders: np.ndarray, constants: Any) -> tuple[int, int,
                                                                                                        float]:
-    """The pair ``(i, j) = argmin_{i in leaders, j not} C_ij`` (ties: the first in the arms' order, i then j) and
-    IDS's probability of pulling i, ``h_ij = N_i d(mu_i, m_ij) / (t C_ij)`` (1/2 where C_ij = 0: equal means)."""
+    r"""The pair \((i, j) = \operatorname*{arg\,min}_{i \in \text{leaders}, j \notin \text{leaders}} C_{ij}\) (ties:
+    the first in the arms' order, \(i\) then \(j\)) and IDS's probability of pulling \(i\),
+    \(h_{ij} = N_i d(\mu_i, m_{ij}) / (t C_{ij})\) (1/2 where \(C_{ij} = 0\): equal means)."""
     k = counts.shape[0]
     lowest, best_i, best_j, leader_part = math.inf, -1, -1, 0.0
     for i in range(k):
@@ -57,9 +59,9 @@ def challenger_pair(counts: np.ndarray, mean: np.ndarray, leaders: np.ndarray, c
 @called
 def ts_kkt(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, epsilon: float,
            constants: Any, state: Any, arrays: Any, work: np.ndarray, answer: np.ndarray, final: bool) -> int:
-    """Each arm once; then stop (K) if the stopping rule does, else: the leader set I = the m largest arms of one
-    posterior draw; the pair (i, j), i in I, j not in I, of least C_ij; pull i with probability h_ij (IDS) or beta,
-    else j."""
+    r"""Each arm once; then stop (\(K\)) if the stopping rule does, else: the leader set \(I\) = the \(m\) largest
+    arms of one posterior draw; the pair \((i, j)\), \(i \in I\), \(j \notin I\), of least \(C_{ij}\); pull \(i\)
+    with probability \(h_{ij}\) (IDS) or \(\beta\), else \(j\)."""
     k, mean = counts.shape[0], work[MEANS]
     arm = start(counts, sums, made, m, state, mean, work[SCRATCH], answer)
     if arm >= 0:
@@ -105,7 +107,7 @@ def rollout(episodes: tuple[Any, ...]) -> None:
 
 
 class TSKKT(BestArmAgent):
-    """TS-KKT with IDS: a Top Two rule for top-m (and best-arm) identification, the leader set drawn from the
+    r"""TS-KKT with IDS: a Top Two rule for top-m (and best-arm) identification, the leader set drawn from the
     posterior, the challenger the pair of least transportation cost, the one to pull chosen by the information each
     brings.
 
@@ -113,42 +115,45 @@ class TSKKT(BestArmAgent):
     (arXiv:2205.12086), as the authors' code implements it (github.com/zihaophys/topk_colt23, ``algorithm.jl``:
     "TS-KKT with IDS" is the pair rule of ``TSKKT_0_const`` with the IDS coin of ``TSKKT_point5_ids``). Not one of
     the five papers: the Top Two family's rule for top-m, built on the optimality (KKT) conditions of the lower
-    bound ``T*(mu)^-1 = max_psi min_{i in S, j not in S} C_ij(psi)``, ``C_ij(psi) = psi_i d(mu_i, m_ij) + psi_j
-    d(mu_j, m_ij)``, ``m_ij = (psi_i mu_i + psi_j mu_j) / (psi_i + psi_j)`` (``bandit_gym.lower_bounds.
-    top_m_allocation``).
+    bound \(T^*(\mu)^{-1} = \max_\psi \min_{i \in S, j \notin S} C_{ij}(\psi)\),
+    \(C_{ij}(\psi) = \psi_i d(\mu_i, m_{ij}) + \psi_j d(\mu_j, m_{ij})\),
+    \(m_{ij} = (\psi_i \mu_i + \psi_j \mu_j) / (\psi_i + \psi_j)\)
+    (``bandit_gym.lower_bounds.top_m_allocation``).
 
-    After t pulls (each arm once first), with psi = N / t the allocation so far, mu the empirical means and Pi_t
-    the posterior (Bernoulli arms: ``Beta(1 + S_a, 1 + N_a - S_a)``; Gaussian arms of known sigma: ``N(mu_a,
-    sigma^2 / N_a)``, as ``TTTS``):
+    After \(t\) pulls (each arm once first), with \(\psi = N / t\) the allocation so far, \(\mu\) the empirical
+    means and \(\Pi_t\) the posterior (Bernoulli arms: \(\mathrm{Beta}(1 + S_a, 1 + N_a - S_a)\); Gaussian arms of
+    known \(\sigma\): \(\mathcal{N}(\mu_a, \sigma^2 / N_a)\), as ``TTTS``):
 
-    - draw ``theta ~ Pi_t``; the leader set I is the m arms of largest theta (Thompson sampling's answer);
-    - the challenger pair is ``(i, j) = argmin_{i in I, j not in I} C_ij(psi)`` at the empirical means (the KKT
-      conditions: at the optimum every pair of least cost is balanced);
-    - pull i with probability ``h_ij = psi_i d(mu_i, m_ij) / C_ij(psi)`` (IDS: the share of the pair's cost that
-      i's pulls carry; by the envelope theorem ``psi_i dC_ij / dpsi_i``), else j; on Gaussian arms this is ``h_ij
-      = psi_j / (psi_i + psi_j)``. With ``beta`` set, a fixed probability instead (the
-      paper's "tuned" baseline, beta = 1/2).
+    - draw \(\theta \sim \Pi_t\); the leader set \(I\) is the \(m\) arms of largest \(\theta\) (Thompson
+      sampling's answer);
+    - the challenger pair is \((i, j) = \operatorname*{arg\,min}_{i \in I, j \notin I} C_{ij}(\psi)\) at the
+      empirical means (the KKT conditions: at the optimum every pair of least cost is balanced);
+    - pull \(i\) with probability \(h_{ij} = \psi_i d(\mu_i, m_{ij}) / C_{ij}(\psi)\) (IDS: the share of the
+      pair's cost that \(i\)'s pulls carry; by the envelope theorem \(\psi_i \, \partial C_{ij} / \partial \psi_i\)),
+      else \(j\); on Gaussian arms this is \(h_{ij} = \psi_j / (\psi_i + \psi_j)\). With ``beta`` set, a fixed
+      probability instead (the paper's "tuned" baseline, \(\beta = 1/2\)).
 
-    Stopping: by default the GLR (Chernoff) rule over the m (K - m) pairs, GK 2016 Theorem 10's threshold on
+    Stopping: by default the GLR (Chernoff) rule over the \(m (K - m)\) pairs, GK 2016 Theorem 10's threshold on
     Bernoulli arms, Lattimore and Szepesvári's on Gaussian ones; any of the package's stopping components
-    (``stopping``, ``threshold``; the authors' experiments stop when ``t min C_ij(psi) >= ln((ln t + 1) / delta)``,
-    a heuristic threshold). The answer is the m largest empirical means. The paper's stated results: top-two
-    Thompson sampling with IDS is asymptotically optimal for Gaussian best-arm identification, and for m > 1 no
-    top-two rule with a fixed beta is optimal, even with the best beta; IDS is its answer, shown by experiment.
+    (``stopping``, ``threshold``; the authors' experiments stop when
+    \(t \min C_{ij}(\psi) \ge \ln((\ln t + 1) / \delta)\), a heuristic threshold). The answer is the \(m\) largest
+    empirical means. The paper's stated results: top-two Thompson sampling with IDS is asymptotically optimal for
+    Gaussian best-arm identification, and for \(m > 1\) no top-two rule with a fixed \(\beta\) is optimal, even
+    with the best \(\beta\); IDS is its answer, shown by experiment.
 
-    Parameters: ``delta`` in (0, 1); ``beta`` None (IDS, the default) or in (0, 1); ``distribution``, ``sigma``;
-    ``stopping``, ``threshold``. Any m (the observation's).
+    Parameters: ``delta`` in \((0, 1)\); ``beta`` None (IDS, the default) or in \((0, 1)\); ``distribution``,
+    ``sigma``; ``stopping``, ``threshold``. Any \(m\) (the observation's).
 
     Readings where the paper is silent (the authors' code decides most):
 
     - initialisation: each arm once, in the copy's arm order, with no stopping test (as the code);
-    - a pair of equal empirical means (C_ij = 0, h undefined): h = 1/2;
-    - the authors' variants with an optimism bonus in C_ij (``TSKKT_point5_ids``) are not offered;
+    - a pair of equal empirical means (\(C_{ij} = 0\), \(h\) undefined): \(h = 1/2\);
+    - the authors' variants with an optimism bonus in \(C_{ij}\) (``TSKKT_point5_ids``) are not offered;
     - ties in the draw and in the least cost: the first in the copy's arm order (random per copy and episode; the
       smallest index with ``tie_break="index"``); the draws and the coin come from per-copy streams as ``TTTS``'s.
 
     Examples:
-        Top-2 of five Bernoulli arms at delta = 0.1:
+        Top-2 of five Bernoulli arms at \(\delta = 0.1\):
 
         >>> import gymnasium as gym
         >>> from bandit_gym.agents import TSKKT
@@ -159,7 +164,7 @@ class TSKKT(BestArmAgent):
         [1, 1, 0, 0, 0]
     """
 
-    families: ClassVar[tuple[str, ...]] = ("best_arm", "top_k")  # top-m: the m (= K) largest means
+    families: ClassVar[tuple[str, ...]] = ("best_arm", "top_k")  # top-m: the \(m\) (= K) largest means
     constant_fields: ClassVar[tuple[str, ...]] = (*_stopping.FIELDS, "beta", "key")
     #: the pulls made at the last act and its arm (``opening``); the random events of the episode
     state_fields: ClassVar[tuple[str, ...]] = (*STATE_FIELDS, "draws")

@@ -19,10 +19,10 @@ from bandit_gym.agents.best_arm._stopping import Stopping
 from bandit_gym.jit import called, kernel, parallel_kernel
 
 #: the work rows: the empirical means, scratch (the posterior means when the challenger's draws run out), weights;
-#: each arm's Gamma constants (d, c) of its Beta posterior's two shapes (Bernoulli arms), or its posterior's standard
-#: deviation (Gaussian arms, in ``SCALE_WINS``), computed once per step for all of its draws
+#: each arm's Gamma constants \((d, c)\) of its Beta posterior's two shapes (Bernoulli arms), or its posterior's
+#: standard deviation (Gaussian arms, in ``SCALE_WINS``), computed once per step for all of its draws
 MEANS, SCRATCH, WEIGHTS, SHAPE_WINS, SCALE_WINS, SHAPE_LOSSES, SCALE_LOSSES = range(7)
-#: the per-copy keys of the posterior draws are integers below 2^52, exact in the float64 constants
+#: the per-copy keys of the posterior draws are integers below \(2^{52}\), exact in the float64 constants
 KEY_BOUND = 2**52
 
 
@@ -82,7 +82,7 @@ def sample_best(mean: np.ndarray, constants: Any, state: Any, work: np.ndarray) 
 
 @called
 def variance(counts: np.ndarray, sums: np.ndarray, a: int, constants: Any) -> float:
-    """The variance of arm a's posterior."""
+    r"""The variance of arm \(a\)'s posterior."""
     n = np.float64(counts[a])
     if constants["family"] == _stopping.BERNOULLI:
         wins, losses = 1.0 + np.float64(sums[a]), 1.0 + n - np.float64(sums[a])
@@ -92,7 +92,8 @@ def variance(counts: np.ndarray, sums: np.ndarray, a: int, constants: Any) -> fl
 
 @called
 def log_tail(z: float) -> float:
-    """``ln P(Z > z)`` for a standard normal Z, without underflow (Mills' ratio's series beyond z = 5)."""
+    r"""\(\ln P(Z > z)\) for a standard normal \(Z\), without underflow (Mills' ratio's series beyond
+    \(z = 5\))."""
     if z < 5.0:
         return math.log(0.5 * math.erfc(z / math.sqrt(2.0)))
     inverse = 1.0 / (z * z)
@@ -103,8 +104,9 @@ def log_tail(z: float) -> float:
 @called
 def pairwise_challenger(counts: np.ndarray, sums: np.ndarray, mean: np.ndarray, leader: int, constants: Any,
                         state: Any, centre: np.ndarray, weights: np.ndarray) -> int:
-    """An arm j != leader drawn with probability proportional to ``P(theta_j > theta_leader)`` under the normal
-    approximation of the posteriors (their means m and variances v: ``Phi(-(m_I - m_j) / sqrt(v_I + v_j))``)."""
+    r"""An arm \(j \ne \text{leader}\) drawn with probability proportional to
+    \(P(\theta_j > \theta_{\text{leader}})\) under the normal approximation of the posteriors (their means \(m\)
+    and variances \(v\): \(\Phi(-(m_I - m_j) / \sqrt{v_I + v_j})\))."""
     k = counts.shape[0]
     for a in range(k):  # the posterior means
         if constants["family"] == _stopping.BERNOULLI:
@@ -135,9 +137,9 @@ def pairwise_challenger(counts: np.ndarray, sums: np.ndarray, mean: np.ndarray, 
 @called
 def ttts(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, epsilon: float,
          constants: Any, state: Any, arrays: Any, work: np.ndarray, answer: np.ndarray, final: bool) -> int:
-    """Each arm once; then stop (K) if the stopping rule does, else the leader I (the best arm of one posterior
-    draw) with probability beta, or the challenger J (the best arm of the first further draw whose best arm is
-    not I; after ``max_resamples`` draws without one, ``pairwise_challenger``'s arm)."""
+    r"""Each arm once; then stop (\(K\)) if the stopping rule does, else the leader \(I\) (the best arm of one
+    posterior draw) with probability \(\beta\), or the challenger \(J\) (the best arm of the first further draw
+    whose best arm is not \(I\); after ``max_resamples`` draws without one, ``pairwise_challenger``'s arm)."""
     k, mean = counts.shape[0], work[MEANS]
     arm = start(counts, sums, made, m, state, mean, work[SCRATCH], answer)
     if arm >= 0:
@@ -147,12 +149,12 @@ def ttts(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, e
     else:
         prepare(counts, sums, constants, work)
         arm = sample_best(mean, constants, state, work)
-        if uniform(constants, state, k) >= constants["beta"]:  # the challenger, with probability 1 - beta
+        if uniform(constants, state, k) >= constants["beta"]:  # the challenger, with probability \(1 - \beta\)
             leader, draws = arm, 0
             while arm == leader and draws < constants["max_resamples"]:
                 arm = sample_best(mean, constants, state, work)
                 draws += 1
-            if arm == leader:  # no draw in max_resamples left I: the pairwise approximation
+            if arm == leader:  # no draw in ``max_resamples`` left \(I\): the pairwise approximation
                 arm = pairwise_challenger(counts, sums, mean, leader, constants, state, work[SCRATCH],
                                           work[WEIGHTS])
     state["last_made"], state["last_arm"] = np.float64(made), np.float64(arm)
@@ -185,49 +187,54 @@ def rollout(episodes: tuple[Any, ...]) -> None:
 
 
 class TTTS(BestArmAgent):
-    """TTTS: Top-Two Thompson Sampling, the leader and the challenger the best arms of posterior draws.
+    r"""TTTS: Top-Two Thompson Sampling, the leader and the challenger the best arms of posterior draws.
 
     Paper: D. Russo, Simple Bayesian Algorithms for Best Arm Identification, COLT 2016 (Operations Research 68(6),
     2020; TTTS, §3); its fixed-confidence analysis with a GLR stopping rule: X. Shang, R. de Heide, E. Kaufmann,
     P. Ménard, M. Valko, Fixed-Confidence Guarantees for Bayesian Best-Arm Identification, AISTATS 2020 (TTTS,
     Algorithm 1). Not one of the five papers: the first Top Two rule, the ancestor of ``EBTCI`` and ``TTUCB``.
 
-    After t pulls, with Pi_t the posterior of the arms' means (Bernoulli arms: independent
-    ``Beta(1 + S_a, 1 + N_a - S_a)``, the uniform prior, S_a the sum of arm a's rewards and N_a its pulls;
-    Gaussian arms of known sigma: ``N(mu_a, sigma^2 / N_a)``, the flat prior of Shang et al.):
+    After \(t\) pulls, with \(\Pi_t\) the posterior of the arms' means (Bernoulli arms: independent
+    \(\mathrm{Beta}(1 + S_a, 1 + N_a - S_a)\), the uniform prior, \(S_a\) the sum of arm \(a\)'s rewards and
+    \(N_a\) its pulls; Gaussian arms of known \(\sigma\): \(\mathcal{N}(\mu_a, \sigma^2 / N_a)\), the flat prior of
+    Shang et al.):
 
-    - draw ``theta ~ Pi_t`` and let the leader be ``I = argmax_a theta_a``;
-    - with probability beta pull I;
-    - otherwise draw ``theta' ~ Pi_t`` again until ``J = argmax_a theta'_a != I``, and pull the challenger J.
+    - draw \(\theta \sim \Pi_t\) and let the leader be \(I = \operatorname*{arg\,max}_a \theta_a\);
+    - with probability \(\beta\) pull \(I\);
+    - otherwise draw \(\theta' \sim \Pi_t\) again until \(J = \operatorname*{arg\,max}_a \theta'_a \ne I\), and
+      pull the challenger \(J\).
 
     Stopping: by default the GLR (Chernoff) rule, GK 2016 Theorem 10's threshold on Bernoulli arms, Lattimore
     and Szepesvári's on Gaussian arms; any of the package's stopping components (``stopping``, ``threshold``).
     Russo's guarantee is the posterior's convergence at the optimal rate among rules that pull the best arm a
-    fraction beta of the time; Shang et al. (Theorem 1) show that TTTS with a GLR-type stopping rule is
-    asymptotically beta-optimal on Gaussian arms (``limsup E[tau] / ln(1 / delta) <= T*_beta(mu)``, at most
-    ``2 T*(mu)`` at beta = 1/2). The answer is the empirical best arm.
+    fraction \(\beta\) of the time; Shang et al. (Theorem 1) show that TTTS with a GLR-type stopping rule is
+    asymptotically \(\beta\)-optimal on Gaussian arms
+    (\(\limsup_{\delta \to 0} \mathbb{E}[\tau] / \ln(1 / \delta) \le T^*_\beta(\mu)\), at most \(2 T^*(\mu)\) at
+    \(\beta = 1/2\)). The answer is the empirical best arm.
 
-    Parameters: ``delta`` in (0, 1); ``beta`` in (0, 1) (default 1/2, the papers'); ``max_resamples`` >= 1 (default
-    100, the cap on the challenger's draws, below); ``distribution``, ``sigma``; ``stopping``, ``threshold``.
-    Best-arm identification (m = 1) only.
+    Parameters: ``delta`` in \((0, 1)\); ``beta`` in \((0, 1)\) (default 1/2, the papers'); ``max_resamples``
+    \(\ge 1\) (default 100, the cap on the challenger's draws, below); ``distribution``, ``sigma``; ``stopping``,
+    ``threshold``. Best-arm identification (\(m = 1\)) only.
 
     Readings where the papers are silent:
 
-    - the challenger's draws are capped: Russo's loop has no bound, and as the posterior concentrates on I the
-      chance p that a draw's best arm differs from I falls towards 0, so the loop needs about 1 / p draws of K
-      posteriors (at a GLR stop p is of the order of ``exp(-beta(t, delta))``, 1e-6 and less; Shang et al. propose
-      T3C, a transportation-cost challenger, because of this cost). After ``max_resamples`` draws whose best arm is
-      I, the challenger is drawn from the loop's limit law approximated: J = j != I with probability proportional
-      to ``Phi(-(m_I - m_j) / sqrt(v_I + v_j))``, m and v the posteriors' means and variances (when p is small,
-      ``P(argmax theta = j | argmax theta != I)`` is about ``P(theta_j > theta_I)`` normalised, and the
-      posteriors are close to normal). Measured (GK 2016's mu2, delta = 0.1, 40 runs each with common random
-      numbers): mean pulls 4,641 (cap 10^4), 4,751 (10^3), 4,758 (100), 4,815 (10), 4,756 (1), standard errors
-      about 230; at 1.1e3, 7.7e3 and 5.8e4 pulls per CPU-second for caps 10^4, 10^3 and 100 (with the package's
-      first posterior sampler, about 4 times slower per draw than today's), hence the default.
+    - the challenger's draws are capped: Russo's loop has no bound, and as the posterior concentrates on \(I\)
+      the chance \(p\) that a draw's best arm differs from \(I\) falls towards 0, so the loop needs about
+      \(1 / p\) draws of \(K\) posteriors (at a GLR stop \(p\) is of the order of \(\exp(-\beta(t, \delta))\),
+      \(10^{-6}\) and less; Shang et al. propose T3C, a transportation-cost challenger, because of this cost).
+      After ``max_resamples`` draws whose best arm is \(I\), the challenger is drawn from the loop's limit law
+      approximated: \(J = j \ne I\) with probability proportional to
+      \(\Phi(-(m_I - m_j) / \sqrt{v_I + v_j})\), \(m\) and \(v\) the posteriors' means and variances (when \(p\)
+      is small, \(P(\operatorname*{arg\,max} \theta = j \mid \operatorname*{arg\,max} \theta \ne I)\) is about
+      \(P(\theta_j > \theta_I)\) normalised, and the posteriors are close to normal). Measured (GK 2016's
+      \(\mu_2\), \(\delta = 0.1\), 40 runs each with common random numbers): mean pulls 4,641 (cap \(10^4\)),
+      4,751 (\(10^3\)), 4,758 (100), 4,815 (10), 4,756 (1), standard errors about 230; at \(1.1 \times 10^3\),
+      \(7.7 \times 10^3\) and \(5.8 \times 10^4\) pulls per CPU-second for caps \(10^4\), \(10^3\) and 100 (with
+      the package's first posterior sampler, about 4 times slower per draw than today's), hence the default.
     - initialisation: each arm once, in the copy's arm order, with no stopping test (the flat Gaussian prior needs
       one sample; Russo's Bernoulli prior does not, but the GLR statistic does).
-    - Bernoulli posteriors on rewards in [0, 1] that are not 0 or 1: ``Beta(1 + S_a, 1 + N_a - S_a)`` with the real
-      sum S_a (no binarisation of the rewards).
+    - Bernoulli posteriors on rewards in \([0, 1]\) that are not 0 or 1:
+      \(\mathrm{Beta}(1 + S_a, 1 + N_a - S_a)\) with the real sum \(S_a\) (no binarisation of the rewards).
     - the random draws come from the agent's seeded generator: each copy and episode gets a key from it, and its
       draws come from SplitMix64 sub-streams of that key (the counter-based streams of ``bandit_gym.streams``), one
       per variate, so a copy's draws do not depend on the batch or on the other copies, and the compiled
@@ -240,7 +247,8 @@ class TTTS(BestArmAgent):
       the answer.
 
     Examples:
-        One seeded episode on GK 2016's second instance, at delta = 0.01, stopped by the heuristic threshold:
+        One seeded episode on GK 2016's second instance, at \(\delta = 0.01\), stopped by the heuristic
+        threshold:
 
         >>> import gymnasium as gym
         >>> from bandit_gym.agents import TTTS

@@ -20,13 +20,13 @@ MEANS, INDICES = 0, 1
 
 
 def tree_size(k: int) -> int:
-    """Floats of a tournament tree over K arms: 2 P, P the smallest power of two >= K."""
+    r"""Floats of a tournament tree over \(K\) arms: \(2 P\), \(P\) the smallest power of two \(\ge K\)."""
     return 2 * (1 << max(k - 1, 0).bit_length())
 
 
 @called
 def ucbe_index(counts: np.ndarray, sums: np.ndarray, a: float, i: int) -> float:
-    """UCB-E's index of arm i, ``mu_hat_i + sqrt(a / T_i)``; +inf for an arm never pulled."""
+    r"""UCB-E's index of arm \(i\), \(\hat\mu_i + \sqrt{a / T_i}\); \(+\infty\) for an arm never pulled."""
     c = np.float64(counts[i])
     return math.inf if c == 0.0 else np.float64(sums[i]) / max(c, 1.0) + math.sqrt(a / c)
 
@@ -35,14 +35,15 @@ def ucbe_index(counts: np.ndarray, sums: np.ndarray, a: float, i: int) -> float:
 def ucbe(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, epsilon: float,
          constants: Any, state: Any, arrays: np.ndarray, work: np.ndarray, answer: np.ndarray,
          final: bool) -> int:
-    """Pull ``argmax mu_i + sqrt(a / T_i)`` (+inf unpulled; ties: smallest index); the answer is the m
-    largest empirical means, an arm never pulled ranking last (a mean of -inf in the mean tree).
+    r"""Pull \(\operatorname*{arg\,max}_i \hat\mu_i + \sqrt{a / T_i}\) (\(+\infty\) unpulled; ties: smallest
+    index); the answer is the \(m\) largest empirical means, an arm never pulled ranking last (a mean of
+    \(-\infty\) in the mean tree).
 
     Only the arm pulled since the previous call changes its statistics, so only its index is recomputed and
-    its path in a tournament tree of the indices replayed, O(log K) per pull; for m = 1 the answer's argmax
-    mean is kept in a second tree, and only the bits that change are rewritten. The previous call's arm was
-    the only pull when ``made`` grew by one and that arm's count by one; anything else (a new episode, a
-    batched allocation, another arm pulled, the same observation twice) recomputes all K. Same arms and
+    its path in a tournament tree of the indices replayed, \(O(\log K)\) per pull; for \(m = 1\) the answer's
+    \(\arg\max\) mean is kept in a second tree, and only the bits that change are rewritten. The previous call's
+    arm was the only pull when ``made`` grew by one and that arm's count by one; anything else (a new episode, a
+    batched allocation, another arm pulled, the same observation twice) recomputes all \(K\). Same arms and
     answers as recomputing everything at every call, bit for bit (tested)."""
     k = counts.shape[0]
     mean, value = work[MEANS], work[INDICES]
@@ -106,40 +107,42 @@ def rollout(episodes: tuple[Any, ...]) -> None:
 
 
 class UCBEBestArm(BestArmAgent):
-    """UCB-E, the highly exploring UCB of best arm identification.
+    r"""UCB-E, the highly exploring UCB of best arm identification.
 
     Paper: Audibert, Bubeck, Munos, COLT 2010; called UCB-E in gabillon2012 (§1, §4.4, which notes that its
-    complexity H_epsilon with epsilon = 0, m = 1 is UCB-E's up to a constant) and UCBE in hoffman2014, a baseline
-    there (the thresholding variant of tao2019 is ``bandit_gym.agents.UCBE``). The rule and its theorem rest on
-    Audibert et al.'s paper.
+    complexity \(H_\epsilon\) with \(\epsilon = 0\), \(m = 1\) is UCB-E's up to a constant) and UCBE in
+    hoffman2014, a baseline there (the thresholding variant of tao2019 is ``bandit_gym.agents.UCBE``). The rule
+    and its theorem rest on Audibert et al.'s paper.
 
-    Rule: ``I_t = argmax_i mu_hat_i + sqrt(a / T_i)``, ``+inf`` for an arm never pulled (so each arm is pulled
-    once first). Output: the m arms of largest empirical mean (``argmax_i mu_hat_i`` for m = 1).
+    Rule: \(I_t = \operatorname*{arg\,max}_i \hat\mu_i + \sqrt{a / T_i}\), \(+\infty\) for an arm never pulled
+    (so each arm is pulled once first). Output: the \(m\) arms of largest empirical mean
+    (\(\operatorname*{arg\,max}_i \hat\mu_i\) for \(m = 1\)).
 
-    Speed (not a deviation): only the pulled arm's index is recomputed and the argmax kept in a tournament tree,
-    O(log K) per pull; for m = 1 the answer's argmax mean is kept the same way (``act`` and whole-episode
-    rollouts alike).
+    Speed (not a deviation): only the pulled arm's index is recomputed and the \(\arg\max\) kept in a tournament
+    tree, \(O(\log K)\) per pull; for \(m = 1\) the answer's \(\arg\max\) mean is kept the same way (``act`` and
+    whole-episode rollouts alike).
 
-    Parameters: ``a``, or the oracle ``H1 = sum_i 1 / Delta_i^2`` (from the true means; the best arm's gap is
-    the second best's) with ``a = c (n - K) / H1`` set at each episode start, n read from the observation
-    (``c = 25/36``: the largest a of the theorem ``e_n <= 2 n K exp(-2 a / 25)``; Audibert et al.'s experiments
-    try several c). Deviations: none for m = 1.
+    Parameters: ``a``, or the oracle ``H1``, \(H_1 = \sum_i 1 / \Delta_i^2\) (from the true means; the best
+    arm's gap is the second best's) with \(a = c (n - K) / H_1\) set at each episode start, \(n\) read from the
+    observation (``c = 25/36``: the largest \(a\) of the theorem \(e_n \le 2 n K \exp(-2 a / 25)\); Audibert et
+    al.'s experiments try several \(c\)). Deviations: none for \(m = 1\).
 
     Readings where the paper is silent:
 
-    - ties in the argmax (pulls and answer): the first in the copy's arm order (random per copy and episode; the
-      smallest index with ``tie_break="index"``, see ``BestArmAgent``). The initial pulls (index +inf) therefore
-      go in that order.
-    - m > 1 (ours; UCB-E identifies one arm): the same pulls, and the answer is the m arms of largest empirical
-      mean. epsilon is not used.
-    - n <= K with H1 given: ``a = c max(n - K, 0) / H1``, so a = 0.
-    - answer before the end: the m largest empirical means of the current statistics, an arm never pulled
-      ranking last (ties: the first in the copy's order); only the one after the n-th pull is scored. (The index
-      that picks the pull gives such an arm +inf.)
-    - published numbers: an independent audit found c = 1 erring 1.2 to 2.6 times as often as Karnin et al.
-      (2013) report. On Audibert et al.'s problems at n = H_1 no reading that keeps ``a = c (n - K) / H1`` (n for
-      n - K, no initial round, the tie rule) moves our error by more than 5%; a larger constant closes a gap of
-      that size on problems 3-6 only (``docs/algorithms/best-arm.md``, ``scripts/ucbe_published.py``).
+    - ties in the \(\arg\max\) (pulls and answer): the first in the copy's arm order (random per copy and
+      episode; the smallest index with ``tie_break="index"``, see ``BestArmAgent``). The initial pulls (index
+      \(+\infty\)) therefore go in that order.
+    - \(m > 1\) (ours; UCB-E identifies one arm): the same pulls, and the answer is the \(m\) arms of largest
+      empirical mean. \(\epsilon\) is not used.
+    - \(n \le K\) with ``H1`` given: \(a = c \max(n - K, 0) / H_1\), so \(a = 0\).
+    - answer before the end: the \(m\) largest empirical means of the current statistics, an arm never pulled
+      ranking last (ties: the first in the copy's order); only the one after the \(n\)-th pull is scored. (The
+      index that picks the pull gives such an arm \(+\infty\).)
+    - published numbers: an independent audit found \(c = 1\) erring 1.2 to 2.6 times as often as Karnin et
+      al. (2013) report. On Audibert et al.'s problems at \(n = H_1\) no reading that keeps
+      \(a = c (n - K) / H_1\) (\(n\) for \(n - K\), no initial round, the tie rule) moves our error by more than
+      5%; a larger constant closes a gap of that size on problems 3-6 only (``docs/algorithms/best-arm.md``,
+      ``scripts/ucbe_published.py``).
 
     Examples:
         One seeded episode (Audibert et al.'s problem 1) and the record of
@@ -156,7 +159,7 @@ class UCBEBestArm(BestArmAgent):
 
     oracle_parameters: ClassVar[tuple[str, ...]] = ("H1",)
     oracle_alternatives: ClassVar[tuple[str, ...]] = ("a",)
-    #: the exploration a
+    #: the exploration \(a\)
     constant_fields = ("a",)
     #: the pulls made at the last call plus 2 (0: no call yet), the arm it chose, that arm's count then, the arm
     #: whose answer bit is set (-1: none, the bits are rewritten in full), 1.0 if the mean tree is current
@@ -187,7 +190,7 @@ class UCBEBestArm(BestArmAgent):
 
     @property
     def exploration(self) -> np.ndarray:
-        """Per copy, the exploration parameter a of the current episode."""
+        r"""Per copy, the exploration parameter \(a\) of the current episode."""
         return self.constants["a"]
 
     def begin(self, obs: Obs, rows: np.ndarray) -> None:

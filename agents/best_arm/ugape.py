@@ -11,14 +11,14 @@ from bandit_gym.agents.ranking import empirical_means
 from bandit_gym.jit import called, kernel
 
 #: the rows of a copy's scratch ``work`` that SELECT-ARM reads (MEAN, BETA) and fills (the others; CHOSEN holds
-#: the bits of J)
+#: the bits of \(J\))
 MEAN, BETA, UPPER, LOWER, INDEX, CHOSEN = range(6)
 
 
 @called
 def gap_select(m: int, work: np.ndarray) -> tuple[float, int]:
-    """SELECT-ARM(t) (see ``select_arm``) from ``work[MEAN]`` and ``work[BETA]``; fills U, L, B and the
-    bits of J into the rows ``UPPER, LOWER, INDEX, CHOSEN``. Returns ``(B_J, I)``."""
+    r"""SELECT-ARM(t) (see ``select_arm``) from ``work[MEAN]`` and ``work[BETA]``; fills \(U\), \(L\), \(B\) and
+    the bits of \(J\) into the rows ``UPPER, LOWER, INDEX, CHOSEN``. Returns \((B_J, I)\)."""
     mean, beta, upper, lower = work[MEAN], work[BETA], work[UPPER], work[LOWER]
     index, chosen = work[INDEX], work[CHOSEN]
     k = mean.shape[0]
@@ -59,7 +59,7 @@ def gap_select(m: int, work: np.ndarray) -> tuple[float, int]:
 
 @called
 def gap_widths(counts: np.ndarray, sums: np.ndarray, x: float, b: float, work: np.ndarray) -> None:
-    """``work[MEAN]`` = empirical means, ``work[BETA]`` = ``beta_k = b sqrt(x / T_k)`` (T_k at least 1)."""
+    r"""``work[MEAN]`` = empirical means, ``work[BETA]`` = \(\beta_k = b\sqrt{x / T_k}\) (\(T_k\) at least 1)."""
     empirical_means(counts, sums, work[MEAN])
     for i in range(counts.shape[0]):
         work[BETA, i] = b * math.sqrt(x / max(np.float64(counts[i]), 1.0))
@@ -78,23 +78,29 @@ def select_arm_rows(means: np.ndarray, beta: np.ndarray, m: int, bits: np.ndarra
 
 
 def select_arm(means: np.ndarray, beta: np.ndarray, m: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """SELECT-ARM(t) from given empirical means and widths ``(N, K)``, for every row:
+    r"""SELECT-ARM(t) from given empirical means and widths ``(N, K)``, for every row:
 
-        U_k = mu_hat_k + beta_k,   L_k = mu_hat_k - beta_k,   B_k = max^m_{i != k} U_i - L_k
-        J = the m arms of smallest B (ties: smallest index),   B_J = max_{k in J} B_k
-        u = argmax_{j not in J} U_j,   l = argmin_{i in J} L_i   (ties: largest beta, then smallest index)
-        I = argmax_{k in {l, u}} beta_k   (a tie pulls l)
+    $$
+    \begin{aligned}
+    U_k &= \hat\mu_k + \beta_k, \quad L_k = \hat\mu_k - \beta_k, \quad B_k = \max^m_{i \ne k} U_i - L_k, \\
+    J &= \text{the } m \text{ arms of smallest } B \text{ (ties: smallest index)}, \quad B_J = \max_{k \in J} B_k, \\
+    u &= \operatorname*{arg\,max}_{j \notin J} U_j, \quad l = \operatorname*{arg\,min}_{i \in J} L_i
+      \quad \text{(ties: largest } \beta \text{, then smallest index)}, \\
+    I &= \operatorname*{arg\,max}_{k \in \{l, u\}} \beta_k \quad \text{(a tie pulls } l \text{)}.
+    \end{aligned}
+    $$
 
-    The compiled step UGapEb and UGapEc run (``gap_select``). Returns ``(J as bits (N, K), B_J (N,),
-    I (N,))``.
+    The compiled step UGapEb and UGapEc run (``gap_select``). Returns (\(J\) as bits ``(N, K)``, \(B_J\)
+    ``(N,)``, \(I\) ``(N,)``).
 
-    Readings where gabillon2012 (Fig. 2, §3) is silent: the paper breaks ties in u and l in favour of the
-    largest beta and says no more; the further tie on beta goes to the smallest index. For J it writes
-    ``J(t) in argmin^{1..m} B_k(t)`` and only says, of its m-max and m-argmax operators, that ties are broken
-    "in an arbitrary but consistent manner" (§2, footnote 2): J takes the smallest indices among equal B, one
-    such rule. It gives no tie rule for I when ``beta_l = beta_u``: I pulls l. ``max^m_{i != k} U_i`` is
-    computed as the (m+1)-th largest U when k is among the m largest, the m-th otherwise; its value does not
-    depend on how ties in U are ranked."""
+    Readings where gabillon2012 (Fig. 2, §3) is silent: the paper breaks ties in \(u\) and \(l\) in favour of the
+    largest \(\beta\) and says no more; the further tie on \(\beta\) goes to the smallest index. For \(J\) it
+    writes \(J(t) \in \operatorname*{arg\,min}^{1..m} B_k(t)\) and only says, of its \(m\)-\(\max\) and
+    \(m\)-\(\arg\max\) operators, that ties are broken "in an arbitrary but consistent manner" (§2, footnote 2):
+    \(J\) takes the smallest indices among equal \(B\), one such rule. It gives no tie rule for \(I\) when
+    \(\beta_l = \beta_u\): \(I\) pulls \(l\). \(\max^m_{i \ne k} U_i\) is computed as the \((m+1)\)-th largest
+    \(U\) when \(k\) is among the \(m\) largest, the \(m\)-th otherwise; its value does not depend on how ties
+    in \(U\) are ranked."""
     means, beta = np.atleast_2d(np.asarray(means, np.float64)), np.atleast_2d(np.asarray(beta, np.float64))
     n = means.shape[0]
     bits, set_index, pull = np.zeros(means.shape, dtype=bool), np.zeros(n), np.zeros(n, dtype=np.int64)

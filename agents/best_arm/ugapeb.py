@@ -16,7 +16,7 @@ from bandit_gym.agents.ranking import top_m_pulled
 from bandit_gym.jit import called, kernel, parallel_kernel
 
 RECOMMENDATIONS = ("smallest_B", "last")
-"""``"smallest_B"``: the paper's J(t*) at the smallest set index over time; ``"last"``: J(n + 1)."""
+r"""``"smallest_B"``: the paper's \(J(t^*)\) at the smallest set index over time; ``"last"``: \(J(n + 1)\)."""
 #: ``constants["recommendation"]``: the recommendation's code (its index in ``RECOMMENDATIONS``)
 SMALLEST_B, LAST = (float(RECOMMENDATIONS.index(name)) for name in RECOMMENDATIONS)
 
@@ -26,9 +26,9 @@ SMALLEST_B, LAST = (float(RECOMMENDATIONS.index(name)) for name in RECOMMENDATIO
 def ugapeb(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, epsilon: float,
            constants: Any, state: Any, arrays: np.ndarray, work: np.ndarray, answer: np.ndarray,
            final: bool) -> int:
-    """Each arm once; then SELECT-ARM with ``beta_k = b sqrt(a / T_k)``, and J(t) becomes the answer when
-    its set index B_J(t) is the smallest so far (always with the recommendation ``LAST``). During the initial round
-    the answer is the m best empirical means, an arm never pulled ranking last."""
+    r"""Each arm once; then SELECT-ARM with \(\beta_k = b\sqrt{a / T_k}\), and \(J(t)\) becomes the answer when
+    its set index \(B_{J(t)}\) is the smallest so far (always with the recommendation ``LAST``). During the initial
+    round the answer is the \(m\) best empirical means, an arm never pulled ranking last."""
     k = counts.shape[0]
     gap_widths(counts, sums, constants["a"], constants["b"], work)
     if made < k:
@@ -68,47 +68,48 @@ def rollout(episodes: tuple[Any, ...]) -> None:
 
 
 class UGapEb(BestArmAgent):
-    """Unified gap-based exploration, fixed budget.
+    r"""Unified gap-based exploration, fixed budget.
 
     Paper: gabillon2012, Fig. 1 (left), Fig. 2, eq. 3-4, Theorem 1.
 
     Pull each arm once, then at every round SELECT-ARM (see ``select_arm``)
-    with ``beta_k = b sqrt(a / T_k)``, recording ``J(t)`` and its set index ``B_J(t)``. The recommendation is
-    ``Omega(n) = J(t*)``, ``t* = argmin_t B_J(t)``: the submitted answer at every step is the recorded set of
-    smallest index so far.
+    with \(\beta_k = b\sqrt{a / T_k}\), recording \(J(t)\) and its set index \(B_{J(t)}\). The recommendation
+    is \(\Omega(n) = J(t^*)\), \(t^* = \operatorname*{arg\,min}_t B_{J(t)}\): the submitted answer at every step is
+    the recorded set of smallest index so far.
 
-    Parameters: ``a`` (exploration), or the oracle complexity ``H`` (H_epsilon of eq. 6, from the true means),
-    from which ``a = eta (n - K) / (4 H)`` is set at each episode start with n read from the observation
-    (``eta = 1``: Theorem 1 holds for ``0 < a <= (n - K) / (4 H)`` and its bound ``2 K n exp(-2a)`` is smallest
-    at the top of that range); ``b`` the upper end of the rewards' range [0, b] (1 for Bernoulli arms).
-    Horizon-aware when built from H. The paper states no default a (the NIPS paper has no experiments).
+    Parameters: ``a`` (exploration), or the oracle complexity ``H`` (\(H_\epsilon\) of eq. 6, from the true
+    means), from which \(a = \eta (n - K) / (4 H)\) is set at each episode start with \(n\) read from the
+    observation (\(\eta = 1\): Theorem 1 holds for \(0 < a \le (n - K) / (4 H)\) and its bound
+    \(2 K n \exp(-2a)\) is smallest at the top of that range); ``b`` the upper end of the rewards' range
+    \([0, b]\) (1 for Bernoulli arms). Horizon-aware when built from ``H``. The paper states no default \(a\) (the
+    NIPS paper has no experiments).
 
-    ``eta`` is ours, after the constant ``c`` of Audibert et al.'s UCB-E experiments (with m = 1, epsilon = 0,
-    ``eta = 16`` gives UCB-E's ``a = (n - K) / H_1``, c = 1, since ``H_0 = 4 H_1``); ``eta > 1`` leaves Theorem 1's
-    range. At n = H_1 the theoretical a is small (0.062 on Audibert et al.'s problem 1), the widths are narrow,
-    the good event of Theorem 1 fails often, and an arm on a lucky early streak gets a set index lower than any
-    later, well-estimated one: the recommendation locks on it (the median t* is about 95 of 2000 rounds on problem
-    1), and the error is 0.76 against Uniform's 0.41 there (``bandit-gym reproduce gabillon2012``, 1000 runs),
-    0.18 with ``eta = 16``.
+    ``eta`` is ours, after the constant \(c\) of Audibert et al.'s UCB-E experiments (with \(m = 1\),
+    \(\epsilon = 0\), ``eta = 16`` gives UCB-E's \(a = (n - K) / H_1\), \(c = 1\), since \(H_0 = 4 H_1\));
+    \(\eta > 1\) leaves Theorem 1's range. At \(n = H_1\) the theoretical \(a\) is small (0.062 on Audibert
+    et al.'s problem 1), the widths are narrow, the good event of Theorem 1 fails often, and an arm on a lucky
+    early streak gets a set index lower than any later, well-estimated one: the recommendation locks on it (the
+    median \(t^*\) is about 95 of 2000 rounds on problem 1), and the error is 0.76 against Uniform's 0.41 there
+    (``bandit-gym reproduce gabillon2012``, 1000 runs), 0.18 with ``eta = 16``.
 
-    ``recommendation="last"`` (ours, not the paper's) answers ``J(n + 1)``, the set of the final statistics,
-    instead of ``J(t*)``.
+    ``recommendation="last"`` (ours, not the paper's) answers \(J(n + 1)\), the set of the final statistics,
+    instead of \(J(t^*)\).
 
     Readings where the paper is silent:
 
-    - the range of t in ``t*``: the paper writes ``t in {1, ..., n}``, but B is defined only once every arm has
-      been pulled; we record the sets of t = K+1..n+1, the last one computed after the n-th observation (the
-      proof of Theorem 1 states Lemma 1's bound up to t = n+1, so it covers this range). Ties in ``t*``: the
-      earliest round.
-    - tie rules of SELECT-ARM: see ``select_arm`` (J: the first arm;
-      u_t, l_t: the largest beta, as the paper says, then the first arm; I(t): l_t when the widths are
-      equal), "first" in the copy's arm order: random per copy and episode, or the smallest index with
-      ``tie_break="index"`` (see ``BestArmAgent``).
+    - the range of \(t\) in \(t^*\): the paper writes \(t \in \{1, \dots, n\}\), but \(B\) is defined only
+      once every arm has been pulled; we record the sets of \(t = K+1, \dots, n+1\), the last one computed after
+      the \(n\)-th observation (the proof of Theorem 1 states Lemma 1's bound up to \(t = n+1\), so it covers
+      this range). Ties in \(t^*\): the earliest round.
+    - tie rules of SELECT-ARM: see ``select_arm`` (\(J\): the first arm; \(u_t\), \(l_t\): the largest
+      \(\beta\), as the paper says, then the first arm; \(I(t)\): \(l_t\) when the widths are equal), "first"
+      in the copy's arm order: random per copy and episode, or the smallest index with ``tie_break="index"``
+      (see ``BestArmAgent``).
     - initialisation: each arm once, in the copy's arm order.
-    - answer before the end: during the initial round (no B defined yet) the m arms of largest empirical mean,
-      an arm never pulled ranking last (ties: the first in the copy's order); after it, the recorded ``J(t*)``
-      so far.
-    - n <= K with H given: ``a = eta max(n - K, 0) / (4 H)``, so a = 0 and the widths vanish.
+    - answer before the end: during the initial round (no \(B\) defined yet) the \(m\) arms of largest
+      empirical mean, an arm never pulled ranking last (ties: the first in the copy's order); after it, the
+      recorded \(J(t^*)\) so far.
+    - \(n \le K\) with ``H`` given: \(a = \eta \max(n - K, 0) / (4 H)\), so \(a = 0\) and the widths vanish.
     - log: not used (the widths have no log).
 
     Examples:
@@ -126,9 +127,9 @@ class UGapEb(BestArmAgent):
 
     oracle_parameters: ClassVar[tuple[str, ...]] = ("H",)
     oracle_alternatives: ClassVar[tuple[str, ...]] = ("a",)
-    #: the exploration a, the range b, the recommendation's code (``SMALLEST_B`` or ``LAST``)
+    #: the exploration \(a\), the range \(b\), the recommendation's code (``SMALLEST_B`` or ``LAST``)
     constant_fields = ("a", "b", "recommendation")
-    #: the smallest set index B_J recorded so far (+inf at the start)
+    #: the smallest set index \(B_{J(t)}\) recorded so far (+inf at the start)
     state_fields = ("smallest_B",)
 
     def __init__(self, a: float | None = None, H: float | None = None, b: float = 1.0, eta: float = 1.0,
@@ -153,12 +154,12 @@ class UGapEb(BestArmAgent):
 
     @property
     def exploration(self) -> np.ndarray:
-        """Per copy, the exploration parameter a of the current episode."""
+        r"""Per copy, the exploration parameter \(a\) of the current episode."""
         return self.constants["a"]
 
     @property
     def best_index(self) -> np.ndarray:
-        """Per copy, the smallest set index ``B_J(t)`` recorded so far (+inf before the first)."""
+        r"""Per copy, the smallest set index \(B_{J(t)}\) recorded so far (+inf before the first)."""
         return self.state["smallest_B"]
 
     kernels = EntryPoints(step, parallel_step, rollout)

@@ -23,11 +23,11 @@ from bandit_gym.jit import called, kernel, parallel_kernel
 def ugapec(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, epsilon: float,
            constants: Any, state: Any, arrays: np.ndarray, work: np.ndarray, answer: np.ndarray,
            final: bool) -> int:
-    """Each arm once (arm t at pull t, no stop; the answer the m best empirical means, an arm never pulled
-    ranking last, as J(t) would rank such an arm by a mean of 0); then SELECT-ARM with ``beta_k = b sqrt(x /
-    T_k)``, ``x = c log(4 K t^3 / delta)``, t the pulls made; the answer is J(t); stop (K) once
-    ``B_J(t) < epsilon`` (its own rule), or once the stopping component of ``constants`` does with J(t) as
-    its answer."""
+    r"""Each arm once (arm \(t\) at pull \(t\), no stop; the answer the \(m\) best empirical means, an arm never
+    pulled ranking last, as \(J(t)\) would rank such an arm by a mean of 0); then SELECT-ARM with
+    \(\beta_k = b\sqrt{x / T_k}\), \(x = c \log(4 K t^3 / \delta)\), \(t\) the pulls made; the answer is
+    \(J(t)\); stop (\(K\)) once \(B_{J(t)} < \epsilon\) (its own rule), or once the stopping component of
+    ``constants`` does with \(J(t)\) as its answer."""
     k = counts.shape[0]
     if made < k:
         top_m_pulled(counts, sums, m, work[MEAN], answer)
@@ -68,40 +68,41 @@ def rollout(episodes: tuple[Any, ...]) -> None:
 
 
 class UGapEc(BestArmAgent):
-    """Unified gap-based exploration, fixed confidence.
+    r"""Unified gap-based exploration, fixed confidence.
 
     Paper: gabillon2012, Fig. 1 (right), Fig. 2, eq. 3-4, Theorem 2.
 
-    Pull each arm once; then, while ``B_J(t) >= epsilon``, SELECT-ARM with
-    ``beta_k = b sqrt( c log(4 K (t-1)^3 / delta) / T_k )`` (t - 1 pulls made); stop (action K) with the answer
-    ``J(t)`` as soon as ``B_J(t) < epsilon``, epsilon read from the observation. Theorem 2: with ``c = 1/2``,
-    ``P(r_Omega <= epsilon and n_tilde <= N) >= 1 - delta``, ``N = K + O(H_eps log(H_eps / delta))``.
+    Pull each arm once; then, while \(B_{J(t)} \ge \epsilon\), SELECT-ARM with
+    \(\beta_k = b\sqrt{c \log(4 K (t-1)^3 / \delta) / T_k}\) (\(t - 1\) pulls made); stop (action \(K\)) with the
+    answer \(J(t)\) as soon as \(B_{J(t)} < \epsilon\), \(\epsilon\) read from the observation. Theorem 2: with
+    \(c = 1/2\), \(P(r_{\Omega} \le \epsilon \text{ and } \tilde n \le N) \ge 1 - \delta\),
+    \(N = K + O(H_\epsilon \log(H_\epsilon / \delta))\).
 
     Stopping: by default the paper's rule above (``stopping="own"``); any of the package's stopping components
     instead (``stopping="glr"`` with a ``threshold``, ``"lucb"``, ``"kllucb"``; see
-    ``bandit_gym.agents.best_arm._stopping``), tested after each SELECT-ARM with J(t) as its answer; the sampling
-    is UGapEc's either way. The GLR statistic is 0 while J(t) is not the m largest empirical means (it stops only
-    when they agree); the GLR statistic and the KL bounds read the divergence of the arms' family
-    ``distribution`` (``"bernoulli"``, or ``"gaussian"`` of standard deviation ``sigma``), which the experiment
-    engine checks against the env's arms (``check_env``); the own rule reads neither.
+    ``bandit_gym.agents.best_arm._stopping``), tested after each SELECT-ARM with \(J(t)\) as its answer; the
+    sampling is UGapEc's either way. The GLR statistic is 0 while \(J(t)\) is not the \(m\) largest empirical
+    means (it stops only when they agree); the GLR statistic and the KL bounds read the divergence of the arms'
+    family ``distribution`` (``"bernoulli"``, or ``"gaussian"`` of standard deviation ``sigma``), which the
+    experiment engine checks against the env's arms (``check_env``); the own rule reads neither.
 
-    Parameters: ``delta`` in (0, 1) (default 0.05, ours: the NIPS paper has no experiments), ``c = 0.5`` (the
-    paper's recommendation, §3, and the value of Theorem 2), ``b`` the upper end of the rewards' range [0, b];
-    ``stopping``, ``threshold``, ``distribution``, ``sigma``. Anytime: it never reads the budget. Deviations:
-    none.
+    Parameters: ``delta`` in \((0, 1)\) (default 0.05, ours: the NIPS paper has no experiments), ``c = 0.5`` (the
+    paper's recommendation, §3, and the value of Theorem 2), ``b`` the upper end of the rewards' range
+    \([0, b]\); ``stopping``, ``threshold``, ``distribution``, ``sigma``. Anytime: it never reads the budget.
+    Deviations: none.
 
     Readings where the paper is silent:
 
     - the budget: the paper's loop has no cap; on a fixed-confidence env the env's budget is a safety cap, and
-      reaching it truncates the episode with the current ``J(t)`` as the answer (ours).
+      reaching it truncates the episode with the current \(J(t)\) as the answer (ours).
     - log: no base given; natural log.
-    - tie rules of SELECT-ARM: see ``select_arm`` (J: the first arm;
-      u_t, l_t: the largest beta, as the paper says, then the first arm; I(t): l_t when the widths are
-      equal), "first" in the copy's arm order: random per copy and episode, or the smallest index with
-      ``tie_break="index"`` (see ``BestArmAgent``).
+    - tie rules of SELECT-ARM: see ``select_arm`` (\(J\): the first arm; \(u_t\), \(l_t\): the largest
+      \(\beta\), as the paper says, then the first arm; \(I(t)\): \(l_t\) when the widths are equal), "first"
+      in the copy's arm order: random per copy and episode, or the smallest index with ``tie_break="index"``
+      (see ``BestArmAgent``).
     - initialisation: each arm once, in the copy's arm order, with no stopping test; the answer submitted
-      during it is the m arms of largest empirical mean, an arm never pulled ranking last (ties: the first in
-      the copy's order).
+      during it is the \(m\) arms of largest empirical mean, an arm never pulled ranking last (ties: the first
+      in the copy's order).
 
     Examples:
         One seeded episode (Audibert et al.'s problem 1) and the record of
@@ -117,7 +118,7 @@ class UGapEc(BestArmAgent):
     """
 
     #: the stopping rule's fields (``delta`` among them; ``rule`` = ``OWN_RULE`` for the paper's own), the
-    #: exploration constant c, the range b
+    #: exploration constant \(c\), the range \(b\)
     constant_fields = (*_stopping.FIELDS, "c", "b")
     anytime = True  # never reads the horizon T
 

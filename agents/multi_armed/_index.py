@@ -1,5 +1,5 @@
-"""Shared bookkeeping of the classic K-armed bandit agents: float64 pull counts and empirical means per copy,
-updated for the one arm each copy pulled (O(N) per step), and the number of pulls made so far."""
+r"""Shared bookkeeping of the classic \(K\)-armed bandit agents: float64 pull counts and empirical means per copy,
+updated for the one arm each copy pulled (\(O(N)\) per step), and the number of pulls made so far."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ from bandit_gym.agents.base import Obs
 
 
 class ArmMeans:
-    """The statistics of the agents of the stochastic K-armed bandit (``MultiArmedBandit-v0``), a component the
+    r"""The statistics of the agents of the stochastic \(K\)-armed bandit (``MultiArmedBandit-v0``), a component the
     agent owns (``agent.means``), not an agent.
 
-    Keeps ``count`` (N_i) and ``mean`` (mu_hat_i), float64 ``(N, K)``, in step with the observation: whole rows
+    Keeps ``count`` (\(N_i\)) and ``mean`` (\(\hat\mu_i\)), float64 ``(N, K)``, in step with the observation: whole rows
     at an episode's start (or when the agent first sees a copy mid-episode; ``begin``), then only the arm each
     copy pulled at the previous round (``update``, from the agent's ``_gather_last`` fields). ``pulls`` is the
     number of pulls made so far in each copy."""
@@ -21,7 +21,7 @@ class ArmMeans:
         self.allocate(0, 0)
 
     def allocate(self, n: int, k: int) -> None:
-        """Zero statistics for ``n`` copies of a K-armed problem."""
+        r"""Zero statistics for ``n`` copies of a \(K\)-armed problem."""
         self.count = np.zeros((n, k))
         self.mean = np.zeros((n, k))
         self._offsets = np.arange(n) * k
@@ -50,9 +50,9 @@ class ArmMeans:
 
 
 def check_unit_means(means: ArmMeans, rows: np.ndarray | slice, arms: np.ndarray | None, agent: str) -> None:
-    """Raise a ValueError if an empirical mean that just changed (of ``arms``, one per copy of ``rows``; every arm
-    if None) lies outside [0, 1]: the agent named ``agent``, built for Bernoulli arms (``distribution=
-    "bernoulli"``), was given rewards outside [0, 1]."""
+    r"""Raise a ValueError if an empirical mean that just changed (of ``arms``, one per copy of ``rows``; every arm
+    if None) lies outside \([0, 1]\): the agent named ``agent``, built for Bernoulli arms
+    (``distribution="bernoulli"``), was given rewards outside \([0, 1]\)."""
     changed = means.means_of(rows, arms)
     if changed.size and (changed.min() < 0.0 or changed.max() > 1.0):
         bad = changed[(changed < 0.0) | (changed > 1.0)][0]

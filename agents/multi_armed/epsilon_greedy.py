@@ -1,4 +1,4 @@
-"""Epsilon-greedy, with a fixed epsilon or the decaying schedule of Auer, Cesa-Bianchi and Fischer (2002)."""
+r"""Epsilon-greedy, with a fixed \(\epsilon\) or the decaying schedule of Auer, Cesa-Bianchi and Fischer (2002)."""
 
 from __future__ import annotations
 
@@ -12,27 +12,32 @@ from bandit_gym.agents.multi_armed._index import ArmMeans
 
 
 class EpsilonGreedy(Agent):
-    """Epsilon-greedy: with probability eps_t pull an arm uniformly at random, else the best empirical mean.
+    r"""Epsilon-greedy: with probability \(\epsilon_t\) pull an arm uniformly at random, else the best empirical mean.
 
     Paper: P. Auer, N. Cesa-Bianchi, P. Fischer. Finite-time analysis of the multiarmed bandit problem. Machine
-    Learning 47, 2002, Figure 3 (epsilon_n-greedy) and Theorem 3; the fixed-epsilon rule is the textbook one
-    (Sutton and Barto, Reinforcement Learning, §2.2).
+    Learning 47, 2002, Figure 3 (\(\epsilon_n\)-greedy) and Theorem 3; the fixed-\(\epsilon\) rule is the textbook
+    one (Sutton and Barto, Reinforcement Learning, §2.2).
 
-    Rule at round t (1-based; t - 1 pulls made):
+    Rule at round \(t\) (1-based; \(t - 1\) pulls made), with \(\epsilon_t = \epsilon\) when ``epsilon`` is given
+    (fixed; linear regret \(\sim \epsilon\, t \operatorname{mean}(\Delta)\)) and
+    \(\epsilon_t = \min\big(1, c K / (d^2 t)\big)\) with ``epsilon=None``, the default (Auer et al.'s schedule):
 
-        eps_t = epsilon                              (epsilon given: fixed; linear regret ~ epsilon t mean(Delta))
-        eps_t = min(1, c K / (d^2 t))                (epsilon=None, the default: Auer et al.'s schedule)
-        I_t   = a uniform random arm with probability eps_t, else argmax_i mu_hat_i
+    $$
+    I_t = \begin{cases}
+    \text{a uniform random arm} & \text{with probability } \epsilon_t, \\
+    \operatorname*{arg\,max}_i \hat\mu_i & \text{otherwise.}
+    \end{cases}
+    $$
 
-    Auer et al.'s Theorem 3 needs ``c > 5`` and ``0 < d <= min_i Delta_i``; it then gives a regret of order
-    ``(c / d^2) sum_i Delta_i ln t``: logarithmic, but only if d is a lower bound on the gaps (an oracle), and
-    with a large constant. Defaults ``c = 0.15``, ``d = 0.1``: the paper's experiments found small c (0.05 to
-    0.3, with d the instance's gap) best in practice, below the theorem's range.
+    Auer et al.'s Theorem 3 needs \(c > 5\) and \(0 < d \le \min_i \Delta_i\); it then gives a regret of order
+    \((c / d^2) \sum_i \Delta_i \ln t\): logarithmic, but only if \(d\) is a lower bound on the gaps (an oracle),
+    and with a large constant. Defaults ``c=0.15``, ``d=0.1``: the paper's experiments found small \(c\) (0.05 to
+    0.3, with \(d\) the instance's gap) best in practice, below the theorem's range.
 
-    Anytime (T is never read). Each step updates the pulled arm's mean only (O(N)); the argmax with the tie rule
-    and the exploration draws (two per copy per step, from the agent's generator) are O(N K) / O(N). Arms never
-    pulled have mean +inf for the greedy choice, so every arm is pulled once early (not in the paper, whose
-    rule leaves unpulled arms undefined).
+    Anytime (\(T\) is never read). Each step updates the pulled arm's mean only (\(O(N)\)); the
+    \(\operatorname{arg\,max}\) with the tie rule and the exploration draws (two per copy per step, from the agent's
+    generator) are \(O(N K)\) / \(O(N)\). Arms never pulled have mean \(+\infty\) for the greedy choice, so every arm is
+    pulled once early (not in the paper, whose rule leaves unpulled arms undefined).
 
     Examples:
         One seeded episode (10 Bernoulli arms) and the record of ``RecordEpisodeRegret``
@@ -71,8 +76,8 @@ class EpsilonGreedy(Agent):
         self._refresh(rows, None)
 
     def _refresh(self, rows: np.ndarray | slice, arms: np.ndarray | None) -> None:
-        """Copy the means of ``arms`` (one per copy of ``rows``; every arm if None), which just changed, into the
-        greedy scores (+inf for an arm never pulled)."""
+        r"""Copy the means of ``arms`` (one per copy of ``rows``; every arm if None), which just changed, into the
+        greedy scores (\(+\infty\) for an arm never pulled)."""
         if arms is None:
             self.scores.set_rows(np.arange(self.num)[rows],
                                  np.where(self.means.count[rows] > 0, self.means.mean[rows], np.inf))
@@ -80,13 +85,14 @@ class EpsilonGreedy(Agent):
             self.scores.set_arms(rows, arms, self.means.means_of(rows, arms))
 
     def exploration_rate(self, obs: Obs) -> np.ndarray:
-        """eps_t of every copy for the round about to be played (an observation seen by ``act``, single or
+        r"""\(\epsilon_t\) of every copy for the round about to be played (an observation seen by ``act``, single or
         batched)."""
         batch, _ = self._as_batch(obs)
         return self._rate(batch)
 
     def _rate(self, batch: Obs) -> np.ndarray:
-        """eps_t of every copy of a batched observation: ``epsilon``, or ``min(1, c K / (d^2 t))``."""
+        r"""\(\epsilon_t\) of every copy of a batched observation: ``epsilon``, or
+        \(\min\big(1, c K / (d^2 t)\big)\)."""
         if self.epsilon is not None:
             return np.full(len(batch["counts"]), self.epsilon)
         t = self.means.pulls(batch) + 1.0

@@ -13,19 +13,21 @@ from bandit_gym.agents.multi_armed._index import ArmMeans, check_unit_means
 from bandit_gym.divergences import DISTRIBUTIONS, kl_bernoulli
 
 NEWTON_STEPS = 8
-"""Newton steps of the Bernoulli index: from the start below, 8 steps reach 1e-12 on every (mu_hat, level) of a
-test grid (levels 1e-6..20), far below any gap between two arms' indices that matters.
+r"""Newton steps of the Bernoulli index: from the start below, 8 steps reach \(10^{-12}\) on every
+\((\hat\mu, \text{level})\) of a test grid (levels \(10^{-6}\) to 20), far below any gap between two arms' indices that
+matters.
 """
 
 
 def kl_ucb_bernoulli(mean: np.ndarray, level: np.ndarray, steps: int = NEWTON_STEPS) -> np.ndarray:
-    """``max {q in [p, 1]: d(p, q) <= level}`` elementwise for ``p = mean`` in [0, 1] (``d`` the Bernoulli KL
-    divergence; ``level = +inf`` gives 1), by Newton's method on every entry at once.
+    r"""\(\max\{q \in [p, 1] : d(p, q) \le \text{level}\}\) elementwise for \(p\) = ``mean`` in \([0, 1]\) (\(d\)
+    the Bernoulli KL divergence; ``level`` \(= +\infty\) gives 1), by Newton's method on every entry at once.
 
-    ``q -> d(p, q)`` is convex and increasing on ``[p, 1]``, so Newton's steps from a point right of the root
+    \(q \mapsto d(p, q)\) is convex and increasing on \([p, 1]\), so Newton's steps from a point right of the root
     decrease monotonically to it (and never cross it). The start is the smaller of two upper bounds of the
-    root: Pinsker's ``p + sqrt(level / 2)`` (``d >= 2 (q - p)^2``) and ``1 - exp((h(p) - level) / (1 - p))``,
-    from ``d(p, q) >= h(p) - (1 - p) ln(1 - q)`` with ``h(p) = p ln p + (1 - p) ln(1 - p)`` (tight near 1)."""
+    root: Pinsker's \(p + \sqrt{\text{level} / 2}\) (\(d \ge 2 (q - p)^2\)) and
+    \(1 - \exp\big((h(p) - \text{level}) / (1 - p)\big)\), from \(d(p, q) \ge h(p) - (1 - p) \ln(1 - q)\) with
+    \(h(p) = p \ln p + (1 - p) \ln(1 - p)\) (tight near 1)."""
     p = np.asarray(mean, dtype=np.float64)
     h = special.xlogy(p, p) + special.xlogy(1.0 - p, 1.0 - p)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -40,31 +42,36 @@ def kl_ucb_bernoulli(mean: np.ndarray, level: np.ndarray, steps: int = NEWTON_ST
 
 
 class KLUCB(Agent):
-    """KL-UCB: the arm whose mean could be largest at the confidence level ``ln t + c ln ln t``.
+    r"""KL-UCB: the arm whose mean could be largest at the confidence level \(\ln t + c \ln\ln t\).
 
     Paper: A. Garivier, O. Cappé. The KL-UCB algorithm for bounded stochastic bandits and beyond. COLT 2011,
     Algorithm 1 and Theorem 1 (Bernoulli / bounded rewards); Gaussian arms as in their §2 (exponential
     families).
 
-    Rule at round t (1-based; t - 1 pulls made), with N_i(t) pulls and empirical mean mu_hat_i of arm i:
+    Rule at round \(t\) (1-based; \(t - 1\) pulls made), with \(N_i(t)\) pulls and empirical mean \(\hat\mu_i\) of
+    arm \(i\):
 
-        I_t = argmax_i  max { q : N_i(t) d(mu_hat_i, q) <= ln t + c ln ln t },   (+inf for an arm never pulled)
+    $$
+    I_t = \operatorname*{arg\,max}_i \max\{q : N_i(t)\, d(\hat\mu_i, q) \le \ln t + c \ln\ln t\}
+    \qquad (+\infty \text{ for an arm never pulled})
+    $$
 
-    with ``d`` the Bernoulli KL divergence ``d(p, q) = p ln(p/q) + (1-p) ln((1-p)/(1-q))`` (``distribution=
-    "bernoulli"``; rewards in [0, 1]) or the Gaussian one ``(p - q)^2 / (2 sigma^2)`` (``"gaussian"``), whose
-    index has the closed form ``mu_hat_i + sigma sqrt(2 (ln t + c ln ln t) / N_i)``. The Bernoulli index is the
-    root of a monotone equation, found by Newton's method on every arm of every copy at once
-    (``kl_ucb_bernoulli``, ``NEWTON_STEPS`` steps; no loop over copies).
+    with \(d\) the Bernoulli KL divergence \(d(p, q) = p \ln(p/q) + (1-p) \ln\big((1-p)/(1-q)\big)\)
+    (``distribution="bernoulli"``; rewards in \([0, 1]\)) or the Gaussian one \((p - q)^2 / (2 \sigma^2)\)
+    (``"gaussian"``), whose index has the closed form \(\hat\mu_i + \sigma \sqrt{2 (\ln t + c \ln\ln t) / N_i}\).
+    The Bernoulli index is the root of a monotone equation, found by Newton's method on every arm of every copy at
+    once (``kl_ucb_bernoulli``, ``NEWTON_STEPS`` steps; no loop over copies).
 
-    Theorem 1 (c = 3): ``E[N_i(n)] <= (1 + eps) ln n / d(mu_i, mu*) + O(ln ln n)``, hence
-    ``lim sup E[R_n] / ln n <= sum_i Delta_i / d(mu_i, mu*)``, the Lai-Robbins constant for Bernoulli arms:
-    asymptotically optimal. Default ``c = 0``, the value of the paper's experiments, which it recommends in
-    practice; ``c = 3`` is the theorem's.
+    Theorem 1 (\(c = 3\)): \(\mathbb{E}[N_i(n)] \le (1 + \epsilon) \ln n / d(\mu_i, \mu^*) + O(\ln\ln n)\), hence
+    \(\limsup \mathbb{E}[R_n] / \ln n \le \sum_i \Delta_i / d(\mu_i, \mu^*)\), the Lai-Robbins constant for
+    Bernoulli arms: asymptotically optimal. Default ``c=0``, the value of the paper's experiments, which it
+    recommends in practice; \(c = 3\) is the theorem's.
 
-    Anytime (T is never read). Each step recomputes K indices per copy (the level ``ln t`` grows for every arm).
-    Ties (the first K rounds): the agent's tie rule (random arm order per copy and episode, or smallest index).
-    Readings where the paper is silent: ``ln ln t`` is taken as 0 while ``ln t < 1`` (t <= 2, only before every
-    arm has been pulled when K >= 2); ``sigma`` of Gaussian arms is a parameter (the env's, default 1).
+    Anytime (\(T\) is never read). Each step recomputes \(K\) indices per copy (the level \(\ln t\) grows for every
+    arm). Ties (the first \(K\) rounds): the agent's tie rule (random arm order per copy and episode, or smallest
+    index). Readings where the paper is silent: \(\ln\ln t\) is taken as 0 while \(\ln t < 1\) (\(t \le 2\), only
+    before every arm has been pulled when \(K \ge 2\)); \(\sigma\) (``sigma``) of Gaussian arms is a parameter
+    (the env's, default 1).
 
     Examples:
         One seeded episode (10 Bernoulli arms) and the record of ``RecordEpisodeRegret``
@@ -108,7 +115,7 @@ class KLUCB(Agent):
             check_unit_means(self.means, rows, arms, type(self).__name__)
 
     def exploration(self, obs: Obs) -> np.ndarray:
-        """``ln t + c ln ln t`` of every copy, t the round about to be played (1-based)."""
+        r"""\(\ln t + c \ln\ln t\) of every copy, \(t\) the round about to be played (1-based)."""
         log_t = np.log(self.means.pulls(obs) + 1.0)
         return log_t + self.c * np.log(np.maximum(log_t, 1.0))
 

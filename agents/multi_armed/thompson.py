@@ -1,4 +1,4 @@
-"""Thompson sampling for the classic K-armed bandit: Beta posteriors (Bernoulli arms) or Gaussian posteriors."""
+r"""Thompson sampling for the classic \(K\)-armed bandit: Beta posteriors (Bernoulli arms) or Gaussian posteriors."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from bandit_gym.divergences import DISTRIBUTIONS
 
 
 class Thompson(Agent):
-    """Thompson sampling: draw a mean for every arm from its posterior, pull the arm of the largest draw.
+    r"""Thompson sampling: draw a mean for every arm from its posterior, pull the arm of the largest draw.
 
     Papers: W. R. Thompson. On the likelihood that one unknown probability exceeds another in view of the
     evidence of two samples. Biometrika 25, 1933. S. Agrawal, N. Goyal. Analysis of Thompson sampling for the
@@ -21,27 +21,32 @@ class Thompson(Agent):
     Thompson sampling, AISTATS 2013 (Algorithm 2, Gaussian priors). E. Kaufmann, N. Korda, R. Munos. Thompson
     sampling: an asymptotically optimal finite-time analysis. ALT 2012.
 
-    Rule, with S_i the sum of arm i's rewards and N_i its pulls:
+    Rule, with \(S_i\) the sum of arm \(i\)'s rewards and \(N_i\) its pulls:
 
-        Bernoulli:  theta_i ~ Beta(1 + S_i, 1 + N_i - S_i)             (uniform prior Beta(1, 1))
-        Gaussian:   theta_i ~ N( S_i / (N_i + 1), sigma^2 / (N_i + 1) )  (prior N(0, sigma^2), known sigma)
-        I_t = argmax_i theta_i
+    $$
+    \begin{aligned}
+    \text{Bernoulli (uniform prior Beta}(1, 1)\text{):} \quad & \theta_i \sim \mathrm{Beta}(1 + S_i, 1 + N_i - S_i) \\
+    \text{Gaussian (prior } \mathcal{N}(0, \sigma^2)\text{, known } \sigma\text{):} \quad &
+      \theta_i \sim \mathcal{N}\big(S_i / (N_i + 1), \sigma^2 / (N_i + 1)\big) \\
+    & I_t = \operatorname*{arg\,max}_i \theta_i
+    \end{aligned}
+    $$
 
-    With Bernoulli arms its regret attains the Lai-Robbins constant ``sum_i Delta_i / kl(mu_i, mu*)``
+    With Bernoulli arms its regret attains the Lai-Robbins constant \(\sum_i \Delta_i / \mathrm{kl}(\mu_i, \mu^*)\)
     (Kaufmann et al. 2012; Agrawal and Goyal 2013).
 
     Not the ``ThompsonSampling`` agent of the correlated best-arm envs (a Gaussian-process posterior,
     hoffman2014): this one plays the independent arms of ``MultiArmedBandit-v0``.
 
     Parameters: ``distribution`` (``"bernoulli"`` or ``"gaussian"``) and the Gaussian arms' ``sigma``.
-    Anytime (T is never read). Each step draws K posterior samples per copy from the agent's generator. Ties
-    have probability zero (continuous draws); ``tie_break`` is accepted for a uniform interface. The Gaussian
-    prior is Agrawal and Goyal's, scaled by sigma.
+    Anytime (\(T\) is never read). Each step draws \(K\) posterior samples per copy from the agent's generator.
+    Ties have probability zero (continuous draws); ``tie_break`` is accepted for a uniform interface. The Gaussian
+    prior is Agrawal and Goyal's, scaled by \(\sigma\).
 
-    Deviation: with ``distribution="bernoulli"`` the Beta posterior also takes rewards in [0, 1], S_i being
-    then a real sum (a pseudo-count posterior). Agrawal and Goyal instead turn a reward r in [0, 1] into a
-    Bernoulli(r) trial before the update; the two agree on Bernoulli rewards, the only ones this library's
-    ``MultiArmedBandit-v0`` Bernoulli arms give. Rewards outside [0, 1] are refused.
+    Deviation: with ``distribution="bernoulli"`` the Beta posterior also takes rewards in \([0, 1]\), \(S_i\) being
+    then a real sum (a pseudo-count posterior). Agrawal and Goyal instead turn a reward \(r \in [0, 1]\) into a
+    Bernoulli(\(r\)) trial before the update; the two agree on Bernoulli rewards, the only ones this library's
+    ``MultiArmedBandit-v0`` Bernoulli arms give. Rewards outside \([0, 1]\) are refused.
 
     Examples:
         One seeded episode (10 Bernoulli arms) and the record of ``RecordEpisodeRegret``

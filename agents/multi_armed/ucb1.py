@@ -11,25 +11,28 @@ from bandit_gym.agents.multi_armed._index import ArmMeans
 
 
 class UCB1(Agent):
-    """UCB1: play each arm once, then the arm of largest upper confidence bound.
+    r"""UCB1: play each arm once, then the arm of largest upper confidence bound.
 
     Paper: P. Auer, N. Cesa-Bianchi, P. Fischer. Finite-time analysis of the multiarmed bandit problem. Machine
     Learning 47, 2002, Figure 1 (UCB1) and Theorem 1.
 
-    Rule, with n the number of pulls made so far and T_i the pulls of arm i:
+    Rule, with \(n\) the number of pulls made so far and \(T_i\) the pulls of arm \(i\):
 
-        I_t = argmax_i  mu_hat_i + sqrt( 2 ln n / T_i ),     (+inf for an arm never pulled)
+    $$
+    I_t = \operatorname*{arg\,max}_i \hat\mu_i + \sqrt{2 \ln n / T_i} \qquad (+\infty \text{ for an arm never pulled})
+    $$
 
-    Theorem 1 (rewards in [0, 1]): ``E[R_n] <= 8 sum_{i: Delta_i > 0} ln n / Delta_i + (1 + pi^2 / 3) sum_i
-    Delta_i``. The order ``ln n`` is optimal, the constant is not: UCB1 pulls a suboptimal arm about
-    ``2 ln n / Delta_i^2`` times, a regret of ``2 ln n / Delta_i`` per arm, while the Lai-Robbins constant is
-    ``Delta_i / kl(mu_i, mu*) <= 1 / (2 Delta_i)`` (Pinsker: ``kl >= 2 Delta^2``), much smaller still for
-    Bernoulli arms of small variance (means near 0 or 1). KL-UCB closes that gap.
+    Theorem 1 (rewards in \([0, 1]\)):
+    \(\mathbb{E}[R_n] \le 8 \sum_{i: \Delta_i > 0} \ln n / \Delta_i + (1 + \pi^2 / 3) \sum_i \Delta_i\). The order
+    \(\ln n\) is optimal, the constant is not: UCB1 pulls a suboptimal arm about \(2 \ln n / \Delta_i^2\) times, a
+    regret of \(2 \ln n / \Delta_i\) per arm, while the Lai-Robbins constant is
+    \(\Delta_i / \mathrm{kl}(\mu_i, \mu^*) \le 1 / (2 \Delta_i)\) (Pinsker: \(\mathrm{kl} \ge 2 \Delta^2\)), much
+    smaller still for Bernoulli arms of small variance (means near 0 or 1). KL-UCB closes that gap.
 
-    Parameters: none. Anytime (T is never read). Only the previously pulled arm's mean and count change; the
-    bonus of every arm grows with ln n, so each step recomputes K indices per copy (one vectorised pass).
-    Ties (the first K rounds, where every unpulled arm has index +inf): a random arm order per copy and episode
-    (``tie_break="random"``) or the smallest index (``tie_break="index"``). Deviations: none.
+    Parameters: none. Anytime (\(T\) is never read). Only the previously pulled arm's mean and count change; the
+    bonus of every arm grows with \(\ln n\), so each step recomputes \(K\) indices per copy (one vectorised pass).
+    Ties (the first \(K\) rounds, where every unpulled arm has index \(+\infty\)): a random arm order per copy and
+    episode (``tie_break="random"``) or the smallest index (``tie_break="index"``). Deviations: none.
 
     Examples:
         One seeded episode (10 Bernoulli arms) and the record of ``RecordEpisodeRegret``

@@ -11,46 +11,55 @@ from bandit_gym.agents.threshold_bandit._levels import current_levels, level_cou
 
 
 class KMUCB(Agent):
-    """Epoch-based elimination, level by level, on the modified Kaplan-Meier estimator.
+    r"""Epoch-based elimination, level by level, on the modified Kaplan-Meier estimator.
 
     Paper: abernethy2016 §5.2, Algorithm 1, Theorem 5.
 
-    Epochs of ``K m`` rounds; levels ``j = 1..m`` are resolved in increasing order. In a round with threshold
-    ``c_t = j'``: if ``j' < j`` (level j' resolved) pull the arm kept for j'; otherwise pull arm
-    ``count[j'] - 1`` (0-based), where ``count[j']`` counts the rounds at level j' in this epoch, so each arm is
-    pulled once per level per epoch. After epoch k, with the estimates ``F_hat(j) = D(j) / N(j)`` of all data:
+    Epochs of \(K m\) rounds; levels \(j = 1, \dots, m\) are resolved in increasing order. In a round with
+    threshold \(c_t = j'\): if \(j' < j\) (level \(j'\) resolved) pull the arm kept for \(j'\); otherwise pull arm
+    \(\mathrm{count}[j'] - 1\) (0-based), where \(\mathrm{count}[j']\) counts the rounds at level \(j'\) in this
+    epoch, so each arm is pulled once per level per epoch. After epoch \(k\), with the estimates
+    \(\hat F(j) = D(j) / N(j)\) of all data:
 
-        i_hat = argmax_i F_hat_i(j),   r_k = sqrt( 16 log(T k) / ((m - j + 1) k) ),
-        if F_hat_{i_hat}(j) - F_hat_i(j) >= r_k for every i != i_hat:  keep i_hat for level j, j <- j + 1
+    $$
+    \hat\imath = \operatorname*{arg\,max}_i \hat F_i(j), \qquad r_k = \sqrt{\frac{16 \log(T k)}{(m - j + 1) k}}
+    $$
 
-    Theorem 5: ``E[Regret_T] <= sum_i 128 max_j Delta_i(j) log T log m / min Delta^2 + O(1)``: log m, not m.
-    T is read at the episode start: horizon-aware. Calling ``act`` twice on one observation returns the same arm
-    (a round is counted once, recognised by ``budget_left``). Deviations: none on cyclic-permutation thresholds.
+    and if \(\hat F_{\hat\imath}(j) - \hat F_i(j) \ge r_k\) for every \(i \ne \hat\imath\): keep \(\hat\imath\) for
+    level \(j\), \(j \leftarrow j + 1\).
+
+    Theorem 5:
+    \(\mathbb{E}[\mathrm{Regret}_T] \le \sum_i 128 \max_j \Delta_i(j) \log T \log m / \min \Delta^2 + O(1)\):
+    \(\log m\), not \(m\). \(T\) is read at the episode start: horizon-aware. Calling ``act`` twice on one observation
+    returns the same arm (a round is counted once, recognised by ``budget_left``). Deviations: none on
+    cyclic-permutation thresholds.
 
     Readings where the paper is silent or its text was garbled in extraction:
 
-    - the data of the test: the paper's ``F_hat^{t_k}`` would, by eq. 8's sums over ``tau < t``, leave out round
-      ``t_k``, the epoch's last; we include it, so that every arm has the ``(m - j + 1) k`` pulls at levels
-      ``>= j`` that the radius assumes.
-    - the comparison sign of the test was lost; we use ``>=`` (``>`` is as plausible; it matters only on exact
+    - the data of the test: the paper's \(\hat F^{t_k}\) would, by eq. 8's sums over \(\tau < t\), leave out
+      round \(t_k\), the epoch's last; we include it, so that every arm has the \((m - j + 1) k\) pulls at levels
+      \(\ge j\) that the radius assumes.
+    - the comparison sign of the test was lost; we use \(\ge\) (\(>\) is as plausible; it matters only on exact
       equality).
-    - ``log(T k)`` is read as the natural log of the product T times k (the epoch number).
+    - \(\log(T k)\) is read as the natural log of the product \(T\) times \(k\) (the epoch number).
     - at most one level is resolved per epoch (the printed ``if``, not a ``while``).
-    - the argmax runs over all arms ``[K]`` as printed, and the test over every other arm (``L_j`` is still
-      ``[K]`` when level j is tested); ties in the argmax follow the agent's tie rule (a random arm order per
-      copy and episode by default; a tie at the top never passes the test).
-    - exploration order: the paper's ``I_t <- count[j']`` is arm number ``count[j']`` in 1..K, index order; we
+    - the \(\operatorname{arg\,max}\) runs over all arms \([K]\) as printed, and the test over every other arm (\(L_j\)
+      is still \([K]\) when level \(j\) is tested); ties in the \(\operatorname{arg\,max}\) follow the agent's tie rule
+      (a random arm order per copy and episode by default; a tie at the top never passes the test).
+    - exploration order: the paper's \(I_t \leftarrow \mathrm{count}[j']\) is arm number \(\mathrm{count}[j']\) in
+      \(1, \dots, K\), index order; we
       take the arm at that position of the copy's arm order (random per copy and episode, the tie rule; index
       order with ``tie_break="index"``). On cyclic thresholds every arm is pulled once per level per epoch either
       way; on sequences that break the block property the index order pulled the low indices more.
-    - leftover rounds (``T mod K m``, after the last full epoch): the paper's loop stops at ``floor(T / (K m))``
-      epochs; we continue the in-epoch rule with the current level and kept arms, without a final test.
-    - sequences that break the block property (a level seen more than K times in an epoch, e.g. i.i.d.
-      thresholds) fall back to the arm ``(count[j'] - 1) mod K`` (not in the paper), so the agent runs on any
-      threshold sequence, without the theorem.
-    - the min in Theorem 5 is read over the suboptimal pairs ``(i, j)`` (``Delta_i(j) > 0``), and the place of
-      ``log m`` in the bound is read off garbled text.
-    - the observation after the last round (``c = 0``) is read as level 1.
+    - leftover rounds (\(T \bmod K m\), after the last full epoch): the paper's loop stops at
+      \(\lfloor T / (K m) \rfloor\) epochs; we continue the in-epoch rule with the current level and kept arms,
+      without a final test.
+    - sequences that break the block property (a level seen more than \(K\) times in an epoch, e.g. i.i.d.
+      thresholds) fall back to the arm \((\mathrm{count}[j'] - 1) \bmod K\) (not in the paper), so the agent runs
+      on any threshold sequence, without the theorem.
+    - the min in Theorem 5 is read over the suboptimal pairs \((i, j)\) (\(\Delta_i(j) > 0\)), and the place of
+      \(\log m\) in the bound is read off garbled text.
+    - the observation after the last round (\(c = 0\)) is read as level 1.
     - on an uncensored env the observation's counts are those of eq. 5 (every pull counts at every level), so
       the test runs on the empirical survival function instead of eq. 8; the paper runs KMUCB only censored.
 
@@ -115,7 +124,7 @@ class KMUCB(Agent):
         self.choice[rows] = np.where(resolved, self.kept[rows, c - 1], explore)
 
     def _test(self, obs: Obs, rows: np.ndarray, epochs: np.ndarray, m: int) -> None:
-        """The end-of-epoch test of level ``j = self.level`` in copies ``rows`` after ``epochs`` epochs."""
+        """The end-of-epoch test of level ``self.level`` in copies ``rows`` after ``epochs`` epochs."""
         j = self.level[rows]
         exceed, trials = level_counts(obs, j, rows)
         estimate = survival_estimate(exceed, trials)

@@ -13,32 +13,38 @@ from bandit_gym.agents.threshold_bandit._levels import checked_delta, fixed_delt
 
 
 class OPTIM(Agent):
-    """Optimistic-order threshold bandit with censored feedback: UCB on the modified Kaplan-Meier estimator.
+    r"""Optimistic-order threshold bandit with censored feedback: UCB on the modified Kaplan-Meier estimator.
 
     Paper: abernethy2016 §5.1, eq. 8, Theorem 4.
 
-    Rule, after observing ``c_t``:
+    Rule, after observing \(c_t\):
 
-        I_t = argmax_i  F_hat_i(c_t) + V(N_i(c_t), delta),   F_hat_i(j) = D_i(j) / N_i(j),
-        D_i(j) = #{pulls of i with min(X, c) >= j},   N_i(j) = #{pulls of i with c >= j},
-        V(N, delta) = sqrt( 2 log(2 / delta) / N ),   V(0) = +inf
+    $$
+    \begin{aligned}
+    I_t &= \operatorname*{arg\,max}_i \hat F_i(c_t) + V(N_i(c_t), \delta), \qquad \hat F_i(j) = D_i(j) / N_i(j), \\
+    D_i(j) &= \#\{\text{pulls of } i \text{ with } \min(X, c) \ge j\}, \qquad
+    N_i(j) = \#\{\text{pulls of } i \text{ with } c \ge j\}, \\
+    V(N, \delta) &= \sqrt{2 \log(2 / \delta) / N}, \qquad V(0) = +\infty
+    \end{aligned}
+    $$
 
-    (the observation's ``level_exceed`` and ``level_trials`` are D and N). Default ``delta = T^-2 / 2``; a fixed
-    ``delta`` makes it anytime. Under non-increasing thresholds every past observation informs the current
-    level, and Theorem 4 gives ``E[Regret_T] <= 32 sum_i log T / min_j Delta_i(j) + O(1)`` (T >= mK). On other
+    (the observation's ``level_exceed`` and ``level_trials`` are \(D\) and \(N\)). Default
+    \(\delta = T^{-2} / 2\); a fixed ``delta`` makes it anytime. Under non-increasing thresholds every past
+    observation informs the current level, and Theorem 4 gives
+    \(\mathbb{E}[\mathrm{Regret}_T] \le 32 \sum_i \log T / \min_j \Delta_i(j) + O(1)\) (\(T \ge mK\)). On other
     orders it still runs, without the theorem. Deviations: none.
 
     Readings where the paper is silent:
 
     - the estimator: the paper says only that the learner "plays the same strategy as DKWUCB" with the widths
       above; we use the modified Kaplan-Meier estimator of eq. 8, which under non-increasing thresholds equals
-      DKWUCB's empirical survival function (every past threshold is >= c_t).
-    - the count inside V: DKWUCB's rule has N_i, the censored estimator has N_i(c_t); we use ``N_i(c_t)``. The
-      two are equal under the non-increasing order, and only N_i(c_t) matches the estimator's variance on other
-      orders.
-    - the min in Theorem 4: read over the levels where arm i is suboptimal, as for ``DKWUCB``.
-    - ties, log base, the last observation's ``c = 0``: as ``DKWUCB`` (the agent's tie rule, unpulled arms
-      first; natural log, ``log(2 / delta) = log(4 T^2)`` by default; level 1).
+      DKWUCB's empirical survival function (every past threshold is \(\ge c_t\)).
+    - the count inside \(V\): DKWUCB's rule has \(N_i\), the censored estimator has \(N_i(c_t)\); we use
+      \(N_i(c_t)\). The two are equal under the non-increasing order, and only \(N_i(c_t)\) matches the
+      estimator's variance on other orders.
+    - the min in Theorem 4: read over the levels where arm \(i\) is suboptimal, as for ``DKWUCB``.
+    - ties, log base, the last observation's \(c = 0\): as ``DKWUCB`` (the agent's tie rule, unpulled arms
+      first; natural log, \(\log(2 / \delta) = \log(4 T^2)\) by default; level 1).
 
     Examples:
         One seeded episode (threshold bandit) and the record of ``RecordEpisodeRegret``
@@ -80,5 +86,6 @@ class OPTIM(Agent):
 
 
 def _width(trials: np.ndarray, log_term: np.ndarray) -> np.ndarray:
-    """OPTIM's ``V(N, delta) = sqrt( 2 log(2 / delta) / N )`` for ``N >= 1`` (``log_term = log(2 / delta)``)."""
+    r"""OPTIM's \(V(N, \delta) = \sqrt{2 \log(2 / \delta) / N}\) for \(N \ge 1\) (``log_term``
+    \(= \log(2 / \delta)\))."""
     return np.sqrt(2.0 * log_term / trials)

@@ -18,32 +18,35 @@ from bandit_gym.agents.threshold_bandit._levels import (
 
 
 class PerThresholdUCB(Agent):
-    """m independent UCB copies, one per threshold level, each learning only from the rounds at its level.
+    r"""\(m\) independent UCB copies, one per threshold level, each learning only from the rounds at its level.
 
     Paper: the baseline that abernethy2016's adversarial lower bound (§5.1, Theorem 3) describes: under
-    censored feedback and increasing thresholds the problem is m independent bandits. Not an algorithm of the
+    censored feedback and increasing thresholds the problem is \(m\) independent bandits. Not an algorithm of the
     paper; the natural baseline users expect.
 
-    Rule, after observing ``c_t = j``:
+    Rule, after observing \(c_t = j\):
 
-        I_t = argmax_i  R_hat_i(j) + sqrt( log(2 / delta) / (2 N_i(j)) ),   +inf if N_i(j) = 0
+    $$
+    I_t = \operatorname*{arg\,max}_i \hat R_i(j) + \sqrt{\log(2 / \delta) / \big(2 N_i(j)\big)}
+    \quad (+\infty \text{ if } N_i(j) = 0)
+    $$
 
-    where ``N_i(j)`` counts the pulls of arm i in rounds with threshold j and ``R_hat_i(j)`` is their mean
-    reward ``1{X >= j}`` (known under either feedback). Default ``delta = T^-2 / 2``; a fixed ``delta`` makes it
-    anytime.
+    where \(N_i(j)\) counts the pulls of arm \(i\) in rounds with threshold \(j\) and \(\hat R_i(j)\) is their mean
+    reward \(\mathbb{1}\{X \ge j\}\) (known under either feedback). Default \(\delta = T^{-2} / 2\); a fixed
+    ``delta`` makes it anytime.
 
-    State: the agent keeps ``N_i(j)`` and the reward sums itself (the observation's counts pool the levels),
+    State: the agent keeps \(N_i(j)\) and the reward sums itself (the observation's counts pool the levels),
     updated from ``last_arm`` and ``last_reward`` with the level it saw at the previous step; it must therefore
     see every step of an episode. Calling ``act`` twice on one observation is harmless (a round is counted once,
-    recognised by ``budget_left``). Regret grows with m: each level is learnt alone.
+    recognised by ``budget_left``). Regret grows with \(m\): each level is learnt alone.
 
     Readings (all ours, the paper defines no such algorithm):
 
-    - the width: the Hoeffding width of the paper's UCB (§2), with ``delta = T^-2 / 2`` for the whole horizon
-      T, not for the rounds at each level.
+    - the width: the Hoeffding width of the paper's UCB (§2), with \(\delta = T^{-2} / 2\) for the whole horizon
+      \(T\), not for the rounds at each level.
     - ties: the agent's tie rule (random arm order per copy and episode, or smallest index); at each level the
-      unpulled arms (+inf) come first, in that order.
-    - log: natural. The observation after the last round (``c = 0``) is read as level 1.
+      unpulled arms (\(+\infty\)) come first, in that order.
+    - log: natural. The observation after the last round (\(c = 0\)) is read as level 1.
 
     Examples:
         One seeded episode (threshold bandit) and the record of ``RecordEpisodeRegret``

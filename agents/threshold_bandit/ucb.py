@@ -12,25 +12,29 @@ from bandit_gym.agents.threshold_bandit._levels import checked_delta, fixed_delt
 
 
 class UCB(Agent):
-    """Classic UCB on the realised rewards ``R = 1{X >= c_t}``, ignoring the threshold c_t.
+    r"""Classic UCB on the realised rewards \(R = \mathbb{1}\{X \ge c_t\}\), ignoring the threshold \(c_t\).
 
     Paper: abernethy2016 §2, eq. 1, Theorem 1 (UCB of the classical bandit, written with a deviation function).
 
     Rule (Hoeffding deviation function):
 
-        I_t = argmax_i  mu_hat_i + V(N_i, delta),   V(N, delta) = sqrt( log(2 / delta) / (2 N) ),  V(0) = +inf
+    $$
+    I_t = \operatorname*{arg\,max}_i \hat\mu_i + V(N_i, \delta), \qquad
+    V(N, \delta) = \sqrt{\log(2 / \delta) / (2 N)}, \qquad V(0) = +\infty
+    $$
 
-    Default ``delta = T^-2 / 2`` (Theorem 1), i.e. ``log(2/delta) = log(4 T^2)``, with T read from the
+    Default \(\delta = T^{-2} / 2\) (Theorem 1), i.e. \(\log(2/\delta) = \log(4 T^2)\), with \(T\) read from the
     observation's ``budget_left`` at the start of each episode; pass ``delta`` to fix it instead.
-    Only the previously pulled arm's index changes, so it alone is recomputed (O(N) per step, plus the argmax).
+    Only the previously pulled arm's index changes, so it alone is recomputed (\(O(N)\) per step, plus the
+    \(\operatorname{arg\,max}\)).
 
     Readings where the paper is silent:
 
     - on the threshold bandit: the paper's UCB is for the classical bandit; we run it on the rewards
-      ``1{X >= c_t}`` of every round, whatever c_t, as the threshold-blind baseline (ours).
-    - ties in the argmax: no rule given; a random arm order per copy and episode (``tie_break="random"``) or the
-      smallest index (``tie_break="index"``). Unpulled arms have index +inf, so every arm is pulled once first,
-      in that order.
+      \(\mathbb{1}\{X \ge c_t\}\) of every round, whatever \(c_t\), as the threshold-blind baseline (ours).
+    - ties in the \(\operatorname{arg\,max}\): no rule given; a random arm order per copy and episode
+      (``tie_break="random"``) or the smallest index (``tie_break="index"``). Unpulled arms have index \(+\infty\), so
+      every arm is pulled once first, in that order.
     - log: no base given; natural log.
 
     Examples:

@@ -1,56 +1,65 @@
-"""The per-arm GLR stop of the thresholding bandit at fixed confidence, a component of its sampling rules
+r"""The per-arm GLR stop of the thresholding bandit at fixed confidence, a component of its sampling rules
 (``ThresholdingTaS``, ``ThresholdingUniform``, ``ThresholdingRacing``, ``ThresholdingAPT``), and the compiled
 step they share (numba).
 
-The problem. Arm i must be answered ``1{mu_i >= theta}`` unless ``|mu_i - theta| < epsilon`` (the env's
-indifference zone, ``bandit_gym.metrics.counted_arms``: such an arm may be answered either way). The answer
-"above" is therefore wrong exactly on the means ``lambda_i <= theta - epsilon`` (``lambda_i < theta`` at epsilon =
-0), and "below" exactly on ``lambda_i >= theta + epsilon``.
+The problem. Arm \(i\) must be answered \(\mathbb{1}\{\mu_i \ge \theta\}\) unless
+\(\lvert \mu_i - \theta \rvert < \epsilon\) (the env's indifference zone, ``bandit_gym.metrics.counted_arms``:
+such an arm may be answered either way). The answer "above" is therefore wrong exactly on the means
+\(\lambda_i \le \theta - \epsilon\) (\(\lambda_i < \theta\) at \(\epsilon = 0\)), and "below" exactly on
+\(\lambda_i \ge \theta + \epsilon\).
 
-The statistic. After N_i pulls of arm i with empirical mean m_i, the generalised likelihood ratio of an answer
-against its wrong set is the least ``N_i d(m_i, lambda)`` over that set (d the divergence of the arms' family):
+The statistic. After \(N_i\) pulls of arm \(i\) with empirical mean \(m_i\), the generalised likelihood ratio of an
+answer against its wrong set is the least \(N_i\, d(m_i, \lambda)\) over that set (\(d\) the divergence of the arms'
+family):
 
-    Z_i(above) = N_i d(m_i, theta - epsilon) if m_i > theta - epsilon, else 0,
-    Z_i(below) = N_i d(m_i, theta + epsilon) if m_i < theta + epsilon, else 0
+$$
+\begin{aligned}
+Z_i(\text{above}) &= N_i\, d(m_i, \theta - \epsilon) \text{ if } m_i > \theta - \epsilon, \text{ else } 0, \\
+Z_i(\text{below}) &= N_i\, d(m_i, \theta + \epsilon) \text{ if } m_i < \theta + \epsilon, \text{ else } 0
+\end{aligned}
+$$
 
-(d(m, .) grows away from m, so the infimum over a half-line not holding m is at its end). The rule answers each
-arm with the side of the larger statistic, ``Z_i = max(Z_i(above), Z_i(below))``, "above" on a tie (both 0, at
-m_i = theta with epsilon = 0): at epsilon = 0 that is the empirical answer ``1{m_i >= theta}``; with epsilon > 0
-it is too for Gaussian arms and for Bernoulli arms away from 0 and 1 (the divergence of Bernoulli laws is not
-symmetric: near 1 a mean just above theta may be certified "below" sooner). A Bernoulli side whose wrong set holds
-no mean inside (0, 1) (``theta - epsilon <= 0``, ``theta + epsilon >= 1``) is never wrong: its statistic is
-infinite once the arm is pulled. An arm never pulled has ``Z_i = 0``. ``Z_i / N_i`` is the arm's cost ``c_i(m)``
-of ``bandit_gym.lower_bounds.thresholding_allocation``, whose ``w*_i`` is proportional to ``1 / c_i``.
+(\(d(m, \cdot)\) grows away from \(m\), so the infimum over a half-line not holding \(m\) is at its end). The rule
+answers each arm with the side of the larger statistic, \(Z_i = \max(Z_i(\text{above}), Z_i(\text{below}))\),
+"above" on a tie (both 0, at \(m_i = \theta\) with \(\epsilon = 0\)): at \(\epsilon = 0\) that is the empirical
+answer \(\mathbb{1}\{m_i \ge \theta\}\); with \(\epsilon > 0\) it is too for Gaussian arms and for Bernoulli arms
+away from 0 and 1 (the divergence of Bernoulli laws is not symmetric: near 1 a mean just above \(\theta\) may be
+certified "below" sooner). A Bernoulli side whose wrong set holds no mean inside \((0, 1)\)
+(\(\theta - \epsilon \le 0\), \(\theta + \epsilon \ge 1\)) is never wrong: its statistic is infinite once the arm is
+pulled. An arm never pulled has \(Z_i = 0\). \(Z_i / N_i\) is the arm's cost \(c_i(m)\) of
+``bandit_gym.lower_bounds.thresholding_allocation``, whose \(w^*_i\) is proportional to \(1 / c_i\).
 
-The stop. Stop when every arm's statistic exceeds its threshold, ``Z_i > beta_i``, and answer each arm's side.
-Thresholds (``threshold``), with K arms and confidence delta:
+The stop. Stop when every arm's statistic exceeds its threshold, \(Z_i > \beta_i\), and answer each arm's side.
+Thresholds (``threshold``), with \(K\) arms and confidence \(\delta\):
 
-- ``"mixture"`` (the default): ``beta_i = b(N_i)``, the one-arm boundary of a mixture martingale at level ``ln(K /
-  delta)`` (``bandit_gym.divergences.mixture_boundary([N_i], ln(K / delta), family)``, compiled as
-  ``agents/best_arm/_stopping.arm_mixture_boundary``): Bernoulli arms ``ln(K / delta) + ln(N_i) / 2 + ln 2``,
-  Gaussian arms ``(ln(K / delta) + ln(1 + N_i) / 2) (1 + N_i) / N_i``. *Proof.* If the answer of arm i is wrong,
-  mu_i lies in that answer's wrong set, so ``N_i d(m_i, mu_i) >= Z_i > b(N_i)``; the arm's mixture martingale
-  (a nonnegative martingale of mean 1 in its own samples, whatever the sampling rule; Kaufmann and Koolen 2021's
-  method) then exceeds ``K / delta``, which by Ville's inequality happens at some time with probability at most
-  ``delta / K``. A union over the K arms: the stopped answer is wrong with probability at most delta. The bound is
-  uniform over time, so it holds at any stopping time, and at the time an arm is first certified (racing).
-- ``"union"``: ``beta_i = ln(K N_i (N_i + 1) / delta)``. *Proof.* Fix arm i, its true mean and so the one side
-  on which its answer can be wrong (none inside the zone); a wrong answer needs the empirical mean of its first
-  n samples to deviate towards that side with ``n d(m_{i,n}, mu_i) >= Z_i > ln(K n (n + 1) / delta)`` for
-  ``n = N_i``. Chernoff's bound gives each n probability at most ``delta / (K n (n + 1))`` (one tail of a
-  one-parameter exponential family: ``P(n d(m_n, mu) >= x, m_n > mu) <= e^-x``), and ``sum_n 1 / (n (n + 1)) =
-  1``: at most delta / K per arm, delta over the K arms, uniformly over time. Never below ``"mixture"`` on
-  Bernoulli arms (``2 ln N_i`` against ``ln(N_i) / 2 + ln 2``).
-- ``"heuristic"``: ``beta = ln((1 + ln t) / delta)``, t the pulls made: Garivier and Kaufmann (2016, §6)'s choice
-  for their experiments, **outside the theory** (no proof of delta-correctness).
+- ``"mixture"`` (the default): \(\beta_i = b(N_i)\), the one-arm boundary of a mixture martingale at level
+  \(\ln(K / \delta)\) (``bandit_gym.divergences.mixture_boundary([N_i], ln(K / delta), family)``, compiled as
+  ``agents/best_arm/_stopping.arm_mixture_boundary``): Bernoulli arms \(\ln(K / \delta) + \ln(N_i) / 2 + \ln 2\),
+  Gaussian arms \(\big(\ln(K / \delta) + \ln(1 + N_i) / 2\big) (1 + N_i) / N_i\). *Proof.* If the answer of arm
+  \(i\) is wrong, \(\mu_i\) lies in that answer's wrong set, so \(N_i\, d(m_i, \mu_i) \ge Z_i > b(N_i)\); the arm's
+  mixture martingale (a nonnegative martingale of mean 1 in its own samples, whatever the sampling rule; Kaufmann
+  and Koolen 2021's method) then exceeds \(K / \delta\), which by Ville's inequality happens at some time with
+  probability at most \(\delta / K\). A union over the \(K\) arms: the stopped answer is wrong with probability at
+  most \(\delta\). The bound is uniform over time, so it holds at any stopping time, and at the time an arm is
+  first certified (racing).
+- ``"union"``: \(\beta_i = \ln\big(K N_i (N_i + 1) / \delta\big)\). *Proof.* Fix arm \(i\), its true mean and so
+  the one side on which its answer can be wrong (none inside the zone); a wrong answer needs the empirical mean of
+  its first \(n\) samples to deviate towards that side with
+  \(n\, d(m_{i,n}, \mu_i) \ge Z_i > \ln\big(K n (n + 1) / \delta\big)\) for \(n = N_i\). Chernoff's bound gives
+  each \(n\) probability at most \(\delta / \big(K n (n + 1)\big)\) (one tail of a one-parameter exponential
+  family: \(P\big(n\, d(m_n, \mu) \ge x,\ m_n > \mu\big) \le e^{-x}\)), and \(\sum_n 1 / \big(n (n + 1)\big) = 1\):
+  at most \(\delta / K\) per arm, \(\delta\) over the \(K\) arms, uniformly over time. Never below ``"mixture"``
+  on Bernoulli arms (\(2 \ln N_i\) against \(\ln(N_i) / 2 + \ln 2\)).
+- ``"heuristic"``: \(\beta = \ln\big((1 + \ln t) / \delta\big)\), \(t\) the pulls made: Garivier and Kaufmann
+  (2016, §6)'s choice for their experiments, **outside the theory** (no proof of \(\delta\)-correctness).
 
-For Bernoulli arms the ``"mixture"`` and ``"union"`` proofs hold for any arms with values in [0, 1] (the
+For Bernoulli arms the ``"mixture"`` and ``"union"`` proofs hold for any arms with values in \([0, 1]\) (the
 Bernoulli likelihood ratio is a supermartingale for them, by convexity), but the component, like the best-arm
 ones, accepts only the arms of its family (``check_arms``).
 
-Readings. theta and epsilon are read from the float32 observation: an arm whose mean lies within float32 rounding
-(about 6e-8 relative) of ``theta +- epsilon`` may be judged on the wrong side of it. t, the pulls made, is the sum
-of the counts.
+Readings. \(\theta\) and \(\epsilon\) are read from the float32 observation: an arm whose mean lies within float32
+rounding (about \(6 \times 10^{-8}\) relative) of \(\theta \pm \epsilon\) may be judged on the wrong side of it.
+\(t\), the pulls made, is the sum of the counts.
 """
 
 from __future__ import annotations
@@ -116,7 +125,7 @@ class ArmStop:
             check_arms(agent, arms, getattr(engine, "sigma", math.nan), "glr", self.distribution, self.sigma)
 
     def check_rewards(self, agent: str, obs: Any) -> None:
-        """Refuse statistics whose empirical means lie outside [0, 1] when they are read as Bernoulli means."""
+        r"""Refuse statistics whose empirical means lie outside \([0, 1]\) when they are read as Bernoulli means."""
         if self.distribution == "bernoulli":
             counts, sums = obs["counts"], obs["sums"]
             if np.any(sums < 0.0) or np.any(sums > counts):
@@ -127,8 +136,8 @@ class ArmStop:
 # ----------------------------------------------------------------------------------------------- compiled
 @called
 def side_cost(mean: float, point: float, family: float, sigma: float) -> float:
-    """``d(mean, point)``; infinite for a Bernoulli point at or outside {0, 1} (no mean inside (0, 1) lies beyond
-    it, so the side it bounds is never wrong)."""
+    r"""``d(mean, point)``; infinite for a Bernoulli point at or outside \(\{0, 1\}\) (no mean inside \((0, 1)\) lies
+    beyond it, so the side it bounds is never wrong)."""
     if family == BERNOULLI and (point <= 0.0 or point >= 1.0):
         return math.inf
     return _stopping.divergence(mean, point, family, sigma)
@@ -136,7 +145,7 @@ def side_cost(mean: float, point: float, family: float, sigma: float) -> float:
 
 @called
 def arm_cost(mean: float, theta: float, epsilon: float, family: float, sigma: float) -> tuple[float, bool]:
-    """``(c, above)``: the cost per pull ``Z_i / N_i`` of an arm of empirical mean ``mean`` and its answer (the side
+    r"""``(c, above)``: the cost per pull \(Z_i / N_i\) of an arm of empirical mean ``mean`` and its answer (the side
     of the larger statistic, above on a tie)."""
     up = side_cost(mean, theta - epsilon, family, sigma) if mean > theta - epsilon else 0.0
     down = side_cost(mean, theta + epsilon, family, sigma) if mean < theta + epsilon else 0.0
@@ -146,7 +155,7 @@ def arm_cost(mean: float, theta: float, epsilon: float, family: float, sigma: fl
 
 @called
 def boundary(count: float, pulls: float, k: int, delta: float, threshold: float, family: float) -> float:
-    """The threshold beta of an arm pulled ``count >= 1`` times after ``pulls`` pulls in all, K arms."""
+    r"""The threshold \(\beta\) of an arm pulled ``count >= 1`` times after ``pulls`` pulls in all, \(K\) arms."""
     if threshold == MIXTURE:
         return arm_mixture_boundary(count, math.log(k / delta), family)
     if threshold == UNION:
@@ -156,7 +165,7 @@ def boundary(count: float, pulls: float, k: int, delta: float, threshold: float,
 
 @called
 def certified(count: float, cost: float, beta: float) -> bool:
-    """``Z_i = count * cost > beta`` for an arm pulled at least once (never for one not pulled)."""
+    r"""\(Z_i\) = ``count * cost`` \(> \beta\) for an arm pulled at least once (never for one not pulled)."""
     return count > 0.0 and count * cost > beta
 
 
@@ -209,7 +218,7 @@ def glr_step(rule: Any, args: tuple[Any, ...]) -> np.ndarray:
 @called
 def is_certified(n: int, i: int, level: float, threshold: float, counts: np.ndarray, cost: np.ndarray,
                  beta: np.ndarray) -> bool:
-    """Whether arm i of copy n is certified (``certified`` with its threshold)."""
+    """Whether arm ``i`` of copy ``n`` is certified (``certified`` with its threshold)."""
     return certified(np.float64(counts[n, i]), cost[n, i], level if threshold == HEURISTIC else beta[n, i])
 
 
@@ -254,9 +263,9 @@ class ArmStopAgent(Agent):
         self.stale[rows] = True
 
     def rule_step(self, obs: Obs, action: np.ndarray, follows: bool = True) -> np.ndarray:
-        """One compiled step (``glr_step`` with the rule, through ``kernel``) over the batch ``obs``, written into
+        r"""One compiled step (``glr_step`` with the rule, through ``kernel``) over the batch ``obs``, written into
         ``action`` (``[arm or K, answer bits]`` per copy); every arm is updated where the step did not run on the
-        previous observation (``follows`` False). A Bernoulli stop refuses rewards outside [0, 1] first."""
+        previous observation (``follows`` False). A Bernoulli stop refuses rewards outside \([0, 1]\) first."""
         self.stopper.check_rewards(type(self).__name__, obs)
         if not follows:
             self.stale[:] = True
@@ -266,7 +275,7 @@ class ArmStopAgent(Agent):
                                          self.beta, self.stale, self.order.arm_at, self.order.position_of, action))
 
     def select(self, obs: Obs) -> np.ndarray:
-        """The arm each copy pulls next (``(N,)``), K where it stops, from the compiled step."""
+        r"""The arm each copy pulls next (``(N,)``), \(K\) where it stops, from the compiled step."""
         return self._compiled_decision(obs, self.rule_step)[:, 0].copy()
 
     def stop(self, obs: Obs) -> np.ndarray | None:

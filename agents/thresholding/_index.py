@@ -1,7 +1,7 @@
-"""Shared machinery of the thresholding agents that pull ``argmin_i index_i``, where an arm's index depends only
-on its own statistics (count, sum), on state of its own and on per-copy constants. Only the arm pulled at the
-previous step changes its index, so each step recomputes one entry per copy (O(N)) and takes one argmin over
-the arms, in one compiled pass (``bandit_gym.agents._kernels``)."""
+r"""Shared machinery of the thresholding agents that pull \(\operatorname*{arg\,min}_i \mathrm{index}_i\), where an
+arm's index depends only on its own statistics (count, sum), on state of its own and on per-copy constants. Only the arm
+pulled at the previous step changes its index, so each step recomputes one entry per copy (\(O(N)\)) and takes one
+\(\operatorname{arg\,min}\) over the arms, in one compiled pass (``bandit_gym.agents._kernels``)."""
 
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ from bandit_gym.families import Family
 
 
 class ArmRuleState(NamedTuple):
-    """The arm rule's own state, two numbers per copy and arm (``(N, K)`` each; an index rule keeps none): what
-    ``fresh`` and ``pulled`` return beside the index and the answer bit (Opt-KG: ``I(a, b)`` and ``log c(a, b)``)."""
+    r"""The arm rule's own state, two numbers per copy and arm (``(N, K)`` each; an index rule keeps none): what
+    ``fresh`` and ``pulled`` return beside the index and the answer bit (Opt-KG: \(I(a, b)\) and \(\log c(a, b)\))."""
 
     s1: np.ndarray
     s2: np.ndarray
@@ -30,7 +30,7 @@ class IndexAgent(Agent):
     overrides ``select`` (then ``act`` plays the subclass's ``select``, which may call ``super().select``)."""
 
     families: ClassVar[tuple[str, ...]] = ("thresholding",)
-    #: pull each arm once, in the copy's arm order, before following the index (rounds 1..K)
+    #: pull each arm once, in the copy's arm order, before following the index (rounds \(1, \dots, K\))
     init_pulls: ClassVar[bool] = True
 
     #: ``index(count, sum, theta, param, per_copy) -> float``, plain Python on floats (``math``), compiled by the
@@ -76,8 +76,8 @@ class IndexAgent(Agent):
         return self._compiled_decision(obs, self.rule_step)[:, 0].copy()
 
     def answer(self, obs: Obs) -> np.ndarray:
-        """The rule's answer bits (``(N, K)``): the empirical ``1{theta_hat_i >= theta}`` for an index policy,
-        Opt-KG's Bayes decision, from the same compiled step as ``select``."""
+        r"""The rule's answer bits (``(N, K)``): the empirical \(\mathbb{1}\{\hat\theta_i \ge \theta\}\) for an index
+        policy, Opt-KG's Bayes decision, from the same compiled step as ``select``."""
         return self._compiled_decision(obs, self.rule_step)[:, 1:].copy()
 
     def rule_step(self, obs: Obs, action: np.ndarray, follows: bool = True) -> np.ndarray:

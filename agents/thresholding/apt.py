@@ -15,7 +15,7 @@ from bandit_gym.jit import called, kernel, parallel_kernel
 
 
 def apt_index(count: float, total: float, theta: float, epsilon: float, per_copy: float) -> float:
-    """``B = sqrt(T_i) * (Delta_hat_i + epsilon)`` (compiled by the step kernel)."""
+    r"""\(B = \sqrt{T_i}\,(\hat\Delta_i + \epsilon)\) (compiled by the step kernel)."""
     return math.sqrt(count) * (abs(total / max(count, 1.0) - theta) + epsilon)
 
 
@@ -41,32 +41,36 @@ def rollout(episodes: tuple[Any, ...]) -> None:
 
 
 class APT(IndexAgent):
-    """Anytime Parameter-free Thresholding with precision epsilon.
+    r"""Anytime Parameter-free Thresholding with precision \(\epsilon\).
 
     Paper: Locatelli, Gutzeit, Carpentier, ICML 2016; baseline of tao2019 §5, its rule restated in tao2019 §1.
 
     Rule: pull each arm once (Locatelli et al.'s initialisation; tao2019 does not state it), then:
 
-        B_i(t) = sqrt(T_i(t-1)) * ( |theta_hat_i(t-1) - theta| + epsilon ),     i_t = argmin_i B_i(t)
+    $$
+    B_i(t) = \sqrt{T_i(t-1)}\,\big(\lvert \hat\theta_i(t-1) - \theta \rvert + \epsilon\big), \qquad
+    i_t = \operatorname*{arg\,min}_i B_i(t)
+    $$
 
-    tao2019 §1 writes ``sqrt(T_i(t)) * Delta_hat_i(t)`` with ``T_i(t)`` the pulls "until time t", the statistics
-    before the t-th pull, and ``Delta_hat_i(t) = |theta_hat_i(t) - theta| + epsilon``. Anytime. Answer (tao2019
-    §5's "natural adaptation" of APT's output set ``{i : theta_hat_i >= theta}``): ``d_i = 1{theta_hat_i >= theta}``.
+    tao2019 §1 writes \(\sqrt{T_i(t)}\,\hat\Delta_i(t)\) with \(T_i(t)\) the pulls "until time \(t\)", the
+    statistics before the \(t\)-th pull, and \(\hat\Delta_i(t) = \lvert \hat\theta_i(t) - \theta \rvert + \epsilon\).
+    Anytime. Answer (tao2019 §5's "natural adaptation" of APT's output set \(\{i : \hat\theta_i \ge \theta\}\)):
+    \(d_i = \mathbb{1}\{\hat\theta_i \ge \theta\}\).
 
-    Parameter ``epsilon >= 0``; tao2019 uses 0, 0.025, 0.05 and 0.1. Deviations: none.
+    Parameter \(\epsilon \ge 0\) (``epsilon``); tao2019 uses 0, 0.025, 0.05 and 0.1. Deviations: none.
 
     Readings where the papers are silent:
 
-    - default ``epsilon = 0``: ours (tao2019 gives no default; 0 is its APT(0)).
-    - ties in the argmin: no rule in either paper; the agent's tie rule, a random arm order per copy and episode
-      by default, or the smallest index with ``tie_break="index"`` (what the public banditpylib code's
+    - default ``epsilon=0``: ours (tao2019 gives no default; 0 is its APT(0)).
+    - ties in the \(\operatorname{arg\,min}\): no rule in either paper; the agent's tie rule, a random arm order per
+      copy and episode by default, or the smallest index with ``tie_break="index"`` (what the public banditpylib code's
       ``np.argmin`` does).
-    - initialisation: each arm once, in the copy's arm order (the tie rule above; index order 1..K with
-      ``tie_break="index"``; the order is ours).
-    - T < K: only the first T arms of that order are pulled; an arm never pulled has empirical mean 0, answered
-      ``1{0 >= theta}``.
+    - initialisation: each arm once, in the copy's arm order (the tie rule above; index order \(1, \dots, K\)
+      with ``tie_break="index"``; the order is ours).
+    - \(T < K\): only the first \(T\) arms of that order are pulled; an arm never pulled has empirical mean 0,
+      answered \(\mathbb{1}\{0 \ge \theta\}\).
     - answer before the end: the empirical rule on the current statistics at every step; only the answer after
-      the T-th pull is scored.
+      the \(T\)-th pull is scored.
 
     Examples:
         One seeded episode (thresholding bandit, tao2019 Setup 1) and the record of

@@ -19,8 +19,8 @@ from bandit_gym.jit import called, kernel, parallel_kernel
 def apt_arm(n: int, pulls: float, param: float, theta: float, level: float, threshold: float, counts: np.ndarray,
             sums: np.ndarray, cost: np.ndarray, beta: np.ndarray, last: np.ndarray, arm_at: np.ndarray,
             position_of: np.ndarray) -> int:
-    """``argmin_i sqrt(N_i) (|m_i - theta| + epsilon)`` in copy n (APT's index, ``apt.apt_index``, epsilon =
-    ``param``), ties to the first in the copy's arm order."""
+    r"""\(\operatorname*{arg\,min}_i \sqrt{N_i}\,(\lvert m_i - \theta \rvert + \epsilon)\) in copy ``n`` (APT's
+    index, ``apt.apt_index``, \(\epsilon\) = ``param``), ties to the first in the copy's arm order."""
     arm, least = -1, math.inf
     for p in range(counts.shape[1]):
         i = arm_at[n, p]
@@ -43,32 +43,35 @@ def parallel_step(args: tuple[Any, ...]) -> np.ndarray:
 
 
 class ThresholdingAPT(ArmStopAgent):
-    """APT's sampling stopped by the per-arm GLR rule, an adaptive baseline of the thresholding bandit at fixed
+    r"""APT's sampling stopped by the per-arm GLR rule, an adaptive baseline of the thresholding bandit at fixed
     confidence.
 
     Paper: A. Locatelli, M. Gutzeit, A. Carpentier, An optimal algorithm for the Thresholding Bandit Problem, ICML
     2016 (APT, a fixed-budget, anytime rule; the package's ``APT``, whose index this is), with ``ThresholdingTaS``'s
     stop: APT has no stopping rule of its own.
 
-    Rule: each arm once in the copy's arm order, then ``i_t = argmin_i sqrt(N_i) (|m_i - theta| + epsilon)``
-    (``APT``'s index, epsilon APT's precision parameter); stop when every arm's per-arm GLR statistic ``Z_i``
-    exceeds its threshold ``beta_i`` and answer each arm's side (``agents/thresholding/_glr.py``; ``ThresholdingTaS``
-    states the statistic, the thresholds and their proofs). Thresholds: ``"mixture"`` (default) and ``"union"``,
-    delta-correct whatever the sampling rule; ``"heuristic"`` outside the theory.
+    Rule: each arm once in the copy's arm order, then
+    \(i_t = \operatorname*{arg\,min}_i \sqrt{N_i}\,(\lvert m_i - \theta \rvert + \epsilon)\) (``APT``'s index,
+    \(\epsilon\) APT's precision parameter); stop when every arm's per-arm GLR statistic \(Z_i\) exceeds its
+    threshold \(\beta_i\) and answer each arm's side (``agents/thresholding/_glr.py``; ``ThresholdingTaS`` states
+    the statistic, the thresholds and their proofs). Thresholds: ``"mixture"`` (default) and ``"union"``,
+    \(\delta\)-correct whatever the sampling rule; ``"heuristic"`` outside the theory.
 
-    Why it is a natural baseline: APT balances ``N_i (|Delta_i| + epsilon)^2`` across the arms, which for Gaussian
-    arms of one sigma and epsilon equal to the env's is the optimal allocation ``w*_i`` proportional to ``1 / c_i
-    = 2 sigma^2 / (|Delta_i| + epsilon)^2`` (``bandit_gym.lower_bounds.thresholding_allocation``), without
-    computing it; for Bernoulli arms it differs from w* by the arms' variances.
+    Why it is a natural baseline: APT balances \(N_i (\lvert \Delta_i \rvert + \epsilon)^2\) across the arms, which
+    for Gaussian arms of one \(\sigma\) and \(\epsilon\) equal to the env's is the optimal allocation \(w^*_i\)
+    proportional to \(1 / c_i = 2 \sigma^2 / (\lvert \Delta_i \rvert + \epsilon)^2\)
+    (``bandit_gym.lower_bounds.thresholding_allocation``), without computing it; for Bernoulli arms it differs
+    from \(w^*\) by the arms' variances.
 
-    Parameters: ``epsilon >= 0``, APT's precision (default 0, as ``APT``'s; the env's epsilon is read by the
-    stop, not by the index); ``delta`` in (0, 1) (default 0.05), ``threshold`` (default ``"mixture"``),
+    Parameters: \(\epsilon \ge 0\) (``epsilon``), APT's precision (default 0, as ``APT``'s; the env's
+    \(\epsilon\) is read by the stop, not by the index); \(\delta \in (0, 1)\) (``delta``, default 0.05), ``threshold``
+    (default ``"mixture"``),
     ``distribution`` and ``sigma`` (the arms' family, whose divergence the statistics use). Deviations from APT:
     the stop (APT runs to its budget).
 
-    Readings: ties in the argmin go to the first arm in the copy's arm order (random per copy and episode, the
-    smallest index with ``tie_break="index"``), as ``APT``'s; on a fixed-budget env the same rule with the budget
-    as its cap (it stops early when confident).
+    Readings: ties in the \(\operatorname{arg\,min}\) go to the first arm in the copy's arm order (random per copy and
+    episode, the smallest index with ``tie_break="index"``), as ``APT``'s; on a fixed-budget env the same rule with the
+    budget as its cap (it stops early when confident).
 
     Examples:
         One seeded episode (the instance of ``ThresholdingTaS``'s example, which stops after 705 pulls):
@@ -94,5 +97,5 @@ class ThresholdingAPT(ArmStopAgent):
         return {**super().params(), "epsilon": self.epsilon}
 
     def rule_param(self) -> float:
-        """APT's precision epsilon, which its index reads."""
+        r"""APT's precision \(\epsilon\), which its index reads."""
         return self.epsilon

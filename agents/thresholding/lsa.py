@@ -14,13 +14,13 @@ from bandit_gym.agents.thresholding._index import IndexAgent
 from bandit_gym.jit import called, kernel, parallel_kernel
 
 LOG_COUNTS = np.array([math.log(n) for n in range(1, 4097)])
-"""``math.log(n)`` for n = 1..4096, LSA's ``ln T_i`` (numba compiles a global array as a constant)."""
+r"""``math.log(n)`` for \(n = 1, \dots, 4096\), LSA's \(\ln T_i\) (numba compiles a global array as a constant)."""
 
 
 def lsa_index(count: float, total: float, theta: float, alpha: float, per_copy: float) -> float:
-    """``xi = alpha * T_i * Delta_hat_i^2 + 0.5 * ln T_i`` (compiled by the step kernel); ``ln T_i`` read from
-    ``LOG_COUNTS`` up to its size (the same numbers as ``math.log``, a fifth of its cost); -inf for an arm
-    never pulled (``ln 0``; the initial round pulls it before any index is compared)."""
+    r"""\(\xi = \alpha T_i \hat\Delta_i^2 + 0.5 \ln T_i\) (compiled by the step kernel); \(\ln T_i\) read from
+    ``LOG_COUNTS`` up to its size (the same numbers as ``math.log``, a fifth of its cost); \(-\infty\) for an arm
+    never pulled (\(\ln 0\); the initial round pulls it before any index is compared)."""
     if count < 1.0:
         return -math.inf
     gap = abs(total / max(count, 1.0) - theta)
@@ -50,31 +50,36 @@ def rollout(episodes: tuple[Any, ...]) -> None:
 
 
 class LSA(IndexAgent):
-    """Logarithmic-Sample Algorithm for the thresholding bandit with aggregate regret.
+    r"""Logarithmic-Sample Algorithm for the thresholding bandit with aggregate regret.
 
     Paper: tao2019 §3, Algorithm 1.
 
-    Rule: pull each arm once (rounds 1..K), then:
+    Rule: pull each arm once (rounds \(1, \dots, K\)), then:
 
-        xi_i(t-1) = alpha * T_i(t-1) * Delta_hat_i(t-1)^2 + 0.5 * ln T_i(t-1),     i_t = argmin_i xi_i(t-1)
+    $$
+    \xi_i(t-1) = \alpha\, T_i(t-1)\, \hat\Delta_i(t-1)^2 + 0.5 \ln T_i(t-1), \qquad
+    i_t = \operatorname*{arg\,min}_i \xi_i(t-1)
+    $$
 
-    with ``Delta_hat_i = |theta_hat_i - theta|``. Anytime (does not use T). Answer: ``d_i = 1{theta_hat_i >= theta}``.
+    with \(\hat\Delta_i = \lvert \hat\theta_i - \theta \rvert\). Anytime (does not use \(T\)). Answer:
+    \(d_i = \mathbb{1}\{\hat\theta_i \ge \theta\}\).
 
-    Default ``alpha = 1.35``, fixed in all of tao2019 §5's experiments (Appendix F.4 varies it). Theorem 1 needs
-    ``0 < alpha <= 8`` and ``T >= max(40 / alpha + 1, 40) K``; Remark 2 takes ``alpha = 1/20``. Deviations: none.
+    Default \(\alpha = 1.35\) (``alpha``), fixed in all of tao2019 §5's experiments (Appendix F.4 varies it).
+    Theorem 1 needs \(0 < \alpha \le 8\) and \(T \ge \max(40 / \alpha + 1, 40)\, K\); Remark 2 takes
+    \(\alpha = 1/20\). Deviations: none.
 
     Readings where the paper is silent:
 
-    - ties in the argmin: the paper gives no rule; we draw a random order of the arms per copy and episode from
-      the agent's seeded generator and take the first tied arm in it (a fixed smallest-index rule would favour
-      low indices); ``tie_break="index"`` takes the smallest index instead.
+    - ties in the \(\operatorname{arg\,min}\): the paper gives no rule; we draw a random order of the arms per copy and
+      episode from the agent's seeded generator and take the first tied arm in it (a fixed smallest-index rule would
+      favour low indices); ``tie_break="index"`` takes the smallest index instead.
     - initialisation: the paper says "pull each arm once" without an order; we pull each arm once in the copy's
-      arm order (the tie rule above: a random order per copy and episode; index order 1..K with
+      arm order (the tie rule above: a random order per copy and episode; index order \(1, \dots, K\) with
       ``tie_break="index"``).
-    - T < K: only the first T arms of that order get their initial pull; an arm never pulled has empirical mean 0 and is
-      answered ``d_i = 1{0 >= theta}``.
-    - answer before the end: the paper outputs d only after T pulls; we submit the empirical rule on the current
-      statistics at every step, and only the answer after the T-th pull is scored.
+    - \(T < K\): only the first \(T\) arms of that order get their initial pull; an arm never pulled has empirical
+      mean 0 and is answered \(d_i = \mathbb{1}\{0 \ge \theta\}\).
+    - answer before the end: the paper outputs \(d\) only after \(T\) pulls; we submit the empirical rule on the
+      current statistics at every step, and only the answer after the \(T\)-th pull is scored.
 
     Examples:
         One seeded episode (thresholding bandit, tao2019 Setup 1) and the record of

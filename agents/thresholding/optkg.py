@@ -19,17 +19,19 @@ from bandit_gym.jit import called, driver, kernel, parallel_kernel
 
 
 def log_optimistic_gain(a: float, b: float, p: float, logc: float) -> float:
-    """``log R+(a, b)`` from ``p = I(a, b) = P(vartheta >= theta | Beta(a, b))`` and ``log c(a, b)``, where
-    ``c(a, b) = theta^a (1 - theta)^b / B(a, b)`` gives the exact increments ``I(a+1, b) = I(a, b) + c / a`` and
-    ``I(a, b+1) = I(a, b) - c / b``.
+    r"""\(\log R^+(a, b)\) from \(p = I(a, b) = P(\vartheta \ge \theta \mid \mathrm{Beta}(a, b))\) and
+    \(\log c(a, b)\), where \(c(a, b) = \theta^a (1 - \theta)^b / B(a, b)\) gives the exact increments
+    \(I(a+1, b) = I(a, b) + c / a\) and \(I(a, b+1) = I(a, b) - c / b\).
 
-    With ``delta1 = c / a``, ``delta2 = c / b`` and ``h(x) = max(x, 1 - x)``:
+    With \(\delta_1 = c / a\), \(\delta_2 = c / b\) and \(h(x) = \max(x, 1 - x)\):
 
-        R1 = h(I + delta1) - h(I),   R2 = h(I - delta2) - h(I),   R+ = max(R1, R2)
+    $$
+    R_1 = h(I + \delta_1) - h(I), \qquad R_2 = h(I - \delta_2) - h(I), \qquad R^+ = \max(R_1, R_2)
+    $$
 
-    Away from the crossing of 1/2, ``R+`` is ``delta1`` (I > 1/2), ``delta2`` (I < 1/2) or their maximum
-    (I = 1/2), whose logarithms are exact even where ``c`` underflows (counts of 10^4 give ``c`` near
-    ``2^-20000``); at a crossing the deltas are not negligible and ``R+`` is evaluated directly.
+    Away from the crossing of 1/2, \(R^+\) is \(\delta_1\) (\(I > 1/2\)), \(\delta_2\) (\(I < 1/2\)) or their
+    maximum (\(I = 1/2\)), whose logarithms are exact even where \(c\) underflows (counts of \(10^4\) give \(c\)
+    near \(2^{-20000}\)); at a crossing the deltas are not negligible and \(R^+\) is evaluated directly.
     Plain Python on floats, compiled into the kernels.
     """
     log_d1, log_d2 = logc - math.log(a), logc - math.log(b)
@@ -81,12 +83,12 @@ _betaln, _betaln_symbol = _scipy_special("betaln", 2)
 
 
 def betaincc(a: float, b: float, x: float) -> float:
-    """``scipy.special.betaincc(a, b, x)`` in float64: ``P(vartheta >= x)`` under ``Beta(a, b)``."""
+    r"""``scipy.special.betaincc(a, b, x)`` in float64: \(P(\vartheta \ge x)\) under \(\mathrm{Beta}(a, b)\)."""
     return float(_betaincc(a, b, x))
 
 
 def betaln(a: float, b: float) -> float:
-    """``scipy.special.betaln(a, b)`` in float64: ``ln B(a, b)``."""
+    r"""``scipy.special.betaln(a, b)`` in float64: \(\ln B(a, b)\)."""
     return float(_betaln(a, b))
 
 
@@ -108,8 +110,8 @@ log_gain = called(log_optimistic_gain)
 
 @called
 def fresh(count: float, total: float, theta: float, a0: float, b0: float, q: float) -> tuple:
-    """Opt-KG's arm rule (``bandit_gym.agents._kernels``), from the counts: posterior ``Beta(a, b)``,
-    ``I = betaincc(a, b, theta)`` and ``log c = a ln theta + b ln(1 - theta) - ln B(a, b)``."""
+    r"""Opt-KG's arm rule (``bandit_gym.agents._kernels``), from the counts: posterior \(\mathrm{Beta}(a, b)\),
+    \(I\) = ``betaincc(a, b, theta)`` and \(\log c = a \ln\theta + b \ln(1 - \theta) - \ln B(a, b)\)."""
     a, b = a0 + total, b0 + count - total
     p = betaincc(a, b, theta)
     logc = a * math.log(theta) + b * math.log1p(-theta) - betaln(a, b)
@@ -119,9 +121,9 @@ def fresh(count: float, total: float, theta: float, a0: float, b0: float, q: flo
 @called
 def pulled(count: float, total: float, one: bool, p: float, logc: float, theta: float, a0: float, b0: float,
            q: float) -> tuple:
-    """O(1): the exact recurrences ``I(a+1, b) = I + c/a``, ``c(a+1, b) = c theta (a+b)/a`` (and their mirror
-    for a 0) from the posterior before the pull. Where I lands within 1e-9 of 1/2, where its rounding could
-    matter, it is recomputed with ``betaincc``."""
+    r"""\(O(1)\): the exact recurrences \(I(a+1, b) = I + c/a\), \(c(a+1, b) = c\,\theta (a+b)/a\) (and their
+    mirror for a 0) from the posterior before the pull. Where \(I\) lands within \(10^{-9}\) of 1/2, where its
+    rounding could matter, it is recomputed with ``betaincc``."""
     a, b = a0 + total, b0 + count - total  # after the pull
     a_prev, b_prev = (a - 1.0, b) if one else (a, b - 1.0)
     step = math.exp(logc - math.log(a_prev if one else b_prev))
@@ -148,7 +150,8 @@ def rule_pulled(index: Any, count: float, total: float, one: bool, p: float, log
 
 @kernel
 def step(args: tuple[Any, ...]) -> np.ndarray:
-    """One ``act`` of Opt-KG over a batch (``_kernels.arm_step``; its state is the posterior's I and log c)."""
+    r"""One ``act`` of Opt-KG over a batch (``_kernels.arm_step``; its state is the posterior's \(I\) and
+    \(\log c\))."""
     return arm_step(rule_fresh, rule_pulled, no_index_compiled, True, args)
 
 
@@ -165,46 +168,53 @@ def rollout(episodes: tuple[Any, ...]) -> None:
 
 
 class OptKG(IndexAgent):
-    """Optimistic knowledge gradient for Bernoulli arms with Beta priors.
+    r"""Optimistic knowledge gradient for Bernoulli arms with Beta priors.
 
     Paper: X. Chen, Q. Lin, D. Zhou, JMLR 16 (2015); baseline of tao2019 §5, which states only the model (a
-    Bayesian Markov decision process with a known Beta prior on each theta_i) and the priors: the rule, ``I``,
-    ``h`` and the answer below rest on Chen et al.
+    Bayesian Markov decision process with a known Beta prior on each \(\theta_i\)) and the priors: the rule, \(I\),
+    \(h\) and the answer below rest on Chen et al.
 
-    State: posterior ``Beta(a_i, b_i)`` with ``a_i = a0 + #ones``, ``b_i = b0 + #zeros``. Rule:
+    State: posterior \(\mathrm{Beta}(a_i, b_i)\) with \(a_i = a_0 + \#\text{ones}\), \(b_i = b_0 + \#\text{zeros}\).
+    Rule:
 
-        i_t = argmax_i R+(a_i, b_i),   R+ = max( h(I(a+1, b)) - h(I(a, b)),  h(I(a, b+1)) - h(I(a, b)) )
+    $$
+    \begin{aligned}
+    i_t &= \operatorname*{arg\,max}_i R^+(a_i, b_i), \\
+    R^+ &= \max\big(h(I(a+1, b)) - h(I(a, b)),\ h(I(a, b+1)) - h(I(a, b))\big)
+    \end{aligned}
+    $$
 
-    with ``I(a, b) = P(vartheta >= theta)`` under ``Beta(a, b)`` and ``h(x) = max(x, 1 - x)``; compared on
-    ``log R+`` (see ``log_optimistic_gain``) so that Setups 2-3 do not underflow into index-order ties.
-    Answer (Bayes decision): ``d_i = 1{I(a_i, b_i) >= 1/2}``; for theta = 1/2 that is ``a_i >= b_i``.
-    ``I`` and ``log c`` of each arm are kept (``self.p``, ``self.logc``) and updated by exact O(1) recurrences
-    (see ``pulled``).
+    with \(I(a, b) = P(\vartheta \ge \theta)\) under \(\mathrm{Beta}(a, b)\) and \(h(x) = \max(x, 1 - x)\); compared
+    on \(\log R^+\) (see ``log_optimistic_gain``) so that Setups 2-3 do not underflow into index-order ties.
+    Answer (Bayes decision): \(d_i = \mathbb{1}\{I(a_i, b_i) \ge 1/2\}\); for \(\theta = 1/2\) that is
+    \(a_i \ge b_i\). \(I\) and \(\log c\) of each arm are kept (``self.p``, ``self.logc``) and updated by exact
+    \(O(1)\) recurrences (see ``pulled``).
 
-    Parameters: prior ``(a0, b0)``; tao2019 uses Beta(1, 1) (uniform) and Beta(0.5, 0.5) (Jeffreys); the
-    default (1, 1) is ours.
+    Parameters: prior \((a_0, b_0)\) (``a0``, ``b0``); tao2019 uses Beta(1, 1) (uniform) and Beta(0.5, 0.5)
+    (Jeffreys); the default (1, 1) is ours.
     Anytime. Bernoulli arms only (the observation's sums must count ones). Deviations: none.
 
     Readings where the papers are silent:
 
-    - threshold: Chen et al.'s crowd labelling has theta = 1/2 (as have all of tao2019's experiments); for
-      another theta we take ``I(a, b) = P(vartheta >= theta)`` (ours).
+    - threshold: Chen et al.'s crowd labelling has \(\theta = 1/2\) (as have all of tao2019's experiments); for
+      another \(\theta\) we take \(I(a, b) = P(\vartheta \ge \theta)\) (ours).
     - initialisation: Chen et al.'s policy starts from the prior with no forced pulls; tao2019 does not say
-      whether it added "pull each arm once" (some later public implementations do). We add none: at t = 1 every
-      arm ties.
-    - ties in the argmax: tao2019 gives no rule, and with the uniform prior exact ties are frequent early on; the
-      agent's tie rule (random arm order per copy and episode by default; ``tie_break="index"`` keeps the first
-      maximiser, as a public third-party implementation does). Ties are those of the computed ``log R+``: at
-      theta = 1/2 mirrored posteriors ``(a, b)`` and ``(b, a)`` tie exactly in theory, but the O(1) recurrences
-      can leave their values a few units in the last place apart, so such a tie need not go to the smaller index.
+      whether it added "pull each arm once" (some later public implementations do). We add none: at \(t = 1\)
+      every arm ties.
+    - ties in the \(\operatorname{arg\,max}\): tao2019 gives no rule, and with the uniform prior exact ties are frequent
+      early on; the agent's tie rule (random arm order per copy and episode by default; ``tie_break="index"`` keeps the
+      first maximiser, as a public third-party implementation does). Ties are those of the computed \(\log R^+\): at
+      \(\theta = 1/2\) mirrored posteriors \((a, b)\) and \((b, a)\) tie exactly in theory, but the \(O(1)\)
+      recurrences can leave their values a few units in the last place apart, so such a tie need not go to the smaller
+      index.
     - answer: tao2019 does not say how Opt-KG's output was formed; we use the Bayes decision of the posterior
-      (Chen et al.'s final classification), with ``I = 1/2`` exactly answered 1, so an arm never pulled under a
-      symmetric prior and theta = 1/2 is answered 1 (the empirical rule of the other agents would answer 0).
+      (Chen et al.'s final classification), with \(I = 1/2\) exactly answered 1, so an arm never pulled under a
+      symmetric prior and \(\theta = 1/2\) is answered 1 (the empirical rule of the other agents would answer 0).
     - answer before the end: the Bayes decision of the current posterior, submitted at every step; only the one
-      after the T-th pull is scored.
-    - numerics (ours): ``log R+`` instead of ``R+``, because ``c(a, b)`` underflows at counts of 10^4; where a
-      recurrence leaves ``I`` within 1e-9 of 1/2 it is recomputed with ``betaincc``. A pull counts as a one when
-      its value exceeds 1/2.
+      after the \(T\)-th pull is scored.
+    - numerics (ours): \(\log R^+\) instead of \(R^+\), because \(c(a, b)\) underflows at counts of \(10^4\); where
+      a recurrence leaves \(I\) within \(10^{-9}\) of 1/2 it is recomputed with ``betaincc``. A pull counts as a one
+      when its value exceeds 1/2.
 
     Examples:
         One seeded episode (thresholding bandit, tao2019 Setup 1) and the record of
@@ -237,10 +247,10 @@ class OptKG(IndexAgent):
 
     @property
     def p(self) -> np.ndarray:
-        """``I(a_i, b_i) = P(vartheta_i >= theta)`` of every arm, ``(N, K)``."""
+        r"""\(I(a_i, b_i) = P(\vartheta_i \ge \theta)\) of every arm, ``(N, K)``."""
         return self.state.s1
 
     @property
     def logc(self) -> np.ndarray:
-        """``log c(a_i, b_i)`` of every arm, ``(N, K)``."""
+        r"""\(\log c(a_i, b_i)\) of every arm, ``(N, K)``."""
         return self.state.s2

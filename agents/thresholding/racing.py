@@ -17,7 +17,7 @@ from bandit_gym.jit import called, kernel, parallel_kernel
 def race(n: int, pulls: float, param: float, theta: float, level: float, threshold: float,
          counts: np.ndarray, sums: np.ndarray, cost: np.ndarray, beta: np.ndarray, last: np.ndarray,
          arm_at: np.ndarray, position_of: np.ndarray) -> int:
-    """The first arm still in the race (not certified) after the one pulled last, in copy n's cyclic arm order (from
+    """The first arm still in the race (not certified) after the one pulled last, in copy ``n``'s cyclic arm order (from
     the order's first after a batched allocation)."""
     k = counts.shape[1]
     a = np.int64(last[n, 0])
@@ -42,7 +42,7 @@ def parallel_step(args: tuple[Any, ...]) -> np.ndarray:
 
 
 class ThresholdingRacing(ArmStopAgent):
-    """Racing for the thresholding bandit: pull, round robin, only the arms whose side is not yet certified; stop
+    r"""Racing for the thresholding bandit: pull, round robin, only the arms whose side is not yet certified; stop
     when none is left.
 
     Paper: the racing (successive elimination) scheme of Maron and Moore (1994), Even-Dar, Mannor and Mansour
@@ -54,22 +54,24 @@ class ThresholdingRacing(ArmStopAgent):
     is not round robin). Of KK 2013 and Kano et al. only the abstracts could be read when this was written: no
     equation of theirs is cited.
 
-    Rule: the arms in the race are those not certified, ``Z_i <= beta_i``, with arm i's per-arm GLR statistic
-    ``Z_i`` and threshold ``beta_i`` of ``ThresholdingTaS`` (``agents/thresholding/_glr.py``); pull the next arm
-    of the race after the one pulled last, in the copy's cyclic arm order (so each round pulls every arm of the
-    race once); stop when the race is empty, and answer each arm's side. ``Z_i > beta_i`` is equivalent to the
-    KL confidence interval ``{lambda : N_i d(m_i, lambda) <= beta_i}`` leaving the wrong set of the arm's answer,
-    the KL-Racing form of the same test. Thresholds: ``"mixture"`` (default) and ``"union"`` are
-    delta-correct whatever the sampling rule, and uniformly over time: an arm's answer is wrong with probability at
-    most ``delta / K`` at the time it leaves the race as at any other (``ThresholdingTaS``'s proofs);
-    ``"heuristic"`` is outside the theory.
+    Rule: the arms in the race are those not certified, \(Z_i \le \beta_i\), with arm \(i\)'s per-arm GLR
+    statistic \(Z_i\) and threshold \(\beta_i\) of ``ThresholdingTaS`` (``agents/thresholding/_glr.py``); pull the
+    next arm of the race after the one pulled last, in the copy's cyclic arm order (so each round pulls every arm
+    of the race once); stop when the race is empty, and answer each arm's side. \(Z_i > \beta_i\) is equivalent to
+    the KL confidence interval \(\{\lambda : N_i\, d(m_i, \lambda) \le \beta_i\}\) leaving the wrong set of the
+    arm's answer, the KL-Racing form of the same test. Thresholds: ``"mixture"`` (default) and ``"union"`` are
+    \(\delta\)-correct whatever the sampling rule, and uniformly over time: an arm's answer is wrong with
+    probability at most \(\delta / K\) at the time it leaves the race as at any other (``ThresholdingTaS``'s
+    proofs); ``"heuristic"`` is outside the theory.
 
-    An arm leaves once ``N_i c_i(mu) ~ beta``, so the expected stopping time grows as ``sum_i 1 / c_i(mu)
-    ln(1 / delta)`` (each arm pulled until its own certification): the lower bound's ``T*(mu)`` to first order in
-    ln(1 / delta), without computing w* (``bandit_gym.lower_bounds.thresholding_allocation``), against ``K max_i
-    1 / c_i(mu)`` for uniform sampling. This is a heuristic count, not a theorem proved here.
+    An arm leaves once \(N_i\, c_i(\mu) \approx \beta\), so the expected stopping time grows as
+    \(\sum_i 1 / c_i(\mu) \ln(1 / \delta)\) (each arm pulled until its own certification): the lower bound's
+    \(T^*(\mu)\) to first order in \(\ln(1 / \delta)\), without computing \(w^*\)
+    (``bandit_gym.lower_bounds.thresholding_allocation``), against \(K \max_i 1 / c_i(\mu)\) for uniform sampling.
+    This is a heuristic count, not a theorem proved here.
 
-    Parameters: ``delta`` in (0, 1) (default 0.05), ``threshold`` (default ``"mixture"``), ``distribution`` and
+    Parameters: \(\delta \in (0, 1)\) (``delta``, default 0.05), ``threshold`` (default ``"mixture"``), ``distribution``
+    and
     ``sigma`` (the arms' family, whose divergence the statistics use). Deviations: rounds are not synchronised:
     the race is tested after every pull, on the arm pulled (the only arm whose statistic changed), not at the end
     of a round.

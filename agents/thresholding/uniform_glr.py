@@ -17,7 +17,7 @@ from bandit_gym.jit import called, kernel, parallel_kernel
 def round_robin(n: int, pulls: float, param: float, theta: float, level: float, threshold: float,
                 counts: np.ndarray, sums: np.ndarray, cost: np.ndarray, beta: np.ndarray, last: np.ndarray,
                 arm_at: np.ndarray, position_of: np.ndarray) -> int:
-    """The arm after the one pulled last in copy n's arm order (the order's first after a batched allocation)."""
+    """The arm after the one pulled last in copy ``n``'s arm order (the order's first after a batched allocation)."""
     a = np.int64(last[n, 0])
     return arm_at[n, cycle(position_of[n, a] + 1, counts.shape[1]) if a >= 0 else 0]
 
@@ -35,26 +35,27 @@ def parallel_step(args: tuple[Any, ...]) -> np.ndarray:
 
 
 class ThresholdingUniform(ArmStopAgent):
-    """Uniform sampling (round robin) stopped by the per-arm GLR rule, the non-adaptive baseline at fixed confidence.
+    r"""Uniform sampling (round robin) stopped by the per-arm GLR rule, the non-adaptive baseline at fixed confidence.
 
     Paper: none of its own. Uniform allocation is the baseline of every pure-exploration comparison (tao2019 §5's
     in the fixed-budget thresholding bandit; Kaufmann and Kalyanakrishnan 2013 and GK 2016 §6 compare adaptive
     rules with it at fixed confidence); its stop here is ``ThresholdingTaS``'s, so that the two differ only in
     their sampling.
 
-    Rule: ``i_t = sigma(((t - 1) mod K) + 1)``, round robin in the copy's arm order sigma (``Uniform``'s), each arm
-    pulled ``floor(t / K)`` or ``ceil(t / K)`` times after t pulls; stop when every arm's GLR statistic ``Z_i``
-    exceeds its threshold ``beta_i``, and answer each arm's side (``agents/thresholding/_glr.py``, where the
-    statistic, the thresholds and their proofs are written out; ``ThresholdingTaS`` states them). Thresholds:
-    ``"mixture"`` (default) and ``"union"``, delta-correct whatever the sampling rule; ``"heuristic"`` outside
-    the theory.
+    Rule: \(i_t = \sigma\big(((t - 1) \bmod K) + 1\big)\), round robin in the copy's arm order \(\sigma\)
+    (``Uniform``'s), each arm pulled \(\lfloor t / K \rfloor\) or \(\lceil t / K \rceil\) times after \(t\) pulls;
+    stop when every arm's GLR statistic \(Z_i\) exceeds its threshold \(\beta_i\), and answer each arm's side
+    (``agents/thresholding/_glr.py``, where the statistic, the thresholds and their proofs are written out;
+    ``ThresholdingTaS`` states them). Thresholds: ``"mixture"`` (default) and ``"union"``, \(\delta\)-correct
+    whatever the sampling rule; ``"heuristic"`` outside the theory.
 
-    Its expected stopping time grows as ``K max_i 1 / c_i(mu) ln(1 / delta)`` (the hardest arm sets the pace of
-    all), against ``T*(mu) = sum_i 1 / c_i(mu)`` for the optimal allocation (``bandit_gym.lower_bounds.
-    thresholding_allocation``): equal when the arms are equally hard, up to K times more otherwise.
+    Its expected stopping time grows as \(K \max_i 1 / c_i(\mu) \ln(1 / \delta)\) (the hardest arm sets the pace
+    of all), against \(T^*(\mu) = \sum_i 1 / c_i(\mu)\) for the optimal allocation
+    (``bandit_gym.lower_bounds.thresholding_allocation``): equal when the arms are equally hard, up to \(K\) times
+    more otherwise.
 
-    Parameters: ``delta`` in (0, 1) (default 0.05), ``threshold`` (default ``"mixture"``), ``distribution`` and
-    ``sigma`` (the arms' family, whose divergence the statistics use). Deviations: none (no paper).
+    Parameters: \(\delta \in (0, 1)\) (``delta``, default 0.05), ``threshold`` (default ``"mixture"``), ``distribution``
+    and ``sigma`` (the arms' family, whose divergence the statistics use). Deviations: none (no paper).
 
     Readings: the next arm follows the observation's ``last_arm`` in the copy's order (no state of its own; the
     order's first at an episode start); ties between arms do not arise; on a fixed-budget env the same rule with the

@@ -17,16 +17,17 @@ from bandit_gym.jit import called, kernel
 
 @called
 def clucb_radius(made: int, k: int, delta: float, r: float) -> float:
-    """``R sqrt(2 log(4 K t^3 / delta))``: CLUCB-PAC's radius of an arm pulled once, at t pulls."""
+    r"""\(R \sqrt{2 \log(4 K t^3 / \delta)}\): CLUCB-PAC's radius of an arm pulled once, at \(t\) pulls."""
     return r * math.sqrt(2.0 * math.log(4.0 * k * np.float64(made) ** 3 / delta))
 
 
 @called
 def clucb_decide(k: int, m: int, epsilon: float, inside: Any, tilde_inside: Any, tilde: np.ndarray, radius: float,
                  inv: np.ndarray) -> int:
-    """CLUCB-PAC's decision from M (``inside``), M~ (``tilde_inside``) and ``rad_i = radius inv_i``
-    (``inv_i = 1 / sqrt(T_i)``): K (stop) when ``w~(M~) - w~(M) <= m epsilon``, summed over the symmetric
-    difference in index order, else its arm of largest rad (ties: the smallest index)."""
+    r"""CLUCB-PAC's decision from \(M\) (``inside``), \(\tilde M\) (``tilde_inside``) and
+    \(\mathrm{rad}_i = \mathrm{radius} \cdot \mathrm{inv}_i\) (\(\mathrm{inv}_i = 1 / \sqrt{T_i}\)): \(K\) (stop)
+    when \(\tilde w(\tilde M) - \tilde w(M) \le m \epsilon\), summed over the symmetric difference in index order,
+    else its arm of largest rad (ties: the smallest index)."""
     gain, arm, widest = 0.0, -1, 0.0
     for i in range(k):
         if (tilde_inside[i] == 1) != (inside[i] == 1):
@@ -40,15 +41,16 @@ def clucb_decide(k: int, m: int, epsilon: float, inside: Any, tilde_inside: Any,
 @kernel
 def clucb_rollout(means: np.ndarray, seeds: np.ndarray, m: int, epsilon: float, budget: int,
                   checkpoints: np.ndarray, answers: np.ndarray, pulls: np.ndarray, constants: np.ndarray) -> None:
-    """Whole CLUCB-PAC episodes (the rule of ``bandit_gym.agents.top_k.clucb_pac``, same arguments and
+    r"""Whole CLUCB-PAC episodes (the rule of ``bandit_gym.agents.top_k.clucb_pac``, same arguments and
     numbers as its ``decide_rollout``), with the work per pull cut to two passes over the arms:
 
-    - during the initial round (arm t at pull t) the answer ranks an arm never pulled last, as the rule's does;
+    - during the initial round (arm \(t\) at pull \(t\)) the answer ranks an arm never pulled last, as the rule's does;
       an episode whose budget ends within it ends with that answer;
-    - M (the empirical top m) is kept by at most one swap per pull (only the pulled arm's mean changed), against
+    - \(M\) (the empirical top \(m\)) is kept by at most one swap per pull (only the pulled arm's mean changed), against
       the best outsider and the worst insider, which are cached and rescanned only when they move inwards;
-    - M~ (the top m of w~, ties: the smaller index) is the set of arms whose key (w~, index) ranks before a
-      split key. The split moves little from pull to pull, so the pass that computes w~ counts the arms above a
+    - \(\tilde M\) (the top \(m\) of \(\tilde w\), ties: the smaller index) is the set of arms whose key
+      (\(\tilde w\), index) ranks before a split key. The split moves little from pull to pull, so the pass that
+      computes \(\tilde w\) counts the arms above a
       window around the last split, sums their part of the decision and gathers the few arms inside it; a
       selection among those gives the new split (the window is widened and the pass redone when the split left
       it). The gain is then summed in another order than the rule's; when it comes near the stop level the
@@ -175,12 +177,13 @@ def _scan(mean: np.ndarray, inside: np.ndarray, members: int) -> int:
 def _fused(mean: np.ndarray, sign: np.ndarray, inv: np.ndarray, radius: float, m: int, center: float,
            width: float, tilde: np.ndarray, gathered: np.ndarray,
            window: np.ndarray) -> tuple[float, int, float, int, float, float]:
-    """One pass: w~ (into ``tilde``), the split key (the (m+1)-th key (w~, index), or a key just after the m-th)
-    found in a window ``[center - width, center + width]`` (widened and the pass redone when the split is not in
-    it), and the decision's parts: the gain ``w~(M~) - w~(M)`` and the arm of largest rad in the symmetric
-    difference. Arms above / below the window count in the pass, the window's few arms (selected by key) after
-    it, so the gain is summed in another order than the rule's: ``tol`` bounds the difference. Returns
-    ``(split, split index, next width, arm, gain, tol)``; split index -2 when there is no window (nan center)."""
+    r"""One pass: \(\tilde w\) (into ``tilde``), the split key (the \((m+1)\)-th key (\(\tilde w\), index), or a key
+    just after the \(m\)-th) found in a window ``[center - width, center + width]`` (widened and the pass redone
+    when the split is not in it), and the decision's parts: the gain \(\tilde w(\tilde M) - \tilde w(M)\) and the arm of
+    largest rad in the symmetric difference. Arms above / below the window count in the pass, the window's few arms
+    (selected by key) after it, so the gain is summed in another order than the rule's: ``tol`` bounds the difference.
+    Returns ``(split, split index, next width, arm, gain, tol)``; split index -2 when there is no window (nan
+    center)."""
     k = mean.shape[0]
     if not np.isfinite(center):
         return center, -2, width, -1, 0.0, 0.0
@@ -228,13 +231,13 @@ def _fused(mean: np.ndarray, sign: np.ndarray, inv: np.ndarray, radius: float, m
 
 @called
 def k_none() -> int:
-    """The index of the empty key (-inf, k_none()), after every arm: every finite key ranks before it."""
+    r"""The index of the empty key (\(-\infty\), ``k_none()``), after every arm: every finite key ranks before it."""
     return 1 << 62
 
 
 @called
 def _separator(tilde: np.ndarray, chosen: np.ndarray) -> tuple[float, int]:
-    """The first key (w~, index) outside ``chosen`` (the top m): the split for the next pull."""
+    r"""The first key (\(\tilde w\), index) outside ``chosen`` (the top \(m\)): the split for the next pull."""
     high, high_i = -np.inf, k_none()
     for i in range(tilde.shape[0]):
         if not chosen[i] and (high_i == k_none() or key_before(tilde[i], i, high, high_i)):

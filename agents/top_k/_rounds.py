@@ -21,7 +21,7 @@ AnswerPos = Callable[[Obs], np.ndarray]
 
 
 class Rounds:
-    """The rounds of a phase-based agent (not an agent: each such agent owns one, ``agent.rounds``): each copy
+    r"""The rounds of a phase-based agent (not an agent: each such agent owns one, ``agent.rounds``): each copy
     owes every arm a number of pulls (``target_pos - counts``); when a copy's pulls are all made, the agent's
     ``end_round`` decides (accepts, rejects, sets the next targets or ``finished``).
 
@@ -38,7 +38,7 @@ class Rounds:
     Pull by pull, ``next_arms`` pulls the arm owed the most (ties: the first position), which is round robin
     over the arms of a round in the copy's order; ``batch_pulls`` returns all the pulls owed at once (cut, in
     the same order, by the budget left). The decisions read only counts and sums, so both paths make the same
-    pulls. A finished copy stops (action K, K the number of arms here, n in chen2017)."""
+    pulls. A finished copy stops (action \(K\), \(K\) the number of arms here, \(n\) in chen2017)."""
 
     def __init__(self, order: ArmScores, tie_break: str) -> None:
         n, k = order.n, order.k
@@ -137,17 +137,17 @@ class Rounds:
 
 
 def answer_means(obs: Obs) -> np.ndarray:
-    """The values an answer ranks arms by: the empirical means ``sums / counts`` (in the observation's float32),
-    -inf for an arm never pulled, which therefore ranks below every pulled arm (among such arms the earlier
+    r"""The values an answer ranks arms by: the empirical means ``sums / counts`` (in the observation's float32),
+    \(-\infty\) for an arm never pulled, which therefore ranks below every pulled arm (among such arms the earlier
     column first, see ``top_of``), whatever the sign of the pulled arms' means."""
     counts = obs["counts"]
     return np.where(counts > 0, obs["sums"] / np.maximum(counts, 1.0), -np.inf)
 
 
 def top_of(values: np.ndarray, eligible: np.ndarray, count: np.ndarray) -> np.ndarray:
-    """Bits of the ``count[n]`` largest ``values[n]`` among ``eligible[n]`` (ties: the earlier column first; the
+    r"""Bits of the ``count[n]`` largest ``values[n]`` among ``eligible[n]`` (ties: the earlier column first; the
     agents pass values by position, so a tie goes to the earlier position of the copy's arm order). An eligible
-    arm of value -inf (one never pulled, in ``answer_means``) ranks below every finite value, and still before
+    arm of value \(-\infty\) (one never pulled, in ``answer_means``) ranks below every finite value, and still before
     every arm that is not eligible."""
     order = np.lexsort((np.where(eligible, -values, 0.0), ~eligible), axis=1)  # eligible first, then by value
     rank = np.empty_like(order)

@@ -18,9 +18,10 @@ SCHEDULES = ("printed", "log-free")
 
 def round_size(r: np.ndarray, n: int, delta: np.ndarray, scale: float = 1.0,
                schedule: str = "printed") -> np.ndarray:
-    """The pulls of each surviving arm in round r (r = 1, 2, ...), per copy: ``m_r = ceil(scale 4^r ln(2 n r^2 /
-    delta))`` on the ``"printed"`` schedule (Algorithm 1 line 5 and Claim 1 at ``scale = 1``), ``m_r = ceil(scale
-    4^(r-1))`` on the ``"log-free"`` one."""
+    r"""The pulls of each surviving arm in round \(r\) (\(r = 1, 2, \dots\)), per copy:
+    \(m_r = \lceil \text{scale} \cdot 4^r \ln(2 n r^2 / \delta) \rceil\) on the ``"printed"`` schedule (Algorithm 1
+    line 5 and Claim 1 at ``scale=1``), \(m_r = \lceil \text{scale} \cdot 4^{r-1} \rceil\) on the ``"log-free"``
+    one."""
     r = np.asarray(r, dtype=np.float64)
     base = 4.0 ** (r - 1.0) if schedule == "log-free" else 4.0**r * np.log(2.0 * n * r * r / np.asarray(delta))
     return np.ceil(scale * base).astype(np.int64)
@@ -29,11 +30,12 @@ def round_size(r: np.ndarray, n: int, delta: np.ndarray, scale: float = 1.0,
 @kernel
 def accept_reject(theta: np.ndarray, status: np.ndarray, rows: np.ndarray, k: int,
                   threshold: np.ndarray) -> None:
-    """AdaptiveTopK's inner loop (chen2017 Algorithm 1, lines 6-14) for the copies ``rows``; ``theta[j]`` are
+    r"""AdaptiveTopK's inner loop (chen2017 Algorithm 1, lines 6-14) for the copies ``rows``; ``theta[j]`` are
     copy ``rows[j]``'s round means (or its round sums, with the threshold times their common count, when every
-    arm of S has the same count: then every comparison is exact). With S sorted by decreasing theta (ties:
-    smaller index first), the arm of largest ``Delta~_i = max(theta_i - theta_a, theta_b - theta_i)`` is the
-    first or the last of S, so each removal costs O(1) plus the number of arms tied with it (ties between equal
+    arm of \(S\) has the same count: then every comparison is exact). With \(S\) sorted by decreasing \(\theta\)
+    (ties: smaller index first), the arm of largest
+    \(\tilde\Delta_i = \max(\theta_i - \theta_a, \theta_b - \theta_i)\) is the first or the last of \(S\), so each
+    removal costs \(O(1)\) plus the number of arms tied with it (ties between equal
     values: the smallest index; the arms tied at the bottom stay in index order after a removal). The agent
     passes ``theta`` and ``status`` by position (``Rounds``), so its ties go to the earlier position."""
     n_arms = status.shape[1]
@@ -75,71 +77,75 @@ def accept_reject(theta: np.ndarray, status: np.ndarray, rows: np.ndarray, k: in
 
 
 class AdaptiveTopK(Agent):
-    """Adaptive top-K: rounds of uniform sampling of the surviving arms at accuracy ``2^-r``, accepting and
+    r"""Adaptive top-K: rounds of uniform sampling of the surviving arms at accuracy \(2^{-r}\), accepting and
     rejecting every arm whose empirical gap is clear.
 
     Paper: chen2017, Algorithm 1 (fixed confidence) and §3 (the fixed-budget conversion of the experiments).
 
-    Round r = 1, 2, ... (the paper's rounds; r = 0 only before the first): every arm of S gets ``m_r`` more pulls
-    (line 5), and ``theta~_i`` is its empirical mean (fresh: over the round's ``m_r`` samples; pooled: over all
-    its samples so far); then, while an arm is clear, with ``k' = K - |A|``, ``theta~_a`` / ``theta~_b`` the
-    (k'+1)-th / k'-th largest theta~ over S (line 6) and ``Delta~_i = max(theta~_i - theta~_a, theta~_b -
-    theta~_i)`` (eq. 7): if ``max_S Delta~ <= 2 2^-r`` the round ends (line 7 goes on while it is ``> 2 2^-r``);
-    else the arm x of largest Delta~ (ties: see below) leaves S, accepted if ``theta~_x > theta~_a``, else
-    rejected (lines 8-13; theta~_a, theta~_b recomputed after every removal). Guards: ``k' = 0`` ends (answer A);
-    ``|S| <= k'`` accepts all of S and ends.
+    Round \(r = 1, 2, \dots\) (the paper's rounds; \(r = 0\) only before the first): every arm of \(S\) gets \(m_r\)
+    more pulls (line 5), and \(\tilde\theta_i\) is its empirical mean (fresh: over the round's \(m_r\) samples;
+    pooled: over all its samples so far); then, while an arm is clear, with \(k' = K - \lvert A \rvert\),
+    \(\tilde\theta_a\) / \(\tilde\theta_b\) the \((k'+1)\)-th / \(k'\)-th largest \(\tilde\theta\) over \(S\) (line 6)
+    and \(\tilde\Delta_i = \max(\tilde\theta_i - \tilde\theta_a, \tilde\theta_b - \tilde\theta_i)\) (eq. 7): if
+    \(\max_S \tilde\Delta \le 2 \cdot 2^{-r}\) the round ends (line 7 goes on while it is \(> 2 \cdot 2^{-r}\)); else
+    the arm \(x\) of largest \(\tilde\Delta\) (ties: see below) leaves \(S\), accepted if
+    \(\tilde\theta_x > \tilde\theta_a\), else rejected (lines 8-13; \(\tilde\theta_a\), \(\tilde\theta_b\)
+    recomputed after every removal). Guards: \(k' = 0\) ends (answer \(A\)); \(\lvert S \rvert \le k'\) accepts all
+    of \(S\) and ends.
 
     Round sizes (``schedule``, ``scale``):
 
-    - ``"printed"`` (default), ``m_r = ceil(scale 4^r ln(2 n r^2 / delta))`` (line 5 prints ``2^(2r) ln(2 n r^2 /
-      delta)``). At ``scale = 1`` these are the constants of the proof: Hoeffding gives
-      ``P(|theta~_i - theta_i| >= 2^-r) <= 2 exp(-2 m_r 4^-r) <= delta / (2 n r^2)`` per arm and round (Claim 1),
-      and the union bound over arms and rounds gives the event of Definition 2 with probability at least
-      ``1 - delta``. Below 1 that guarantee is lost.
-    - ``"log-free"`` (ours, experimental), ``m_r = ceil(scale 4^(r-1))``: the ``4^r`` growth that matches the
-      halving accuracy, without the ``ln(2 n r^2 / delta)`` factor and with a free constant; no guarantee.
+    - ``"printed"`` (default), \(m_r = \lceil \text{scale} \cdot 4^r \ln(2 n r^2 / \delta) \rceil\) (line 5 prints
+      \(2^{2r} \ln(2 n r^2 / \delta)\)). At ``scale=1`` these are the constants of the proof: Hoeffding gives
+      \(P(\lvert \tilde\theta_i - \theta_i \rvert \ge 2^{-r}) \le 2 \exp(-2 m_r 4^{-r}) \le \delta / (2 n r^2)\) per
+      arm and round (Claim 1), and the union bound over arms and rounds gives the event of Definition 2 with
+      probability at least \(1 - \delta\). Below 1 that guarantee is lost.
+    - ``"log-free"`` (ours, experimental), \(m_r = \lceil \text{scale} \cdot 4^{r-1} \rceil\): the \(4^r\) growth
+      that matches the halving accuracy, without the \(\ln(2 n r^2 / \delta)\) factor and with a free constant; no
+      guarantee.
 
-    Why a shortened version exists: at the paper's scale (n = 1000, delta = 0.01) the printed rounds cost
-    ``m_1 = 49``, ``m_2 = 218`` and ``m_3 = 922`` pulls per arm. Round 1 cannot decide anything (with rewards in
-    [0, 1] no empirical gap exceeds its threshold ``2 2^-1 = 1``), so up to 267 n pulls the agent allocates like
-    Uniform. Round 2 (threshold 1/2) removes only arms whose empirical gap exceeds 1/2 (practically none on
-    TwoGroup, whose gap is 0.4); there the inner loop first removes arms in round 3 (threshold 1/4), after about
-    1.2 million pulls. The paper's text ("only a few pulls to classify the arms", the inner loop accepting or
-    rejecting many arms in one round, §3) and its figures (failure falling between 10^4 and 10^5 pulls) imply
-    much shorter rounds, whose constant the paper does not give.
+    Why a shortened version exists: at the paper's scale (\(n = 1000\), \(\delta = 0.01\)) the printed rounds cost
+    \(m_1 = 49\), \(m_2 = 218\) and \(m_3 = 922\) pulls per arm. Round 1 cannot decide anything (with rewards in
+    \([0, 1]\) no empirical gap exceeds its threshold \(2 \cdot 2^{-1} = 1\)), so up to \(267 n\) pulls the agent
+    allocates like Uniform. Round 2 (threshold 1/2) removes only arms whose empirical gap exceeds 1/2 (practically
+    none on TwoGroup, whose gap is 0.4); there the inner loop first removes arms in round 3 (threshold 1/4), after
+    about 1.2 million pulls. The paper's text ("only a few pulls to classify the arms", the inner loop accepting or
+    rejecting many arms in one round, §3) and its figures (failure falling between \(10^4\) and \(10^5\) pulls)
+    imply much shorter rounds, whose constant the paper does not give.
 
     Fresh or pooled means (``pooled``; the paper is silent): ``None`` (default) pools whenever the rounds are
     shortened (``scale < 1`` or the log-free schedule) and uses each round's fresh samples at the printed
-    constants; True / False force it. Pooling is as faithful to the analysis: an arm still in S at round r has
-    exactly ``m_1 + ... + m_r`` samples, a number fixed in advance, and Claim 1's Hoeffding bound holds for any
-    fixed prefix of an arm's samples, with at least ``m_r`` of them (the bound only tightens); the query bound
+    constants; True / False force it. Pooling is as faithful to the analysis: an arm still in \(S\) at round \(r\)
+    has exactly \(m_1 + \dots + m_r\) samples, a number fixed in advance, and Claim 1's Hoeffding bound holds for
+    any fixed prefix of an arm's samples, with at least \(m_r\) of them (the bound only tightens); the query bound
     (eq. 18) counts pulls, not which samples enter a mean. With short rounds, fresh means of a few samples make
     wrong removals (which are final) far more likely than the pooled means do.
 
     ``form="fixed_budget"`` (default; the paper's experiments, §3: "remove the outer while loop ... stop pulling
-    the arms once the budget is exhausted"): no epsilon test, rounds go on until the budget runs out (a round cut
-    short by the budget decides nothing); the answer is A plus the ``K - |A|`` arms of S of largest mean over all
-    their samples (arms never pulled rank last; ties: see below); budget left unused when the guards end
-    it early (the agent stops). ``form="pac"`` (Algorithm 1): rounds go on while ``2 2^-r (K - |A|) > epsilon
-    K`` (line 3, tested after each round: at r = 0 it holds for every epsilon < 2; epsilon from the observation);
-    then A plus the ``K - |A|`` arms of S of largest last-round theta~ (line 16); the budget is only a cap (if it
-    ends the episode first, the answer is the fixed-budget one).
+    the arms once the budget is exhausted"): no \(\epsilon\) test, rounds go on until the budget runs out (a round
+    cut short by the budget decides nothing); the answer is \(A\) plus the \(K - \lvert A \rvert\) arms of \(S\) of
+    largest mean over all their samples (arms never pulled rank last; ties: see below); budget left unused when
+    the guards end it early (the agent stops). ``form="pac"`` (Algorithm 1): rounds go on while
+    \(2 \cdot 2^{-r} (K - \lvert A \rvert) > \epsilon K\) (line 3, tested after each round: at \(r = 0\) it holds
+    for every \(\epsilon < 2\); \(\epsilon\) from the observation); then \(A\) plus the \(K - \lvert A \rvert\) arms
+    of \(S\) of largest last-round \(\tilde\theta\) (line 16); the budget is only a cap (if it ends the episode
+    first, the answer is the fixed-budget one).
 
-    Parameters: ``delta`` (None: the observation's delta; the paper's experiments use 0.01), ``pooled=None``,
+    Parameters: ``delta`` (None: the observation's \(\delta\); the paper's experiments use 0.01), ``pooled=None``,
     ``form``, ``schedule="printed"``, ``scale=1``, ``tie_break="random"`` (or ``"index"``).
 
-    Readings where the paper is silent (ours): ``m_r`` rounded up; theta~_a and theta~_b recomputed after every
-    removal (line 6 stands before the inner loop, but the proofs of Lemmas 3-5 use the current A and S); ties
-    (for the largest Delta~, in the ranks that set theta~_a and theta~_b, in the answer, in the order of the
-    pulls and in which pulls a budget that ends within a round cuts) go to a uniformly random one of the tied
-    arms, by a random order of the arms drawn per copy and episode from the agent's seeded generator
-    (``Rounds``), so the results do not depend on the arms' positions; ``tie_break="index"`` gives them to
-    the smallest index instead (the rule before the random one); the guards; the fixed-budget answer (all
-    samples, the interrupted round included). An exact tie (a gap equal to ``2 2^-r``, or two equal gaps) is
-    decided exactly: every arm of S has the same number of samples at a round's end, so the gaps are compared on
-    the sums (differences of float64 means would decide such ties by their rounding: 5/6 - 2/6 is
-    0.5000000000000001 in float64). The inner loop runs over S sorted once per round: the arm of largest Delta~ is
-    always the largest or the smallest theta~ of S.
+    Readings where the paper is silent (ours): \(m_r\) rounded up; \(\tilde\theta_a\) and \(\tilde\theta_b\)
+    recomputed after every removal (line 6 stands before the inner loop, but the proofs of Lemmas 3-5 use the
+    current \(A\) and \(S\)); ties (for the largest \(\tilde\Delta\), in the ranks that set \(\tilde\theta_a\) and
+    \(\tilde\theta_b\), in the answer, in the order of the pulls and in which pulls a budget that ends within a
+    round cuts) go to a uniformly random one of the tied arms, by a random order of the arms drawn per copy and
+    episode from the agent's seeded generator (``Rounds``), so the results do not depend on the arms' positions;
+    ``tie_break="index"`` gives them to the smallest index instead (the rule before the random one); the guards;
+    the fixed-budget answer (all samples, the interrupted round included). An exact tie (a gap equal to
+    \(2 \cdot 2^{-r}\), or two equal gaps) is decided exactly: every arm of \(S\) has the same number of samples at
+    a round's end, so the gaps are compared on the sums (differences of float64 means would decide such ties by
+    their rounding: \(5/6 - 2/6\) is 0.5000000000000001 in float64). The inner loop runs over \(S\) sorted once per
+    round: the arm of largest \(\tilde\Delta\) is always the largest or the smallest \(\tilde\theta\) of \(S\).
 
     Examples:
         One seeded episode (top 10 of 100 arms) and the record of ``RecordEpisodeRegret``
@@ -164,7 +170,7 @@ class AdaptiveTopK(Agent):
         self.form = check.choice("form", form, FORMS)
         self.scale = check.real("scale", scale, low=0.0, low_open=True)
         self.schedule = check.choice("schedule", schedule, SCHEDULES)
-        #: whether theta~ pools all of an arm's samples (the default: whenever the rounds are shortened)
+        #: whether \(\tilde\theta\) pools all of an arm's samples (the default: whenever the rounds are shortened)
         self.pools = self.pooled if self.pooled is not None else (self.scale < 1.0 or self.schedule != "printed")
         super().__init__(tie_break=tie_break)
 
@@ -251,9 +257,9 @@ class AdaptiveTopK(Agent):
             rounds.target_pos[go] = np.where(status[go] == ACTIVE, counts[~done] + sizes[:, None], 0)
 
     def _answer_pos(self, obs: Obs) -> np.ndarray:
-        """A plus the ``K - |A|`` arms of S of largest mean (last-round theta~ when the PAC form finished, all
-        samples otherwise; an arm never pulled last; ties: the earlier position); by position (``obs`` by
-        position)."""
+        r"""\(A\) plus the \(K - \lvert A \rvert\) arms of \(S\) of largest mean (last-round \(\tilde\theta\) when the
+        PAC form finished, all samples otherwise; an arm never pulled last; ties: the earlier position); by position
+        (``obs`` by position)."""
         k = int(obs["m"][0, 0])
         accepted = self.rounds.status_pos == ACCEPTED
         active = self.rounds.status_pos == ACTIVE

@@ -1,4 +1,4 @@
-"""CLUCB-PAC (Chen, Lin, King, Lyu, Chen 2014) for epsilon-top-K, a baseline of chen2017."""
+r"""CLUCB-PAC (Chen, Lin, King, Lyu, Chen 2014) for \(\epsilon\)-top-K, a baseline of chen2017."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from bandit_gym.agents.top_k._kernels import clucb_decide, clucb_radius
 from bandit_gym.jit import called, kernel, parallel_kernel
 
 EPSILON_SUMS = ("k_epsilon", "epsilon")
-"""Readings of CLUCB-PAC's stopping level: ``K epsilon`` or ``epsilon``."""
+r"""Readings of CLUCB-PAC's stopping level: \(K \epsilon\) or \(\epsilon\)."""
 
 #: the scratch rows: the empirical means, w~, the bits of M~, 1 / sqrt(T), a row for the answer
 MEANS, TILDE, OTHER, INVERSE, SCRATCH = range(5)
@@ -28,10 +28,12 @@ MEANS, TILDE, OTHER, INVERSE, SCRATCH = range(5)
 def clucb_pac(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, epsilon: float,
               constants: Any, state: Any, arrays: np.ndarray, work: np.ndarray, answer: np.ndarray,
               final: bool) -> int:
-    """After one pull of each arm, at t pulls (here K is the number of arms, n in chen2017, and m the set
-    size): M = the empirical top m (the answer); ``rad_e = R sqrt(2 log(4 K t^3 / delta) / T_e)``; ``w~ = mu -
-    rad`` inside M, ``mu + rad`` outside; M~ = the top m of w~; stop when ``w~(M~) - w~(M) <= m epsilon``,
-    else pull the arm of largest rad in the symmetric difference of M and M~ (ties: the smallest index).
+    r"""After one pull of each arm, at \(t\) pulls (here \(K\) is the number of arms, \(n\) in chen2017, and \(m\)
+    the set size): \(M\) = the empirical top \(m\) (the answer);
+    \(\mathrm{rad}_e = R \sqrt{2 \log(4 K t^3 / \delta) / T_e}\); \(\tilde w = \mu - \mathrm{rad}\) inside \(M\),
+    \(\mu + \mathrm{rad}\) outside; \(\tilde M\) = the top \(m\) of \(\tilde w\); stop when
+    \(\tilde w(\tilde M) - \tilde w(M) \le m \epsilon\), else pull the arm of largest rad in the symmetric
+    difference of \(M\) and \(\tilde M\) (ties: the smallest index).
     During the initial round the answer ranks an arm never pulled last."""
     k = counts.shape[0]
     mean, tilde, other, inv = work[MEANS], work[TILDE], work[OTHER], work[INVERSE]
@@ -56,7 +58,7 @@ def clucb_pac(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: i
 
 @called
 def one_copy(n: int, batch: tuple[Any, ...]) -> None:
-    """One ``act`` of CLUCB-PAC for copy n (``_kernels.copy_step``)."""
+    """One ``act`` of CLUCB-PAC for copy ``n`` (``_kernels.copy_step``)."""
     copy_step(clucb_pac, n, batch)
 
 
@@ -79,32 +81,35 @@ def rollout(episodes: tuple[Any, ...]) -> None:
 
 
 class CLUCBPAC(BestArmAgent):
-    """Combinatorial LUCB, PAC variant, with the top-K oracle.
+    r"""Combinatorial LUCB, PAC variant, with the top-K oracle.
 
     Paper: S. Chen, T. Lin, I. King, M. R. Lyu, W. Chen, Combinatorial Pure Exploration of Multi-Armed Bandits,
     NIPS 2014 (the PAC variant of their appendix, Section B.2 of which chen2017 §1.2 cites); a baseline of
-    chen2017. What chen2017 itself says: for epsilon-top-K, CLUCB-PAC needs ``O((log(1 / delta) + log
-    H^(0, epsilon)) H^(0, epsilon))`` pulls (§1, §1.2); its experiments set ``delta = 0.01`` (§3) and nothing else.
-    The rule below and the constants R and epsilon_sum rest on Chen et al. 2014.
+    chen2017. What chen2017 itself says: for \(\epsilon\)-top-\(K\), CLUCB-PAC needs
+    \(O\big((\log(1 / \delta) + \log H^{(0, \epsilon)})\, H^{(0, \epsilon)}\big)\) pulls (§1, §1.2); its
+    experiments set \(\delta = 0.01\) (§3) and nothing else. The rule below and the constants \(R\) and
+    \(\epsilon_{\text{sum}}\) rest on Chen et al. 2014.
 
-    Pull each arm once; then at t pulls, with ``M_t`` the K arms of largest empirical mean (the answer),
-    ``rad_e = R sqrt(2 ln(4 n t^3 / delta) / T_e)``, ``w~_e = mu_e - rad_e`` for e in M_t and ``mu_e + rad_e``
-    otherwise, and ``M~_t`` the K arms of largest w~: stop when ``w~(M~_t) - w~(M_t) <= epsilon_sum``, else pull
-    the arm of largest rad in the symmetric difference of M_t and M~_t (ties, here and in M_t and M~_t: the first
-    in the copy's arm order, random per copy and episode, or the smallest index with ``tie_break="index"``; see
-    ``BestArmAgent``). t counts every
-    pull, the n initial ones included (t = n at the first decision).
+    Pull each arm once; then at \(t\) pulls, with \(M_t\) the \(K\) arms of largest empirical mean (the answer),
+    \(\mathrm{rad}_e = R \sqrt{2 \ln(4 n t^3 / \delta) / T_e}\), \(\tilde w_e = \mu_e - \mathrm{rad}_e\) for
+    \(e \in M_t\) and \(\mu_e + \mathrm{rad}_e\) otherwise, and \(\tilde M_t\) the \(K\) arms of largest
+    \(\tilde w\): stop when \(\tilde w(\tilde M_t) - \tilde w(M_t) \le \epsilon_{\text{sum}}\), else pull the arm
+    of largest rad in the symmetric difference of \(M_t\) and \(\tilde M_t\) (ties, here and in \(M_t\) and
+    \(\tilde M_t\): the first in the copy's arm order, random per copy and episode, or the smallest index with
+    ``tie_break="index"``; see ``BestArmAgent``). \(t\) counts every pull, the \(n\) initial ones included
+    (\(t = n\) at the first decision).
 
-    ``epsilon_sum="k_epsilon"`` (default): ``epsilon_sum = K epsilon`` (epsilon from the observation), since
-    ``R_T <= epsilon`` is ``sum theta over the top K - sum over T <= K epsilon``; ``"epsilon"``: ``epsilon_sum =
-    epsilon`` (chen2017 does not say which it used). Parameters: ``delta`` (None: the observation's delta),
-    ``R = 1/2`` (sub-Gaussian constant of rewards in [0, 1]; 1 is also common), ``epsilon_sum``. Fixed budget
-    (chen2017 does not describe the conversion; ours): it runs until the stop fires or the budget is spent; the
-    answer is M_t. Anytime (it never reads the budget): the
-    experiment engine scores one episode at every budget. A compiled rule (O(n) per pull, two top-K selections by
-    partition) for ``act``; whole episodes run a kernel with the same numbers and fewer passes (M kept by swaps,
-    M~ by a split key found in a window). ``epsilon_sum="epsilon"`` hands both the epsilon of the observation
-    divided by K (the rules stop at ``K x`` the epsilon they are given).
+    ``epsilon_sum="k_epsilon"`` (default): \(\epsilon_{\text{sum}} = K \epsilon\) (\(\epsilon\) from the
+    observation), since \(R_T \le \epsilon\) is
+    \(\sum_{\text{top } K} \theta - \sum_{T} \theta \le K \epsilon\); ``"epsilon"``:
+    \(\epsilon_{\text{sum}} = \epsilon\) (chen2017 does not say which it used). Parameters: ``delta`` (None: the
+    observation's \(\delta\)), ``R=1/2`` (sub-Gaussian constant of rewards in \([0, 1]\); 1 is also common),
+    ``epsilon_sum``. Fixed budget (chen2017 does not describe the conversion; ours): it runs until the stop fires
+    or the budget is spent; the answer is \(M_t\). Anytime (it never reads the budget): the experiment engine
+    scores one episode at every budget. A compiled rule (\(O(n)\) per pull, two top-K selections by partition) for
+    ``act``; whole episodes run a kernel with the same numbers and fewer passes (\(M\) kept by swaps, \(\tilde M\)
+    by a split key found in a window). ``epsilon_sum="epsilon"`` hands both the \(\epsilon\) of the observation
+    divided by \(K\) (the rules stop at \(K\) times the \(\epsilon\) they are given).
 
     Examples:
         One seeded episode (top 10 of 100 arms) and the record of ``RecordEpisodeRegret``
@@ -136,7 +141,7 @@ class CLUCBPAC(BestArmAgent):
         return {"delta": self.delta, "R": self.R, "epsilon_sum": self.epsilon_sum, **super().params()}
 
     def rule_step(self, obs: Obs, action: np.ndarray, follows: bool = True) -> np.ndarray:
-        """The rule's step, handed ``epsilon / m`` where the sum of the gaps is to stay below ``epsilon``."""
+        r"""The rule's step, handed \(\epsilon / m\) where the sum of the gaps is to stay below \(\epsilon\)."""
         if self.epsilon_sum == "k_epsilon":
             return super().rule_step(obs, action, follows)
         return super().rule_step({**obs, "epsilon": obs["epsilon"].astype(np.float64) / obs["m"]}, action, follows)
@@ -160,8 +165,8 @@ class CLUCBPAC(BestArmAgent):
 
 
 def _per_k(kernel: Callable[..., Any]) -> Callable[..., Any]:
-    """``kernel`` (whole episodes, ``kernel(means, seeds, m, epsilon, ...)``) stopping at ``epsilon`` instead of
-    ``m epsilon``: it is handed ``epsilon / m``, as ``CLUCBPAC.rule_step`` hands the rule."""
+    r"""``kernel`` (whole episodes, ``kernel(means, seeds, m, epsilon, ...)``) stopping at \(\epsilon\) instead of
+    \(m \epsilon\): it is handed \(\epsilon / m\), as ``CLUCBPAC.rule_step`` hands the rule."""
 
     def play(means: np.ndarray, seeds: np.ndarray, m: int, epsilon: float, *rest: Any) -> None:
         kernel(means, seeds, m, np.float64(epsilon) / m, *rest)

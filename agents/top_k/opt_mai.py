@@ -23,8 +23,8 @@ QE, AR = 0, 1
 @kernel
 def ar_next_phase(rows: np.ndarray, k: int, status: np.ndarray, counts: np.ndarray, schedule: np.ndarray,
                   phase: np.ndarray, ar_size: np.ndarray, finished: np.ndarray, target: np.ndarray) -> None:
-    """OptMAI's accept-reject: the targets of phase ``phase[row]`` (``n_p - n_{p-1}`` more pulls of each active
-    arm) of the copies ``rows``, or their end (``phase >= n'``, no arm or every active arm still to accept)."""
+    r"""OptMAI's accept-reject: the targets of phase ``phase[row]`` (\(n_p - n_{p-1}\) more pulls of each active
+    arm) of the copies ``rows``, or their end (``phase`` \(\ge n'\), no arm or every active arm still to accept)."""
     n_arms = status.shape[1]
     for j in range(rows.shape[0]):
         row = rows[j]
@@ -66,39 +66,40 @@ def ar_phase_end(rows: np.ndarray, k: int, status: np.ndarray, counts: np.ndarra
 
 
 class OptMAI(Agent):
-    """OptMAI: rounds of quantile elimination on a geometric budget until at most 4K arms are left, then
+    r"""OptMAI: rounds of quantile elimination on a geometric budget until at most \(4K\) arms are left, then
     successive accepts and rejects on the rest of the budget.
 
     Paper: Y. Zhou, X. Chen, J. Li, Optimal PAC Multiple Arm Identification with Applications to Crowdsourcing,
     ICML 2014; a baseline of chen2017. **Low confidence**: Zhou et al.'s text was not at hand, so this is a
-    reconstruction of its structure (quantile elimination, then accept-reject on at most 4K arms) with every
+    reconstruction of its structure (quantile elimination, then accept-reject on at most \(4K\) arms) with every
     constant exposed. chen2017 gives none of them: it only calls OptMAI non-adaptive, with sample complexity
-    ``Theta((n / epsilon^2) (1 + ln(1 / delta) / K))`` (§1), and sets no parameter of it in §3 (delta only for
-    AdaptiveTopK and CLUCB-PAC).
+    \(\Theta\big((n / \epsilon^2) (1 + \ln(1 / \delta) / K)\big)\) (§1), and sets no parameter of it in §3
+    (\(\delta\) only for AdaptiveTopK and CLUCB-PAC).
 
-    Quantile elimination, round r = 0, 1, ... while ``|S| > 4K``: every arm of S gets
-    ``floor((1 - beta) beta^r Q / |S|)`` fresh pulls; the ``max(ceil(keep |S|), 4K)`` arms of largest fresh mean
-    stay (``keep = 3/4``). With K >= n / 4 (K = 250 and 500 at chen2017's n = 1000) there is no such round.
-    Accept-reject: Successive Accepts and Rejects (``SAR``'s rule) on the n' arms of S with the budget left Q',
-    ``n_k = ceil((Q' - n') / (logbar(n') (n' + 1 - k)))``, ranking by the means of its own samples. Answer: the
-    accepted arms, filled with the best active arms.
+    Quantile elimination, round \(r = 0, 1, \dots\) while \(\lvert S \rvert > 4K\): every arm of \(S\) gets
+    \(\lfloor (1 - \beta) \beta^r Q / \lvert S \rvert \rfloor\) fresh pulls; the
+    \(\max(\lceil \text{keep} \cdot \lvert S \rvert \rceil, 4K)\) arms of largest fresh mean stay (``keep=3/4``).
+    With \(K \ge n / 4\) (\(K = 250\) and 500 at chen2017's \(n = 1000\)) there is no such round.
+    Accept-reject: Successive Accepts and Rejects (``SAR``'s rule) on the \(n'\) arms of \(S\) with the budget left
+    \(Q'\), \(n_k = \big\lceil (Q' - n') / \big(\overline{\log}(n') (n' + 1 - k)\big) \big\rceil\), ranking by the
+    means of its own samples. Answer: the accepted arms, filled with the best active arms.
 
-    Parameters: ``beta = 0.9`` (in (3/4, 1)), ``keep = 0.75``, ``tie_break = "random"`` (or ``"index"``); Q is
-    the episode's budget (fixed budget only).
-    Readings (chen2017 is silent, Zhou et al. not checked): the fraction kept per round (3/4) and the floor of 4K
-    arms; the budget split ``(1 - beta) beta^r Q`` with beta in (3/4, 1); SAR (not a uniform "sample and take the
-    top K") as the accept-reject stage, which stops once no arm or every active arm is still to accept (K arms
-    accepted or ``n' - K`` rejected), leaving the rest of the budget unused. Choices: every tie between arms
-    (equal means in elimination, in accept-reject and in the answer, the order of the pulls, which pulls a
-    budget that ends within a round cuts) goes to a uniformly random one of the tied arms, by a random order of
-    the arms drawn per copy and episode from the agent's seeded generator (``Rounds``), so the results do
+    Parameters: \(\beta\) = ``beta`` = 0.9 (in \((3/4, 1)\)), ``keep=0.75``, ``tie_break="random"`` (or
+    ``"index"``); \(Q\) is the episode's budget (fixed budget only).
+    Readings (chen2017 is silent, Zhou et al. not checked): the fraction kept per round (3/4) and the floor of
+    \(4K\) arms; the budget split \((1 - \beta) \beta^r Q\) with \(\beta \in (3/4, 1)\); SAR (not a uniform "sample
+    and take the top \(K\)") as the accept-reject stage, which stops once no arm or every active arm is still to
+    accept (\(K\) arms accepted or \(n' - K\) rejected), leaving the rest of the budget unused. Choices: every tie
+    between arms (equal means in elimination, in accept-reject and in the answer, the order of the pulls, which
+    pulls a budget that ends within a round cuts) goes to a uniformly random one of the tied arms, by a random
+    order of the arms drawn per copy and episode from the agent's seeded generator (``Rounds``), so the results do
     not depend on the arms' positions; ``tie_break="index"`` gives them to the smaller index instead (the rule
     before the random one). In accept-reject, equal gaps of the empirical best and worst arm go to the best
     (SAR's first rank); a round whose per-arm share is 0 eliminates on zero samples (all means 0: a random
-    ``max(ceil(keep |S|), 4K)`` of the arms stay, the smallest indices with ``"index"``); the answer before the
-    end: the accepted arms plus the best active ones by all their samples. In every answer an arm never pulled
-    ranks below every pulled arm (an accepted arm too: with a small budget the phases may accept on no
-    samples), ties among such arms broken as the others.
+    \(\max(\lceil \text{keep} \cdot \lvert S \rvert \rceil, 4K)\) of the arms stay, the smallest indices with
+    ``"index"``); the answer before the end: the accepted arms plus the best active ones by all their samples. In
+    every answer an arm never pulled ranks below every pulled arm (an accepted arm too: with a small budget the
+    phases may accept on no samples), ties among such arms broken as the others.
 
     Examples:
         One seeded episode (top 10 of 100 arms) and the record of ``RecordEpisodeRegret``

@@ -94,7 +94,7 @@ def bar_chart(
             handles.append(Patch(color=OTHER_COLOR, alpha=0.7))
             labels.append(other_label)
     if handles:  # above the axes, where it hides no bar
-        ax.legend(handles, labels, loc="lower left", bbox_to_anchor=(0.0, 1.0), ncol=len(handles), fontsize=8,
+        ax.legend(handles, labels, loc="lower left", bbox_to_anchor=(0.0, 1.0), ncol=len(handles), fontsize=9.5,
                   frameon=False, borderaxespad=0.2, handlelength=1.5, columnspacing=1.0)
     if ylim is not None:
         ax.set_ylim(*ylim)

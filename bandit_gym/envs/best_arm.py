@@ -1,5 +1,5 @@
-"""(epsilon, m)-best arm identification of gabillon2012: return m arms whose means are within epsilon of the
-m-th best, after a fixed budget of pulls or, stopping when confident, within a cap."""
+r"""\((\epsilon, m)\)-best arm identification of gabillon2012: return \(m\) arms whose means are within \(\epsilon\)
+of the \(m\)-th best, after a fixed budget of pulls or, stopping when confident, within a cap."""
 
 from __future__ import annotations
 
@@ -26,10 +26,10 @@ BEST_ARM_LOSSES = ("simple_regret", "error")
 
 
 class BestArmEngine(PulledArms, Engine):
-    """Batched state of (epsilon, m)-best arm identification (see ``BestArmIdentificationEnv``).
+    r"""Batched state of \((\epsilon, m)\)-best arm identification (see ``BestArmIdentificationEnv``).
 
     Composed of its arms (``Arms``), its budget (``Budget``) and the pulls of its copies (``Pulls``), as the
-    thresholding engine is; it adds the answer of m arms (checked when final: ``invalid_answer``), the setting
+    thresholding engine is; it adds the answer of \(m\) arms (checked when final: ``invalid_answer``), the setting
     (a fixed-confidence episode that reaches its cap is truncated), the shuffle of the arm order and the losses.
     The attributes below read the parts'. The top-K, correlated and model-selection engines are best-arm
     identification problems and specialise it (their docstrings say how)."""
@@ -156,20 +156,21 @@ class BestArmEngine(PulledArms, Engine):
 
     # ----------------------------------------------------------------------------------------------- losses
     def episode_loss(self, answer: np.ndarray, means: np.ndarray) -> np.ndarray:
-        """Set simple regret (default) or the error indicator ``1{r > epsilon}`` of final answers."""
+        r"""Set simple regret (default) or the error indicator \(\mathbb{1}\{r > \epsilon\}\) of final answers."""
         if self.loss == "simple_regret":
             return metrics.set_simple_regret(answer, means, self.m)
         return metrics.set_error(answer, means, self.m, self.epsilon).astype(np.float64)
 
     def answer_metrics(self, answer: np.ndarray, means: np.ndarray) -> dict[str, np.ndarray]:
-        """``regret`` (set simple regret), ``error`` (``1{r > epsilon}``) and ``invalid`` (not m arms)."""
+        r"""``regret`` (set simple regret), ``error`` (\(\mathbb{1}\{r > \epsilon\}\)) and ``invalid`` (not \(m\)
+        arms)."""
         return {"regret": metrics.set_simple_regret(answer, means, self.m),
                 "error": metrics.set_error(answer, means, self.m, self.epsilon).astype(np.float64),
                 "invalid": (np.asarray(answer).sum(axis=-1) != self.m).astype(np.float64)}
 
     def oracle_values(self, means: np.ndarray | None = None) -> dict[str, float]:
-        """``H``: the complexity H_epsilon of the fixed instance (gabillon2012 eq. 6, b = 1), UGapEb's oracle; ``H1``:
-        Audibert et al.'s ``sum_i 1 / Delta_i^2``, UCB-E's."""
+        r"""``H``: the complexity \(H_\epsilon\) of the fixed instance (gabillon2012 eq. 6, \(b = 1\)), UGapEb's
+        oracle; ``H1``: Audibert et al.'s \(\sum_i 1 / \Delta_i^2\), UCB-E's."""
         means = self.fixed_means if means is None else means  # or those of one episode, passed in
         if means is None:
             raise ValueError("oracle parameters need a fixed instance, but this env draws its instance per episode")
@@ -202,21 +203,21 @@ class BestArmEngine(PulledArms, Engine):
 
 
 class BestArmIdentificationEnv(PureExplorationEnv):
-    """(epsilon, m)-best arm identification (gabillon2012), fixed budget or fixed confidence.
+    r"""\((\epsilon, m)\)-best arm identification (gabillon2012), fixed budget or fixed confidence.
 
     ## Description
-    (epsilon, m)-best arm identification (Gabillon, Ghavamzadeh, Lazaric 2012): K arms with unknown means; the
-    agent must return m arms whose means are all at least ``mu_(m) - epsilon`` (``mu_(m)`` the m-th largest
-    mean). In the fixed-budget setting it has ``budget`` pulls; in the fixed-confidence setting it stops when
-    it is confident (the stop action) and ``budget`` is only a cap, reaching which truncates the episode.
+    \((\epsilon, m)\)-best arm identification (Gabillon, Ghavamzadeh, Lazaric 2012): \(K\) arms with unknown means;
+    the agent must return \(m\) arms whose means are all at least \(\mu_{(m)} - \epsilon\) (\(\mu_{(m)}\) the
+    \(m\)-th largest mean). In the fixed-budget setting it has ``budget`` pulls; in the fixed-confidence setting it
+    stops when it is confident (the stop action) and ``budget`` is only a cap, reaching which truncates the episode.
 
     ## Action Space
     ``MultiDiscrete([K + 1] + [2] * K)``: ``action[0]`` is the arm to pull or ``K`` to stop; ``action[1:]`` is
-    the current answer, one bit per arm, exactly m ones (any other answer counts as the worst possible set and
-    is flagged in ``info["invalid_answer"]``). The answer given at step t comes from t - 1 samples; after the
-    last pull the next step is the answer step.
-    ``env.action_space.sample()`` draws the stop action ``K`` with probability 1 / (K + 1), so a random policy
-    ends its episode after about K + 1 steps (one step in eleven at K = 10) and its answer bits are random;
+    the current answer, one bit per arm, exactly \(m\) ones (any other answer counts as the worst possible set and
+    is flagged in ``info["invalid_answer"]``). The answer given at step \(t\) comes from \(t - 1\) samples; after
+    the last pull the next step is the answer step.
+    ``env.action_space.sample()`` draws the stop action ``K`` with probability \(1 / (K + 1)\), so a random policy
+    ends its episode after about \(K + 1\) steps (one step in eleven at \(K = 10\)) and its answer bits are random;
     ``bandit_gym.wrappers.EmpiricalAnswer(env)`` (``Discrete(K)``, no stop, the empirical answer) is the space
     to sample from.
 
@@ -229,8 +230,8 @@ class BestArmIdentificationEnv(PureExplorationEnv):
 
     ## Rewards
     ``-sample_cost`` per pull; minus the loss of the final answer on the answer step: the set simple regret
-    ``r = mu_(m) - min_{k in answer} mu_k`` (default; gabillon2012 eq. 2) or the error indicator
-    ``1{r > epsilon}`` (§2 prints ``r >= epsilon``; see ``bandit_gym.metrics.set_error``).
+    \(r = \mu_{(m)} - \min_{k \in \text{answer}} \mu_k\) (default; gabillon2012 eq. 2) or the error indicator
+    \(\mathbb{1}\{r > \epsilon\}\) (§2 prints \(r \ge \epsilon\); see ``bandit_gym.metrics.set_error``).
 
     ## Episode End
     Terminates on the stop action or, fixed budget, on the answer step after ``budget`` pulls; in the fixed
@@ -239,20 +240,20 @@ class BestArmIdentificationEnv(PureExplorationEnv):
     ``budget`` instead.
 
     ## Information
-    ``info["invalid_answer"]`` on every step (True where a final answer did not hold exactly m arms).
+    ``info["invalid_answer"]`` on every step (True where a final answer did not hold exactly \(m\) arms).
     ``bandit_gym.wrappers.RecordEpisodeRegret`` adds regret, error, pulls at the end.
 
     ## Arguments
 
     | argument | default | meaning |
     |---|---|---|
-    | ``means`` | Audibert et al. problem 1 | K means (2 <= K <= ``MAX_ARMS`` = 65,536), or a sampler |
-    | ``m`` | 1 | arms to return, ``1 <= m < K`` |
-    | ``epsilon`` | 0.0 | accuracy, >= 0 |
-    | ``budget`` | 2000 | n (fixed budget) or the cap (fixed confidence), <= ``MAX_BUDGET``; or a ``BudgetRange`` |
+    | ``means`` | Audibert et al. problem 1 | \(K\) means (\(2 \le K \le\) ``MAX_ARMS`` = 65,536), or a sampler |
+    | ``m`` | 1 | arms to return, \(1 \le m < K\) |
+    | ``epsilon`` | 0.0 | accuracy, \(\ge 0\) |
+    | ``budget`` | 2000 | \(n\) (fixed budget) or the cap (fixed confidence), \(\le\) ``MAX_BUDGET``; or ``BudgetRange``
     | ``setting`` | ``"fixed_budget"`` | or ``"fixed_confidence"`` |
     | ``arm_distribution`` | ``"bernoulli"`` | ``"gaussian"`` (``sigma``), ``"custom"`` (``distributions``) |
-    | ``sigma`` | 1.0 | the Gaussian arms' standard deviation, or K of them (arms of different variances) |
+    | ``sigma`` | 1.0 | the Gaussian arms' standard deviation, or \(K\) of them (arms of different variances) |
     | ``squares`` | False | observe ``squares``, each arm's squared deviations from its mean |
     | ``distributions`` | None | bounded arm laws (frozen ``scipy.stats``, e.g. ``beta(2, 5)``); set the means |
     | ``loss`` | ``"simple_regret"`` | or ``"error"`` |
@@ -260,7 +261,7 @@ class BestArmIdentificationEnv(PureExplorationEnv):
     | ``common_random_numbers`` | False | per-arm sample streams (see ``ThresholdingBanditEnv``) |
     | ``shuffle`` | False | shuffle the arm order per episode (from the env's generator) |
 
-    The arms are not shuffled by default: arm i is the i-th mean as given, and a preset keeps its paper's order
+    The arms are not shuffled by default: arm \(i\) is the \(i\)-th mean as given, and a preset keeps its paper's order
     (Audibert et al.'s problems list the best arm first). Every shipped agent breaks ties between arms at random,
     so its results do not depend on that order; an agent with a positional tie rule (the smallest index wins)
     is biased by it: ``shuffle=True`` removes the order, as ``TopKIdentification-v0`` does by default.

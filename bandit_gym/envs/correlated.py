@@ -1,5 +1,5 @@
-"""Fixed-budget best-arm identification with correlated Gaussian arms (hoffman2014): the arm means are drawn per
-episode from a Gaussian-process prior ``N(0, eta^2 G)`` over the arms, from data (synthetic traffic speed
+r"""Fixed-budget best-arm identification with correlated Gaussian arms (hoffman2014): the arm means are drawn per
+episode from a Gaussian-process prior \(\mathcal{N}(0, \eta^2 G)\) over the arms, from data (synthetic traffic speed
 profiles), or fixed; the budget may be smaller than the number of arms, and the answer is one arm."""
 
 from __future__ import annotations
@@ -81,84 +81,83 @@ class CorrelatedBestArmEngine(BestArmEngine):
 
 
 class CorrelatedBestArmEnv(BestArmIdentificationEnv):
-    """Fixed-budget best-arm identification with Gaussian-process correlated arms (hoffman2014).
+    r"""Fixed-budget best-arm identification with Gaussian-process correlated arms (hoffman2014).
 
     ## Description
-    Fixed-budget best-arm identification with correlated arms (Hoffman, Shahriari, de Freitas 2014): K arms
-    with Gaussian rewards ``N(mu_k, sigma^2)`` whose means are correlated through a kernel G over the arms.
-    By default each episode draws the means from the Gaussian-process prior ``N(0, eta^2 G)`` with the env's
+    Fixed-budget best-arm identification with correlated arms (Hoffman, Shahriari, de Freitas 2014): \(K\) arms with
+    Gaussian rewards \(\mathcal{N}(\mu_k, \sigma^2)\) whose means are correlated through a kernel \(G\) over the arms.
+    By default each episode draws the means from the Gaussian-process prior \(\mathcal{N}(0, \eta^2 G)\) with the env's
     generator; ``means`` may instead be fixed, a sampler, or a named data set (the synthetic traffic speeds of
     ``bandit_gym.covariances.traffic_speeds``: one speed profile per episode, as hoffman2014 §6.1 evaluates). After
-    ``budget`` pulls, which may be fewer than K, the agent recommends one arm. Nothing is revealed about the
-    arms but the pulls' rewards.
+    ``budget`` pulls, which may be fewer than \(K\), the agent recommends one arm. Nothing is revealed about the arms
+    but the pulls' rewards.
 
-    The traffic presets (K = 357 sensors, T = 400, eta = 20, epsilon = 0; the paper's sensor data is not
-    available offline, so both are **synthetic**):
+    The traffic presets (\(K = 357\) sensors, \(T = 400\), \(\eta = 20\), \(\epsilon = 0\); the paper's sensor data is
+    not available offline, so both are **synthetic**):
 
-    - ``CorrelatedBestArm-TrafficSynthetic-v1``, the paper's recipe: the arms' means are the 840 held-out
-      profiles of simulated speeds (mph; 21 working days, 6:00-11:00, every 2.5 minutes; the last 7 days), one
-      drawn uniformly per episode (``means="traffic-held-out"``). The agents' model is built from the 1680
-      historical profiles (the first 14 days) only: G (``kernel="traffic-speeds"``) is their empirical
-      covariance, not rescaled (mean diagonal 92.4 mph^2), sigma^2 = 5% of its mean diagonal (4.62; the
-      paper's was 4.78), eta = 20, prior mean 0. The means are data, not draws from that prior (they sit near
-      58 mph, and spread about eta^2 = 400 times less than it says): the model is misspecified, as in the paper.
-    - ``CorrelatedBestArm-TrafficSynthetic-v0``, the well-specified setting: G is the unit-mean-diagonal
-      covariance of another simulation (``kernel="traffic-synthetic"``), and each episode's means are a draw
-      from the agents' own prior ``N(0, 20^2 G)``, sigma^2 = 5% of the prior variance (20). Kept unchanged.
+    - ``CorrelatedBestArm-TrafficSynthetic-v1``, the paper's recipe: the arms' means are the 840 held-out profiles of
+      simulated speeds (mph; 21 working days, 6:00-11:00, every 2.5 minutes; the last 7 days), one drawn uniformly per
+      episode (``means="traffic-held-out"``). The agents' model is built from the 1680 historical profiles (the first 14
+      days) only: \(G\) (``kernel="traffic-speeds"``) is their empirical covariance, not rescaled (mean diagonal 92.4
+      \(\text{mph}^2\)), \(\sigma^2\) = 5% of its mean diagonal (4.62; the paper's was 4.78), \(\eta = 20\),
+      prior mean 0. The means are data, not draws from that prior (they sit near 58 mph, and spread about
+      \(\eta^2 = 400\) times less than it says): the model is misspecified, as in the paper.
+    - ``CorrelatedBestArm-TrafficSynthetic-v0``, the well-specified setting: \(G\) is the unit-mean-diagonal covariance
+      of another simulation (``kernel="traffic-synthetic"``), and each episode's means are a draw from the agents' own
+      prior \(\mathcal{N}(0, 20^2 G)\), \(\sigma^2\) = 5% of the prior variance (20). Kept unchanged.
 
     ## Action Space
-    ``MultiDiscrete([K + 1] + [2] * K)``: ``action[0]`` is the arm to pull (``K``, stop, ends the episode
-    early); ``action[1:]`` the current recommendation, one bit per arm, exactly one set (anything else is the
-    worst answer and is flagged in ``info["invalid_answer"]``). After the last pull the next step is the answer
-    step.
-    ``env.action_space.sample()`` draws the stop action ``K`` with probability 1 / (K + 1), so a random policy
-    ends its episode after about K + 1 steps (one step in eleven at K = 10) and its answer bits are random;
-    ``bandit_gym.wrappers.EmpiricalAnswer(env)`` (``Discrete(K)``, no stop, the empirical answer) is the space
-    to sample from.
+    ``MultiDiscrete([K + 1] + [2] * K)``: ``action[0]`` is the arm to pull (``K``, stop, ends the episode early);
+    ``action[1:]`` the current recommendation, one bit per arm, exactly one set (anything else is the worst answer and
+    is flagged in ``info["invalid_answer"]``). After the last pull the next step is the answer step.
+    ``env.action_space.sample()`` draws the stop action ``K`` with probability \(1 / (K + 1)\), so a random policy ends
+    its episode after about \(K + 1\) steps (one step in eleven at \(K = 10\)) and its answer bits are random;
+    ``bandit_gym.wrappers.EmpiricalAnswer(env)`` (``Discrete(K)``, no stop, the empirical answer) is the space to sample
+    from.
 
     ## Observation Space
-    As ``BestArmIdentification-v0`` (``m`` = 1, ``epsilon``, ``budget_left``, ``last_arm``, ``last_value``,
-    ``counts``, ``sums``, ``means``): a Bayesian agent updates its posterior from ``last_arm`` and
-    ``last_value``, or rebuilds it from ``counts`` and ``sums`` (they are sufficient for Gaussian rewards).
+    As ``BestArmIdentification-v0`` (``m`` = 1, ``epsilon``, ``budget_left``, ``last_arm``, ``last_value``, ``counts``,
+    ``sums``, ``means``): a Bayesian agent updates its posterior from ``last_arm`` and ``last_value``, or rebuilds it
+    from ``counts`` and ``sums`` (they are sufficient for Gaussian rewards).
 
     ## Rewards
-    ``-sample_cost`` per pull; on the answer step minus the simple regret ``mu* - mu_answer`` (default) or the
-    error indicator ``1{mu* - mu_answer > epsilon}`` (``loss="error"``).
+    ``-sample_cost`` per pull; on the answer step minus the simple regret \(\mu^* - \mu_{\text{answer}}\) (default) or
+    the error indicator \(\mathbb{1}\{\mu^* - \mu_{\text{answer}} > \epsilon\}\) (``loss="error"``).
 
     ## Episode End
     Terminates on the answer step after ``budget`` pulls, or on the stop action.
 
     ## Information
     ``reset`` returns ``info["model"] = {"kernel": G, "eta": eta, "sigma": sigma}`` (also the attributes
-    ``env.unwrapped.kernel``, ``.eta``, ``.sigma``), from which ``BayesGap(**info["model"])`` builds an agent.
-    With means from the prior it is the generating model (a well-specified agent); with means from data (v1)
-    or fixed it is the agents' model only, the paper's, and not how the means are made. An agent may be given
-    another model. ``info["invalid_answer"]`` on every step.
+    ``env.unwrapped.kernel``, ``.eta``, ``.sigma``), from which ``BayesGap(**info["model"])`` builds an agent. With
+    means from the prior it is the generating model (a well-specified agent); with means from data (v1) or fixed it is
+    the agents' model only, the paper's, and not how the means are made. An agent may be given another model.
+    ``info["invalid_answer"]`` on every step.
 
     ## Arguments
 
     | argument | default | meaning |
     |---|---|---|
-    | ``kernel`` | squared exponential | K x K positive semi-definite matrix, or a name of ``covariances.KERNELS`` |
-    | ``locations`` | 50 points on [0, 1] | arm locations ``(K,)`` or ``(K, d)`` for the squared-exponential kernel |
-    | ``length_scale`` | 0.1 | its length: ``G_ij = exp(-||x_i - x_j||^2 / length_scale^2)`` |
-    | ``eta`` | 1.0 | prior scale: ``mu ~ N(0, eta^2 G)`` |
+    | ``kernel`` | squared exponential | \(K{\times}K\) positive semi-definite matrix or a ``covariances.KERNELS`` name
+    | ``locations`` | 50 points on \([0, 1]\) | arm locations ``(K,)`` or ``(K, d)`` for the squared-exponential kernel
+    | ``length_scale`` | 0.1 | its length \(\ell\): \(G_{ij} = \exp(-\lVert x_i - x_j \rVert^2 / \ell^2)\) |
+    | ``eta`` | 1.0 | prior scale: \(\mu \sim \mathcal{N}(0, \eta^2 G)\) |
     | ``sigma`` | 0.2 | reward noise standard deviation |
-    | ``means`` | None | fixed means (K), a sampler ``(rng, n) -> (n, K)`` or a name (below); None: prior draws |
+    | ``means`` | None | fixed means (\(K\)), a sampler ``(rng, n) -> (n, K)`` or a name (below); None: prior draws |
     | ``epsilon`` | 0.0 | tolerance of the error loss |
-    | ``budget`` | 30 | 1 <= T <= ``MAX_BUDGET`` = 2^24, may be below K; a ``BudgetRange`` draws it per episode |
+    | ``budget`` | 30 | \(1\le T\le 2^{24}\) (``MAX_BUDGET``), may be below \(K\); ``BudgetRange`` draws it per episode
     | ``loss`` | ``"simple_regret"`` | or ``"error"`` |
     | ``sample_cost``, ``common_random_numbers`` | 0.0, False | as ``BestArmIdentification-v0`` |
 
-    Sizes (``bandit_gym._validation``): 2 <= K <= ``MAX_ARMS`` = 65,536 arms, and the memory of ``num_envs``
-    copies of K arms plus the K x K arrays of the kernel and its factor (``covariances.KERNEL_COPIES`` of them)
-    at most ``memory_limit()``, checked before the kernel is built or factored and before anything per copy is
+    Sizes (``bandit_gym._validation``): \(2 \le K \le\) ``MAX_ARMS`` = 65,536 arms, and the memory of ``num_envs``
+    copies of \(K\) arms plus the \(K \times K\) arrays of the kernel and its factor (``covariances.KERNEL_COPIES`` of
+    them) at most ``memory_limit()``, checked before the kernel is built or factored and before anything per copy is
     allocated.
 
-    Named means (``bandit_gym.covariances.resolve_means``; K = 357, with ``kernel="traffic-speeds"``):
-    ``"traffic-held-out"`` draws one of the 840 held-out speed profiles uniformly per episode with the env's
-    generator, ``"traffic-historical"`` one of the 1680 historical ones (a tuning set), and ``"NAME@s"`` deals
-    them out one each instead: the n copies of a reset play runs s, ..., s + n - 1 of a fixed shuffled order
+    Named means (``bandit_gym.covariances.resolve_means``; \(K = 357\), with ``kernel="traffic-speeds"``):
+    ``"traffic-held-out"`` draws one of the 840 held-out speed profiles uniformly per episode with the env's generator,
+    ``"traffic-historical"`` one of the 1680 historical ones (a tuning set), and ``"NAME@s"`` deals them out one each
+    instead: the \(n\) copies of a reset play runs \(s, \dots, s + n - 1\) of a fixed shuffled order
     (``bandit_gym.covariances.traffic_run_order``), so that 840 runs in blocks play every held-out profile once.
 
     ```python
@@ -172,17 +171,17 @@ class CorrelatedBestArmEnv(BestArmIdentificationEnv):
     ```
 
     ## References
-    M. W. Hoffman, B. Shahriari, N. de Freitas. On correlation and budget constraints in model-based bandit
-    optimization with application to automatic machine learning. AISTATS 2014.
+    M. W. Hoffman, B. Shahriari, N. de Freitas. On correlation and budget constraints in model-based bandit optimization
+    with application to automatic machine learning. AISTATS 2014.
 
     ## Version History
     * ``CorrelatedBestArm-v0``: initial version.
     * ``CorrelatedBestArm-TrafficSynthetic-v0``: the means are drawn each episode from the agents' own prior
-      ``N(0, 20^2 G)`` (G: ``"traffic-synthetic"``, unit mean diagonal; sigma^2 = 20): the well-specified
-      setting, which makes the prior exactly right. Kept unchanged; Gymnasium reports it as out of date.
-    * ``CorrelatedBestArm-TrafficSynthetic-v1``: the paper's recipe on synthetic speed data: the means are
-      held-out speed profiles (data, not prior draws), G the covariance of the historical profiles (not
-      rescaled), sigma^2 = 5% of its mean diagonal.
+      \(\mathcal{N}(0, 20^2 G)\) (\(G\): ``"traffic-synthetic"``, unit mean diagonal; \(\sigma^2 = 20\)): the
+      well-specified setting, which makes the prior exactly right. Kept unchanged; Gymnasium reports it as out of date.
+    * ``CorrelatedBestArm-TrafficSynthetic-v1``: the paper's recipe on synthetic speed data: the means are held-out
+      speed profiles (data, not prior draws), G the covariance of the historical profiles (not rescaled), \(\sigma^2\) =
+      5% of its mean diagonal.
 
     Examples:
         >>> import gymnasium as gym

@@ -112,50 +112,48 @@ class ModelSelectionEngine(BestArmEngine):
 
 
 class ModelSelectionEnv(BestArmIdentificationEnv):
-    """Model selection among 160 scikit-learn regressors under a budget of training runs (hoffman2014).
+    r"""Model selection among 160 scikit-learn regressors under a budget of training runs (hoffman2014).
 
     ## Description
-    Automatic model selection as a bandit (Hoffman, Shahriari, de Freitas 2014, §6.2), on **scikit-learn's
-    diabetes data** (442 x 10, real, bundled): the paper's Wine Quality data is not available offline. The 160
-    arms are the paper's grid of regressors (``bandit_gym.model_selection.MODELS``: 8 Lasso, 64 random forests,
-    16 linear SVR, 64 RBF SVR, 8 k-NN; ``min_samples_split=1`` is built as 2, which modern scikit-learn
-    requires). A pull trains the model on a random 10% of the rows and scores it on another 10%; the observed
-    value (``obs["last_value"]``) is minus the test RMSE. By default a pull draws one of the S >= 100 splits of a
-    pre-computed table (``scripts/make_model_selection_table.py``, package data); ``live=True`` trains for real
-    (scikit-learn needed; slow). The arms' true means are the table's means (minus the mean RMSE of each model),
-    the same in both modes.
+    Automatic model selection as a bandit (Hoffman, Shahriari, de Freitas 2014, §6.2), on **scikit-learn's diabetes
+    data** (\(442 \times 10\), real, bundled): the paper's Wine Quality data is not available offline. The 160 arms are
+    the paper's grid of regressors (``bandit_gym.model_selection.MODELS``: 8 Lasso, 64 random forests, 16 linear SVR, 64
+    RBF SVR, 8 k-NN; ``min_samples_split=1`` is built as 2, which modern scikit-learn requires). A pull trains the model
+    on a random 10% of the rows and scores it on another 10%; the observed value (``obs["last_value"]``) is minus the
+    test RMSE. By default a pull draws one of the \(S \ge 100\) splits of a pre-computed table
+    (``scripts/make_model_selection_table.py``, package data); ``live=True`` trains for real (scikit-learn needed;
+    slow). The arms' true means are the table's means (minus the mean RMSE of each model), the same in both modes.
 
     ## Action Space
     ``MultiDiscrete([161] + [2] * 160)``: the model to train (160 stops), then the recommended model as one bit.
-    ``env.action_space.sample()`` draws the stop action 160 with probability 1 / 161, so a random policy
-    ends its episode after about 161 steps and its answer bits are random;
-    ``bandit_gym.wrappers.EmpiricalAnswer(env)`` (``Discrete(160)``, no stop, the empirical answer) is the space
-    to sample from.
+    ``env.action_space.sample()`` draws the stop action 160 with probability \(1 / 161\), so a random policy ends its
+    episode after about 161 steps and its answer bits are random; ``bandit_gym.wrappers.EmpiricalAnswer(env)``
+    (``Discrete(160)``, no stop, the empirical answer) is the space to sample from.
 
     ## Observation Space
-    As ``BestArmIdentification-v0`` with K = 160 and m = 1.
+    As ``BestArmIdentification-v0`` with \(K = 160\) and \(m = 1\).
 
     ## Rewards
     0 per pull (the pull's value, minus the test RMSE, is observed in ``obs["last_value"]``, as in every
-    pure-exploration env); on the answer step minus the simple regret ``RMSE(answer) - RMSE(best)`` (default) or
-    the error indicator (``loss="error"``).
+    pure-exploration env); on the answer step minus the simple regret
+    \(\mathrm{RMSE}(\text{answer}) - \mathrm{RMSE}(\text{best})\) (default) or the error indicator (``loss="error"``).
 
     ## Episode End
     Terminates on the answer step after ``budget`` pulls, or on the stop action.
 
     ## Information
     ``reset`` returns ``info["model"] = {"kernel", "eta", "sigma", "prior_mean"}``: the paper's kernel (squared
-    exponential of unit length within a family, zero across families; its inputs, normalised grid coordinates,
-    are our reading) with a Gaussian model fitted to the table (prior mean and eta: the mean and spread of the
-    160 mean rewards; sigma: the root mean within-arm variance; the paper gives none). It is an ORACLE prior:
-    fitted to the true means the runs are scored against. ``BayesGap(**info["model"])`` uses it.
-    ``env.unwrapped.labels`` names the models.
+    exponential of unit length within a family, zero across families; its inputs, normalised grid coordinates, are our
+    reading) with a Gaussian model fitted to the table (prior mean and \(\eta\): the mean and spread of the 160 mean
+    rewards; \(\sigma\): the root mean within-arm variance; the paper gives none). It is an ORACLE prior: fitted to the
+    true means the runs are scored against. ``BayesGap(**info["model"])`` uses it. ``env.unwrapped.labels`` names the
+    models.
 
     ## Arguments
 
     | argument | default | meaning |
     |---|---|---|
-    | ``budget`` | 10 | training runs T (the paper: 10 and 40), 1 <= T <= ``MAX_BUDGET`` = 2^24 |
+    | ``budget`` | 10 | training runs \(T\) (the paper: 10 and 40), \(1 \le T \le\) ``MAX_BUDGET`` \(= 2^{24}\) |
     | ``live`` | False | train for real instead of sampling the table |
     | ``epsilon`` | 0.0 | tolerance of the error loss (RMSE units) |
     | ``loss`` | ``"simple_regret"`` | or ``"error"`` |
@@ -170,9 +168,9 @@ class ModelSelectionEnv(BestArmIdentificationEnv):
     ```
 
     ## References
-    M. W. Hoffman, B. Shahriari, N. de Freitas. On correlation and budget constraints in model-based bandit
-    optimization with application to automatic machine learning. AISTATS 2014. B. Efron et al. Least angle
-    regression. Annals of Statistics 2004 (the diabetes data).
+    M. W. Hoffman, B. Shahriari, N. de Freitas. On correlation and budget constraints in model-based bandit optimization
+    with application to automatic machine learning. AISTATS 2014. B. Efron et al. Least angle regression. Annals of
+    Statistics 2004 (the diabetes data).
 
     ## Version History
     * v0: initial version.

@@ -1,5 +1,5 @@
-"""The classic stochastic K-armed bandit (regret minimisation): pull an arm, receive its sample as the reward,
-and pay the cumulative pseudo-regret ``sum_t mu* - mu_{I_t}`` (Lai and Robbins 1985; Auer et al. 2002)."""
+r"""The classic stochastic \(K\)-armed bandit (regret minimisation): pull an arm, receive its sample as the reward,
+and pay the cumulative pseudo-regret \(\sum_t (\mu^* - \mu_{I_t})\) (Lai and Robbins 1985; Auer et al. 2002)."""
 
 from __future__ import annotations
 
@@ -27,11 +27,13 @@ DEFAULT_NUM_ARMS = 10
 
 
 def lai_robbins_constant(means: ArrayLike, distribution: str = "bernoulli", sigma: float = 1.0) -> float:
-    """``C(mu) = sum_{i: mu_i < mu*} (mu* - mu_i) / kl(mu_i, mu*)``, the constant of the Lai-Robbins lower bound.
+    r"""\(C(\mu) = \sum_{i: \mu_i < \mu^*} (\mu^* - \mu_i) / \mathrm{kl}(\mu_i, \mu^*)\), the constant of the
+    Lai-Robbins lower bound.
 
     Lai and Robbins (1985), Theorem 2: every uniformly good policy has
-    ``liminf_T E[R_T] / ln T >= C(mu)`` on the instance ``mu``, with ``kl`` the divergence of the arms' family
-    (Bernoulli, or Gaussian of known sigma: then ``C = sum_i 2 sigma^2 / Delta_i``). Optimal arms add nothing."""
+    \(\liminf_T \mathbb{E}[R_T] / \ln T \ge C(\mu)\) on the instance ``mu``, with \(\mathrm{kl}\) the divergence of
+    the arms' family (Bernoulli, or Gaussian of known \(\sigma\): then \(C = \sum_i 2 \sigma^2 / \Delta_i\)).
+    Optimal arms add nothing."""
     distribution = check.choice("distribution", distribution, DISTRIBUTIONS)
     mu = check.real_array("means", means, ndim=1, **({"low": 0.0, "high": 1.0} if distribution == "bernoulli"
                                                         else {}))
@@ -110,8 +112,8 @@ class MultiArmedEngine(Engine):
         }
 
     def lai_robbins_constant(self) -> float:
-        """``lai_robbins_constant`` of the fixed instance: ``E[R_T] >= (C + o(1)) ln T`` for every uniformly
-        good policy."""
+        r"""``lai_robbins_constant`` of the fixed instance: \(\mathbb{E}[R_T] \ge (C + o(1)) \ln T\) for every
+        uniformly good policy."""
         if self.fixed_means is None:
             raise ValueError("the Lai-Robbins constant needs a fixed instance, but this env draws one per episode; "
                              "pass means=[...] or reset(options={'means': [...]})")
@@ -249,15 +251,16 @@ class MultiArmedEngine(Engine):
 
 
 class MultiArmedBanditEnv(BanditEnv):
-    """Stochastic K-armed bandit: pull an arm, receive its Bernoulli or Gaussian sample as reward.
+    r"""Stochastic \(K\)-armed bandit: pull an arm, receive its Bernoulli or Gaussian sample as reward.
 
     ## Description
-    The stochastic K-armed bandit of Lai and Robbins (1985) and Auer, Cesa-Bianchi and Fischer (2002): K arms
-    with unknown means mu_1..mu_K. At each of T rounds the agent pulls an arm I_t and receives a sample of it,
-    Bernoulli(mu_i) or Gaussian N(mu_i, sigma^2), as its reward. The goal is to maximise the total reward, i.e.
-    to minimise the cumulative pseudo-regret ``R_T = sum_t (mu* - mu_{I_t}) = sum_i Delta_i N_i(T)``,
-    ``mu* = max_i mu_i``, ``Delta_i = mu* - mu_i``. Every uniformly good policy has
-    ``E[R_T] >= (C(mu) + o(1)) ln T`` with ``C(mu) = sum_{i: Delta_i > 0} Delta_i / kl(mu_i, mu*)``
+    The stochastic \(K\)-armed bandit of Lai and Robbins (1985) and Auer, Cesa-Bianchi and Fischer (2002): \(K\)
+    arms with unknown means \(\mu_1, \dots, \mu_K\). At each of \(T\) rounds the agent pulls an arm \(I_t\) and
+    receives a sample of it, \(\mathrm{Bernoulli}(\mu_i)\) or Gaussian \(\mathcal{N}(\mu_i, \sigma^2)\), as its
+    reward. The goal is to maximise the total reward, i.e. to minimise the cumulative pseudo-regret
+    \(R_T = \sum_t (\mu^* - \mu_{I_t}) = \sum_i \Delta_i N_i(T)\), \(\mu^* = \max_i \mu_i\),
+    \(\Delta_i = \mu^* - \mu_i\). Every uniformly good policy has \(\mathbb{E}[R_T] \ge (C(\mu) + o(1)) \ln T\) with
+    \(C(\mu) = \sum_{i: \Delta_i > 0} \Delta_i / \mathrm{kl}(\mu_i, \mu^*)\)
     (``lai_robbins_constant``, ``env.unwrapped.lai_robbins_constant()`` on a fixed instance).
 
     ## Action Space
@@ -268,10 +271,10 @@ class MultiArmedBanditEnv(BanditEnv):
 
     | key | shape | meaning |
     |---|---|---|
-    | ``budget_left`` | (1,) | rounds left, T - t |
+    | ``budget_left`` | (1,) | rounds left, \(T - t\) |
     | ``last_arm`` | (1,) | arm pulled at the previous round, -1 at the start |
     | ``last_reward`` | (1,) | the sample received at the previous round (0 at the start) |
-    | ``counts`` | (K,) | pulls N_i of each arm |
+    | ``counts`` | (K,) | pulls \(N_i\) of each arm |
     | ``sums`` | (K,) | sum of each arm's samples |
     | ``means`` | (K,) | empirical means (0 for an arm never pulled) |
 
@@ -285,7 +288,7 @@ class MultiArmedBanditEnv(BanditEnv):
     reward is paid at every round).
 
     ## Information
-    Every step: ``expected_reward`` = ``mu_{I_t}`` of the pulled arm, ``best_expected_reward`` = ``mu*`` and
+    Every step: ``expected_reward`` = \(\mu_{I_t}\) of the pulled arm, ``best_expected_reward`` = \(\mu^*\) and
     ``pseudo_regret``, the cumulative pseudo-regret of the episode so far. The increments
     ``best_expected_reward - expected_reward`` are what ``bandit_gym.wrappers.RecordEpisodeRegret`` sums into the
     episode's ``regret``, so the pseudo-regret needs no knowledge of the instance.
@@ -294,12 +297,12 @@ class MultiArmedBanditEnv(BanditEnv):
 
     | argument | default | meaning |
     |---|---|---|
-    | ``means`` | None | K true means (2 <= K <= ``MAX_ARMS`` = 65,536), or a sampler ``(rng, n) -> (n, K)`` |
-    | ``budget`` | 1000 | the horizon T, 1 <= T <= ``MAX_BUDGET`` = 2^24 = 16,777,216 |
-    | ``distribution`` | ``"bernoulli"`` | or ``"gaussian"`` (``sigma``); Bernoulli means lie in [0, 1] |
+    | ``means`` | None | \(K\) true means (\(2 \le K \le\) ``MAX_ARMS`` = 65,536), or a sampler ``(rng, n) -> (n, K)``
+    | ``budget`` | 1000 | the horizon \(T\), \(1 \le T \le\) ``MAX_BUDGET`` \(= 2^{24} = 16{,}777{,}216\) |
+    | ``distribution`` | ``"bernoulli"`` | or ``"gaussian"`` (``sigma``); Bernoulli means lie in \([0, 1]\) |
     | ``sigma`` | 1.0 | standard deviation of Gaussian arms |
-    | ``num_arms`` | None | with ``means=None``: K means drawn uniformly on [0, 1] per episode (default 10) |
-    | ``common_random_numbers`` | False | the s-th pull of arm i returns draw s of the arm's own stream |
+    | ``num_arms`` | None | with ``means=None``: \(K\) means drawn uniformly on \([0, 1]\) per episode (default 10) |
+    | ``common_random_numbers`` | False | pull \(s\) of arm \(i\) returns draw \(s\) of the arm's own stream |
 
     The limits (``MAX_ARMS``, ``MAX_BUDGET``, and the memory of ``num_envs`` copies of K arms, at most
     ``memory_limit()``) are those of ``bandit_gym._validation``, checked before anything is allocated.

@@ -1,5 +1,6 @@
-"""The threshold bandit of abernethy2016: a threshold c_t is revealed before each round, the reward is
-1{X >= c_t}, and the value X is observed in full (uncensored) or only when it falls below c_t (censored)."""
+r"""The threshold bandit of abernethy2016: a threshold \(c_t\) is revealed before each round, the reward is
+\(\mathbb{1}\{X \ge c_t\}\), and the value \(X\) is observed in full (uncensored) or only when it falls below \(c_t\)
+(censored)."""
 
 from __future__ import annotations
 
@@ -48,7 +49,8 @@ def check_distributions(name: str, value: Any) -> np.ndarray:
 
 
 def check_survival(name: str, value: Any) -> np.ndarray:
-    """Validate a survival matrix ``F_i(j) = P(X_i >= j)``, ``j = 1..m``: in [0, 1], non-increasing in j."""
+    r"""Validate a survival matrix \(F_i(j) = P(X_i \ge j)\), \(j = 1..m\): in \([0, 1]\), non-increasing in
+    \(j\)."""
     F = check.real_array(name, value, ndim=2, low=0.0, high=1.0)
     check.arm_count(name, F.shape[0])
     if F.shape[1] < 1:
@@ -77,9 +79,9 @@ def _buffers(n: int, k: int, m: int) -> dict[str, np.ndarray]:
 
 
 class ThresholdEngine(Engine):
-    """Batched state of the threshold bandit (see ``ThresholdBanditEnv`` for the arguments).
+    r"""Batched state of the threshold bandit (see ``ThresholdBanditEnv`` for the arguments).
 
-    Composed of its arms (an ``Instance`` of their survival functions ``F_i(j)``, ``(K, m)``: given, drawn per
+    Composed of its arms (an ``Instance`` of their survival functions \(F_i(j)\), ``(K, m)``: given, drawn per
     episode, or pinned by a reset) and its horizon (``Budget``); it holds each copy's thresholds, level counts and
     rewards. The attributes below read the parts'."""
 
@@ -140,7 +142,7 @@ class ThresholdEngine(Engine):
 
     @property
     def best_survival(self) -> np.ndarray | None:
-        """The best arm's survival ``max_i F_i(j)`` (m,) of the instance of every episode, or None."""
+        r"""The best arm's survival \(\max_i F_i(j)\) (m,) of the instance of every episode, or None."""
         return None if self.survival is None else self.survival.max(axis=0)
 
     # ----------------------------------------------------------------------------------------------- instance
@@ -338,21 +340,21 @@ class ThresholdEngine(Engine):
 
 
 class ThresholdBanditEnv(BanditEnv):
-    """Threshold bandit (abernethy2016): a per-round threshold c_t, reward 1{X >= c_t}.
+    r"""Threshold bandit (abernethy2016): a per-round threshold \(c_t\), reward \(\mathbb{1}\{X \ge c_t\}\).
 
     ## Description
-    The threshold bandit of Abernethy, Amin and Zhu (2016). Before each round t the environment reveals a
-    threshold ``c_t in {1..m}``; the agent pulls an arm I_t, whose value X (in ``{0..m}``) is drawn from the
-    arm's unknown distribution, and receives the reward ``1{X >= c_t}``. With uncensored feedback X is observed;
-    with censored feedback X is observed only if ``X < c_t``, otherwise the agent learns only that X was
-    censored (which also means the reward was 1). The thresholds follow the paper's orders of §5: the
-    adversarial non-decreasing stages ``1..1, 2..2, ..., m..m`` of ``floor(T/m)`` rounds (``"increasing"``,
-    §5.1), the optimistic non-increasing stages ``m..m, ..., 1..1`` (``"decreasing"``, §5.1), or a cyclic
-    permutation, every block of m rounds holding each level once (``"cyclic"``, §5.2); or i.i.d. uniform
-    thresholds (``"iid"``, ours: the paper analyses no i.i.d. order), or an explicit sequence of T levels.
-    Readings where the paper is silent: its m stages of ``floor(T/m)`` rounds leave ``T mod m`` rounds, which
-    stay in the last stage (level m, or level 1 when decreasing); "cyclic" repeats one random permutation of
-    ``1..m``, drawn at each reset (the paper's block property allows any permutation per block).
+    The threshold bandit of Abernethy, Amin and Zhu (2016). Before each round \(t\) the environment reveals a threshold
+    \(c_t \in \{1..m\}\); the agent pulls an arm \(I_t\), whose value \(X\) (in \(\{0..m\}\)) is drawn from the arm's
+    unknown distribution, and receives the reward \(\mathbb{1}\{X \ge c_t\}\). With uncensored feedback \(X\) is
+    observed; with censored feedback \(X\) is observed only if \(X < c_t\), otherwise the agent learns only that \(X\)
+    was censored (which also means the reward was 1). The thresholds follow the paper's orders of §5: the adversarial
+    non-decreasing stages \(1..1, 2..2, \dots, m..m\) of \(\lfloor T/m \rfloor\) rounds (``"increasing"``, §5.1), the
+    optimistic non-increasing stages \(m..m, \dots, 1..1\) (``"decreasing"``, §5.1), or a cyclic permutation, every
+    block of \(m\) rounds holding each level once (``"cyclic"``, §5.2); or i.i.d. uniform thresholds (``"iid"``, ours:
+    the paper analyses no i.i.d. order), or an explicit sequence of \(T\) levels. Readings where the paper is silent:
+    its \(m\) stages of \(\lfloor T/m \rfloor\) rounds leave \(T \bmod m\) rounds, which stay in the last stage (level
+    \(m\), or level 1 when decreasing); "cyclic" repeats one random permutation of \(1..m\), drawn at each reset (the
+    paper's block property allows any permutation per block).
 
     ## Action Space
     ``Discrete(K)``: the arm to pull.
@@ -362,56 +364,56 @@ class ThresholdBanditEnv(BanditEnv):
 
     | key | shape | meaning |
     |---|---|---|
-    | ``threshold`` | (1,) | c_t of the round about to be played (0 once the episode is over) |
-    | ``budget_left`` | (1,) | rounds left, T - t |
+    | ``threshold`` | (1,) | \(c_t\) of the round about to be played (0 once the episode is over) |
+    | ``budget_left`` | (1,) | rounds left, \(T - t\) |
     | ``last_arm`` | (1,) | arm pulled at the previous round, -1 at the start |
-    | ``last_value`` | (1,) | X observed at the previous round, -1 if it was censored (0 at the start) |
+    | ``last_value`` | (1,) | \(X\) observed at the previous round, -1 if it was censored (0 at the start) |
     | ``last_censored`` | (1,) | 1 if the previous observation was censored |
-    | ``last_reward`` | (1,) | ``1{X >= c}`` of the previous round |
-    | ``counts`` | (K,) | pulls N_i of each arm |
+    | ``last_reward`` | (1,) | \(\mathbb{1}\{X \ge c\}\) of the previous round |
+    | ``counts`` | (K,) | pulls \(N_i\) of each arm |
     | ``sums`` | (K,) | reward sums of each arm |
     | ``means`` | (K,) | empirical mean rewards (0 for an arm never pulled) |
-    | ``level_exceed`` | (K * m,) | ``[i * m + j - 1]``: pulls of arm i known to have X >= j |
-    | ``level_trials`` | (K * m,) | ``[i * m + j - 1]``: pulls of arm i whose outcome at level j is counted |
+    | ``level_exceed`` | (K * m,) | ``[i * m + j - 1]``: pulls of arm \(i\) known to have \(X \ge j\) |
+    | ``level_trials`` | (K * m,) | ``[i * m + j - 1]``: pulls of arm \(i\) whose outcome at level \(j\) is counted |
 
-    Uncensored: ``level_exceed`` counts ``X >= j`` and ``level_trials`` is N_i for every level, so their ratio is
-    the empirical survival function of §4 (eq. 5). Censored: ``level_exceed`` is ``D_i(j) = #{min(X, c) >= j}``
-    and ``level_trials`` is ``N_i(j) = #{c >= j}``, the counts of the modified Kaplan-Meier estimator (eq. 8).
-    In both cases ``F_hat_i(j) = level_exceed / level_trials``.
+    Uncensored: ``level_exceed`` counts \(X \ge j\) and ``level_trials`` is \(N_i\) for every level, so their ratio is
+    the empirical survival function of §4 (eq. 5). Censored: ``level_exceed`` is \(D_i(j) = \#\{\min(X, c) \ge j\}\) and
+    ``level_trials`` is \(N_i(j) = \#\{c \ge j\}\), the counts of the modified Kaplan-Meier estimator (eq. 8). In both
+    cases \(\hat F_i(j)\) = ``level_exceed / level_trials``.
 
     ## Rewards
-    ``1{X >= c_t}``.
+    \(\mathbb{1}\{X \ge c_t\}\).
 
     ## Episode End
     Terminates after ``horizon`` rounds. No truncation.
 
     ## Information
-    Every step: ``expected_reward`` = ``F_{I_t}(c_t)`` of the pulled arm and ``best_expected_reward`` =
-    ``max_i F_i(c_t)``, so the pseudo-regret needs no knowledge of the instance.
+    Every step: ``expected_reward`` = \(F_{I_t}(c_t)\) of the pulled arm and ``best_expected_reward`` =
+    \(\max_i F_i(c_t)\), so the pseudo-regret needs no knowledge of the instance.
 
     ## Arguments
 
     | argument | default | meaning |
     |---|---|---|
-    | ``distributions`` | ``DEFAULT_DISTRIBUTIONS`` | (K, m + 1) probability vectors over the values 0..m |
-    | ``survival`` | None | or the (K, m) matrix ``F_i(j) = P(X_i >= j)``, or a sampler such as ``RandomSurvival`` |
-    | ``thresholds`` | ``"iid"`` | ``"iid"``, ``"cyclic"``, ``"increasing"``, ``"decreasing"``, or T levels |
+    | ``distributions`` | ``DEFAULT_DISTRIBUTIONS`` | \((K, m + 1)\) probability vectors over the values \(0..m\) |
+    | ``survival`` | None | or the \((K, m)\) matrix \(F_i(j)=P(X_i\ge j)\), or a sampler such as ``RandomSurvival``
+    | ``thresholds`` | ``"iid"`` | ``"iid"``, ``"cyclic"``, ``"increasing"``, ``"decreasing"``, or \(T\) levels |
     | ``feedback`` | ``"uncensored"`` | or ``"censored"`` |
-    | ``horizon`` | 1000 | 1 <= T <= ``MAX_BUDGET`` = 2^24 = 16,777,216 |
+    | ``horizon`` | 1000 | \(1 \le T \le\) ``MAX_BUDGET`` \(= 2^{24} = 16{,}777{,}216\) |
 
-    Sizes: 2 <= K <= ``MAX_ARMS`` = 65,536 arms, 1 <= m <= ``MAX_LEVELS`` = 4096 levels, and the memory of
-    ``num_envs`` copies of K arms and m levels at most ``memory_limit()`` (``bandit_gym._validation``), checked
+    Sizes: \(2 \le K \le\) ``MAX_ARMS`` = 65,536 arms, \(1 \le m \le\) ``MAX_LEVELS`` = 4096 levels, and the memory of
+    ``num_envs`` copies of \(K\) arms and \(m\) levels at most ``memory_limit()`` (``bandit_gym._validation``), checked
     before anything is allocated.
 
     ```python
     import gymnasium as gym
     env = gym.make("bandit_gym:ThresholdBandit-v0", thresholds="cyclic", horizon=5000)
     ```
-    The paper assumes a unique best arm at every level; an instance that breaks it is accepted with a
-    warning, and ``env.unwrapped.assumption_failures`` lists the levels (empty otherwise).
-    ``reset(options={"distributions": ...})`` (or ``"survival"``) pins another instance of the same shape
-    until the next explicit ``reset``. A sampler ``survival=(rng, n) -> (n, K, m)`` draws each copy's instance at
-    every episode start (``bandit_gym.instances.RandomSurvival``: random levels with a unique best arm per level);
+    The paper assumes a unique best arm at every level; an instance that breaks it is accepted with a warning, and
+    ``env.unwrapped.assumption_failures`` lists the levels (empty otherwise). ``reset(options={"distributions": ...})``
+    (or ``"survival"``) pins another instance of the same shape until the next explicit ``reset``. A sampler
+    ``survival=(rng, n) -> (n, K, m)`` draws each copy's instance at every episode start
+    (``bandit_gym.instances.RandomSurvival``: random levels with a unique best arm per level);
     ``env.unwrapped.survivals`` holds each copy's current instance and ``survival`` is then None.
 
     ## References

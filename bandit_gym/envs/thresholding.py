@@ -1,6 +1,6 @@
-"""The thresholding bandit problem of tao2019: classify every arm as above or below a threshold theta after a
-fixed budget of pulls or, stopping when confident, within a cap, scored by the number of misclassified arms
-(aggregate regret)."""
+r"""The thresholding bandit problem of tao2019: classify every arm as above or below a threshold \(\theta\) after a
+fixed budget of pulls or, stopping when confident, within a cap, scored by the number of misclassified arms (aggregate
+regret)."""
 
 from __future__ import annotations
 
@@ -94,8 +94,8 @@ class ThresholdingEngine(PulledArms, Engine):
         return self.budget + 1
 
     def answer_metrics(self, answer: np.ndarray, means: np.ndarray) -> dict[str, np.ndarray]:
-        """``regret`` (the aggregate regret, tao2019 eq. 3) and ``error`` (``1{some arm misclassified}``) of
-        answers from the env's threshold and epsilon."""
+        r"""``regret`` (the aggregate regret, tao2019 eq. 3) and ``error``
+        (\(\mathbb{1}\{\text{some arm misclassified}\}\)) of answers from the env's threshold and epsilon."""
         return {"regret": metrics.aggregate_regret(answer, means, self.threshold, self.epsilon).astype(np.float64),
                 "error": metrics.error_indicator(answer, means, self.threshold, self.epsilon).astype(np.float64)}
 
@@ -105,8 +105,8 @@ class ThresholdingEngine(PulledArms, Engine):
         return fn(answer, means, self.threshold, self.epsilon).astype(np.float64)
 
     def oracle_values(self, means: np.ndarray | None = None) -> dict[str, float]:
-        """Constructor arguments some agents take from the true instance (``oracle_parameters``): ``H``, the
-        complexity ``sum_i 1 / Delta_i^2`` of the fixed instance (UCBE's oracle)."""
+        r"""Constructor arguments some agents take from the true instance (``oracle_parameters``): ``H``, the
+        complexity \(\sum_i 1 / \Delta_i^2\) of the fixed instance (UCBE's oracle)."""
         means = self.fixed_means if means is None else means  # or those of one episode, passed in
         if means is None:
             raise ValueError("oracle parameters need a fixed instance, but this env draws its instance per episode")
@@ -176,67 +176,67 @@ class ThresholdingEngine(PulledArms, Engine):
 
 
 class ThresholdingBanditEnv(PureExplorationEnv):
-    """Thresholding bandit (tao2019): classify K arms against a threshold within a budget of pulls, fixed budget
-    or fixed confidence.
+    r"""Thresholding bandit (tao2019): classify \(K\) arms against a threshold within a budget of pulls, fixed budget or
+    fixed confidence.
 
     ## Description
-    The thresholding bandit problem (TBP) of Tao et al. (2019, §2): K arms with unknown means theta_i, a known
-    threshold theta and a budget of T pulls (the paper assumes T >= K and arms on [0, 1]). After the budget is
-    spent the agent's answer ``d in {0,1}^K`` says which arms it believes satisfy ``theta_i >= theta``. The loss
-    is the number of misclassified arms (aggregate regret, eq. 3, before the expectation), or optionally the
+    The thresholding bandit problem (TBP) of Tao et al. (2019, §2): \(K\) arms with unknown means \(\theta_i\), a known
+    threshold \(\theta\) and a budget of \(T\) pulls (the paper assumes \(T \ge K\) and arms on \([0, 1]\)). After the
+    budget is spent the agent's answer \(d \in \{0,1\}^K\) says which arms it believes satisfy \(\theta_i \ge \theta\).
+    The loss is the number of misclassified arms (aggregate regret, eq. 3, before the expectation), or optionally the
     indicator that any arm is misclassified (its expectation is the simple regret, tao2019 §1). Arms inside the
-    indifference zone ``|theta_i - theta| < epsilon`` (ours) count for nothing: either answer is right for them
-    (``bandit_gym.metrics.counted_arms``; an arm at ``theta +- epsilon`` counts).
+    indifference zone \(\lvert \theta_i - \theta \rvert < \epsilon\) (ours) count for nothing: either answer is right
+    for them (``bandit_gym.metrics.counted_arms``; an arm at \(\theta \pm \epsilon\) counts).
 
     ``setting="fixed_confidence"`` is the same problem in the fixed-confidence setting (as for
-    ``BestArmIdentification-v0``): the agent stops when it is confident (the stop action), its answer is scored
-    then, and ``budget`` is only a cap, reaching which truncates the episode (its answer still scored). The
-    fixed-confidence lower bound is ``bandit_gym.lower_bounds.thresholding_allocation``.
+    ``BestArmIdentification-v0``): the agent stops when it is confident (the stop action), its answer is scored then,
+    and ``budget`` is only a cap, reaching which truncates the episode (its answer still scored). The fixed-confidence
+    lower bound is ``bandit_gym.lower_bounds.thresholding_allocation``.
 
     ## Action Space
-    ``MultiDiscrete([K + 1] + [2] * K)``. ``action[0]`` is the arm to pull (``0..K-1``) or ``K`` to stop;
-    ``action[1:]`` is the agent's current answer, one bit per arm (1 = "above the threshold"). The answer given
-    at step t is the one formed from the t - 1 samples seen so far. When no pulls are left the next step is the
-    answer step: it pulls nothing, its answer is final and the episode terminates. A budget of T means at most
-    T pulls and T + 1 steps. ``bandit_gym.wrappers.EmpiricalAnswer`` exposes ``Discrete(K)`` instead.
-    ``env.action_space.sample()`` draws the stop action ``K`` with probability 1 / (K + 1), so a random policy
-    ends its episode after about K + 1 steps (one step in eleven at K = 10) and its answer bits are random;
-    ``bandit_gym.wrappers.EmpiricalAnswer(env)`` (``Discrete(K)``, no stop, the empirical answer) is the space
-    to sample from.
+    ``MultiDiscrete([K + 1] + [2] * K)``. ``action[0]`` is the arm to pull (``0..K-1``) or ``K`` to stop; ``action[1:]``
+    is the agent's current answer, one bit per arm (1 = "above the threshold"). The answer given at step \(t\) is the
+    one formed from the \(t - 1\) samples seen so far. When no pulls are left the next step is the answer step: it pulls
+    nothing, its answer is final and the episode terminates. A budget of \(T\) means at most \(T\) pulls and \(T + 1\)
+    steps. ``bandit_gym.wrappers.EmpiricalAnswer`` exposes ``Discrete(K)`` instead. ``env.action_space.sample()`` draws
+    the stop action ``K`` with probability \(1 / (K + 1)\), so a random policy ends its episode after about \(K + 1\)
+    steps (one step in eleven at \(K = 10\)) and its answer bits are random;
+    ``bandit_gym.wrappers.EmpiricalAnswer(env)`` (``Discrete(K)``, no stop, the empirical answer) is the space to sample
+    from.
 
     ## Observation Space
     A ``Dict`` of 1-D float32 ``Box`` spaces:
 
     | key | shape | meaning |
     |---|---|---|
-    | ``threshold`` | (1,) | theta |
-    | ``epsilon`` | (1,) | precision epsilon |
+    | ``threshold`` | (1,) | \(\theta\) |
+    | ``epsilon`` | (1,) | precision \(\epsilon\) |
     | ``budget_left`` | (1,) | pulls left before the answer step |
     | ``last_arm`` | (1,) | arm pulled at the previous step; -1 at the start, -2 after an ``allocate`` |
     | ``last_value`` | (1,) | sample observed at the previous step (0 at the start and after ``allocate``) |
-    | ``counts`` | (K,) | pulls of each arm T_i |
+    | ``counts`` | (K,) | pulls of each arm \(T_i\) |
     | ``sums`` | (K,) | sum of each arm's samples |
     | ``means`` | (K,) | empirical means (0 for an arm never pulled) |
 
     The true means never appear in an observation or an ``info``.
 
     ## Batched allocation
-    ``env.unwrapped.allocate(c)`` pulls arm i ``c[i]`` times in one call, drawing each arm's sum exactly
-    (binomial for Bernoulli arms, normal for Gaussian arms), statistically identical to ``c[i]`` single pulls and
-    charged to the budget the same way; it returns the new observation. Phase-based algorithms use it; the
-    single-pull ``step`` stays the reference. The vector env takes an ``(N, K)`` allocation.
+    ``env.unwrapped.allocate(c)`` pulls arm \(i\) ``c[i]`` times in one call, drawing each arm's sum exactly (binomial
+    for Bernoulli arms, normal for Gaussian arms), statistically identical to ``c[i]`` single pulls and charged to the
+    budget the same way; it returns the new observation. Phase-based algorithms use it; the single-pull ``step`` stays
+    the reference. The vector env takes an ``(N, K)`` allocation.
 
     ## Rewards
-    ``-sample_cost`` (default 0) per pull; minus the loss of the final answer on the step that ends the episode
-    (the answer step, the stop, or the cap).
+    ``-sample_cost`` (default 0) per pull; minus the loss of the final answer on the step that ends the episode (the
+    answer step, the stop, or the cap).
 
     ## Episode End
     Terminates when the agent stops (the stop action) or, fixed budget (the default), on the answer step after
     ``budget`` pulls; no truncation then. In the fixed-confidence setting reaching the cap truncates instead
-    (``truncated=True``, ``terminated=False``): the step after the last pull is scored as the answer step is, and
-    a vector env resets the copy on its next step. A time limit shorter than the episode (``gym.make(id,
-    max_episode_steps=n)``, ``TimeLimit``, n < budget + 1) would end it unscored and is refused at ``reset``: pass
-    ``budget=n - 1``.
+    (``truncated=True``, ``terminated=False``): the step after the last pull is scored as the answer step is, and a
+    vector env resets the copy on its next step. A time limit shorter than the episode
+    (``gym.make(id, max_episode_steps=n)``, ``TimeLimit``, \(n <\) ``budget + 1``) would end it unscored and is refused
+    at ``reset``: pass ``budget=n - 1``.
 
     ## Information
     ``info`` is empty. ``bandit_gym.wrappers.RecordEpisodeRegret`` adds the episode's regret at the end.
@@ -245,24 +245,24 @@ class ThresholdingBanditEnv(PureExplorationEnv):
 
     | argument | default | meaning |
     |---|---|---|
-    | ``means`` | tao2019 Setup 1 | K means (2 <= K <= ``MAX_ARMS`` = 65,536), or a sampler ``(rng, n) -> (n, K)`` |
-    | ``threshold`` | 0.5 | theta; in (0, 1) for Bernoulli arms |
-    | ``epsilon`` | 0.0 | indifference zone half-width, >= 0 |
-    | ``budget`` | 1000 | T (a cap if fixed confidence), 1 <= T <= ``MAX_BUDGET`` = 2^24, or a ``BudgetRange`` |
+    | ``means`` | tao2019 Setup 1 | \(K\) means (\(2\le K\le\) ``MAX_ARMS`` = 65,536), or a sampler ``(rng, n)->(n, K)``
+    | ``threshold`` | 0.5 | \(\theta\); in \((0, 1)\) for Bernoulli arms |
+    | ``epsilon`` | 0.0 | indifference zone half-width, \(\ge 0\) |
+    | ``budget`` | 1000 | \(T\) (a cap if fixed confidence), \(1\le T\le 2^{24}\) (``MAX_BUDGET``), or ``BudgetRange``
     | ``setting`` | ``"fixed_budget"`` | or ``"fixed_confidence"`` (the agent stops; reaching ``budget`` truncates) |
     | ``arm_distribution`` | ``"bernoulli"`` | ``"gaussian"`` (``sigma``), ``"custom"`` (``distributions``) |
     | ``sigma`` | 1.0 | Gaussian standard deviation |
     | ``distributions`` | None | bounded arm laws (frozen ``scipy.stats``); set the means |
     | ``loss`` | ``"aggregate"`` | or ``"simple"`` (1 if any counted arm is misclassified) |
     | ``sample_cost`` | 0.0 | cost charged per pull |
-    | ``common_random_numbers`` | False | the s-th pull of arm i returns draw s of the arm's own stream (below) |
+    | ``common_random_numbers`` | False | pull \(s\) of arm \(i\) returns draw \(s\) of the arm's own stream (below) |
 
     The limits (``MAX_ARMS``, ``MAX_BUDGET``, and the memory of ``num_envs`` copies of K arms, at most
     ``memory_limit()``) are those of ``bandit_gym._validation``, checked before anything is allocated.
 
-    With ``common_random_numbers=True`` each copy draws a stream key from ``np_random`` at reset, and the s-th
-    pull of arm i returns the s-th draw of the stream of (key, i) (``bandit_gym.streams``), whatever the order
-    of pulls: agents run from the same seed see the same samples of every arm, which pairs their runs.
+    With ``common_random_numbers=True`` each copy draws a stream key from ``np_random`` at reset, and the \(s\)-th pull
+    of arm \(i\) returns the \(s\)-th draw of the stream of \((\text{key}, i)\) (``bandit_gym.streams``), whatever the
+    order of pulls: agents run from the same seed see the same samples of every arm, which pairs their runs.
 
     ```python
     import gymnasium as gym
@@ -274,8 +274,8 @@ class ThresholdingBanditEnv(PureExplorationEnv):
     C. Tao, S. A. Blanco, J. Peng, Y. Zhou. Thresholding Bandit with Optimal Aggregate Regret. NeurIPS 2019.
 
     ## Version History
-    * v0: initial version; ``setting="fixed_confidence"`` added later within v0 (the default, ``"fixed_budget"``,
-      plays exactly as before).
+    * v0: initial version; ``setting="fixed_confidence"`` added later within v0 (the default, ``"fixed_budget"``, plays
+      exactly as before).
 
     Examples:
         >>> import gymnasium as gym

@@ -1,4 +1,4 @@
-"""(epsilon, m)-best arm identification (gabillon2012; hoffman2014's correlated arms): a set of m arms."""
+r"""\((\epsilon, m)\)-best arm identification (gabillon2012; hoffman2014's correlated arms): a set of \(m\) arms."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from bandit_gym.families._family import Family
 
 
 def top_m_answer(obs: dict[str, np.ndarray], rng: np.random.Generator | None = None) -> np.ndarray:
-    """The m arms of largest empirical mean as answer bits (single or batched observation). Arms never pulled
+    r"""The \(m\) arms of largest empirical mean as answer bits (single or batched observation). Arms never pulled
     (``counts`` 0, where the observation's mean reads 0) rank below every pulled arm, so that with negative
     rewards an untried arm is not preferred; the agents' own answers follow the same rule. Ties: at random from
     ``rng`` (each tied arm equally likely, so the rule does not depend on the arms' positions), or the smaller
@@ -32,7 +32,8 @@ _BUDGET_LOG2 = "budget n (pulls, log2 scale)"
 
 
 def check_m(batch: _checks.Obs, single: bool, k: int) -> None:
-    """m a whole number from 1 to K - 1, the same in every copy (the agents index with it: checked at every call)."""
+    r"""\(m\) a whole number from 1 to \(K - 1\), the same in every copy (the agents index with it: checked at every
+    call)."""
     _checks.m(batch, single, k)
 
 

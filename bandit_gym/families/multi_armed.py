@@ -1,4 +1,4 @@
-"""The classic stochastic K-armed bandit: online, cumulative pseudo-regret."""
+r"""The classic stochastic \(K\)-armed bandit: online, cumulative pseudo-regret."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The threshold bandit (abernethy2016): a threshold c_t each round, reward 1{X >= c_t}, censored or not."""
+r"""The threshold bandit (abernethy2016): a threshold \(c_t\) each round, reward \(\mathbb{1}\{X \ge c_t\}\), censored
+or not."""
 
 from __future__ import annotations
 
@@ -14,9 +15,9 @@ distributions (DKWUCB, KMUCB, OPTIM)."""
 
 
 def check_level(batch: _checks.Obs, single: bool, k: int) -> None:
-    """The threshold level c_t a whole number 1..m (0 after the last round) where the observation carries the level
-    counts (the agents that read them index them with c_t); at an episode's start and at every step (c_t and the
-    last reward finite: ``CONTRACT.constants``)."""
+    r"""The threshold level \(c_t\) a whole number \(1..m\) (0 after the last round) where the observation carries
+    the level counts (the agents that read them index them with \(c_t\)); at an episode's start and at every step
+    (\(c_t\) and the last reward finite: ``CONTRACT.constants``)."""
     if "level_exceed" in batch and np.ndim(batch["level_exceed"]) == 2:
         c = batch["threshold"][:, 0]
         levels = batch["level_exceed"].shape[1] // k

@@ -1,4 +1,5 @@
-"""The thresholding bandit (tao2019): classify every arm against a threshold theta, scored by aggregate regret."""
+r"""The thresholding bandit (tao2019): classify every arm against a threshold \(\theta\), scored by aggregate
+regret."""
 
 from __future__ import annotations
 
@@ -10,12 +11,12 @@ from bandit_gym.families._family import Family
 
 
 def empirical_answer(obs: dict[str, np.ndarray], rng: np.random.Generator | None = None) -> np.ndarray:
-    """The empirical rule ``d_i = 1{theta_hat_i >= theta}`` from an observation (single or batched). Each arm is
-    answered on its own, so there are no ties between arms (``rng`` is accepted for the signature of the
-    best-arm rule and unused).
+    r"""The empirical rule \(d_i = \mathbb{1}\{\hat\theta_i \ge \theta\}\) from an observation (single or batched). Each
+    arm is answered on its own, so there are no ties between arms (``rng`` is accepted for the signature of the best-arm
+    rule and unused).
 
     An arm never pulled has empirical mean 0 in the observation and is therefore answered by comparing 0 with
-    theta."""
+    \(\theta\)."""
     means = np.asarray(obs["means"], dtype=np.float64)
     threshold = np.asarray(obs["threshold"], dtype=np.float64)
     return (means >= threshold).astype(np.int64)

@@ -1,4 +1,4 @@
-"""epsilon-top-K identification with aggregate regret (chen2017): a set of K arms."""
+r"""\(\epsilon\)-top-\(K\) identification with aggregate regret (chen2017): a set of \(K\) arms."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""stable-baselines3 on bandit_gym: the native vector envs as SB3 ``VecEnv``s, and a training recipe per family.
+r"""stable-baselines3 on bandit_gym: the native vector envs as SB3 ``VecEnv``s, and a training recipe per family.
 
 ```python
 from bandit_gym.rl import train
@@ -16,18 +16,18 @@ SB3 has its own vector-env API (``VecEnv``: auto-reset within the step, the last
 #1745: wrap them yourself). ``SB3VecEnv`` is that wrapper: the native vector env (one generator, array
 operations for all copies) made with ``autoreset_mode="SameStep"``. On top, the recipes put SB3's own
 ``VecMonitor`` (episode returns in the logs) and ``VecNormalize`` (running mean / variance of every observation
-entry: counts and sums grow with the budget, means stay in [0, 1]; rewards scaled by the running deviation of the
+entry: counts and sums grow with the budget, means stay in \([0, 1]\); rewards scaled by the running deviation of the
 return).
 
 Recipes (``RECIPES``, one per env family and algorithm; every value can be overridden):
 
-- ``threshold`` and ``multi_armed`` (online: ``Discrete(K)``, a reward at every round, 1{X >= c_t} on the
-  threshold bandit): gamma = 0.9 (on the threshold bandit the optimal arm for c_t does not depend on the
+- ``threshold`` and ``multi_armed`` (online: ``Discrete(K)``, a reward at every round, \(\mathbb{1}\{X \ge c_t\}\) on
+  the threshold bandit): \(\gamma = 0.9\) (on the threshold bandit the optimal arm for \(c_t\) does not depend on the
   future; on the multi-armed bandit a short horizon values exploration little, a known limit of this recipe);
   PPO on 16 copies, DQN on one.
 - ``thresholding`` / ``best_arm`` / ``top_k`` (pure exploration: the loss is paid once, on the answer step):
   the policy only chooses arms and the answer is the empirical rule (``EmpiricalAnswerVector``,
-  ``Discrete(K)``), gamma = 1 (the episode's loss is not discounted); PPO on 16 copies, DQN on one. PPO can
+  ``Discrete(K)``), \(\gamma = 1\) (the episode's loss is not discounted); PPO on 16 copies, DQN on one. PPO can
   also be trained on the full ``MultiDiscrete`` action (``discrete=False``), where it must learn the answer
   bits too.
 
@@ -35,7 +35,7 @@ Recipes (``RECIPES``, one per env family and algorithm; every value can be overr
 policies do next to the papers' agents.
 
 ``ARMWISE_RECIPES`` / ``train_armwise`` train the arm-wise policy (``bandit_gym.rl.armwise``: one network for any
-K and budget) on envs that draw a new instance and budget every episode, with the dense reward of
+\(K\) and budget) on envs that draw a new instance and budget every episode, with the dense reward of
 ``ShapedLossVector`` on the pure-exploration envs. A recipe with ``candidates`` > 1 trains that many policies per
 seed and keeps the one with the lowest regret on its own training distribution (``select_candidate``).
 

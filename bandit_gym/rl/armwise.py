@@ -1,5 +1,5 @@
-"""An arm-wise policy for stable-baselines3: one shared network applied to every arm's statistics, so that one
-set of weights runs on any number of arms K and any budget T, and treats the arms alike.
+r"""An arm-wise policy for stable-baselines3: one shared network applied to every arm's statistics, so that one
+set of weights runs on any number of arms \(K\) and any budget \(T\), and treats the arms alike.
 
 ```python
 from stable_baselines3 import PPO
@@ -7,43 +7,43 @@ from bandit_gym.rl.armwise import ArmwisePolicy
 model = PPO(ArmwisePolicy, venv)        # venv: an SB3 VecEnv of a bandit_gym env with a Discrete(K) action
 ```
 
-The features (``arm_features``) are raw statistics, scaled to be comparable across K and T, with no index of a
-designed algorithm among them. For arm i, with ``n_i`` its pulls, ``t = sum_i n_i`` the pulls so far and
-``T = t + budget_left`` the episode's budget (horizon):
+The features (``arm_features``) are raw statistics, scaled to be comparable across \(K\) and \(T\), with no index of
+a designed algorithm among them. For arm \(i\), with \(n_i\) its pulls, \(t = \sum_i n_i\) the pulls so far and
+\(T = t + \text{budget\_left}\) the episode's budget (horizon):
 
-- every family: ``n_i / T``, ``ln(1 + n_i) / ln(1 + T)``, ``1{n_i = 0}``, the empirical mean ``mu_i`` (0 before
-  the first pull), the signed distance ``mu_i - c`` to the family's threshold c, and the episode's globals
-  repeated on every arm: ``budget_left / T``, ``ln(1 + T) / ln(1 + 10^5)``, ``ln K / ln 10^3``;
-- thresholding: c = theta, globals theta and epsilon;
-- best arm, top K, correlated arms: c = the midpoint of the m-th and (m+1)-th largest empirical means of the
-  pulled arms (the empirical boundary of the answer set), globals m / K and epsilon;
-- threshold bandit: c = the empirical mean over all arms, and per arm the level statistics at the round's
-  threshold c_t: ``F_i(c_t)`` estimated as ``exceed / trials`` (0 without trials), ``trials / T`` and
-  ``ln(1 + trials) / ln(1 + T)``; global ``c_t / m``;
-- multi-armed bandit: c = the largest empirical mean.
+- every family: \(n_i / T\), \(\ln(1 + n_i) / \ln(1 + T)\), \(\mathbb{1}\{n_i = 0\}\), the empirical mean \(\mu_i\)
+  (0 before the first pull), the signed distance \(\mu_i - c\) to the family's threshold \(c\), and the episode's
+  globals repeated on every arm: \(\text{budget\_left} / T\), \(\ln(1 + T) / \ln(1 + 10^5)\), \(\ln K / \ln 10^3\);
+- thresholding: \(c = \theta\), globals \(\theta\) and \(\epsilon\);
+- best arm, top \(K\), correlated arms: \(c\) = the midpoint of the \(m\)-th and \((m+1)\)-th largest empirical means
+  of the pulled arms (the empirical boundary of the answer set), globals \(m / K\) and \(\epsilon\);
+- threshold bandit: \(c\) = the empirical mean over all arms, and per arm the level statistics at the round's
+  threshold \(c_t\): \(F_i(c_t)\) estimated as \(\text{exceed} / \text{trials}\) (0 without trials),
+  \(\text{trials} / T\) and \(\ln(1 + \text{trials}) / \ln(1 + T)\); global \(c_t / m\);
+- multi-armed bandit: \(c\) = the largest empirical mean.
 
-Means on an unknown scale (Gaussian rewards: the correlated-arms envs' N(0, 1) draws, traffic speeds near 58
-mph) are read with ``standardize=True`` (``ArmFeatures``, ``ArmwisePolicy(features_extractor_kwargs=
-{"standardize": True})``): the columns ``mu_i`` and ``mu_i - c`` become ``(mu_i - mean_j mu_j) / s`` and
-``(mu_i - c) / s``, with ``mean_j mu_j`` and ``s`` the mean and standard deviation of the pulled arms' empirical
-means (``s = 1`` while fewer than two arms are pulled or they all agree), so that the features do not change
-when every reward is shifted or multiplied by a positive constant. Without it (the default) the means are read
-as they are, which suits rewards in [0, 1].
+Means on an unknown scale (Gaussian rewards: the correlated-arms envs' \(\mathcal{N}(0, 1)\) draws, traffic speeds
+near 58 mph) are read with ``standardize=True`` (``ArmFeatures``,
+``ArmwisePolicy(features_extractor_kwargs={"standardize": True})``): the columns \(\mu_i\) and \(\mu_i - c\) become
+\((\mu_i - \operatorname{mean}_j \mu_j) / s\) and \((\mu_i - c) / s\), with \(\operatorname{mean}_j \mu_j\) and
+\(s\) the mean and standard deviation of the pulled arms' empirical means (\(s = 1\) while fewer than two arms are
+pulled or they all agree), so that the features do not change when every reward is shifted or multiplied by a
+positive constant. Without it (the default) the means are read as they are, which suits rewards in \([0, 1]\).
 
-A policy trained on one K meets the columns ``n_i / T``, ``ln(1 + n_i) / ln(1 + T)`` and ``ln K`` at other values
-on another K (at the even share ``n_i = T / K``, ``n_i / T = 1 / K``), values it never saw in training. With
-``k_invariant=True`` (``features_extractor_kwargs={"k_invariant": True}``) the counts are read relative to the
-even share ``s = T / K``: ``n_i / (n_i + s)`` (1/2 at the share) and ``ln(1 + n_i) / ln(1 + s)``, the same for
-the threshold bandit's trials; the global ``ln(1 + T)`` becomes ``ln(1 + s) / ln(1 + 10^5)``, and ``ln K`` is
+A policy trained on one \(K\) meets the columns \(n_i / T\), \(\ln(1 + n_i) / \ln(1 + T)\) and \(\ln K\) at other
+values on another \(K\) (at the even share \(n_i = T / K\), \(n_i / T = 1 / K\)), values it never saw in training.
+With ``k_invariant=True`` (``features_extractor_kwargs={"k_invariant": True}``) the counts are read relative to the
+even share \(s = T / K\): \(n_i / (n_i + s)\) (1/2 at the share) and \(\ln(1 + n_i) / \ln(1 + s)\), the same for
+the threshold bandit's trials; the global \(\ln(1 + T)\) becomes \(\ln(1 + s) / \ln(1 + 10^5)\), and \(\ln K\) is
 dropped. Two instances with the same budget per arm and the same law of the means then give features with the
-same law, whatever K.
+same law, whatever \(K\).
 
-The network (``ArmwiseNetwork``): ``h_i = phi(x_i)`` (a shared MLP), ``g = mean_i h_i``; the logit of arm i is
-``rho([h_i, g])`` (one per arm: the policy is a categorical over the arms) and the value is ``v([mean_i h_i,
-max_i h_i])`` (pooled over the arms). Permuting the arms permutes the logits and leaves the value unchanged.
-The answer of a pure-exploration env is the empirical rule (``EmpiricalAnswerVector``); the policy only
-chooses arms. Observations are not normalised by ``VecNormalize`` (its statistics are per entry, tied to one
-K): the features are scaled here.
+The network (``ArmwiseNetwork``): \(h_i = \phi(x_i)\) (a shared MLP), \(g = \operatorname{mean}_i h_i\); the logit
+of arm \(i\) is \(\rho([h_i, g])\) (one per arm: the policy is a categorical over the arms) and the value is
+\(v([\operatorname{mean}_i h_i, \max_i h_i])\) (pooled over the arms). Permuting the arms permutes the logits and
+leaves the value unchanged. The answer of a pure-exploration env is the empirical rule (``EmpiricalAnswerVector``);
+the policy only chooses arms. Observations are not normalised by ``VecNormalize`` (its statistics are per entry,
+tied to one \(K\)): the features are scaled here.
 """
 
 from __future__ import annotations
@@ -206,16 +206,16 @@ class ArmwiseNetwork(nn.Module):
         self.latent_dim_vf = hidden
 
     def embed(self, features: th.Tensor) -> th.Tensor:
-        """``h_i = phi(x_i)``, ``(B, K, hidden)``."""
+        r"""\(h_i = \phi(x_i)\), ``(B, K, hidden)``."""
         return self.phi(features.view(features.shape[0], -1, self.num_features))
 
     def logits(self, h: th.Tensor) -> th.Tensor:
-        """``rho([h_i, mean_j h_j])`` for every arm, ``(B, K)``."""
+        r"""\(\rho([h_i, \operatorname{mean}_j h_j])\) for every arm, ``(B, K)``."""
         g = h.mean(dim=1, keepdim=True).expand_as(h)
         return self.rho(th.cat([h, g], dim=2)).squeeze(2)
 
     def pooled(self, h: th.Tensor) -> th.Tensor:
-        """The value head's latent ``v([mean_i h_i, max_i h_i])``, ``(B, hidden)``."""
+        r"""The value head's latent \(v([\operatorname{mean}_i h_i, \max_i h_i])\), ``(B, hidden)``."""
         return self.critic(th.cat([h.mean(dim=1), h.max(dim=1).values], dim=1))
 
     def forward_actor(self, features: th.Tensor) -> th.Tensor:

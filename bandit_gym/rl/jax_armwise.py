@@ -1,14 +1,15 @@
-"""The arm-wise policy (``bandit_gym.rl.armwise``) as pure JAX functions: the same features, the same network and the
+r"""The arm-wise policy (``bandit_gym.rl.armwise``) as pure JAX functions: the same features, the same network and the
 same weights file, so that a policy trained in JAX (``bandit_gym.rl.jax_ppo``) plays through ``SB3Agent`` and the
 experiment engine exactly as a stable-baselines3 one does, and a shipped policy's weights evaluate in JAX.
 
-- ``arm_features(obs, family, standardize, k_invariant)``: ``(K, F)`` raw per-arm statistics of one observation,
-  the columns of ``bandit_gym.rl.armwise.arm_features`` (thresholding, best arm and top K).
-- The network: ``h_i = phi(x_i)`` (two tanh layers), the logit of arm i ``rho([h_i, mean_j h_j])``, the value
-  ``v(critic([mean_i h_i, max_i h_i]))``. Its parameters are a dict keyed by the torch module names of
-  ``ArmwisePolicy`` (``mlp_extractor.phi.0.0``, ..., ``value_net``), each ``{"weight": (out, in), "bias": (out,)}``,
-  so the weights file is the torch policy's state dict, written without torch (``save_weights``).
-- ``init_params``: SB3's initialisation of that policy (orthogonal, gain sqrt(2); the last logit layer 0.01, the
+- ``arm_features(obs, family, standardize, k_invariant)``: ``(K, F)`` raw per-arm statistics of one observation, the
+  columns of ``bandit_gym.rl.armwise.arm_features`` (thresholding, best arm and top K).
+- The network: \(h_i = \phi(x_i)\) (two tanh layers), the logit of arm \(i\) \(\rho([h_i, \operatorname{mean}_j h_j])\),
+  the value \(v(\mathrm{critic}([\operatorname{mean}_i h_i, \max_i h_i]))\). Its parameters are a dict keyed by the
+  torch module names of ``ArmwisePolicy`` (``mlp_extractor.phi.0.0``, ..., ``value_net``), each
+  ``{"weight": (out, in), "bias": (out,)}``, so the weights file is the torch policy's state dict, written without torch
+  (``save_weights``).
+- ``init_params``: SB3's initialisation of that policy (orthogonal, gain \(\sqrt{2}\); the last logit layer 0.01, the
   value layer 1; zero biases).
 
 Permuting the arms permutes the logits and leaves the value unchanged.
@@ -71,10 +72,11 @@ def _standardized(means: Array, pulled: Array, centre: Array) -> tuple[Array, Ar
 
 def arm_features(obs: dict[str, Array], family: Family, standardize: bool = False,
                  k_invariant: bool = False) -> Array:
-    """The per-arm features of one observation, ``(K, F)``: the columns of ``bandit_gym.rl.armwise.arm_features``
-    (every family: ``n_i / T``, ``ln(1 + n_i) / ln(1 + T)``, ``1{n_i = 0}``, ``mu_i``, ``mu_i - c``, then the
-    globals ``budget_left / T``, ``ln(1 + T) / ln(1 + 10^5)``, ``ln K / ln 10^3``; thresholding: c = theta, globals
-    theta and epsilon; best arm and top K: c = the empirical boundary of the top m, globals m / K and epsilon)."""
+    r"""The per-arm features of one observation, ``(K, F)``: the columns of ``bandit_gym.rl.armwise.arm_features``
+    (every family: \(n_i / T\), \(\ln(1 + n_i) / \ln(1 + T)\), \(\mathbb{1}\{n_i = 0\}\), \(\mu_i\), \(\mu_i - c\),
+    then the globals \(\text{budget\_left} / T\), \(\ln(1 + T) / \ln(1 + 10^5)\), \(\ln K / \ln 10^3\); thresholding:
+    \(c = \theta\), globals \(\theta\) and \(\epsilon\); best arm and top \(K\): \(c\) = the empirical boundary of the
+    top \(m\), globals \(m / K\) and \(\epsilon\))."""
     if family not in FAMILIES:
         raise ValueError(f"family={family.value!r}: the JAX arm-wise features cover "
                          f"{', '.join(f.value for f in FAMILIES)}")
@@ -136,7 +138,7 @@ def _linear(layer: dict[str, Array], x: Array) -> Array:
 
 
 def embed(params: Params, features: Array) -> Array:
-    """``h_i = phi(x_i)``, ``(..., K, hidden)``."""
+    r"""\(h_i = \phi(x_i)\), ``(..., K, hidden)``."""
     h = jnp.tanh(_linear(params["mlp_extractor.phi.0.0"], features))
     return jnp.tanh(_linear(params["mlp_extractor.phi.0.2"], h))
 

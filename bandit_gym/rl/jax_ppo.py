@@ -1,28 +1,27 @@
-"""The arm-wise policy trained end to end in JAX: PPO whose environment, rollout and update are one compiled function
+r"""The arm-wise policy trained end to end in JAX: PPO whose environment, rollout and update are one compiled function
 (as PureJaxRL does on gymnax), on the per-episode instance samplers of the functional envs.
 
-What it trains is ``bandit_gym.rl.armwise``'s policy (the features and network of
-``bandit_gym.rl.jax_armwise``), and what it writes is that policy's weights file:
-``bandit_gym.rl.armwise.load_weights`` makes it an SB3 policy, which ``SB3Agent(policy, any_budget=True)`` plays
-through the numpy envs and the experiment engine beside the stable-baselines3 policies (``scripts/rl_jax_ppo.py
-score`` does so on the held-out settings).
+What it trains is ``bandit_gym.rl.armwise``'s policy (the features and network of ``bandit_gym.rl.jax_armwise``), and
+what it writes is that policy's weights file: ``bandit_gym.rl.armwise.load_weights`` makes it an SB3 policy, which
+``SB3Agent(policy, any_budget=True)`` plays through the numpy envs and the experiment engine beside the
+stable-baselines3 policies (``scripts/rl_jax_ppo.py score`` does so on the held-out settings).
 
 The algorithm is stable-baselines3's PPO as the arm-wise recipes run it (``bandit_gym.rl.ARMWISE_RECIPES``), step for
 step:
 
-- the environment: every episode draws its means (``UniformMeans``; best arm and top K in a random arm order) and
-  its budget T (log-uniform in ``budget``); the policy chooses arms only, the answer being the empirical rule; the
-  reward is ``ShapedLossVector``'s, ``L_(t-1) - L_t`` (``L_t``: the loss of the empirical answer after t pulls, by
-  the env's ``loss=``), whose sum over an episode is ``L_0 - L_T``. The numpy env's answer step, whose shaped reward
-  is ``-L_T + L_T = 0`` and whose action is ignored, is merged into the last pull; a copy whose episode ends starts
-  the next one on the same step (``SAME_STEP`` autoreset), as SB3 sees the envs;
+- the environment: every episode draws its means (``UniformMeans``; best arm and top K in a random arm order) and its
+  budget \(T\) (log-uniform in ``budget``); the policy chooses arms only, the answer being the empirical rule; the
+  reward is ``ShapedLossVector``'s, \(L_{t-1} - L_t\) (\(L_t\): the loss of the empirical answer after \(t\) pulls, by
+  the env's ``loss=``), whose sum over an episode is \(L_0 - L_T\). The numpy env's answer step, whose shaped reward is
+  \(-L_T + L_T = 0\) and whose action is ignored, is merged into the last pull; a copy whose episode ends starts the
+  next one on the same step (``SAME_STEP`` autoreset), as SB3 sees the envs;
 - the rewards scaled as ``VecNormalize(norm_obs=False, norm_reward=True, gamma=gamma)`` scales them (divided by the
-  running standard deviation of the discounted return, clipped to +-10);
+  running standard deviation of the discounted return, clipped to \(\pm 10\));
 - ``n_steps`` steps of ``num_envs`` copies per rollout, GAE(``gamma``, ``gae_lambda``), ``n_epochs`` passes over
-  shuffled minibatches of ``batch_size`` with advantages normalised per minibatch (by their standard deviation
-  with ddof 0, where SB3 takes torch's unbiased one: a factor of 1.0005 at 1024), the clipped surrogate
-  (``clip_range``), the value loss ``(R - V)^2`` with weight ``vf_coef``, entropy weight ``ent_coef``, gradients
-  clipped to global norm ``max_grad_norm``, Adam (``optax.adam``, eps 1e-5) at ``learning_rate``;
+  shuffled minibatches of ``batch_size`` with advantages normalised per minibatch (by their standard deviation with ddof
+  0, where SB3 takes torch's unbiased one: a factor of 1.0005 at 1024), the clipped surrogate (``clip_range``), the
+  value loss \((R - V)^2\) with weight ``vf_coef``, entropy weight ``ent_coef``, gradients clipped to global norm
+  ``max_grad_norm``, Adam (``optax.adam``, eps 1e-5) at ``learning_rate``;
 - the weights initialised as SB3 initialises ``ArmwisePolicy`` (``bandit_gym.rl.jax_armwise.init_params``).
 
 ``train(recipe, seeds)`` runs it; ``JAX_RECIPES`` are the problems' training distributions. The whole of one update
@@ -157,8 +156,8 @@ are scored at (the SB3 recipes train on T up to 400, 1000 and 3000)."""
 
 # --------------------------------------------------------------------------------------------------- the env
 class Copy(NamedTuple):
-    """One training copy: the env's state, the arm order that breaks ties in the empirical answer, the loss of the
-    current empirical answer ``L_t``, and the discounted return that scales the rewards."""
+    r"""One training copy: the env's state, the arm order that breaks ties in the empirical answer, the loss of the
+    current empirical answer \(L_t\), and the discounted return that scales the rewards."""
 
     env: ArmState
     position_of: Array
@@ -197,7 +196,7 @@ class TrainingEnv:
         return self.env.observation(copy.env, None, self.params)
 
     def answer_loss(self, state: ArmState, position_of: Array) -> Array:
-        """``L_t``: the loss of the empirical answer of ``state``."""
+        r"""\(L_t\): the loss of the empirical answer of ``state``."""
         obs = self.env.observation(state, None, self.params)
         bits = thresholding_answer(obs) if self.family is Family.THRESHOLDING else top_m_answer(obs, position_of)
         return self.env.episode_loss(bits, state.means, self.params)

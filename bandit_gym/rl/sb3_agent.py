@@ -15,60 +15,56 @@ from bandit_gym.rl.saved import ALGORITHMS
 
 
 class SB3Agent(Agent):
-    """A trained stable-baselines3 model (``model.predict``) behind the agent protocol.
+    r"""A trained stable-baselines3 model (``model.predict``) behind the agent protocol.
 
-    Not from the papers: the adapter that puts an RL policy next to the papers' agents, as a row of the same
-    results tables and figures (``{name = "SB3Agent", params = {policy = "runs/ppo"}, label = "PPO"}`` in a spec).
+    Not from the papers: the adapter that puts an RL policy next to the papers' agents, as a row of the same results
+    tables and figures (``{name = "SB3Agent", params = {policy = "runs/ppo"}, label = "PPO"}`` in a spec).
 
     ``policy`` is one of
 
-    - a folder written by ``bandit_gym.rl.TrainedPolicy.save`` (``model.zip``, ``metadata.json`` naming the
-      SB3 class, and the observation statistics ``vecnormalize.npz`` if the model was trained on normalised
-      observations);
-    - the path of an SB3 ``.zip`` (``model.save(...)``), loaded with the SB3 class ``algo`` (default ``"PPO"``);
-      its normalisation statistics are ``normalize`` (a ``VecNormalize``, or the path of an ``.npz`` written by
+    - a folder written by ``bandit_gym.rl.TrainedPolicy.save`` (``model.zip``, ``metadata.json`` naming the SB3 class,
+      and the observation statistics ``vecnormalize.npz`` if the model was trained on normalised observations);
+    - the path of an SB3 ``.zip`` (``model.save(...)``), loaded with the SB3 class ``algo`` (default ``"PPO"``); its
+      normalisation statistics are ``normalize`` (a ``VecNormalize``, or the path of an ``.npz`` written by
       ``bandit_gym.rl.save_normalize``), or the ``vecnormalize.npz`` beside it when there is one;
-    - a ``TrainedPolicy``, or an SB3 model or policy (then ``normalize`` may give its
-      ``VecNormalize``).
+    - a ``TrainedPolicy``, or an SB3 model or policy (then ``normalize`` may give its ``VecNormalize``).
 
-    ``algo`` names the SB3 class of a saved model (a folder's ``metadata.json`` names it already). A path is read
-    at the first ``act``, in the process that plays (a spec holding a path pickles cheaply to workers).
+    ``algo`` names the SB3 class of a saved model (a folder's ``metadata.json`` names it already). A path is read at the
+    first ``act``, in the process that plays (a spec holding a path pickles cheaply to workers).
 
-    Files are read without unpickling by default (``bandit_gym.rl.load_model``): SB3 stores the settings of a
-    model that are not plain JSON (its spaces, policy class, schedules) as pickles in the ``.zip``, and these are
-    rebuilt from the readable text SB3 writes beside them (a file holding another pickled setting is refused);
-    the weights are read with torch's ``weights_only=True``; the statistics come from ``vecnormalize.npz``.
-    ``trust_pickles=True`` reads the files as SB3 does, unpickling them, which runs any code they hold: pass it
-    only for files you trust, e.g. a folder saved before ``vecnormalize.npz`` existed (or a ``vecnormalize.pkl``
-    of ``VecNormalize.save``, given as ``normalize`` or lying beside a ``.zip``; without the opt-in such a file
-    is a ValueError, never read and never skipped silently).
+    Files are read without unpickling by default (``bandit_gym.rl.load_model``): SB3 stores the settings of a model that
+    are not plain JSON (its spaces, policy class, schedules) as pickles in the ``.zip``, and these are rebuilt from the
+    readable text SB3 writes beside them (a file holding another pickled setting is refused); the weights are read with
+    torch's ``weights_only=True``; the statistics come from ``vecnormalize.npz``. ``trust_pickles=True`` reads the files
+    as SB3 does, unpickling them, which runs any code they hold: pass it only for files you trust, e.g. a folder saved
+    before ``vecnormalize.npz`` existed (or a ``vecnormalize.pkl`` of ``VecNormalize.save``, given as ``normalize`` or
+    lying beside a ``.zip``; without the opt-in such a file is a ValueError, never read and never skipped silently).
 
     Each step: normalise the observation with the training statistics (SB3's ``VecNormalize.normalize_obs``, not
     updated), then ``model.predict(obs, deterministic)`` on the whole batch at once. A policy trained through
-    ``EmpiricalAnswer`` (``Discrete`` action on a pure-exploration env) chooses only the arm (or K, stop); the
-    answer bits are the env's empirical rule (thresholding: ``1{theta_hat_i >= theta}``; best arm and top K:
-    the m largest empirical means among pulled arms). Not anytime: a policy reads the budget left.
+    ``EmpiricalAnswer`` (``Discrete`` action on a pure-exploration env) chooses only the arm (or \(K\), stop); the
+    answer bits are the env's empirical rule (thresholding: \(\mathbb{1}\{\hat\theta_i \ge \theta\}\); best arm and top
+    \(K\): the \(m\) largest empirical means among pulled arms). Not anytime: a policy reads the budget left.
 
-    ``deterministic=None`` (the default) samples the action on pure-exploration envs and plays the most likely
-    one on the threshold bandit. A pure-exploration policy is trained on many instances, where its most likely
-    arm at a given state hardly depends on the rewards seen: played greedily it pulls nearly always the same
-    few arms and never learns the others' means (``docs/rl-reference.md``: PPO on tao2019 Setup 1 answers 5 arms
-    wrong in every run, aggregate regret 5 against 1.57 sampled), while sampling explores as in training. On the
-    threshold bandit the greedy action is the policy's best guess of the arm that wins at c_t, and sampling only adds
-    regret (38.7 against 46.4 over 1000 rounds). ``True`` or ``False`` force one way; sampling uses torch's
-    global generator, which ``reset`` seeds (``torch.manual_seed``). A DQN has no distribution to sample:
-    SB3's non-deterministic ``predict`` is epsilon-greedy at its final exploration rate (0.05 by default), so a
-    DQN policy stays nearly greedy either way.
+    ``deterministic=None`` (the default) samples the action on pure-exploration envs and plays the most likely one on
+    the threshold bandit. A pure-exploration policy is trained on many instances, where its most likely arm at a given
+    state hardly depends on the rewards seen: played greedily it pulls nearly always the same few arms and never learns
+    the others' means (``docs/rl-reference.md``: PPO on tao2019 Setup 1 answers 5 arms wrong in every run, aggregate
+    regret 5 against 1.57 sampled), while sampling explores as in training. On the threshold bandit the greedy action is
+    the policy's best guess of the arm that wins at \(c_t\), and sampling only adds regret (38.7 against 46.4 over 1000
+    rounds). ``True`` or ``False`` force one way; sampling uses torch's global generator, which ``reset`` seeds
+    (``torch.manual_seed``). A DQN has no distribution to sample: SB3's non-deterministic ``predict`` is
+    \(\epsilon\)-greedy at its final exploration rate (0.05 by default), so a DQN policy stays nearly greedy either way.
 
-    Refusals (ValueError, at the first ``act``): a file that is not an SB3 ``.zip``, or that another SB3 class
-    than ``algo`` saved; a policy trained on other observations (another env or K: the
-    shapes of its observation space) or another action space, and a policy trained on another budget (the upper
-    bound of ``budget_left`` in its observation space, T for the env it was trained on) than the budget of the
-    episodes it plays, since the budget left is part of what it reads and the normalisation statistics were
-    gathered at that budget; ``any_budget=True`` plays it at other budgets anyway (a generalisation study).
+    Refusals (ValueError, at the first ``act``): a file that is not an SB3 ``.zip``, or that another SB3 class than
+    ``algo`` saved; a policy trained on other observations (another env or \(K\): the shapes of its observation space)
+    or another action space, and a policy trained on another budget (the upper bound of ``budget_left`` in its
+    observation space, \(T\) for the env it was trained on) than the budget of the episodes it plays, since the budget
+    left is part of what it reads and the normalisation statistics were gathered at that budget; ``any_budget=True``
+    plays it at other budgets anyway (a generalisation study).
 
-    Readings: none to list, since no paper defines this agent; every choice above (the empirical answer bits,
-    frozen normalisation statistics, sampling on pure-exploration envs) is ours.
+    Readings: none to list, since no paper defines this agent; every choice above (the empirical answer bits, frozen
+    normalisation statistics, sampling on pure-exploration envs) is ours.
 
     Examples:
         A policy trained briefly with ``bandit_gym.rl.train``, played for one episode:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from bandit_gym.plotting import _errorbars, _finish, _grid
+from bandit_gym.plotting import PAGE_WIDTH, _errorbars, _finish, _grid
 
 __all__ = ["plot_failure_against_budget"]
 
@@ -18,7 +18,7 @@ def plot_failure_against_budget(summary: Any, path: str | Path, title: str = "",
     rows = summary[summary["metric"] == "error"].copy()
     rows["ci_low"], rows["ci_high"] = rows["ci_low"].clip(lower=0.0), rows["ci_high"].clip(upper=1.0)
     ks = list(dict.fromkeys(rows["k"]))
-    fig, axes = _grid(len(ks), len(ks), width=4.2 if len(ks) > 1 else 6.5, height=3.6 if len(ks) > 1 else 4.6)
+    fig, axes = _grid(len(ks), 2, width=PAGE_WIDTH / 2 if len(ks) > 1 else 6.5, height=3.3 if len(ks) > 1 else 4.6)
     for ax, k in zip(axes, ks, strict=True):
         agents = rows[rows["k"] == k].groupby("agent", sort=False)
         for i, (agent, curve) in enumerate(agents):  # dodged by a few percent and styled apart: curves coincide

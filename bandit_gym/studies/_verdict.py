@@ -327,8 +327,8 @@ def _target(s: _Scored) -> str:
 def _direction(e: Evidence) -> Decision:
     assert e.comparisons is not None
     leaves = [c for c in _leaves(e.comparisons) if not c.out_of_reach]
-    rule = (f"a comparison is won (lost) when its Holm p < {ALPHA} in (against) the claimed direction, a "
-            f"well-powered null when not significant with power >= {POWER} to detect the effect it is sized for; "
+    rule = (rf"a comparison is won (lost) when its Holm \(p < {ALPHA}\) in (against) the claimed direction, a "
+            rf"well-powered null when not significant with power \(\ge {POWER}\) to detect the effect it is sized for; "
             f"the claim needs {_condition(e.comparisons)}: supported when met, not supported when losses or "
             "well-powered nulls make it impossible, otherwise inconclusive")
     if not leaves:
@@ -373,7 +373,7 @@ def _needed(s: _Scored) -> str:
 def _no_difference(e: Evidence) -> Decision:
     assert e.comparisons is not None
     leaves = [c for c in _leaves(e.comparisons) if not c.out_of_reach]
-    rule = (f"not supported when some difference is significant (Holm p < {ALPHA}); otherwise consistent: a "
+    rule = (rf"not supported when some difference is significant (Holm \(p < {ALPHA}\)); otherwise consistent: a "
             "non-significant difference cannot show equality")
     if not leaves:
         return _finish(e, "untested", None, "", "none", rule, "no comparison is in the experiment's reach.")
@@ -409,8 +409,8 @@ def _vacuous(e: Evidence, vacuous: list[Bound], upper: bool) -> str:
 
 def _at_most(e: Evidence) -> Decision:
     points, vacuous = _informative(e, upper=True)
-    rule = (f"supported when every informative setting is significantly below the bound (one-sided, Holm p < "
-            f"{ALPHA}), not supported when one is significantly above it, otherwise inconclusive; untested when "
+    rule = (r"supported when every informative setting is significantly below the bound (one-sided, Holm \(p < "
+            rf"{ALPHA}\)), not supported when one is significantly above it, otherwise inconclusive; untested when "
             "the bound is at or above the largest possible value everywhere")
     if not points:
         return _finish(e, "untested", None, "", "none", rule, _vacuous(e, vacuous, True) + ".")
@@ -445,7 +445,7 @@ def _at_most(e: Evidence) -> Decision:
 
 def _lower_bound(e: Evidence) -> Decision:
     points, vacuous = _informative(e, upper=False)
-    rule = (f"not supported when some algorithm is significantly below the bound (one-sided, Holm p < {ALPHA}); "
+    rule = (rf"not supported when some algorithm is significantly below the bound (one-sided, Holm \(p < {ALPHA}\)); "
             "otherwise consistent: running some algorithms cannot confirm a bound on all of them")
     if not points:
         return _finish(e, "untested", None, "", "none", rule, _vacuous(e, vacuous, False) + ".")

@@ -45,9 +45,9 @@ class RoundState(NamedTuple):
 
 
 def round_size(r: Array, n: int, delta: Array, scale: float, schedule: str) -> Array:
-    """``m_r = ceil(scale 4^r ln(2 n r^2 / delta))`` (``"printed"``) or ``ceil(scale 4^(r-1))`` (``"log-free"``) in
-    float32, capped at 2^30: the sizes of a delta read from the observation (``AdaptiveTopK.sizes`` uses the exact
-    ``size_table`` otherwise)."""
+    r"""\(m_r = \lceil \text{scale} \cdot 4^r \ln(2 n r^2 / \delta) \rceil\) (``"printed"``) or
+    \(\lceil \text{scale} \cdot 4^{r-1} \rceil\) (``"log-free"``) in float32, capped at \(2^{30}\): the sizes of a
+    \(\delta\) read from the observation (``AdaptiveTopK.sizes`` uses the exact ``size_table`` otherwise)."""
     r = r.astype(jnp.float32)
     if schedule == "log-free":
         base = 4.0 ** (r - 1.0)
@@ -57,8 +57,8 @@ def round_size(r: Array, n: int, delta: Array, scale: float, schedule: str) -> A
 
 
 def size_table(n: int, delta: float, scale: float, schedule: str) -> np.ndarray:
-    """``m_1, m_2, ...`` by the numpy agent's own float64 ``round_size`` (so the same numbers), up to the first
-    round of 2^30 pulls or more, which is capped at 2^30 and stands for every later round."""
+    r"""\(m_1, m_2, \dots\) by the numpy agent's own float64 ``round_size`` (so the same numbers), up to the first
+    round of \(2^{30}\) pulls or more, which is capped at \(2^{30}\) and stands for every later round."""
     sizes = []
     for r in range(1, 2048):
         size = int(numpy_round_size(np.array([r]), n, np.asarray(delta, dtype=np.float64), scale, schedule)[0])
@@ -69,14 +69,15 @@ def size_table(n: int, delta: float, scale: float, schedule: str) -> np.ndarray:
 
 
 def accept_reject(theta: Array, status: Array, k: Array, threshold: Array) -> Array:
-    """AdaptiveTopK's inner loop (chen2017 Algorithm 1, lines 6-14) by position; returns the new status.
+    r"""AdaptiveTopK's inner loop (chen2017 Algorithm 1, lines 6-14) by position; returns the new status.
 
-    With S (the active positions) sorted by decreasing theta (ties: the smaller position first), ``k' = K - |A|``,
-    ``theta_a`` / ``theta_b`` the (k'+1)-th / k'-th of S: while ``k' > 0`` and ``|S| > k'``, the arm of largest
-    ``max(theta_i - theta_a, theta_b - theta_i)`` (the first or the last of S) leaves if that gap exceeds
-    ``threshold``: accepted if it is the first (``theta_x > theta_a``), rejected otherwise. Ties as the numpy rule
-    (``accept_reject_rule``): on equal gaps the first of S leaves unless the last one's tied block starts at a
-    smaller position; a bottom removal takes the smallest position of the arms tied at the lowest value."""
+    With \(S\) (the active positions) sorted by decreasing \(\theta\) (ties: the smaller position first),
+    \(k' = K - \lvert A \rvert\), \(\theta_a\) / \(\theta_b\) the \((k'+1)\)-th / \(k'\)-th of \(S\): while
+    \(k' > 0\) and \(\lvert S \rvert > k'\), the arm of largest \(\max(\theta_i - \theta_a, \theta_b - \theta_i)\)
+    (the first or the last of \(S\)) leaves if that gap exceeds ``threshold``: accepted if it is the first
+    (\(\theta_x > \theta_a\)), rejected otherwise. Ties as the numpy rule (``accept_reject_rule``): on equal gaps the
+    first of \(S\) leaves unless the last one's tied block starts at a smaller position; a bottom removal takes the
+    smallest position of the arms tied at the lowest value."""
     n = theta.shape[-1]
     positions = jnp.arange(n)
     active = status == ACTIVE
@@ -114,21 +115,24 @@ def accept_reject(theta: Array, status: Array, k: Array, threshold: Array) -> Ar
 
 @dataclass(frozen=True)
 class AdaptiveTopK(JaxAgent):
-    """Adaptive top-K: rounds of uniform sampling of the surviving arms at accuracy ``2^-r``, accepting and
+    r"""Adaptive top-\(K\): rounds of uniform sampling of the surviving arms at accuracy \(2^{-r}\), accepting and
     rejecting every arm whose empirical gap is clear.
 
-    Paper: chen2017, Algorithm 1 (fixed confidence) and §3 (the fixed-budget conversion of the experiments). Here K
-    is the set size (the observation's ``m``) and n the number of arms.
+    Paper: chen2017, Algorithm 1 (fixed confidence) and §3 (the fixed-budget conversion of the experiments). Here
+    \(K\) is the set size (the observation's ``m``) and \(n\) the number of arms.
 
-    Round r = 1, 2, ...: every arm of S is pulled up to ``m_r`` more times (round robin in the copy's arm order);
-    then theta~ is each arm's mean (over the round's samples, or over all of them when ``pooled``) and, while an
-    arm is clear (``max_S Delta~ > 2 2^-r``, ``Delta~_i = max(theta~_i - theta~_a, theta~_b - theta~_i)`` with
-    theta~_a / theta~_b the (k'+1)-th / k'-th largest over S, ``k' = K - |A|``), the arm of largest Delta~ leaves
-    S, accepted if ``theta~_x > theta~_a``, else rejected (``accept_reject``). Guards: ``k' = 0`` or ``|S| <= k'``
-    ends. Round sizes ``m_r`` as ``round_size`` (``schedule``, ``scale``). ``form="fixed_budget"`` (default): rounds
-    until the budget runs out; the answer is A plus the ``K - |A|`` arms of S of largest mean over all their
-    samples (an arm never pulled last); a copy the guards end stops. ``form="pac"``: rounds while ``2 2^-r (K -
-    |A|) > epsilon K`` (tested after each round), then A plus the arms of S of largest last-round theta~.
+    Round \(r = 1, 2, \dots\): every arm of \(S\) is pulled up to \(m_r\) more times (round robin in the copy's arm
+    order); then \(\tilde\theta\) is each arm's mean (over the round's samples, or over all of them when
+    ``pooled``) and, while an arm is clear (\(\max_S \tilde\Delta > 2 \cdot 2^{-r}\),
+    \(\tilde\Delta_i = \max(\tilde\theta_i - \tilde\theta_a, \tilde\theta_b - \tilde\theta_i)\) with
+    \(\tilde\theta_a\) / \(\tilde\theta_b\) the \((k'+1)\)-th / \(k'\)-th largest over \(S\),
+    \(k' = K - \lvert A \rvert\)), the arm of largest \(\tilde\Delta\) leaves \(S\), accepted if
+    \(\tilde\theta_x > \tilde\theta_a\), else rejected (``accept_reject``). Guards: \(k' = 0\) or
+    \(\lvert S \rvert \le k'\) ends. Round sizes \(m_r\) as ``round_size`` (``schedule``, ``scale``).
+    ``form="fixed_budget"`` (default): rounds until the budget runs out; the answer is \(A\) plus the
+    \(K - \lvert A \rvert\) arms of \(S\) of largest mean over all their samples (an arm never pulled last); a copy
+    the guards end stops. ``form="pac"``: rounds while \(2 \cdot 2^{-r} (K - \lvert A \rvert) > \epsilon K\)
+    (tested after each round), then \(A\) plus the arms of \(S\) of largest last-round \(\tilde\theta\).
 
     Parameters as the numpy agent's: ``delta`` (None: the observation's), ``pooled`` (None: pooled whenever the
     rounds are shortened, ``scale < 1`` or the log-free schedule), ``form``, ``scale``, ``schedule``,
@@ -139,13 +143,13 @@ class AdaptiveTopK(JaxAgent):
     ranks, for the largest gap, in the answer, in the order of the pulls) goes to the arm first in the order
     (random per copy and episode, the identity with ``tie_break="index"``), as the numpy rule's do.
 
-    The gaps are compared on the sums, exactly, as the numpy agent compares them (every arm of S has the same
+    The gaps are compared on the sums, exactly, as the numpy agent compares them (every arm of \(S\) has the same
     number of samples at a round's end), and the round sizes are the numpy agent's own (``size_table``) when
-    delta is the agent's or the schedule log-free. Differences: with delta read from the observation the printed
-    round sizes are computed in float32 (``round_size``: equal to numpy's on the settings tested; they could
-    differ only where ``scale 4^r ln(2 n r^2 / delta)`` lies within a float32 rounding of an integer); the PAC
-    form's answer ranks float32 means (numpy: float64); the state is recomputed where ``stop`` reads it (a
-    round's end is decided twice).
+    \(\delta\) is the agent's or the schedule log-free. Differences: with \(\delta\) read from the observation the
+    printed round sizes are computed in float32 (``round_size``: equal to numpy's on the settings tested; they
+    could differ only where \(\text{scale} \cdot 4^r \ln(2 n r^2 / \delta)\) lies within a float32 rounding of an
+    integer); the PAC form's answer ranks float32 means (numpy: float64); the state is recomputed where ``stop``
+    reads it (a round's end is decided twice).
     """
 
     families: ClassVar[tuple[str, ...]] = ("top_k",)
@@ -171,7 +175,8 @@ class AdaptiveTopK(JaxAgent):
 
     @property
     def pools(self) -> bool:
-        """Whether theta~ pools all of an arm's samples (the default: whenever the rounds are shortened)."""
+        r"""Whether \(\tilde\theta\) pools all of an arm's samples (the default: whenever the rounds are
+        shortened)."""
         return self.pooled if self.pooled is not None else (self.scale < 1.0 or self.schedule != "printed")
 
     def init(self, key: Array, obs: Obs) -> RoundState:
@@ -184,8 +189,8 @@ class AdaptiveTopK(JaxAgent):
 
     # ------------------------------------------------------------------------------------------------ rounds
     def sizes(self, r: Array, n: int, obs: Obs) -> Array:
-        """``m_r``: from the exact ``size_table`` when delta is the agent's or the schedule is log-free, in float32
-        (``round_size``) when delta is the observation's."""
+        r"""\(m_r\): from the exact ``size_table`` when \(\delta\) is the agent's or the schedule is log-free, in
+        float32 (``round_size``) when \(\delta\) is the observation's."""
         if self.delta is None and self.schedule == "printed":
             return round_size(r, n, obs["delta"][0], self.scale, self.schedule)
         table = jnp.asarray(size_table(n, 0.5 if self.delta is None else self.delta, self.scale, self.schedule))
@@ -245,8 +250,9 @@ class AdaptiveTopK(JaxAgent):
         return self.advanced(state, obs)[0].finished
 
     def answer(self, state: RoundState, obs: Obs, key: Array) -> Array:
-        """A plus the ``K - |A|`` arms of S of largest mean (last-round theta~ when the PAC form finished, all
-        samples otherwise; an arm never pulled last; ties: the first position); mapped back to arms."""
+        r"""\(A\) plus the \(K - \lvert A \rvert\) arms of \(S\) of largest mean (last-round \(\tilde\theta\) when the
+        PAC form finished, all samples otherwise; an arm never pulled last; ties: the first position); mapped back
+        to arms."""
         order = state.order
         counts, sums = obs["counts"][order.arm_at], obs["sums"][order.arm_at]
         k = obs["m"][0].astype(jnp.int32)

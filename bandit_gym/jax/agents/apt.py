@@ -13,12 +13,15 @@ from bandit_gym.jax.agents._index import IndexAgent, gaps
 
 @dataclass(frozen=True)
 class APT(IndexAgent):
-    """APT with precision epsilon (Locatelli, Gutzeit, Carpentier, ICML 2016; tao2019 §1): pull each arm once,
+    r"""APT with precision \(\epsilon\) (Locatelli, Gutzeit, Carpentier, ICML 2016; tao2019 §1): pull each arm once,
     then
 
-        B_i(t) = sqrt(T_i(t-1)) * ( |theta_hat_i(t-1) - theta| + epsilon ),     i_t = argmin_i B_i(t)
+    $$
+    B_i(t) = \sqrt{T_i(t-1)} \big( \lvert \hat\theta_i(t-1) - \theta \rvert + \epsilon \big), \qquad
+    i_t = \operatorname*{arg\,min}_i B_i(t)
+    $$
 
-    Default ``epsilon = 0``. Equal in distribution to ``bandit_gym.agents.APT``."""
+    Default \(\epsilon = 0\). Equal in distribution to ``bandit_gym.agents.APT``."""
 
     numpy_agent = "APT"
     epsilon: float = 0.0

@@ -1,5 +1,5 @@
-"""CLUCB-PAC (Chen, Lin, King, Lyu, Chen 2014) for epsilon-top-K, a baseline of chen2017, as pure functions of one
-copy."""
+r"""CLUCB-PAC (Chen, Lin, King, Lyu, Chen 2014) for \(\epsilon\)-top-\(K\), a baseline of chen2017, as pure functions of
+one copy."""
 
 from __future__ import annotations
 
@@ -18,33 +18,36 @@ EPSILON_SUMS = ("k_epsilon", "epsilon")
 
 @dataclass(frozen=True)
 class CLUCBPAC(JaxAgent):
-    """Combinatorial LUCB, PAC variant, with the top-K oracle.
+    r"""Combinatorial LUCB, PAC variant, with the top-\(K\) oracle.
 
     Paper: S. Chen, T. Lin, I. King, M. R. Lyu, W. Chen, Combinatorial Pure Exploration of Multi-Armed Bandits,
-    NIPS 2014 (the PAC variant of their appendix); a baseline of chen2017 (§1.2, §3). Here K is the set size
-    (chen2017's K, the observation's ``m``) and n the number of arms.
+    NIPS 2014 (the PAC variant of their appendix); a baseline of chen2017 (§1.2, §3). Here \(K\) is the set size
+    (chen2017's \(K\), the observation's ``m``) and \(n\) the number of arms.
 
-    Pull each arm once (in the copy's arm order); then at t pulls, with ``M_t`` the K arms of largest empirical
-    mean, ``rad_e = R sqrt(2 ln(4 n t^3 / delta) / T_e)``, ``w~_e = mu_e - rad_e`` for e in M_t and ``mu_e +
-    rad_e`` otherwise, and ``M~_t`` the K arms of largest w~: stop when ``w~(M~_t) - w~(M_t) <= epsilon_sum``,
-    else pull the arm of largest rad in the symmetric difference of M_t and M~_t. The answer is M_t (an arm never
-    pulled ranking last during the first round). t counts every pull, the n initial ones included.
+    Pull each arm once (in the copy's arm order); then at \(t\) pulls, with \(M_t\) the \(K\) arms of largest
+    empirical mean, \(\mathrm{rad}_e = R \sqrt{2 \ln(4 n t^3 / \delta) / T_e}\),
+    \(\tilde w_e = \mu_e - \mathrm{rad}_e\) for \(e \in M_t\) and \(\mu_e + \mathrm{rad}_e\) otherwise, and
+    \(\tilde M_t\) the \(K\) arms of largest \(\tilde w\): stop when
+    \(\tilde w(\tilde M_t) - \tilde w(M_t) \le \epsilon_{\text{sum}}\), else pull the arm of largest rad in the
+    symmetric difference of \(M_t\) and \(\tilde M_t\). The answer is \(M_t\) (an arm never pulled ranking last
+    during the first round). \(t\) counts every pull, the \(n\) initial ones included.
 
-    Parameters as the numpy agent's: ``delta`` (None: the observation's delta), ``R = 1/2``, ``epsilon_sum``
-    (``"k_epsilon"``: ``K epsilon``, the default; ``"epsilon"``: epsilon), ``tie_break``; pass them by keyword.
+    Parameters as the numpy agent's: ``delta`` (None: the observation's \(\delta\)), \(R = 1/2\), ``epsilon_sum``
+    (``"k_epsilon"``: \(K \epsilon\), the default; ``"epsilon"``: \(\epsilon\)), ``tie_break``; pass them by
+    keyword.
 
     Equal in distribution to ``bandit_gym.agents.CLUCBPAC``: the statistics are kept by position in the copy's
-    arm order, so every tie (in M_t, in M~_t, for the widest arm) goes to the arm first in the order (random per
-    copy and episode, the identity with ``tie_break="index"``), as the numpy rule's do. The top-K selections are
-    exact (``bandit_gym.jax.agents._ranking.top_positions``), in about 32 passes over the arms each.
+    arm order, so every tie (in \(M_t\), in \(\tilde M_t\), for the widest arm) goes to the arm first in the order
+    (random per copy and episode, the identity with ``tie_break="index"``), as the numpy rule's do. The top-\(K\)
+    selections are exact (``bandit_gym.jax.agents._ranking.top_positions``), in about 32 passes over the arms each.
 
-    Differences: the means, radii, w~ and the gain are float32 and the gain is summed in another order (numpy:
-    float64 of the same float32 statistics, summed in position order), which can change a decision only where
-    two compared values, or the gain and the stop level, lie within a float32 rounding of each other; with
-    ``epsilon_sum="epsilon"`` the level is epsilon itself (numpy: ``K (epsilon / K)`` in float64). ``decide``
-    computes the selections once per step for both the stop and the arm (the compiled rollout calls it); ``stop``
-    and ``select`` alone compute them each. The numpy agent's run-time refusal of an env of another family is not
-    made here.
+    Differences: the means, radii, \(\tilde w\) and the gain are float32 and the gain is summed in another order
+    (numpy: float64 of the same float32 statistics, summed in position order), which can change a decision only
+    where two compared values, or the gain and the stop level, lie within a float32 rounding of each other; with
+    ``epsilon_sum="epsilon"`` the level is \(\epsilon\) itself (numpy: \(K (\epsilon / K)\) in float64).
+    ``decide`` computes the selections once per step for both the stop and the arm (the compiled rollout calls
+    it); ``stop`` and ``select`` alone compute them each. The numpy agent's run-time refusal of an env of another
+    family is not made here.
     """
 
     families: ClassVar[tuple[str, ...]] = ("top_k",)
@@ -63,8 +66,8 @@ class CLUCBPAC(JaxAgent):
         object.__setattr__(self, "epsilon_sum", check.choice("epsilon_sum", self.epsilon_sum, EPSILON_SUMS))
 
     def selections(self, order: ArmOrder, obs: Obs) -> tuple[Array, Array]:
-        """``(stop, position)`` after the first round: whether the stop fires, and the position of largest rad in
-        the symmetric difference of M_t and M~_t (the first on ties)."""
+        r"""``(stop, position)`` after the first round: whether the stop fires, and the position of largest rad in
+        the symmetric difference of \(M_t\) and \(\tilde M_t\) (the first on ties)."""
         counts, sums = obs["counts"][order.arm_at], obs["sums"][order.arm_at]
         n, m = counts.shape[-1], obs["m"][0].astype(jnp.int32)
         made = (order.total - obs["budget_left"][0].astype(jnp.int32)).astype(jnp.float32)

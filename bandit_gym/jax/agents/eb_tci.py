@@ -15,7 +15,7 @@ from bandit_gym.jax.agents._fixed_confidence import FixedConfidenceAgent, pulls_
 
 
 class TopTwoState(NamedTuple):
-    """The state of a Top Two rule in one copy: the arm order and the K tracking procedures, one per leader."""
+    r"""The state of a Top Two rule in one copy: the arm order and the \(K\) tracking procedures, one per leader."""
 
     order: ArmOrder
     #: ``L_i``: the steps at which arm i was the leader (int32, per arm)
@@ -27,8 +27,8 @@ class TopTwoState(NamedTuple):
 
 
 def track(state: TopTwoState, leader: Array, challenger: Array, beta: float) -> tuple[Array, TopTwoState]:
-    """The tracking of Jourdan et al. (2023): count this step as led by ``leader``; pull the leader if its pulls
-    while it led are at most beta times the steps it led (this one included), else ``challenger`` (the numpy
+    r"""The tracking of Jourdan et al. (2023): count this step as led by ``leader``; pull the leader if its pulls
+    while it led are at most \(\beta\) times the steps it led (this one included), else ``challenger`` (the numpy
     ``top_two`` tracked)."""
     hit = jnp.arange(state.led.shape[-1]) == leader
     led = state.led + hit.astype(jnp.int32)
@@ -42,33 +42,34 @@ def track(state: TopTwoState, leader: Array, challenger: Array, beta: float) -> 
 
 @dataclass(frozen=True)
 class EBTCI(FixedConfidenceAgent):
-    """EB-TCI: a Top Two sampling rule, the empirical best arm as leader and a transportation-cost challenger.
+    r"""EB-TCI: a Top Two sampling rule, the empirical best arm as leader and a transportation-cost challenger.
 
     Paper: M. Jourdan, R. Degenne, D. Baudry, R. de Heide, E. Kaufmann, Top Two Algorithms Revisited, NeurIPS 2022
     (EB leader, TCI challenger); the leader's share tracked as in Jourdan, Degenne, Kaufmann, NeurIPS 2023.
 
-    Each arm once first, in the copy's arm order, with no stopping test; then, with mu the empirical means and N
-    the pull counts, stop if the stopping rule does (``stopping``, ``threshold``: by default the GLR rule with GK
-    2016 Theorem 10's threshold on Bernoulli arms, Lattimore and Szepesvari's on Gaussian ones), else:
+    Each arm once first, in the copy's arm order, with no stopping test; then, with \(\mu\) the empirical means and
+    \(N\) the pull counts, stop if the stopping rule does (``stopping``, ``threshold``: by default the GLR rule with
+    GK 2016 Theorem 10's threshold on Bernoulli arms, Lattimore and Szepesvari's on Gaussian ones), else:
 
-    - leader ``B = argmax_a mu_a`` (EB);
-    - challenger ``C = argmin_{j != B} W(B, j) + ln N_j`` (TCI), W the transportation cost
+    - leader \(B = \operatorname*{arg\,max}_a \mu_a\) (EB);
+    - challenger \(C = \operatorname*{arg\,min}_{j \ne B} W(B, j) + \ln N_j\) (TCI), \(W\) the transportation cost
       (``bandit_gym.jax.agents._stopping.transportation_cost``);
-    - pull B if ``N^B_B <= beta L_B`` (L_B the steps B led, this one included; N^B_B the pulls of B while it
-      led), else C.
+    - pull \(B\) if \(N^B_B \le \beta L_B\) (\(L_B\) the steps \(B\) led, this one included; \(N^B_B\) the pulls of
+      \(B\) while it led), else \(C\).
 
     Every tie (leader, challenger, answer) goes to the arm first in the copy's arm order (random per copy and
     episode; the identity with ``tie_break="index"``). The answer is the empirical best arm. Parameters as the
-    numpy agent's: ``delta`` in (0, 1), ``beta`` in (0, 1) (default 1/2), ``stopping`` (``"glr"``, ``"lucb"``,
-    ``"kllucb"``), ``threshold`` (``"gk2016"``, ``"ls2020"``, ``"heuristic"``; None: the distribution's default),
-    ``distribution`` (``"bernoulli"``, ``"gaussian"``), ``sigma``; pass them by keyword (the dataclass puts
-    ``tie_break`` first). Best-arm identification (m = 1) only.
+    numpy agent's: ``delta`` in \((0, 1)\), ``beta`` in \((0, 1)\) (default 1/2), ``stopping`` (``"glr"``,
+    ``"lucb"``, ``"kllucb"``), ``threshold`` (``"gk2016"``, ``"ls2020"``, ``"heuristic"``; None: the distribution's
+    default), ``distribution`` (``"bernoulli"``, ``"gaussian"``), ``sigma``; pass them by keyword (the dataclass
+    puts ``tie_break`` first). Best-arm identification (\(m = 1\)) only.
 
     Equal in distribution to ``bandit_gym.agents.EBTCI``. Differences: the statistics, the costs and the tracking
     test are float32 (numpy: float64 of the same float32 statistics), which can only change a decision whose
-    compared values lie within a float32 rounding of each other (beta = 1/2 makes the tracking test exact); and
-    the numpy agent's run-time refusals (an env whose m is not 1 or whose epsilon is not 0 under the GLR rule,
-    arms of another family, Bernoulli means outside [0, 1]) are not made here: the observation is traced.
+    compared values lie within a float32 rounding of each other (\(\beta = 1/2\) makes the tracking test exact);
+    and the numpy agent's run-time refusals (an env whose \(m\) is not 1 or whose \(\epsilon\) is not 0 under the
+    GLR rule, arms of another family, Bernoulli means outside \([0, 1]\)) are not made here: the observation is
+    traced.
     """
 
     numpy_agent: ClassVar[str] = "EBTCI"
@@ -85,7 +86,8 @@ class EBTCI(FixedConfidenceAgent):
         return TopTwoState(order=order, led=zeros, pulled_leading=zeros)
 
     def challenger(self, state: TopTwoState, obs: Obs, leader: Array) -> Array:
-        """``argmin_{j != leader} W(leader, j) + ln N_j`` (ties: the first in the copy's order)."""
+        r"""\(\operatorname*{arg\,min}_{j \ne \text{leader}} W(\text{leader}, j) + \ln N_j\) (ties: the first in the
+        copy's order)."""
         counts = obs["counts"]
         means = obs["sums"] / jnp.maximum(counts, 1.0)
         costs = _stopping.costs_from(counts, means, leader, self.gaussian, self.sigma)

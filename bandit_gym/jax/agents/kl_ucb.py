@@ -14,16 +14,17 @@ from bandit_gym.jax.agents.ucb1 import UpperIndexAgent, pulls_made
 DISTRIBUTIONS = ("bernoulli", "gaussian")
 
 NEWTON_STEPS = 8
-"""Newton steps of the Bernoulli index (the numpy agent's count): in float32, from the numpy agent's start, they
-reach the float64 root within 9e-8 (1.5 float32 ulps at 0.5) on every ``(s / n, ln t / n)`` of a grid of
-n = 1..10^6 and t = 2..10^7; more steps change nothing."""
+r"""Newton steps of the Bernoulli index (the numpy agent's count): in float32, from the numpy agent's start, they
+reach the float64 root within \(9 \cdot 10^{-8}\) (1.5 float32 ulps at 0.5) on every \((s / n, \ln t / n)\) of a
+grid of \(n = 1..10^6\) and \(t = 2..10^7\); more steps change nothing."""
 
 
 def kl_bernoulli(p: Array, q: Array) -> Array:
-    """``d(p, q) = p ln(p / q) + (1 - p) ln((1 - p) / (1 - q))`` for ``p <= q`` (``0 ln 0 = 0``; ``+inf`` at
-    ``q = 1 > p``), as ``-p log1p((q - p) / p) + (1 - p) log1p((q - p) / (1 - q))``: the two terms of
-    opposite signs are each computed from the difference q - p, so float32 keeps the divergence's relative
-    precision when q is close to p (the form ``h(p) - p ln q - (1 - p) ln(1 - q)`` loses it)."""
+    r"""\(d(p, q) = p \ln(p / q) + (1 - p) \ln\big((1 - p) / (1 - q)\big)\) for \(p \le q\) (\(0 \ln 0 = 0\);
+    \(+\infty\) at \(q = 1 > p\)), as \(-p\, \mathrm{log1p}\big((q - p) / p\big) + (1 - p)\,
+    \mathrm{log1p}\big((q - p) / (1 - q)\big)\): the two terms of opposite signs are each computed from the
+    difference \(q - p\), so float32 keeps the divergence's relative precision when \(q\) is close to \(p\) (the
+    form \(h(p) - p \ln q - (1 - p) \ln(1 - q)\) loses it)."""
     diff = q - p
     below = jnp.where(p > 0, -p * jnp.log1p(diff / jnp.where(p > 0, p, 1.0)), 0.0)
     above = jnp.where(p < 1, (1.0 - p) * jnp.log1p(diff / (1.0 - q)), 0.0)
@@ -31,13 +32,14 @@ def kl_bernoulli(p: Array, q: Array) -> Array:
 
 
 def kl_ucb_bernoulli(mean: Array, level: Array, steps: int = NEWTON_STEPS) -> Array:
-    """``max {q in [p, 1]: d(p, q) <= level}`` elementwise for ``p = mean`` in [0, 1] (``level = +inf`` gives 1)
-    by ``steps`` Newton steps on every entry at once, float32 (``bandit_gym.agents.multi_armed.kl_ucb.
-    kl_ucb_bernoulli`` in float64).
+    r"""\(\max \{q \in [p, 1] : d(p, q) \le \text{level}\}\) elementwise for \(p\) = ``mean`` in \([0, 1]\)
+    (``level = +inf`` gives 1) by ``steps`` Newton steps on every entry at once, float32
+    (``bandit_gym.agents.multi_armed.kl_ucb.kl_ucb_bernoulli`` in float64).
 
-    ``q -> d(p, q)`` is convex and increasing on ``[p, 1]``: Newton's steps from a point right of the root
-    decrease to it. The start is the smaller of Pinsker's bound ``p + sqrt(level / 2)`` and
-    ``1 - exp((h(p) - level) / (1 - p))`` (``h(p) = p ln p + (1 - p) ln(1 - p)``; tight near 1)."""
+    \(q \mapsto d(p, q)\) is convex and increasing on \([p, 1]\): Newton's steps from a point right of the root
+    decrease to it. The start is the smaller of Pinsker's bound \(p + \sqrt{\text{level} / 2}\) and
+    \(1 - \exp\big((h(p) - \text{level}) / (1 - p)\big)\) (\(h(p) = p \ln p + (1 - p) \ln(1 - p)\); tight near
+    1)."""
     p = jnp.asarray(mean, dtype=jnp.float32)
     level = jnp.asarray(level, dtype=jnp.float32)
     h = jnp.where(p > 0, p * jnp.log(jnp.where(p > 0, p, 1.0)), 0.0) + jnp.where(p < 1, (1.0 - p) * jnp.log1p(-p),
@@ -54,23 +56,28 @@ def kl_ucb_bernoulli(mean: Array, level: Array, steps: int = NEWTON_STEPS) -> Ar
 
 @dataclass(frozen=True)
 class KLUCB(UpperIndexAgent):
-    """KL-UCB: the arm whose mean could be largest at the confidence level ``ln t + c ln ln t``.
+    r"""KL-UCB: the arm whose mean could be largest at the confidence level \(\ln t + c \ln \ln t\).
 
     Paper: A. Garivier, O. Cappé. The KL-UCB algorithm for bounded stochastic bandits and beyond. COLT 2011,
     Algorithm 1 and Theorem 1; Gaussian arms as in their §2.
 
-    Rule at round t (1-based; t - 1 pulls made), with N_i pulls and empirical mean mu_hat_i of arm i:
+    Rule at round \(t\) (1-based; \(t - 1\) pulls made), with \(N_i\) pulls and empirical mean \(\hat\mu_i\) of arm
+    \(i\):
 
-        I_t = argmax_i  max { q : N_i d(mu_hat_i, q) <= ln t + c ln max(ln t, 1) },   (+inf for an arm never pulled)
+    $$
+    I_t = \operatorname*{arg\,max}_i \max \{ q : N_i\, d(\hat\mu_i, q) \le \ln t + c \ln \max(\ln t, 1) \}
+    \quad (+\infty \text{ for an arm never pulled})
+    $$
 
-    with ``d`` the Bernoulli divergence (``distribution="bernoulli"``; root by ``NEWTON_STEPS`` Newton steps,
-    ``kl_ucb_bernoulli``) or the Gaussian one ``(p - q)^2 / (2 sigma^2)``, whose index is
-    ``mu_hat_i + sigma sqrt(2 (ln t + c ln max(ln t, 1)) / N_i)``.
+    with \(d\) the Bernoulli divergence (``distribution="bernoulli"``; root by ``NEWTON_STEPS`` Newton steps,
+    ``kl_ucb_bernoulli``) or the Gaussian one \((p - q)^2 / (2 \sigma^2)\), whose index is
+    \(\hat\mu_i + \sigma \sqrt{2 (\ln t + c \ln \max(\ln t, 1)) / N_i}\).
 
-    Defaults: ``c = 0`` (the paper's experiments), ``distribution="bernoulli"``, ``sigma = 1``,
+    Defaults: \(c = 0\) (the paper's experiments), ``distribution="bernoulli"``, \(\sigma = 1\),
     ``tie_break="random"``. Anytime. Equal in distribution to ``bandit_gym.agents.KLUCB`` (the same level, initial
-    rounds and tie rule); the index is computed in float32. Unlike the numpy agent, a Bernoulli KL-UCB given rewards
-    outside [0, 1] raises nothing (a pure function cannot): pass ``distribution="gaussian"`` on Gaussian arms."""
+    rounds and tie rule); the index is computed in float32. Unlike the numpy agent, a Bernoulli KL-UCB given
+    rewards outside \([0, 1]\) raises nothing (a pure function cannot): pass ``distribution="gaussian"`` on
+    Gaussian arms."""
 
     numpy_agent: ClassVar[str] = "KLUCB"
     c: float = 0.0
@@ -87,7 +94,7 @@ class KLUCB(UpperIndexAgent):
             raise ValueError(f"sigma={self.sigma!r} must be a real > 0")
 
     def exploration(self, state: Any, obs: Obs) -> Array:
-        """``ln t + c ln max(ln t, 1)``, t the round about to be played (1-based)."""
+        r"""\(\ln t + c \ln \max(\ln t, 1)\), \(t\) the round about to be played (1-based)."""
         log_t = jnp.log(pulls_made(state, obs) + 1.0)
         return log_t + self.c * jnp.log(jnp.maximum(log_t, 1.0))
 

@@ -13,11 +13,14 @@ from bandit_gym.jax.agents._index import IndexAgent, gaps
 
 @dataclass(frozen=True)
 class LSA(IndexAgent):
-    """Logarithmic-Sample Algorithm (tao2019 §3, Algorithm 1): pull each arm once, then
+    r"""Logarithmic-Sample Algorithm (tao2019 §3, Algorithm 1): pull each arm once, then
 
-        xi_i(t-1) = alpha * T_i(t-1) * Delta_hat_i(t-1)^2 + 0.5 * ln T_i(t-1),     i_t = argmin_i xi_i(t-1)
+    $$
+    \xi_i(t-1) = \alpha\, T_i(t-1)\, \hat\Delta_i(t-1)^2 + 0.5 \ln T_i(t-1), \qquad
+    i_t = \operatorname*{arg\,min}_i \xi_i(t-1)
+    $$
 
-    Default ``alpha = 1.35`` (tao2019 §5). Equal in distribution to ``bandit_gym.agents.LSA`` (the same initial
+    Default \(\alpha = 1.35\) (tao2019 §5). Equal in distribution to ``bandit_gym.agents.LSA`` (the same initial
     round in the copy's arm order and tie rule); the index is computed in float32."""
 
     numpy_agent = "LSA"

@@ -1,4 +1,4 @@
-"""Successive Accepts and Rejects (Bubeck, Wang, Viswanathan 2013), fixed-budget m-best identification, as a pure
+r"""Successive Accepts and Rejects (Bubeck, Wang, Viswanathan 2013), fixed-budget \(m\)-best identification, as a pure
 function."""
 
 from __future__ import annotations
@@ -14,36 +14,40 @@ from bandit_gym.jax.agents.successive_rejects import PhaseState, SuccessiveRejec
 
 @dataclass(frozen=True)
 class SAR(SuccessiveRejects):
-    """Successive Accepts and Rejects: SR's phases, but each phase removes the active arm of largest empirical
+    r"""Successive Accepts and Rejects: SR's phases, but each phase removes the active arm of largest empirical
     gap, accepting it if it is among the active top ones, rejecting it otherwise.
 
     Paper: S. Bubeck, T. Wang, N. Viswanathan, Multiple Identifications in Multi-Armed Bandits, ICML 2013 (cited
-    by gabillon2012 §1). Phase lengths as ``SuccessiveRejects``. At the end of phase k, with the active arms
-    sorted by empirical mean ``sigma_1 >= sigma_2 >= ...`` and l arms still to accept:
+    by gabillon2012 §1). Phase lengths as ``SuccessiveRejects``. At the end of phase \(k\), with the active arms
+    sorted by empirical mean \(\sigma_1 \ge \sigma_2 \ge \dots\) and \(l\) arms still to accept:
 
-        Delta_hat_r = mu_hat_{sigma_r} - mu_hat_{sigma_(l+1)}  (r <= l),  mu_hat_{sigma_l} - mu_hat_{sigma_r}  (r > l)
+    $$
+    \hat\Delta_r = \hat\mu_{\sigma_r} - \hat\mu_{\sigma_{l+1}} \ (r \le l), \qquad
+    \hat\mu_{\sigma_l} - \hat\mu_{\sigma_r} \ (r > l)
+    $$
 
-    the arm of largest ``Delta_hat`` leaves: accepted if ``r <= l`` (then ``l <- l - 1``), rejected otherwise; the
-    largest gap is that of the first or of the last rank. Output: the accepted arms and, after the last phase,
-    the active arm if one is still to accept. Defaults: none (no parameter but ``tie_break``); any m.
+    the arm of largest \(\hat\Delta\) leaves: accepted if \(r \le l\) (then \(l \leftarrow l - 1\)), rejected
+    otherwise; the largest gap is that of the first or of the last rank. Output: the accepted arms and, after the
+    last phase, the active arm if one is still to accept. Defaults: none (no parameter but ``tie_break``); any
+    \(m\).
 
     Equal in distribution to ``bandit_gym.agents.SAR``: the numpy twin's readings where the paper is silent (its
     docstring), played by position in the copy's arm order: ranking ties go to the first arm in the order; on
     equal largest gaps the higher-ranked arm leaves (the best active arm before the worst; among arms of equal
-    lowest mean, the first); with l = 0 the last-ranked active arm is rejected (lowest mean, the last in the
-    order among equal means); with l = the number of active arms the best one is accepted; a single active arm
+    lowest mean, the first); with \(l = 0\) the last-ranked active arm is rejected (lowest mean, the last in the
+    order among equal means); with \(l\) = the number of active arms the best one is accepted; a single active arm
     left is accepted if one is still missing; the same answer before the end (``SuccessiveRejects.answer``).
 
-    Difference: the gap comparison. At a removal every active arm has the same count (the phase's n_k), and the
+    Difference: the gap comparison. At a removal every active arm has the same count (the phase's \(n_k\)), and the
     gaps are compared exactly, on differences of sums, so that equal gaps tie as the rule above says (the
     higher-ranked arm leaves). The numpy rule compares float64 differences of float64 means, so a tie of the
-    exact gaps (common with Bernoulli arms, e.g. sums 5, 4, 3, 2 for m = 2) goes either way with its rounding
+    exact gaps (common with Bernoulli arms, e.g. sums 5, 4, 3, 2 for \(m = 2\)) goes either way with its rounding
     (about one exact tie in seven goes to the lowest arm there), against its own stated tie rule. Float32 has
     no faithful way to replay float64 rounding. Played on the same samples the two rules end on different
-    answers in 1-7% of episodes on small instances with m >= 2 (a simulation of the phases), but neither the
-    error, the regret nor the frequencies of the answer sets differ measurably (the tests: |z| < 4 with 20,000
-    episodes; 200,000 episodes on three m >= 2 instances gave |z| <= 0.6). Other comparisons of means are in
-    float32, as in ``SuccessiveRejects``.
+    answers in 1-7% of episodes on small instances with \(m \ge 2\) (a simulation of the phases), but neither the
+    error, the regret nor the frequencies of the answer sets differ measurably (the tests: \(\lvert z \rvert < 4\)
+    with 20,000 episodes; 200,000 episodes on three \(m \ge 2\) instances gave \(\lvert z \rvert \le 0.6\)). Other
+    comparisons of means are in float32, as in ``SuccessiveRejects``.
     """
 
     numpy_agent: ClassVar[str] = "SAR"

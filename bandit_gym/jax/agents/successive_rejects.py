@@ -51,14 +51,15 @@ def _reciprocal_digits(k: int) -> np.ndarray:
 
 
 def phase_lengths(total: Array, k: int) -> Array:
-    """``n_1..n_{K-1}``, ``n_k = ceil( (n - K) / (logbar(K) (K + 1 - k)) )`` with the float64 divisor and the 1e-9
-    tolerance of the numpy ``phase_lengths``, in exact 32-bit integer arithmetic (JAX runs without float64):
-    ``x / D`` is ``x floor(2^64 / D) / 2^64`` in 16-bit limbs (error below ``x 2^-64``), its integer part is
-    ``floor(x / D)``, and one is added when the fraction exceeds 1e-9. Equal to the numpy schedule for every
-    budget checked (all budgets up to 10^5 with K = 2..40, and 2 10^5 random budgets below 2^24 with K up to
-    100; ``tests/bandit_gym_jax/test_best_arm_agents.py`` checks a part of it); the two can differ only where
-    ``x / D`` has a fraction within float64 rounding (about ``x/D 2^-53``) of 1e-9. Budgets of 2^31 pulls or
-    more are out of range (int32)."""
+    r"""\(n_1, \dots, n_{K-1}\), \(n_k = \big\lceil (n - K) / (\overline{\log}(K) (K + 1 - k)) \big\rceil\) with the
+    float64 divisor and the \(10^{-9}\) tolerance of the numpy ``phase_lengths``, in exact 32-bit integer
+    arithmetic (JAX runs without float64): \(x / D\) is \(x \lfloor 2^{64} / D \rfloor / 2^{64}\) in 16-bit limbs
+    (error below \(x\, 2^{-64}\)), its integer part is \(\lfloor x / D \rfloor\), and one is added when the
+    fraction exceeds \(10^{-9}\). Equal to the numpy schedule for every budget checked (all budgets up to \(10^5\)
+    with \(K = 2..40\), and \(2 \cdot 10^5\) random budgets below \(2^{24}\) with \(K\) up to 100;
+    ``tests/bandit_gym_jax/test_best_arm_agents.py`` checks a part of it); the two can differ only where \(x / D\)
+    has a fraction within float64 rounding (about \(x/D \cdot 2^{-53}\)) of \(10^{-9}\). Budgets of \(2^{31}\) pulls
+    or more are out of range (int32)."""
     if k < 2:
         return jnp.zeros((0,), dtype=jnp.int32)
     x = jnp.maximum(total.astype(jnp.int32) - k, 0).astype(jnp.uint32)
@@ -100,26 +101,30 @@ def best_of(values: Array, candidates: Array, count: Array) -> Array:
 
 @dataclass(frozen=True)
 class SuccessiveRejects(JaxAgent):
-    """Successive Rejects: K - 1 phases; in phase k every surviving arm is pulled up to ``n_k`` pulls, then the
-    arm of smallest empirical mean is rejected.
+    r"""Successive Rejects: \(K - 1\) phases; in phase \(k\) every surviving arm is pulled up to \(n_k\) pulls, then
+    the arm of smallest empirical mean is rejected.
 
     Paper: Audibert, Bubeck, Munos, COLT 2010 (cited by gabillon2012 §1).
 
-        n_k = ceil( (n - K) / (logbar(K) (K + 1 - k)) ),     logbar(K) = 1/2 + sum_{i=2}^K 1/i,
+    $$
+    n_k = \left\lceil \frac{n - K}{\overline{\log}(K) (K + 1 - k)} \right\rceil, \qquad
+    \overline{\log}(K) = \frac{1}{2} + \sum_{i=2}^K \frac{1}{i},
+    $$
 
-    n read from the first observation; within a phase the surviving arm with the fewest pulls is pulled; at the
-    end of phase k the surviving arm of smallest empirical mean leaves. Output: the last surviving arm (before
+    \(n\) read from the first observation; within a phase the surviving arm with the fewest pulls is pulled; at the
+    end of phase \(k\) the surviving arm of smallest empirical mean leaves. Output: the last surviving arm (before
     the end: the surviving arm of largest empirical mean, an arm never pulled ranking last). Defaults: none (no
     parameter but ``tie_break``). Equal in distribution to ``bandit_gym.agents.SuccessiveRejects``: the same
     phase lengths (``phase_lengths``, exact), the same pulls in the same order and the same answers, every tie
     going to the arm first in the copy's arm order (random per copy and episode, the identity with
-    ``tie_break="index"``), and the readings of the numpy docstring (n <= K, leftover budget to the survivor).
+    ``tie_break="index"``), and the readings of the numpy docstring (\(n \le K\), leftover budget to the
+    survivor).
 
     Differences: the means are compared in float32 (numpy: float64 of the same float32 statistics), which can
     only differ where two means of different arms are within a float32 rounding of each other and not equal
     (never for Bernoulli arms with fewer than about 4000 pulls each: equal fractions round equally, and unequal
-    ones differ by at least ``1 / (T_i T_j)``, more than a float32 rounding). Like the numpy
-    agent's ``check_m``, ``check_env`` (called by ``play``) refuses m > 1: use ``SAR``.
+    ones differ by at least \(1 / (T_i T_j)\), more than a float32 rounding). Like the numpy
+    agent's ``check_m``, ``check_env`` (called by ``play``) refuses \(m > 1\): use ``SAR``.
     """
 
     def check_env(self, env: Any, params: Any) -> None:
@@ -147,8 +152,8 @@ class SuccessiveRejects(JaxAgent):
         return state._replace(alive=state.alive.at[worst].set(False))
 
     def end_phases(self, state: PhaseState, counts: Array, sums: Array, m: Array) -> PhaseState:
-        """End every phase whose surviving arms all reached its length (phases of length 0 end together, as in
-        the numpy rule); at most K - 1 removals in all."""
+        r"""End every phase whose surviving arms all reached its length (phases of length 0 end together, as in
+        the numpy rule); at most \(K - 1\) removals in all."""
         k = counts.shape[-1]
 
         def ending(s: PhaseState) -> Array:
@@ -170,9 +175,9 @@ class SuccessiveRejects(JaxAgent):
         return order.arm_at[position], state
 
     def answer(self, state: PhaseState, obs: Obs, key: Array) -> Array:
-        """SR: the surviving position of largest empirical mean (an arm never pulled ranking last). SAR: the
+        r"""SR: the surviving position of largest empirical mean (an arm never pulled ranking last). SAR: the
         accepted positions that were pulled, then the best of the other candidates (the active positions and
-        the accepted ones never pulled) up to m. Mapped back to arms."""
+        the accepted ones never pulled) up to \(m\). Mapped back to arms."""
         order = state.order
         counts, sums = obs["counts"][order.arm_at], obs["sums"][order.arm_at]
         values = answer_values(counts, sums)

@@ -1,4 +1,4 @@
-"""Thompson sampling for the classic K-armed bandit as a pure function: Beta posteriors (Bernoulli arms) or
+r"""Thompson sampling for the classic \(K\)-armed bandit as a pure function: Beta posteriors (Bernoulli arms) or
 Gaussian posteriors (Gaussian arms), drawn with ``jax.random``."""
 
 from __future__ import annotations
@@ -16,21 +16,27 @@ DISTRIBUTIONS = ("bernoulli", "gaussian")
 
 @dataclass(frozen=True)
 class Thompson(JaxAgent):
-    """Thompson sampling: draw a mean for every arm from its posterior, pull the arm of the largest draw.
+    r"""Thompson sampling: draw a mean for every arm from its posterior, pull the arm of the largest draw.
 
     Papers: W. R. Thompson. Biometrika 25, 1933. S. Agrawal, N. Goyal. COLT 2012 (Algorithm 1, Beta priors) and
     AISTATS 2013 (Algorithm 2, Gaussian priors). E. Kaufmann, N. Korda, R. Munos. ALT 2012.
 
-    Rule, with S_i the sum of arm i's rewards and N_i its pulls:
+    Rule, with \(S_i\) the sum of arm \(i\)'s rewards and \(N_i\) its pulls:
 
-        Bernoulli:  theta_i ~ Beta(1 + S_i, 1 + N_i - S_i)               (uniform prior Beta(1, 1))
-        Gaussian:   theta_i ~ N( S_i / (N_i + 1), sigma^2 / (N_i + 1) )  (prior N(0, sigma^2), known sigma)
-        I_t = argmax_i theta_i
+    $$
+    \begin{aligned}
+    &\text{Bernoulli:} && \theta_i \sim \mathrm{Beta}(1 + S_i, 1 + N_i - S_i)
+    && \text{(uniform prior } \mathrm{Beta}(1, 1))\\
+    &\text{Gaussian:} && \theta_i \sim \mathcal{N}\big(S_i / (N_i + 1), \sigma^2 / (N_i + 1)\big)
+    && \text{(prior } \mathcal{N}(0, \sigma^2) \text{, known } \sigma)\\
+    &&& I_t = \operatorname*{arg\,max}_i \theta_i
+    \end{aligned}
+    $$
 
-    Defaults: ``distribution="bernoulli"``, ``sigma = 1``. Anytime. Equal in distribution to
+    Defaults: ``distribution="bernoulli"``, \(\sigma = 1\). Anytime. Equal in distribution to
     ``bandit_gym.agents.Thompson``: the draws come from the key handed to ``select`` (float32); ties have
     probability zero and go to the smallest index, as in the numpy agent (``tie_break`` is accepted for a
-    uniform interface). Unlike the numpy agent, rewards outside [0, 1] with ``distribution="bernoulli"`` raise
+    uniform interface). Unlike the numpy agent, rewards outside \([0, 1]\) with ``distribution="bernoulli"`` raise
     nothing (a pure function cannot)."""
 
     families: ClassVar[tuple[str, ...]] = ("multi_armed",)

@@ -1,5 +1,5 @@
-"""Track-and-Stop (Garivier and Kaufmann 2016) as pure functions of one copy: track the optimal allocation
-w*(mu_hat) of best-arm identification, stop by a stopping component (the GLR rule by default)."""
+r"""Track-and-Stop (Garivier and Kaufmann 2016) as pure functions of one copy: track the optimal allocation
+\(w^*(\hat\mu)\) of best-arm identification, stop by a stopping component (the GLR rule by default)."""
 
 from __future__ import annotations
 
@@ -29,9 +29,9 @@ class TrackAndStopState(NamedTuple):
 
 
 def project(weights: Array, floor: Array) -> Array:
-    """The L-infinity projection of ``weights`` (on the simplex) onto ``{w : w_a >= floor}``:
-    ``w_a <- max(w_a - eta, floor)``, eta >= 0 the shift that keeps the sum 1, by bisection on [0, 1] keeping the
-    side whose sum is at most 1 (the numpy agent's ``project``)."""
+    r"""The \(L^\infty\) projection of ``weights`` (on the simplex) onto \(\{w : w_a \ge \text{floor}\}\):
+    \(w_a \leftarrow \max(w_a - \eta, \text{floor})\), \(\eta \ge 0\) the shift that keeps the sum 1, by bisection on
+    \([0, 1]\) keeping the side whose sum is at most 1 (the numpy agent's ``project``)."""
 
     def bisect(_: int, bracket: tuple[Array, Array]) -> tuple[Array, Array]:
         low, high = bracket
@@ -45,41 +45,41 @@ def project(weights: Array, floor: Array) -> Array:
 
 @dataclass(frozen=True)
 class TrackAndStop(FixedConfidenceAgent):
-    """Track-and-Stop: sample in the proportions w*(mu_hat(t)) of the lower bound, stop by the GLR rule.
+    r"""Track-and-Stop: sample in the proportions \(w^*(\hat\mu(t))\) of the lower bound, stop by the GLR rule.
 
     Paper: A. Garivier, E. Kaufmann, Optimal Best Arm Identification with Fixed Confidence, COLT 2016 (GK 2016).
 
-    Each arm once first, in the copy's arm order, with no stopping test; then, after t pulls (t the pulls made),
-    with N the pull counts and w*(mu) the optimal allocation of GK 2016 Theorem 5 at the empirical means
-    (``bandit_gym.jax.agents._oracle.optimal_weights``, recomputed at every pull), stop if the stopping rule does,
-    else pull:
+    Each arm once first, in the copy's arm order, with no stopping test; then, after \(t\) pulls (\(t\) the pulls made),
+    with \(N\) the pull counts and \(w^*(\mu)\) the optimal allocation of GK 2016 Theorem 5 at the empirical means
+    (``bandit_gym.jax.agents._oracle.optimal_weights``, recomputed at every pull), stop if the stopping rule does, else
+    pull:
 
-    - **D-tracking** (``tracking="D"``, the default): with ``U_t = {a : N_a < sqrt(t) - K/2}``, the least pulled
-      arm of U_t if U_t is not empty (forced exploration), else ``argmax_a t w*_a - N_a``;
-    - **C-tracking** (``tracking="C"``): ``argmax_a sum_{s <= t} w^{eps_s}_a - N_a``, w^eps the L-infinity
-      projection of w* onto ``{w : w_a >= eps}`` (``project``), ``eps_s = (K^2 + s)^(-1/2) / 2``, the sum
-      starting at 1 per arm (the opening's pulls).
+    - **D-tracking** (``tracking="D"``, the default): with \(U_t = \{a : N_a < \sqrt{t} - K/2\}\), the least pulled arm
+      of \(U_t\) if \(U_t\) is not empty (forced exploration), else \(\operatorname*{arg\,max}_a t w^*_a - N_a\);
+    - **C-tracking** (``tracking="C"``): \(\operatorname*{arg\,max}_a \sum_{s \le t} w^{\epsilon_s}_a - N_a\),
+      \(w^\epsilon\) the \(L^\infty\) projection of \(w^*\) onto \(\{w : w_a \ge \epsilon\}\) (``project``),
+      \(\epsilon_s = (K^2 + s)^{-1/2} / 2\), the sum starting at 1 per arm (the opening's pulls).
 
-    Every tie (U_t's least pulled arm, the argmax, the answer) goes to the arm first in the copy's arm order (random
-    per copy and episode; the identity with ``tie_break="index"``); arms sharing the largest empirical mean share
-    w* evenly; Bernoulli means of 0 or 1 are clamped to [1e-9, 1 - 1e-9] for w*. The answer is the empirical best
-    arm. Stopping (``stopping``, ``threshold``; ``bandit_gym.jax.agents._stopping``): by default the GLR rule with
-    GK 2016 Theorem 10's threshold ``ln(2 t (K - 1) / delta)`` on Bernoulli arms, Lattimore and Szepesvari's
-    (``"ls2020"``) on Gaussian ones; ``"lucb"`` and ``"kllucb"`` also (``"lil"``, lil'UCB's own rule, is refused
-    as numpy refuses it).
+    Every tie (\(U_t\)'s least pulled arm, the \(\operatorname*{arg\,max}\), the answer) goes to the arm first in the
+    copy's arm order (random per copy and episode; the identity with ``tie_break="index"``); arms sharing the largest
+    empirical mean share \(w^*\) evenly; Bernoulli means of 0 or 1 are clamped to \([10^{-9}, 1 - 10^{-9}]\) for
+    \(w^*\). The answer is the empirical best arm. Stopping (``stopping``, ``threshold``;
+    ``bandit_gym.jax.agents._stopping``): by default the GLR rule with GK 2016 Theorem 10's threshold
+    \(\ln(2 t (K - 1) / \delta)\) on Bernoulli arms, Lattimore and Szepesvari's (``"ls2020"``) on Gaussian ones;
+    ``"lucb"`` and ``"kllucb"`` also (``"lil"``, lil'UCB's own rule, is refused as numpy refuses it).
 
-    Parameters as the numpy agent's: ``delta`` in (0, 1) (default 0.05), ``tracking`` (``"D"``, ``"C"``),
+    Parameters as the numpy agent's: ``delta`` in \((0, 1)\) (default 0.05), ``tracking`` (``"D"``, ``"C"``),
     ``stopping`` (default ``"glr"``), ``threshold`` (``"gk2016"``, ``"ls2020"``, ``"heuristic"``; None: the
-    distribution's default), ``distribution`` (``"bernoulli"``, ``"gaussian"``), ``sigma``; pass them by keyword
-    (the dataclass puts ``tie_break`` first). Best-arm identification (m = 1) only.
+    distribution's default), ``distribution`` (``"bernoulli"``, ``"gaussian"``), ``sigma``; pass them by keyword (the
+    dataclass puts ``tie_break`` first). Best-arm identification (\(m = 1\)) only.
 
-    Equal in distribution to ``bandit_gym.agents.TrackAndStop``. Differences: w* is computed in float32 with fixed
-    iteration counts (numpy: float64 to machine precision; the two agree within about 1e-6 except near ties of
-    the two largest means, where the float32 means themselves move w* by up to about 2e-5), and the tracking
-    quantities ``t w*_a - N_a`` and the cumulated sums are float32, which can only change a pull whose compared
-    values lie within those roundings of each other; the statistics of the stopping rule are float32 (see
-    ``_stopping``); and the numpy agent's run-time refusals (an env whose m is not 1, or whose epsilon is not 0
-    under the GLR rule; arms of another family; Bernoulli means outside [0, 1]) are not made here: the observation
+    Equal in distribution to ``bandit_gym.agents.TrackAndStop``. Differences: \(w^*\) is computed in float32 with fixed
+    iteration counts (numpy: float64 to machine precision; the two agree within about \(10^{-6}\) except near ties of
+    the two largest means, where the float32 means themselves move \(w^*\) by up to about \(2 \cdot 10^{-5}\)), and the
+    tracking quantities \(t w^*_a - N_a\) and the cumulated sums are float32, which can only change a pull whose
+    compared values lie within those roundings of each other; the statistics of the stopping rule are float32 (see
+    ``_stopping``); and the numpy agent's run-time refusals (an env whose \(m\) is not 1, or whose \(\epsilon\) is not 0
+    under the GLR rule; arms of another family; Bernoulli means outside \([0, 1]\)) are not made here: the observation
     is traced.
     """
 
@@ -95,7 +95,7 @@ class TrackAndStop(FixedConfidenceAgent):
         return TrackAndStopState(order=order, cumulated=jnp.ones(obs["counts"].shape[-1], jnp.float32))
 
     def weights(self, obs: Obs) -> Array:
-        """w*(mu_hat) of the observation's statistics (``(K,)`` float32)."""
+        r"""\(w^*(\hat\mu)\) of the observation's statistics (``(K,)`` float32)."""
         mean, comp = clamped_means(obs["counts"], obs["sums"], self.gaussian)
         return optimal_weights(mean, comp, self.gaussian, self.sigma)
 

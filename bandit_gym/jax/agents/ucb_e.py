@@ -13,7 +13,7 @@ from bandit_gym.jax.agents._base import ArmOrder, Array, JaxAgent, Obs, first_ma
 
 
 class UCBEState(NamedTuple):
-    """The state of UCB-E in one copy: the arm order and the episode's exploration parameter a."""
+    r"""The state of UCB-E in one copy: the arm order and the episode's exploration parameter \(a\)."""
 
     order: ArmOrder
     #: the exploration a of the episode (float32)
@@ -22,22 +22,26 @@ class UCBEState(NamedTuple):
 
 @dataclass(frozen=True)
 class UCBEBestArm(JaxAgent):
-    """UCB-E, the highly exploring UCB of best arm identification.
+    r"""UCB-E, the highly exploring UCB of best arm identification.
 
     Paper: Audibert, Bubeck, Munos, COLT 2010 (UCB-E in gabillon2012 §1, §4.4; UCBE in hoffman2014).
 
-        I_t = argmax_i  mu_hat_i(t-1) + sqrt( a / T_i(t-1) ),     +inf for an arm never pulled,
+    $$
+    I_t = \operatorname*{arg\,max}_i \hat\mu_i(t-1) + \sqrt{a / T_i(t-1)},
+    \qquad +\infty \text{ for an arm never pulled},
+    $$
 
-    so each arm is pulled once first, in the copy's arm order. Output: the m arms of largest empirical mean (an
-    arm never pulled ranking last; ``argmax_i mu_hat_i`` for m = 1). Parameters: ``a``, or the oracle
-    ``H1 = sum_i 1 / Delta_i^2`` with ``a = c max(n - K, 0) / H1`` set at each episode start, n read from the first
-    observation; default ``c = 25/36`` (the largest a of Audibert et al.'s theorem). Pass exactly one of a and H1.
+    so each arm is pulled once first, in the copy's arm order. Output: the \(m\) arms of largest empirical mean (an arm
+    never pulled ranking last; \(\operatorname*{arg\,max}_i \hat\mu_i\) for \(m = 1\)). Parameters: ``a``, or the oracle
+    ``H1`` \(= \sum_i 1 / \Delta_i^2\) with \(a = c \max(n - K, 0) / H_1\) set at each episode start, \(n\) read from
+    the first observation; default \(c = 25/36\) (the largest \(a\) of Audibert et al.'s theorem). Pass exactly one of
+    ``a`` and ``H1``.
 
-    Equal in distribution to ``bandit_gym.agents.UCBEBestArm`` (the numpy name: ``UCBE`` is the thresholding
-    variant there and here): the same rule, every tie (pulls and answer) going to the arm first in the copy's arm
-    order (random per copy and episode, the identity with ``tie_break="index"``), m > 1 answered by the m largest
-    means. Difference: the index and a are computed in float32 (numpy: float64 of the same float32 statistics),
-    which can only reorder two arms whose indices are within a float32 rounding of each other and not equal.
+    Equal in distribution to ``bandit_gym.agents.UCBEBestArm`` (the numpy name: ``UCBE`` is the thresholding variant
+    there and here): the same rule, every tie (pulls and answer) going to the arm first in the copy's arm order (random
+    per copy and episode, the identity with ``tie_break="index"``), \(m > 1\) answered by the \(m\) largest means.
+    Difference: the index and \(a\) are computed in float32 (numpy: float64 of the same float32 statistics), which can
+    only reorder two arms whose indices are within a float32 rounding of each other and not equal.
     """
 
     families: ClassVar[tuple[str, ...]] = ("best_arm",)

@@ -13,12 +13,14 @@ from bandit_gym.jax.agents._index import IndexAgent, gaps
 
 @dataclass(frozen=True)
 class UCBE(IndexAgent):
-    """UCB-E for thresholding with the oracle exploration parameter (Audibert, Bubeck, Munos 2010; tao2019 §5):
+    r"""UCB-E for thresholding with the oracle exploration parameter (Audibert, Bubeck, Munos 2010; tao2019 §5):
     pull each arm once, then
 
-        i_t = argmin_i  Delta_hat_i(t-1) - sqrt( a / T_i(t-1) ),     a = 4^b max(T - K, 0) / H
+    $$
+    i_t = \operatorname*{arg\,min}_i \hat\Delta_i(t-1) - \sqrt{a / T_i(t-1)}, \qquad a = 4^b \max(T - K, 0) / H
+    $$
 
-    with ``H = sum_i 1 / Delta_i^2`` of the true instance (an oracle parameter). Equal in distribution to
+    with \(H = \sum_i 1 / \Delta_i^2\) of the true instance (an oracle parameter). Equal in distribution to
     ``bandit_gym.agents.UCBE``."""
 
     numpy_agent = "UCBE"

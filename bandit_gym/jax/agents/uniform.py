@@ -13,7 +13,8 @@ from bandit_gym.jax.agents._base import Array, JaxAgent, Obs, arm_at
 
 @dataclass(frozen=True)
 class Uniform(JaxAgent):
-    """Round robin in the copy's arm order: ``i_t = sigma((t - 1) mod K)``, the empirical answer at every step.
+    r"""Round robin in the copy's arm order: \(i_t = \sigma\big((t - 1) \bmod K\big)\), the empirical answer at
+    every step.
 
     Paper: tao2019 §5. Equal in distribution to ``bandit_gym.agents.Uniform`` (same arm order rule: a random
     permutation per copy and episode, or the identity with ``tie_break="index"``)."""

@@ -71,25 +71,25 @@ class ThresholdingBanditJaxVectorEnv(BanditJaxVectorEnv):
 
 
 class BestArmIdentificationJaxEnv(BanditJaxEnv):
-    """(epsilon, m)-best arm identification (gabillon2012), one copy; the arguments of
+    r"""\((\epsilon, m)\)-best arm identification (gabillon2012), one copy; the arguments of
     ``BestArmIdentificationEnv``."""
 
     functional = BestArmFunctional
 
 
 class BestArmIdentificationJaxVectorEnv(BanditJaxVectorEnv):
-    """(epsilon, m)-best arm identification (gabillon2012), ``num_envs`` copies."""
+    r"""\((\epsilon, m)\)-best arm identification (gabillon2012), ``num_envs`` copies."""
 
     functional = BestArmFunctional
 
 
 class TopKIdentificationJaxEnv(BanditJaxEnv):
-    """epsilon-top-K identification (chen2017), one copy; the arguments of ``TopKIdentificationEnv``."""
+    r"""\(\epsilon\)-top-\(K\) identification (chen2017), one copy; the arguments of ``TopKIdentificationEnv``."""
 
     functional = TopKFunctional
 
 
 class TopKIdentificationJaxVectorEnv(BanditJaxVectorEnv):
-    """epsilon-top-K identification (chen2017), ``num_envs`` copies."""
+    r"""\(\epsilon\)-top-\(K\) identification (chen2017), ``num_envs`` copies."""
 
     functional = TopKFunctional

@@ -1,11 +1,12 @@
-"""The classic stochastic K-armed bandit (Lai and Robbins 1985; Auer et al. 2002) as a functional env: pull an arm,
-receive its Bernoulli or Gaussian sample as the reward, pay the cumulative pseudo-regret ``sum_t mu* - mu_{I_t}``.
+r"""The classic stochastic \(K\)-armed bandit (Lai and Robbins 1985; Auer et al. 2002) as a functional env: pull an
+arm, receive its Bernoulli or Gaussian sample as the reward, pay the cumulative pseudo-regret
+\(\sum_t (\mu^* - \mu_{I_t})\).
 
 The arguments are ``MultiArmedBanditEnv``'s (``means``, ``budget``, ``distribution``, ``sigma``, ``num_arms``); the
 numpy engine of one copy checks them and gives the spaces. The action is the arm (``Discrete(K)``), the reward its
-sample, and the episode ends after ``budget`` pulls: there is no answer step, a budget of T is T steps.
-``state.loss`` holds the cumulative pseudo-regret so far, ``sum_i Delta_i N_i`` (the same sum as
-``sum_t Delta_{I_t}``, computed from the exact pull counts, so a long float32 episode does not drift).
+sample, and the episode ends after ``budget`` pulls: there is no answer step, a budget of \(T\) is \(T\) steps.
+``state.loss`` holds the cumulative pseudo-regret so far, \(\sum_i \Delta_i N_i\) (the same sum as
+\(\sum_t \Delta_{I_t}\), computed from the exact pull counts, so a long float32 episode does not drift).
 """
 
 from __future__ import annotations
@@ -23,9 +24,9 @@ __all__ = ["MultiArmedBanditJaxEnv", "MultiArmedBanditJaxVectorEnv", "MultiArmed
 
 
 class MultiArmedParams(NamedTuple):
-    """The numbers of a K-armed bandit env that may change without recompiling (``MultiArmedFunctional``):
+    r"""The numbers of a \(K\)-armed bandit env that may change without recompiling (``MultiArmedFunctional``):
     the fixed means (zeros for an instance drawn per episode), the bounds of ``UniformMeans``, the Gaussian
-    arms' sigma and the budget T (at least 1)."""
+    arms' \(\sigma\) and the budget \(T\) (at least 1)."""
 
     means: Array
     low: Array
@@ -35,7 +36,7 @@ class MultiArmedParams(NamedTuple):
 
 
 def pseudo_regret(means: Array, counts: Array) -> Array:
-    """``sum_i (mu* - mu_i) N_i``, the cumulative pseudo-regret of the pulls ``counts`` on ``means``, float32."""
+    r"""\(\sum_i (\mu^* - \mu_i) N_i\), the cumulative pseudo-regret of the pulls ``counts`` on ``means``, float32."""
     return jnp.sum((jnp.max(means) - means) * counts).astype(jnp.float32)
 
 
@@ -73,7 +74,8 @@ class MultiArmedFunctional(BanditFunctional):
         return jnp.where(pulled, next_state.last_value, 0.0).astype(jnp.float32)
 
     def transition_info(self, state: ArmState, action: Array, next_state: ArmState, params: Any = None) -> dict:
-        """The numpy env's info: ``expected_reward`` (mu of the pulled arm), ``best_expected_reward`` (mu*) and
+        r"""The numpy env's info: ``expected_reward`` (\(\mu\) of the pulled arm), ``best_expected_reward``
+        (\(\mu^*\)) and
         ``pseudo_regret`` (the episode's so far)."""
         arm = jnp.clip(next_state.last_arm, 0, self.num_arms - 1)
         return {"expected_reward": next_state.means[arm], "best_expected_reward": jnp.max(next_state.means),

@@ -1,10 +1,11 @@
-"""The three pure-exploration families as functional envs: the thresholding bandit (tao2019), (epsilon, m)-best arm
-identification (gabillon2012; fixed budget and fixed confidence) and epsilon-top-K identification (chen2017).
+r"""The three pure-exploration families as functional envs: the thresholding bandit (tao2019), \((\epsilon, m)\)-best
+arm identification (gabillon2012; fixed budget and fixed confidence) and \(\epsilon\)-top-\(K\) identification
+(chen2017).
 
 An action is the numpy env's: ``[arm in 0..K-1, or K to stop, then one answer bit per arm]``. A pull costs
 ``sample_cost``; the step after the last pull (or a stop) pulls nothing, scores its answer with the loss chosen by
-``loss=`` (the functions of ``bandit_gym.metrics``), pays minus that loss and ends the episode. A budget of T is at
-most T pulls and T + 1 steps, as in the numpy envs.
+``loss=`` (the functions of ``bandit_gym.metrics``), pays minus that loss and ends the episode. A budget of \(T\) is
+at most \(T\) pulls and \(T + 1\) steps, as in the numpy envs.
 """
 
 from __future__ import annotations
@@ -64,7 +65,7 @@ class PureExplorationFunctional(BanditFunctional):
         raise NotImplementedError
 
     def side_information(self, params: Any) -> Obs:
-        """The family's constant observation keys (threshold and epsilon; m, epsilon and delta)."""
+        r"""The family's constant observation keys (threshold and \(\epsilon\); \(m\), \(\epsilon\) and \(\delta\))."""
         raise NotImplementedError
 
     def shuffled(self, key: Array, means: Array) -> Array:
@@ -170,7 +171,7 @@ class SetFunctional(PureExplorationFunctional):
 
 
 class BestArmFunctional(SetFunctional):
-    """(epsilon, m)-best arm identification (gabillon2012) as pure functions; the arguments of
+    r"""\((\epsilon, m)\)-best arm identification (gabillon2012) as pure functions; the arguments of
     ``BestArmIdentificationEnv`` (``setting="fixed_confidence"`` takes stop actions)."""
 
     family = Family.BEST_ARM
@@ -187,7 +188,8 @@ class BestArmFunctional(SetFunctional):
 
 
 class TopKFunctional(SetFunctional):
-    """epsilon-top-K identification (chen2017) as pure functions; the arguments of ``TopKIdentificationEnv``."""
+    r"""\(\epsilon\)-top-\(K\) identification (chen2017) as pure functions; the arguments of
+    ``TopKIdentificationEnv``."""
 
     family = Family.TOP_K
     engine_class = TopKEngine

@@ -1,15 +1,16 @@
-"""The threshold bandit (abernethy2016) as a functional env: a threshold c_t in {1..m} is shown before each round,
-the pulled arm's value X in {0..m} pays ``1{X >= c_t}``, and X is observed in full (``feedback="uncensored"``) or
-only when ``X < c_t`` (``"censored"``).
+r"""The threshold bandit (abernethy2016) as a functional env: a threshold \(c_t \in \{1..m\}\) is shown before each
+round, the pulled arm's value \(X \in \{0..m\}\) pays \(\mathbb{1}\{X \ge c_t\}\), and \(X\) is observed in full
+(``feedback="uncensored"``) or only when \(X < c_t\) (``"censored"``).
 
-The rules are the numpy env's (``bandit_gym.envs.threshold``, its kernel ``_threshold_pull``): ``X = #{j: U <
-F_a(j)}`` for one uniform U; the level counts of the pulled arm grow by ``1{j <= X}`` / 1 at every level j
-(uncensored) or by ``1{j <= min(X, c_t)}`` / ``1{j <= c_t}`` (censored, the modified Kaplan-Meier counts);
-``last_value`` is -1 and ``last_censored`` 1 when a censored X reached c_t. The thresholds follow ``thresholds=``:
-i.i.d. uniform, a cyclic permutation of ``1..m`` drawn at each reset, the increasing or decreasing stages of
-``floor(T/m)`` rounds, or a fixed sequence. The instance is fixed (``distributions=`` or ``survival=`` as a
+The rules are the numpy env's (``bandit_gym.envs.threshold``, its kernel ``_threshold_pull``):
+\(X = \#\{j : U < F_a(j)\}\) for one uniform \(U\); the level counts of the pulled arm grow by
+\(\mathbb{1}\{j \le X\}\) / 1 at every level \(j\) (uncensored) or by \(\mathbb{1}\{j \le \min(X, c_t)\}\) /
+\(\mathbb{1}\{j \le c_t\}\) (censored, the modified Kaplan-Meier counts); ``last_value`` is -1 and
+``last_censored`` 1 when a censored \(X\) reached \(c_t\). The thresholds follow ``thresholds=``: i.i.d. uniform, a
+cyclic permutation of \(1..m\) drawn at each reset, the increasing or decreasing stages of \(\lfloor T/m \rfloor\)
+rounds, or a fixed sequence. The instance is fixed (``distributions=`` or ``survival=`` as a
 matrix, or a preset) or drawn per episode by ``bandit_gym.instances.RandomSurvival``. The state sums the
-pseudo-regret ``max_i F_i(c_t) - F_{I_t}(c_t)`` of every round; the episode ends after ``horizon`` rounds.
+pseudo-regret \(\max_i F_i(c_t) - F_{I_t}(c_t)\) of every round; the episode ends after ``horizon`` rounds.
 """
 
 from __future__ import annotations
@@ -121,11 +122,11 @@ def draw_random_survival(key: Array, sampler: RandomSurvival) -> Array:
 
 
 class ThresholdFunctional(BanditFunctional):
-    """The threshold bandit (abernethy2016) as pure functions; the arguments of ``ThresholdBanditEnv``
+    r"""The threshold bandit (abernethy2016) as pure functions; the arguments of ``ThresholdBanditEnv``
     (``distributions``, ``survival``, ``thresholds``, ``feedback``, ``horizon``).
 
     The action is the arm (an int32 scalar; out of range it is clipped, the numpy env refuses it). The reward is
-    ``1{X >= c_t}``; ``episode_metrics`` gives the cumulative pseudo-regret and the pulls."""
+    \(\mathbb{1}\{X \ge c_t\}\); ``episode_metrics`` gives the cumulative pseudo-regret and the pulls."""
 
     family = Family.THRESHOLD
     engine_class = ThresholdEngine
@@ -262,8 +263,8 @@ class ThresholdFunctional(BanditFunctional):
         return jnp.where(state.done, 0.0, next_state.last_reward)
 
     def transition_info(self, state: Any, action: Array, next_state: Any, params: Any = None) -> dict:
-        """The numpy env's info: ``expected_reward`` ``F_{I_t}(c_t)`` and ``best_expected_reward``
-        ``max_i F_i(c_t)`` of the round played (0 where none was)."""
+        r"""The numpy env's info: ``expected_reward`` \(F_{I_t}(c_t)\) and ``best_expected_reward``
+        \(\max_i F_i(c_t)\) of the round played (0 where none was)."""
         played = ~state.done
         c = jnp.clip(state.threshold, 1, self.num_levels) - 1
         arm = jnp.clip(next_state.last_arm, 0, self.num_arms - 1)
@@ -272,9 +273,9 @@ class ThresholdFunctional(BanditFunctional):
 
     def episode_metrics(self, state: ThresholdState,  # type: ignore[override]
                         params: Any = None) -> dict[str, Array]:
-        """The metrics of an ended episode, as the numpy env's ``RecordEpisodeRegret`` records them: the
-        cumulative pseudo-regret ``regret`` (``sum_{i, j} (max_l F_l(j) - F_i(j)) N_i(j)`` over the exact pull
-        counts ``N_i(j)`` at each threshold) and the rounds played ``pulls``."""
+        r"""The metrics of an ended episode, as the numpy env's ``RecordEpisodeRegret`` records them: the
+        cumulative pseudo-regret ``regret`` (\(\sum_{i, j} (\max_l F_l(j) - F_i(j)) N_i(j)\) over the exact pull
+        counts \(N_i(j)\) at each threshold) and the rounds played ``pulls``."""
         params = self._params(params)
         gaps = jnp.max(state.survival, axis=0) - state.survival
         return {"regret": jnp.sum(gaps * state.pulls_at).astype(jnp.float32),

@@ -34,7 +34,7 @@ def claims(folder: Path) -> tuple[list[Claim], list[Loss]]:
 
 # ------------------------------------------------------------------------------------------------ instances
 def survival(distributions: np.ndarray) -> np.ndarray:
-    """``F_i(j) = P(X_i >= j)`` for j = 1..m from the (K, m + 1) probability vectors."""
+    r"""\(F_i(j) = P(X_i \ge j)\) for \(j = 1, \dots, m\) from the \((K, m + 1)\) probability vectors."""
     p = np.asarray(distributions, dtype=np.float64)
     return 1.0 - np.cumsum(p, axis=1)[:, :-1]
 
@@ -47,25 +47,26 @@ def instance(part: str, levels: int) -> np.ndarray:
 
 
 def gaps(f: np.ndarray) -> np.ndarray:
-    """``Delta_i(j) = F_{i*(j)}(j) - F_i(j)``, (K, m)."""
+    r"""\(\Delta_i(j) = F_{i^*(j)}(j) - F_i(j)\), shape \((K, m)\)."""
     return f.max(axis=0)[None, :] - f
 
 
 def smallest_positive_gap(f: np.ndarray) -> np.ndarray:
-    """``min_j Delta_i(j)`` over the levels where arm i is suboptimal (inf for an arm best everywhere): the
-    reading of Theorems 2 and 4, whose ``min_j`` over all levels would be 0 for any arm best somewhere."""
+    r"""\(\min_j \Delta_i(j)\) over the levels where arm \(i\) is suboptimal (inf for an arm best everywhere): the
+    reading of Theorems 2 and 4, whose \(\min_j\) over all levels would be 0 for any arm best somewhere."""
     d = gaps(f)
     return np.where(d > 0, d, np.inf).min(axis=1)
 
 
 def ucb_type_bound(f: np.ndarray, horizon: int, constant: float) -> float:
-    """``constant * sum_i log T / min_j Delta_i(j)`` (Theorem 2: 8, Theorem 4: 32; without the O(1))."""
+    r"""``constant`` times \(\sum_i \log T / \min_j \Delta_i(j)\) (Theorem 2: 8, Theorem 4: 32; without the
+    \(O(1)\))."""
     return float(constant * np.sum(np.log(horizon) / smallest_positive_gap(f)))
 
 
 def kmucb_bound(f: np.ndarray, horizon: int) -> float:
-    """Theorem 5 without the O(1): ``sum_i 128 max_j Delta_i(j) log T log m / min_{i,j} Delta_i(j)^2`` (the min
-    over suboptimal pairs, arms best everywhere contributing nothing)."""
+    r"""Theorem 5 without the \(O(1)\): \(\sum_i 128 \max_j \Delta_i(j) \log T \log m / \min_{i,j} \Delta_i(j)^2\)
+    (the min over suboptimal pairs, arms best everywhere contributing nothing)."""
     d = gaps(f)
     smallest = d[d > 0].min()
     suboptimal = (d > 0).any(axis=1)
@@ -74,9 +75,10 @@ def kmucb_bound(f: np.ndarray, horizon: int) -> float:
 
 
 def adversarial_lower_bound(f: np.ndarray, horizon: int) -> float:
-    """Theorem 3 read as Lai and Robbins' bound on each of the m stages:
-    ``sum_j sum_{i suboptimal at j} Delta_i(j) log(T / m) / KL(F_i(j) || F_{i*(j)}(j))`` (the printed form has no
-    ``Delta_i(j)`` in the numerator, which would make it a count of pulls rather than a regret)."""
+    r"""Theorem 3 read as Lai and Robbins' bound on each of the \(m\) stages:
+    \(\sum_j \sum_{i \text{ suboptimal at } j} \Delta_i(j) \log(T / m) / \mathrm{KL}(F_i(j) \,\Vert\, F_{i^*(j)}(j))\)
+    (the printed form has no \(\Delta_i(j)\) in the numerator, which would make it a count of pulls rather than a
+    regret)."""
     d = gaps(f)
     best = f.max(axis=0)[None, :].repeat(f.shape[0], axis=0)
     sub = d > 0
@@ -98,15 +100,15 @@ def _welch(x: Any, y: Any) -> float:
 
 
 WELCH = Method("two-sided Welch t-tests of mean regret", paired=False, runs_paired=False,
-               design="the means compared come from separate experiments (another m, or another threshold order: "
-                      "another instance; experiments of the same m share seeds, not instances), and the per-run "
-                      "regrets are not stored")
+               design=r"the means compared come from separate experiments (another \(m\), or another threshold "
+                      r"order: another instance; experiments of the same \(m\) share seeds, not instances), and the "
+                      r"per-run regrets are not stored")
 AGAINST_BOUND = Method("one-sided normal tests of the mean regret against the bound, in both directions",
                        paired=False, runs_paired=False, design="one algorithm's runs against a bound, per setting")
 
 
 def _ceiling(f: np.ndarray, horizon: int) -> float:
-    """The largest possible regret, ``T max_{i,j} Delta_i(j)``: a bound at or above it says nothing."""
+    r"""The largest possible regret, \(T \max_{i,j} \Delta_i(j)\): a bound at or above it says nothing."""
     return float(horizon * gaps(f).max())
 
 
@@ -114,18 +116,23 @@ def _bound(label: str, row: Any, bound: float, trivial: float | None) -> Bound:
     return normal_bound(label, float(row["mean"]), float(row["se"]), int(row["runs"]), bound, trivial)
 
 
-SETTING_A = ("ThresholdBandit-v0 with fixed_gap_distributions(m) (four arms on 0..m, two never best, gaps .2-.4 for "
-             "every m), uncensored feedback, i.i.d. thresholds, m in {levels}, T in {horizons}, {runs} runs per point")
-SETTING_B = ("ThresholdBandit-v0 with staircase_distributions(2, m) (two arms, gaps 0.4 and 0.5 for every m), censored "
-             "feedback, T = {horizon}, m in {levels}, {runs} runs per point")
+SETTING_A = (r"`ThresholdBandit-v0` with `fixed_gap_distributions(m)` (four arms on \(0, \dots, m\), two never best, "
+             r"gaps .2-.4 for every \(m\)), uncensored feedback, i.i.d. thresholds, \(m \in \{{{levels}\}}\), "
+             r"\(T \in \{{{horizons}\}}\), {runs} runs per point")
+SETTING_B = (r"`ThresholdBandit-v0` with `staircase_distributions(2, m)` (two arms, gaps 0.4 and 0.5 for every "
+             r"\(m\)), censored feedback, \(T = {horizon}\), \(m \in \{{{levels}\}}\), {runs} runs per point")
+
+
+def _values(column: Any) -> str:
+    return ", ".join(str(int(x)) for x in sorted(set(column)))
 
 
 def _setting_a(a: Any, runs: int) -> str:
-    return SETTING_A.format(levels=sorted(set(a["levels"])), horizons=sorted(set(a["budget"])), runs=runs)
+    return SETTING_A.format(levels=_values(a["levels"]), horizons=_values(a["budget"]), runs=runs)
 
 
 def _setting_b(b: Any, runs: int, orders: str) -> str:
-    return SETTING_B.format(horizon=int(b["budget"].iloc[0]), levels=sorted(set(b["levels"])), runs=runs) + \
+    return SETTING_B.format(horizon=int(b["budget"].iloc[0]), levels=_values(b["levels"]), runs=runs) + \
         f"; {orders}"
 
 
@@ -134,23 +141,23 @@ def _theorem2(a: Any, runs: int) -> Claim:
     rows = a[a["agent"] == "DKWUCB"]
     bounds = np.array([ucb_type_bound(instance("a", int(r["levels"])), int(r["budget"]), 8.0)
                        for _, r in rows.iterrows()])
-    points = tuple(_bound(f"m = {int(r['levels'])}, T = {int(r['budget'])}", r, b,
+    points = tuple(_bound(rf"\(m = {int(r['levels'])}\), \(T = {int(r['budget'])}\)", r, b,
                           _ceiling(instance("a", int(r["levels"])), int(r["budget"])))
                    for (_, r), b in zip(rows.iterrows(), bounds, strict=True))
     ratio = (rows["mean"].to_numpy() / bounds).max()
     growth = {m: g.sort_values("budget")["mean"].to_numpy() for m, g in rows.groupby("levels")}
-    observed = ("DKWUCB's regret against T: " + "; ".join(f"m = {m}: " + ", ".join(fmt(v) for v in g)
-                                                          for m, g in growth.items())
-                + f". The bound 8 sum_i log T / min_j Delta_i(j) is {fmt(bounds.min())} to {fmt(bounds.max())}; the "
-                f"largest regret / bound is {fmt(ratio, 2)}")
-    evidence = Evidence(Kind.AT_MOST, AGAINST_BOUND, bounds=points, family=f"the {len(rows)} (m, T) points",
-                        note="The bound is taken without its O(1): a regret below it is below it for any O(1) >= 0; "
-                             "the regret grows about linearly in log T.")
+    observed = (r"DKWUCB's regret against \(T\): " + "; ".join(rf"\(m = {m}\): " + ", ".join(fmt(v) for v in g)
+                                                               for m, g in growth.items())
+                + rf". The bound \(8 \sum_i \log T / \min_j \Delta_i(j)\) is {fmt(bounds.min())} to "
+                f"{fmt(bounds.max())}; the largest regret / bound is {fmt(ratio, 2)}")
+    evidence = Evidence(Kind.AT_MOST, AGAINST_BOUND, bounds=points, family=rf"the {len(rows)} (\(m\), \(T\)) points",
+                        note=r"The bound is taken without its \(O(1)\): a regret below it is below it for any "
+                             r"\(O(1) \ge 0\); the regret grows about linearly in \(\log T\).")
     return Claim(f"{PAPER}.1", PAPER, "Theorem 2 (§4)",
-                 "With delta = T^-2 / 2, DKWUCB's expected regret is at most 8 sum_i log T / min_j Delta_i(j) + O(1) "
-                 "(uncensored feedback).",
-                 _setting_a(a, runs) + "; min_j over the levels where arm i is suboptimal (the min over all levels is "
-                 "0 for an arm best somewhere)", observed, decide(evidence))
+                 r"With \(\delta = T^{-2} / 2\), DKWUCB's expected regret is at most "
+                 r"\(8 \sum_i \log T / \min_j \Delta_i(j) + O(1)\) (uncensored feedback).",
+                 _setting_a(a, runs) + r"; \(\min_j\) over the levels where arm \(i\) is suboptimal (the min over all "
+                 "levels is 0 for an arm best somewhere)", observed, decide(evidence))
 
 
 def _theorem2_levels(a: Any, runs: int) -> Claim:
@@ -158,20 +165,22 @@ def _theorem2_levels(a: Any, runs: int) -> Claim:
     low, high = int(rows["levels"].min()), int(rows["levels"].max())
     pairs = [(_row(rows, "DKWUCB", levels=low, budget=t), _row(rows, "DKWUCB", levels=high, budget=t))
              for t in sorted(set(rows["budget"]))]
-    tests = tuple(welch(f"T = {int(x['budget'])}", x, y) for x, y in pairs)
+    tests = tuple(welch(rf"\(T = {int(x['budget'])}\)", x, y) for x, y in pairs)
     per = {int(r["levels"]): fmt(r["mean"]) for _, r in rows[rows["budget"] == rows["budget"].max()].iterrows()}
     ptu = a[(a["agent"] == "PerThresholdUCB") & (a["budget"] == a["budget"].max())].sort_values("levels")
-    observed = (f"at T = {int(rows['budget'].max())}: DKWUCB " + ", ".join(f"{v} at m = {m}" for m, v in per.items())
+    observed = (rf"at \(T = {int(rows['budget'].max())}\): DKWUCB "
+                + ", ".join(rf"{v} at \(m = {m}\)" for m, v in per.items())
                 + "; PerThresholdUCB (each level learnt alone) " + ", ".join(
-                    f"{fmt(r['mean'])} at m = {int(r['levels'])}" for _, r in ptu.iterrows())
-                + f"; DKWUCB at m = {high} against m = {low}: " + ", ".join(
-                    f"T = {int(x['budget'])} {fmt(y['mean'] - x['mean'])}" for x, y in pairs))
+                    rf"{fmt(r['mean'])} at \(m = {int(r['levels'])}\)" for _, r in ptu.iterrows())
+                + rf"; DKWUCB at \(m = {high}\) against \(m = {low}\): " + ", ".join(
+                    rf"\(T = {int(x['budget'])}\) {fmt(y['mean'] - x['mean'])}" for x, y in pairs))
     evidence = Evidence(Kind.NO_DIFFERENCE, WELCH, Group("horizons", tests), family=f"the {len(pairs)} horizons",
-                        note="Every gap is the same for every m; the per-level learner's regret grows with m.")
+                        note=r"Every gap is the same for every \(m\); the per-level learner's regret grows with \(m\).")
     return Claim(f"{PAPER}.2", PAPER, "Theorem 2 and its discussion (§4)",
-                 "Arm i's contribution to DKWUCB's regret is identical to UCB's with the gap min_j Delta_i(j): the "
-                 "regret does not grow with the number of thresholds m.",
-                 _setting_a(a, runs) + f"; DKWUCB at m = {high} against m = {low}, per T", observed, decide(evidence))
+                 r"Arm \(i\)'s contribution to DKWUCB's regret is identical to UCB's with the gap \(\min_j "
+                 r"\Delta_i(j)\): the regret does not grow with the number of thresholds \(m\).",
+                 _setting_a(a, runs) + rf"; DKWUCB at \(m = {high}\) against \(m = {low}\), per \(T\)", observed,
+                 decide(evidence))
 
 
 def _theorem3(b: Any, runs: int) -> Claim:
@@ -181,22 +190,24 @@ def _theorem3(b: Any, runs: int) -> Claim:
     for m in sorted(set(inc["levels"])):
         bound = adversarial_lower_bound(instance("b", int(m)), horizon)
         for _, r in inc[inc["levels"] == m].sort_values("mean").iterrows():
-            points.append(_bound(f"{r['agent']} at m = {m}", r, bound, 0.0))
+            points.append(_bound(rf"{r['agent']} at \(m = {m}\)", r, bound, 0.0))
         best = inc[inc["levels"] == m].sort_values("mean").iloc[0]
-        parts.append(f"m = {m}: bound {fmt(bound)}, best observed {fmt(best['mean'])} ({best['agent']})")
+        parts.append(rf"\(m = {m}\): bound {fmt(bound)}, best observed {fmt(best['mean'])} ({best['agent']})")
     ptu = inc[inc["agent"] == "PerThresholdUCB"].sort_values("levels")
     slope = np.polyfit(np.log(ptu["levels"]), np.log(ptu["mean"]), 1)[0]
     evidence = Evidence(Kind.LOWER_BOUND, AGAINST_BOUND, bounds=tuple(points),
-                        family=f"the {len(points)} (algorithm, m) points",
-                        note="The bound is asymptotic in T; PerThresholdUCB's regret grows with m as the m "
-                             "independent bandits of the proof.")
+                        family=rf"the {len(points)} (algorithm, \(m\)) points",
+                        note=r"The bound is asymptotic in \(T\); PerThresholdUCB's regret grows with \(m\) as the "
+                             r"\(m\) independent bandits of the proof.")
     return Claim(f"{PAPER}.3", PAPER, "Theorem 3 (§5.1)",
                  "Under the adversarial (increasing) order with censored feedback, no algorithm can achieve a regret "
-                 "better than sum_j sum_i log(T/m) / KL(B(F_i(j)) || B(F_i*(j)(j))): the problem is m independent "
-                 "bandits.",
+                 # the "||" stays outside the formulas: a table cell escapes "|", which KaTeX would read as a double bar
+                 r"better than \(\sum_j \sum_i \log(T/m) / \mathrm{KL}(B(F_i(j))\) || \(B(F_{i^*(j)}(j)))\): the "
+                 r"problem is \(m\) independent bandits.",
                  _setting_b(b, runs, "increasing order, PerThresholdUCB and OPTIM") + "; the bound read as Lai and "
-                 "Robbins' with Delta_i(j) in the numerator (the printed form counts pulls)",
-                 "; ".join(parts) + f"; PerThresholdUCB's regret grows like m^{slope:.2f} (log-log slope over m)",
+                 r"Robbins' with \(\Delta_i(j)\) in the numerator (the printed form counts pulls)",
+                 "; ".join(parts) + rf"; PerThresholdUCB's regret grows like \(m^{{{slope:.2f}}}\) (log-log slope "
+                 r"over \(m\))",
                  decide(evidence))
 
 
@@ -204,20 +215,22 @@ def _theorem4(b: Any, runs: int) -> Claim:
     dec = b[(b["order"] == "decreasing") & (b["agent"] == "OPTIM")].sort_values("levels")
     horizon = int(b["budget"].iloc[0])
     bounds = np.array([ucb_type_bound(instance("b", int(m)), horizon, 32.0) for m in dec["levels"]])
-    points = tuple(_bound(f"m = {int(r['levels'])}", r, bd, _ceiling(instance("b", int(r["levels"])), horizon))
+    points = tuple(_bound(rf"\(m = {int(r['levels'])}\)", r, bd, _ceiling(instance("b", int(r["levels"])), horizon))
                    for (_, r), bd in zip(dec.iterrows(), bounds, strict=True))
     low, high = dec.iloc[0], dec.iloc[-1]
     p_levels = _welch(low, high)
-    observed = ("OPTIM under the decreasing order: " + ", ".join(f"{fmt(r['mean'])} at m = {int(r['levels'])}"
+    observed = ("OPTIM under the decreasing order: " + ", ".join(rf"{fmt(r['mean'])} at \(m = {int(r['levels'])}\)"
                                                                   for _, r in dec.iterrows())
-                + f"; the bound 32 sum_i log T / min_j Delta_i(j) is {fmt(bounds.min())}; m = {int(high['levels'])} "
-                f"against m = {int(low['levels'])}: Welch p = {fmt(p_levels, 2)}")
-    evidence = Evidence(Kind.AT_MOST, AGAINST_BOUND, bounds=points, family=f"the {len(dec)} values of m",
-                        note="The bound is taken without its O(1); the regret is far below it and flat in m.")
+                + rf"; the bound \(32 \sum_i \log T / \min_j \Delta_i(j)\) is {fmt(bounds.min())}; "
+                rf"\(m = {int(high['levels'])}\) against \(m = {int(low['levels'])}\): Welch \(p = "
+                rf"{fmt(p_levels, 2)}\)")
+    evidence = Evidence(Kind.AT_MOST, AGAINST_BOUND, bounds=points, family=rf"the {len(dec)} values of \(m\)",
+                        note=r"The bound is taken without its \(O(1)\); the regret is far below it and flat in \(m\).")
     return Claim(f"{PAPER}.4", PAPER, "Theorem 4 (§5.1)",
                  "Under the optimistic (non-increasing) order with censored feedback, OPTIM's regret is at most "
-                 "32 sum_i log T / min_j Delta_i(j) + O(1), as with uncensored feedback (no m).",
-                 _setting_b(b, runs, "decreasing order, OPTIM") + "; min_j over the levels where arm i is suboptimal",
+                 r"\(32 \sum_i \log T / \min_j \Delta_i(j) + O(1)\), as with uncensored feedback (no \(m\)).",
+                 _setting_b(b, runs, "decreasing order, OPTIM") + r"; \(\min_j\) over the levels where arm \(i\) is "
+                 "suboptimal",
                  observed, decide(evidence))
 
 
@@ -237,21 +250,23 @@ def _optimistic_vs_adversarial(b: Any, runs: int) -> Claim:
     better = [bool(q < ALPHA and y["mean"] > x["mean"]) for (x, y), q in zip(tests, p, strict=True)]
     worse = [m for (x, y), q, m in zip(tests, p, levels, strict=True) if q < ALPHA and y["mean"] < x["mean"]]
     observed = ("best regret under the increasing order / OPTIM's under the decreasing order: " + ", ".join(
-        f"{r:.2f} at m = {m}" for m, r in zip(levels, ratios, strict=True)) + "; OPTIM significantly better (Welch, "
-        "Holm over the m) at m = " + (", ".join(str(m) for m, ok in zip(levels, better, strict=True) if ok) or "none")
-        + (f"; the adversarial order significantly better at m = {', '.join(map(str, worse))}" if worse else ""))
+        rf"{r:.2f} at \(m = {m}\)" for m, r in zip(levels, ratios, strict=True))
+        + r"; OPTIM significantly better (Welch, Holm over the \(m\)) at "
+        + (rf"\(m = {', '.join(str(m) for m, ok in zip(levels, better, strict=True) if ok)}\)" if any(better)
+           else "none")
+        + (rf"; the adversarial order significantly better at \(m = {', '.join(map(str, worse))}\)" if worse else ""))
     low, high = levels[0], levels[-1]
-    decisive = (welch(f"OPTIM (decreasing) vs the best under the increasing order at m = {high}", tests[-1][0],
+    decisive = (welch(rf"OPTIM (decreasing) vs the best under the increasing order at \(m = {high}\)", tests[-1][0],
                       tests[-1][1]),
-                welch(f"the best under the increasing order at m = {low} vs at m = {high}", _best_adversarial(b, low),
-                      _best_adversarial(b, high)))
+                welch(rf"the best under the increasing order at \(m = {low}\) vs at \(m = {high}\)",
+                      _best_adversarial(b, low), _best_adversarial(b, high)))
     evidence = Evidence(Kind.DIRECTION, WELCH, Group("parts of the claim", decisive), family="the 2 tests",
-                        note=f"Read as: the adversarial order's regret grows from m = {low} to m = {high}, and at m "
-                             f"= {high} OPTIM under the optimistic order is significantly better than the best "
-                             "algorithm under the adversarial one.")
+                        note=rf"Read as: the adversarial order's regret grows from \(m = {low}\) to \(m = {high}\), "
+                             rf"and at \(m = {high}\) OPTIM under the optimistic order is significantly better than "
+                             rf"the best algorithm under the adversarial one.")
     return Claim(f"{PAPER}.5", PAPER, "§5.1",
-                 "In the adversarial setting the regret scales with m; in the optimistic setting every earlier sample "
-                 "is useful and the learner can perform significantly better.",
+                 r"In the adversarial setting the regret scales with \(m\); in the optimistic setting every earlier "
+                 r"sample is useful and the learner can perform significantly better.",
                  _setting_b(b, runs, "OPTIM under the decreasing order against the best algorithm under the "
                             "increasing order"), observed, decide(evidence))
 
@@ -263,17 +278,19 @@ def _theorem5(b: Any, runs: int) -> Claim:
     for _, r in cyc.iterrows():
         f = instance("b", int(r["levels"]))
         bound, ceiling = kmucb_bound(f, horizon), _ceiling(f, horizon)
-        points.append(_bound(f"m = {int(r['levels'])}", r, bound, ceiling))
-        parts.append(f"m = {int(r['levels'])}: bound {fmt(bound)}, largest possible regret T max Delta = "
-                     f"{fmt(ceiling)}, KMUCB {fmt(r['mean'])}")
-    evidence = Evidence(Kind.AT_MOST, AGAINST_BOUND, bounds=tuple(points), family="the values of m where the bound "
-                        "is below the largest possible regret",
-                        note=f"Where the bound exceeds the largest possible regret its log m shape is not observable "
-                             f"at T = {horizon}: KMUCB's radius sqrt(16 log(T k) / ((m - j + 1) k)) resolves a level "
-                             "only after thousands of epochs of K m rounds, so at this horizon it mostly explores.")
+        points.append(_bound(rf"\(m = {int(r['levels'])}\)", r, bound, ceiling))
+        parts.append(rf"\(m = {int(r['levels'])}\): bound {fmt(bound)}, largest possible regret \(T \max \Delta = "
+                     rf"{fmt(ceiling)}\), KMUCB {fmt(r['mean'])}")
+    evidence = Evidence(Kind.AT_MOST, AGAINST_BOUND, bounds=tuple(points), family=r"the values of \(m\) where the "
+                        "bound is below the largest possible regret",
+                        note=r"Where the bound exceeds the largest possible regret its \(\log m\) shape is not "
+                             rf"observable at \(T = {horizon}\): KMUCB's radius "
+                             rf"\(\sqrt{{16 \log(T k) / ((m - j + 1) k)}}\) "
+                             r"resolves a level only after thousands of epochs of \(K m\) rounds, so at this horizon "
+                             r"it mostly explores.")
     return Claim(f"{PAPER}.6", PAPER, "Theorem 5 (§5.2)",
-                 "Under the cyclic-permutation order, KMUCB's regret is at most sum_i 128 max_j Delta_i(j) log T log m "
-                 "/ min_{i,j} Delta_i(j)^2 + O(1).",
+                 r"Under the cyclic-permutation order, KMUCB's regret is at most \(\sum_i 128 \max_j \Delta_i(j) \log "
+                 r"T \log m / \min_{i,j} \Delta_i(j)^2 + O(1)\).",
                  _setting_b(b, runs, "cyclic order, KMUCB") + "; the min over the suboptimal (arm, level) pairs",
                  "; ".join(parts), decide(evidence))
 
@@ -285,9 +302,9 @@ def _cyclic_rows(b: Any) -> list[tuple[int, Any, Any]]:
 def _cyclic_observed(b: Any) -> str:
     ptu = b[(b["order"] == "cyclic") & (b["agent"] == "PerThresholdUCB")].sort_values("levels")
     return ("KMUCB (cyclic) against the best algorithm under the increasing order: " + ", ".join(
-        f"{fmt(x['mean'])} vs {fmt(y['mean'])} at m = {m}" for m, x, y in _cyclic_rows(b))
+        rf"{fmt(x['mean'])} vs {fmt(y['mean'])} at \(m = {m}\)" for m, x, y in _cyclic_rows(b))
         + "; PerThresholdUCB under the cyclic order: " + ", ".join(
-            f"{fmt(r['mean'])} at m = {int(r['levels'])}" for _, r in ptu.iterrows()))
+            rf"{fmt(r['mean'])} at \(m = {int(r['levels'])}\)" for _, r in ptu.iterrows()))
 
 
 def _cyclic_beats_adversarial(b: Any, runs: int) -> Claim:
@@ -296,18 +313,20 @@ def _cyclic_beats_adversarial(b: Any, runs: int) -> Claim:
     for m, kmucb, adversarial in _cyclic_rows(b):
         f = instance("b", m)
         guarantee, limit = kmucb_bound(f, horizon), adversarial_lower_bound(f, horizon)
-        reach = "" if guarantee < limit else f"m = {m}: guarantee {fmt(guarantee)} > lower bound {fmt(limit)}"
-        test = welch(f"KMUCB (cyclic) vs the best under the increasing order at m = {m}", kmucb, adversarial)
+        reach = "" if guarantee < limit else rf"\(m = {m}\): guarantee {fmt(guarantee)} \(>\) lower bound {fmt(limit)}"
+        test = welch(rf"KMUCB (cyclic) vs the best under the increasing order at \(m = {m}\)", kmucb, adversarial)
         tests.append(Comparison(test.label, test.p, test.effect, test.sd, test.runs, test.statistic,
                                 out_of_reach=reach))
     worse = [t for t in tests if t.p < ALPHA and t.effect < 0]
-    evidence = Evidence(Kind.DIRECTION, WELCH, Group("values of m", tuple(tests)), family="the values of m in reach",
+    evidence = Evidence(Kind.DIRECTION, WELCH, Group(r"values of \(m\)", tuple(tests)),
+                        family=r"the values of \(m\) in reach",
                         note=f"The claim is about the regime where KMUCB's guarantee (Theorem 5) is below what every "
-                             f"algorithm must lose under the adversarial order (Theorem 3); at T = {horizon} and m up "
-                             f"to {max(int(x) for x in b['levels'])} it is not reached (it needs much longer horizons "
+                             rf"algorithm must lose under the adversarial order (Theorem 3); at \(T = {horizon}\) and "
+                             rf"\(m\) up to {max(int(x) for x in b['levels'])} it is not reached (it needs much "
+                             rf"longer horizons "
                              "or many more levels). At this horizon KMUCB is still exploring: Welch's test finds it "
                              f"significantly worse than the adversarial order's best algorithm at {len(worse)} of "
-                             f"{len(tests)} values of m (before correction).")
+                             rf"{len(tests)} values of \(m\) (before correction).")
     return Claim(f"{PAPER}.7a", PAPER, "§5.2",
                  "If the threshold values come in a cyclic-permutation order, KMUCB performs significantly better "
                  "than is possible in the adversarial setting.",
@@ -324,21 +343,21 @@ def _cyclic_log_m(b: Any, runs: int) -> Claim:
     for _, r in rows.iloc[1:].iterrows():
         ratio = float(r["mean"] / first["mean"])
         se = ratio * float(np.hypot(r["se"] / r["mean"], first["se"] / first["mean"]))
-        points.append(normal_bound(f"m = {int(r['levels'])}", ratio, se, int(r["runs"]),
+        points.append(normal_bound(rf"\(m = {int(r['levels'])}\)", ratio, se, int(r["runs"]),
                                    float(np.log(r["levels"]) / np.log(m0))))
-    method = Method(f"one-sided normal tests of KMUCB's regret ratio R(m) / R({m0}) against log m / log {m0} (delta "
-                    "method)", paired=False, runs_paired=False,
-                    design="the values of m are separate experiments with their own seeds")
-    evidence = Evidence(Kind.AT_MOST, method, bounds=tuple(points), family=f"the {len(points)} values of m above "
-                        f"{m0}",
-                        note=f"'Scales only with log m' is read as R(m) <= R({m0}) log m / log {m0} (a regret a + b "
-                             "log m with a, b >= 0); m independent bandits would scale like m. At this horizon KMUCB "
-                             "mostly explores (abernethy2016.6), so this is the shape at T = "
-                             f"{int(b['budget'].iloc[0])}, not in Theorem 5's regime.")
+    method = Method(rf"one-sided normal tests of KMUCB's regret ratio \(R(m) / R({m0})\) against \(\log m / \log "
+                    rf"{m0}\) (delta method)", paired=False, runs_paired=False,
+                    design=r"the values of \(m\) are separate experiments with their own seeds")
+    evidence = Evidence(Kind.AT_MOST, method, bounds=tuple(points), family=rf"the {len(points)} values of \(m\) "
+                        f"above {m0}",
+                        note=rf"'Scales only with \(\log m\)' is read as \(R(m) \le R({m0}) \log m / \log {m0}\) (a "
+                             r"regret \(a + b \log m\) with \(a, b \ge 0\)); \(m\) independent bandits would scale "
+                             r"like \(m\). At this horizon KMUCB mostly explores (abernethy2016.6), so this is the "
+                             rf"shape at \(T = {int(b['budget'].iloc[0])}\), not in Theorem 5's regime.")
     return Claim(f"{PAPER}.7b", PAPER, "§5.2",
-                 "Under the cyclic-permutation order, KMUCB's regret scales only with log m.",
-                 _setting_b(b, runs, "KMUCB under the cyclic order, its regret at each m against its regret at the "
-                            "smallest m"), _cyclic_observed(b), decide(evidence))
+                 r"Under the cyclic-permutation order, KMUCB's regret scales only with \(\log m\).",
+                 _setting_b(b, runs, r"KMUCB under the cyclic order, its regret at each \(m\) against its regret at "
+                            r"the smallest \(m\)"), _cyclic_observed(b), decide(evidence))
 
 
 def _losses(a: Any, b: Any) -> list[Loss]:
@@ -347,13 +366,13 @@ def _losses(a: Any, b: Any) -> list[Loss]:
     rows = []
     for (m, t), g in a.groupby(["levels", "budget"]):
         me = _row(g, "DKWUCB")
-        rows += [("DKWUCB", o["agent"], f"uncensored, m = {m}, T = {t}", me, o) for _, o in g.iterrows()
+        rows += [("DKWUCB", o["agent"], rf"uncensored, \(m = {m}\), \(T = {t}\)", me, o) for _, o in g.iterrows()
                  if o["agent"] != "DKWUCB"]
     for (order, m), g in b.groupby(["order", "levels"], sort=False):
         for mine in ("OPTIM", "KMUCB"):
             if mine in set(g["agent"]):
                 me = _row(g, mine)
-                rows += [(mine, o["agent"], f"censored, {order} order, m = {m}", me, o) for _, o in g.iterrows()
+                rows += [(mine, o["agent"], rf"censored, {order} order, \(m = {m}\)", me, o) for _, o in g.iterrows()
                          if o["agent"] != mine]
     p = [_welch(me, o) for *_, me, o in rows]
     q = holm(p)

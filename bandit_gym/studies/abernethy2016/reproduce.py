@@ -1,10 +1,11 @@
-"""abernethy2016 has no experiments: a study of its theorems' m- and T-scaling, uncensored and censored.
+r"""abernethy2016 has no experiments: a study of its theorems' \(m\)- and \(T\)-scaling, uncensored and censored.
 
-(a) Uncensored feedback, i.i.d. thresholds: regret against T for m in {2, 8, 32} on
+(a) Uncensored feedback, i.i.d. thresholds: regret against \(T\) for \(m \in \{2, 8, 32\}\) on
     ``fixed_gap_distributions`` (four arms, two of them never best, every gap the same
-    for every m), so that the m's differ only in the number of levels (Theorem 2: DKWUCB's bound has no m).
-(b) Censored feedback: each threshold order with the algorithm made for it and PerThresholdUCB, regret against m
-    at T = 20000, on the two-arm staircase instances (gaps 0.4 and 0.5 for every m).
+    for every \(m\)), so that the \(m\)'s differ only in the number of levels (Theorem 2: DKWUCB's bound has no
+    \(m\)).
+(b) Censored feedback: each threshold order with the algorithm made for it and PerThresholdUCB, regret against
+    \(m\) at \(T = 20000\), on the two-arm staircase instances (gaps 0.4 and 0.5 for every \(m\)).
 """
 
 from __future__ import annotations
@@ -16,13 +17,14 @@ from pathlib import Path
 from typing import Any
 
 from bandit_gym.experiments import AgentSpec, ExperimentSpec
-from bandit_gym.plotting import COLORS, MARKERS, Band, _figure, _finish, shade_bands
+from bandit_gym.plotting import COLORS, MARKERS, Band, _finish, _grid, shade_bands
 from bandit_gym.studies._report import Report, markdown_table, run_specs, with_agents
 
 
 @dataclass(frozen=True)
 class Uncensored:
-    """(a) uncensored feedback, i.i.d. thresholds: regret against T for several m (fixed-gap instances, K = 4)."""
+    r"""(a) uncensored feedback, i.i.d. thresholds: regret against \(T\) for several \(m\) (fixed-gap instances,
+    \(K = 4\))."""
 
     agents: tuple[str, ...]
     levels: tuple[int, ...]
@@ -31,8 +33,8 @@ class Uncensored:
 
 @dataclass(frozen=True)
 class Censored:
-    """(b) censored feedback: each threshold order with the algorithm made for it and PerThresholdUCB, regret
-    against m at a fixed T (staircase instances, K = 2, gaps 0.4 and 0.5, so that KMUCB's radius can resolve
+    r"""(b) censored feedback: each threshold order with the algorithm made for it and PerThresholdUCB, regret
+    against \(m\) at a fixed \(T\) (staircase instances, \(K = 2\), gaps 0.4 and 0.5, so that KMUCB's radius can resolve
     levels within the horizon)."""
 
     orders: dict[str, tuple[str, ...]]
@@ -43,7 +45,7 @@ class Censored:
 
 @dataclass(frozen=True)
 class Quick:
-    """The grid of ``--quick``: part (a)'s m and horizons, part (b)'s m and horizon."""
+    r"""The grid of ``--quick``: part (a)'s \(m\) and horizons, part (b)'s \(m\) and horizon."""
 
     levels_a: tuple[int, ...]
     horizons: tuple[int, ...]
@@ -90,9 +92,9 @@ def reproduce_abernethy2016(
     out: str | Path, runs: int | None = None, quick: bool = False, jobs: int = 2, backend: str | None = None,
     progress: bool = True, agents: Sequence[AgentSpec] = (),
 ) -> Report:
-    """Run the abernethy2016 study and write ``results.csv`` (cumulative pseudo-regret per agent, T and m, with
-    95% CIs), ``regret.md`` (the same as Markdown tables), ``uncensored.png`` (regret against T, one panel per
-    m) and ``censored.png`` (regret against m, one curve per threshold order and algorithm). ``agents`` are
+    r"""Run the abernethy2016 study and write ``results.csv`` (cumulative pseudo-regret per agent, \(T\) and \(m\),
+    with 95% CIs), ``regret.md`` (the same as Markdown tables), ``uncensored.png`` (regret against \(T\), one panel
+    per \(m\)) and ``censored.png`` (regret against \(m\), one curve per threshold order and algorithm). ``agents`` are
     added to every experiment, parts (a) and (b) (``with_agents``), as rows of every table and curves of both
     figures."""
 
@@ -113,14 +115,14 @@ def reproduce_abernethy2016(
 
 
 def _describe(summary: Any, spec: ExperimentSpec) -> Any:
-    """Add the part (feedback), the threshold order and the number of levels m from the spec's name."""
+    r"""Add the part (feedback), the threshold order and the number of levels \(m\) from the spec's name."""
     part, *order, m = spec.name.split(" ")
     return summary.assign(feedback=part, order=order[0] if order else "iid", levels=int(m[2:]))
 
 
 def regret_markdown(summary: Any, runs: int) -> str:
-    """Mean cumulative pseudo-regret +- the 95% CI half-width, as Markdown: (a) agents x (m, T), (b) (order,
-    agent) x m."""
+    r"""Mean cumulative pseudo-regret \(\pm\) the 95% CI half-width, as Markdown: (a) agents \(\times\) \((m, T)\),
+    (b) (order, agent) \(\times\) \(m\)."""
     lines = [f"Cumulative pseudo-regret, mean +- 95% CI half-width over {runs} runs.", ""]
     cell = summary.assign(text=[f"{m:.1f} +- {h - m:.1f}" for m, h in zip(summary["mean"], summary["ci_high"],
                                                                          strict=True)])
@@ -148,12 +150,12 @@ def _line(ax: Any, x: Any, curve: Any, label: str, i: int) -> Band:
 
 
 def plot_regret_against_horizon(summary: Any, path: str | Path, title: str = "") -> Path:
-    """One panel per number of levels m: mean cumulative pseudo-regret against the horizon T (log-log), a 95%
+    r"""One panel per number of levels \(m\): mean cumulative pseudo-regret against the horizon \(T\) (log-log), a 95%
     confidence band per agent (a band whose lower end is at or below 0 is cut at the axis and marked with a caret,
     ``bandit_gym.plotting.shade_bands``)."""
     rows = summary[summary["metric"] == "regret"]
     levels = sorted(set(rows["levels"]))
-    fig, axes = _figure(len(levels))
+    fig, axes = _grid(len(levels), 2)
     for ax, m in zip(axes, levels, strict=True):
         panel = rows[rows["levels"] == m]
         ax.set(xscale="log", yscale="log", xlabel="T (horizon)", ylabel="cumulative pseudo-regret", title=f"m = {m}")
@@ -164,12 +166,12 @@ def plot_regret_against_horizon(summary: Any, path: str | Path, title: str = "")
 
 
 def plot_regret_against_levels(summary: Any, path: str | Path, title: str = "") -> Path:
-    """Mean cumulative pseudo-regret at a fixed T against the number of levels m (log2 x-axis), one curve per
-    threshold order and agent, with 95% confidence bands; one panel per order and one with all curves (log y axis,
-    where a band whose lower end is at or below 0 is cut at the axis and marked, ``shade_bands``)."""
+    r"""Mean cumulative pseudo-regret at a fixed \(T\) against the number of levels \(m\) (\(\log_2\) \(x\)-axis), one
+    curve per threshold order and agent, with 95% confidence bands; one panel per order and one with all curves (log
+    \(y\) axis, where a band whose lower end is at or below 0 is cut at the axis and marked, ``shade_bands``)."""
     rows = summary[summary["metric"] == "regret"]
     orders = list(dict.fromkeys(rows["order"]))
-    fig, axes = _figure(len(orders) + 1)
+    fig, axes = _grid(len(orders) + 1, 2)
     for ax, name in zip(axes, [*orders, "all"], strict=True):
         ax.set(xlabel="m (threshold levels)", ylabel="cumulative pseudo-regret", title=name)
         ax.set_xscale("log", base=2)

@@ -1,5 +1,5 @@
-"""chen2017's claims (§3's stated outcomes, Theorem 1), from ``results.csv`` of ``bandit-gym reproduce chen2017``:
-failure probabilities P(R > epsilon) over independent runs, compared budget by budget with Fisher's exact test.
+r"""chen2017's claims (§3's stated outcomes, Theorem 1), from ``results.csv`` of ``bandit-gym reproduce chen2017``:
+failure probabilities \(P(R > \epsilon)\) over independent runs, compared budget by budget with Fisher's exact test.
 AdaptiveTopK comes in two versions, Algorithm 1 as printed and the experimental one with shorter rounds (its
 constant chosen on seeds that are not reported, ``tuning.csv``), so each claim about it has a row per version."""
 
@@ -93,7 +93,7 @@ def _outcomes(table: Any) -> dict[tuple[str, int], str]:
 
 
 def _describe(outcomes: dict[tuple[str, int], str]) -> str:
-    return "; ".join(f"{d} K={k}: {o}" for (d, k), o in outcomes.items())
+    return "; ".join(rf"{d} \(K = {k}\): {o}" for (d, k), o in outcomes.items())
 
 
 def _panels(errors: Any, ks: tuple[int, ...] | None = None, datasets: tuple[str, ...] = DATASETS) -> list:
@@ -103,9 +103,9 @@ def _panels(errors: Any, ks: tuple[int, ...] | None = None, datasets: tuple[str,
 
 def _setting(errors: Any, what: str) -> str:
     runs = int(errors["runs"].iloc[0])
-    return (f"TopKIdentification-Chen2017<dataset>K<K>-v0 (n = 1000 Bernoulli arms, epsilon = delta = 0.01), {runs} "
-            f"independent runs per point (the paper: {PAPER_RUNS}), failure P(R > 0.01) at the budgets of the grid; "
-            + what)
+    return (rf"`TopKIdentification-Chen2017<dataset>K<K>-v0` (\(n = 1000\) Bernoulli arms, \(\epsilon = \delta = "
+            rf"0.01\)), {runs} independent runs per point (the paper: {PAPER_RUNS}), failure \(P(R > 0.01)\) at the "
+            "budgets of the grid; " + what)
 
 
 def _version(agent: str) -> str:
@@ -118,7 +118,7 @@ def _panel(errors: Any, dataset: str, k: int, a: str, b: str) -> Group:
     panel = _panel_rows(errors, dataset, k)
     x = panel[panel["agent"] == a].set_index("budget")
     y = panel[panel["agent"] == b].set_index("budget")
-    tests = tuple(independent_binary(f"{a} vs {b}, {dataset} K = {k}, Q = {q}", int(x.loc[q, "failures"]),
+    tests = tuple(independent_binary(rf"{a} vs {b}, {dataset} \(K = {k}\), \(Q = {q}\)", int(x.loc[q, "failures"]),
                                      int(x.loc[q, "runs"]), int(y.loc[q, "failures"]), int(y.loc[q, "runs"]))
                   for q in x.index.intersection(y.index))
     return Group("budgets", tests, ANY)
@@ -162,12 +162,12 @@ def _optmai_small_k(errors: Any, versions: list[str]) -> Claim:
     group = Group("datasets", tuple(Group("opponents", tuple(_panel(errors, d, k, "OptMAI", b) for b in others))
                                     for d in datasets), MOST)
     evidence = Evidence(Kind.DIRECTION, FISHER, group, family=f"the {len(table)} (dataset, opponent, budget) tests",
-                        note=f"'Most' is read as more than half the datasets at K = {k}, a dataset won when OptMAI is "
-                             "better than every other paper algorithm there (significantly better at some budget, "
-                             "significantly worse at none).")
-    return Claim(f"{PAPER}.2", PAPER, "§3", "When K is relatively small, OptMAI has the best performance in most "
-                 "datasets.", _setting(errors, f"K = {k}; OptMAI against both AdaptiveTopKs and CLUCB-PAC"), observed,
-                 decide(evidence))
+                        note=rf"'Most' is read as more than half the datasets at \(K = {k}\), a dataset won when "
+                             "OptMAI is better than every other paper algorithm there (significantly better at some "
+                             "budget, significantly worse at none).")
+    return Claim(f"{PAPER}.2", PAPER, "§3", r"When \(K\) is relatively small, OptMAI has the best performance in most "
+                 "datasets.", _setting(errors, rf"\(K = {k}\); OptMAI against both AdaptiveTopKs and CLUCB-PAC"),
+                 observed, decide(evidence))
 
 
 def _large_k(errors: Any, agent: str, suffix: str) -> Claim:
@@ -175,8 +175,8 @@ def _large_k(errors: Any, agent: str, suffix: str) -> Claim:
     panels = _panels(errors, (k,))
     outcomes = _outcomes(_tests(errors, agent, "OptMAI", panels))
     group = Group("datasets", tuple(_panel(errors, d, kk, agent, "OptMAI") for d, kk in panels), MOST_NONE_LOST)
-    return _claim(errors, f"3{suffix}", "§3", "When K is large, AdaptiveTopK outperforms OptMAI.", agent,
-                  f"K = {k}; {agent} against OptMAI", _describe(outcomes), group,
+    return _claim(errors, f"3{suffix}", "§3", r"When \(K\) is large, AdaptiveTopK outperforms OptMAI.", agent,
+                  rf"\(K = {k}\); {agent} against OptMAI", _describe(outcomes), group,
                   "Read as better on more than half the datasets and significantly worse on none.")
 
 
@@ -186,11 +186,11 @@ def _twogroup(errors: Any, agent: str, suffix: str) -> Claim:
     table = _corrected(pd.concat([_tests(errors, agent, b, panels).assign(other=b) for b in others],
                                  ignore_index=True))
     outcome = {(k, b): _outcome(rows) for (k, b), rows in table.groupby(["k", "other"], sort=False)}
-    group = Group("(K, opponent) panels", tuple(_panel(errors, d, k, agent, b) for b in others for d, k in panels))
+    group = Group(r"(\(K\), opponent) panels", tuple(_panel(errors, d, k, agent, b) for b in others for d, k in panels))
     return _claim(errors, f"4{suffix}", "§3, Figure 1", "For TWOGROUP, AdaptiveTopK outperforms the other algorithms "
-                  "significantly for all values of K.", agent, f"TwoGroup, every K; {agent} against OptMAI and "
-                  "CLUCB-PAC", "; ".join(f"K={k} vs {b}: {o}" for (k, b), o in outcome.items()), group,
-                  "Read as better than both (significantly at some budget, worse at none) at every K.")
+                  r"significantly for all values of \(K\).", agent, rf"TwoGroup, every \(K\); {agent} against OptMAI "
+                  "and CLUCB-PAC", "; ".join(rf"\(K = {k}\) vs {b}: {o}" for (k, b), o in outcome.items()), group,
+                  r"Read as better than both (significantly at some budget, worse at none) at every \(K\).")
 
 
 def _advantage(errors: Any, agent: str, k: int) -> tuple[float, float, int]:
@@ -210,49 +210,51 @@ def _advantage(errors: Any, agent: str, k: int) -> tuple[float, float, int]:
 def _grows_with_k(errors: Any, agent: str, suffix: str) -> Claim:
     ks = sorted(int(k) for _, k in _panels(errors, datasets=("TwoGroup",)))
     advantage = {k: _advantage(errors, agent, k) for k in ks}
-    steps = tuple(z_difference(f"advantage at K = {k2} minus at K = {k1}", advantage[k2][0] - advantage[k1][0],
+    steps = tuple(z_difference(rf"advantage at \(K = {k2}\) minus at \(K = {k1}\)", advantage[k2][0] - advantage[k1][0],
                                float(np.hypot(advantage[k1][1], advantage[k2][1])), advantage[k2][2],
                                f"advantage {fmt(advantage[k1][0], 2)} to {fmt(advantage[k2][0], 2)}")
                   for k1, k2 in itertools.pairwise(ks))
     last = _panel(errors, "TwoGroup", ks[-1], agent, "OptMAI")
     group = Group("parts of the claim", (*steps, last))
     method = Method("two-sided normal tests of the change of the mean advantage (OptMAI's failure rate minus "
-                    "AdaptiveTopK's, averaged over the budgets) between consecutive K, and Fisher's exact tests per "
-                    "budget at the largest K", paired=False, runs_paired=False,
+                    r"AdaptiveTopK's, averaged over the budgets) between consecutive \(K\), and Fisher's exact tests "
+                    r"per budget at the largest \(K\)", paired=False, runs_paired=False,
                     design="independent runs; the advantage's standard error is the mean of the per-budget ones, an "
-                           "upper bound under any correlation between budgets; the values of K are separate "
+                           r"upper bound under any correlation between budgets; the values of \(K\) are separate "
                            "experiments")
-    return _claim(errors, f"5{suffix}", "§3, Figure 1", "As K increases, the advantage of AdaptiveTopK over OptMAI "
-                  "becomes more significant (TWOGROUP).", agent, f"TwoGroup; {agent} against OptMAI",
+    return _claim(errors, f"5{suffix}", "§3, Figure 1", r"As \(K\) increases, the advantage of AdaptiveTopK over "
+                  "OptMAI becomes more significant (TWOGROUP).", agent, f"TwoGroup; {agent} against OptMAI",
                   "mean failure of OptMAI minus AdaptiveTopK's over the budgets: " + ", ".join(
-                      f"{fmt(advantage[k][0], 2)} at K = {k}" for k in ks), group,
-                  f"Read as: the advantage grows significantly at each step of K and AdaptiveTopK is better than "
-                  f"OptMAI at K = {ks[-1]} (significantly at some budget, worse at none).", method,
-                  f"the {len(steps)} steps of K and the {len(last.members)} budgets at K = {ks[-1]}")
+                      rf"{fmt(advantage[k][0], 2)} at \(K = {k}\)" for k in ks), group,
+                  r"Read as: the advantage grows significantly at each step of \(K\) and AdaptiveTopK is better than "
+                  rf"OptMAI at \(K = {ks[-1]}\) (significantly at some budget, worse at none).", method,
+                  rf"the {len(steps)} steps of \(K\) and the {len(last.members)} budgets at \(K = {ks[-1]}\)")
 
 
 def _extremes(errors: Any, agent: str, suffix: str) -> Claim:
     panels = _panels(errors, datasets=("Synthetic0.5", "Synthetic6"))
     outcomes = _outcomes(_tests(errors, agent, "OptMAI", panels))
-    group = Group("datasets", tuple(Group("values of K", tuple(_panel(errors, d, k, agent, "OptMAI")
+    group = Group("datasets", tuple(Group(r"values of \(K\)", tuple(_panel(errors, d, k, agent, "OptMAI")
                                                                for d, k in panels if d == dataset), ANY)
                                     for dataset in ("Synthetic0.5", "Synthetic6")))
     return _claim(errors, f"6{suffix}", "§3, Figures 2-4", "The advantage of AdaptiveTopK over OptMAI becomes "
                   "significant in both extreme scenarios, SYNTHETIC-.5 (arms well separated) and SYNTHETIC-6 (arms "
-                  "close to the boundary).", agent, f"SYNTHETIC-.5 and SYNTHETIC-6, every K; {agent} against OptMAI",
+                  "close to the boundary).", agent, rf"SYNTHETIC-.5 and SYNTHETIC-6, every \(K\); {agent} against "
+                  "OptMAI",
                   _describe(outcomes), group,
-                  "Read as: on both datasets AdaptiveTopK is significantly better at some K and never significantly "
-                  "worse.")
+                  r"Read as: on both datasets AdaptiveTopK is significantly better at some \(K\) and never "
+                  "significantly worse.")
 
 
 def _theorem1() -> Claim:
     evidence = Evidence(Kind.OUT_OF_REACH, reason="the paper's experiments, and ours, run the fixed-budget conversion "
-                        "only; the PAC form at n = 1000, delta = 0.01 needs over 10^6 pulls per run before its first "
-                        "decision, and the bound's constant is not given.")
+                        r"only; the PAC form at \(n = 1000\), \(\delta = 0.01\) needs over \(10^6\) pulls per run "
+                        "before its first decision, and the bound's constant is not given.")
     return Claim(f"{PAPER}.7", PAPER, "Theorem 1",
-                 "AdaptiveTopK returns an epsilon-top-K set with probability at least 1 - delta after "
-                 "O((log log 1/epsilon + log n + log 1/delta) H^(t, epsilon)) pulls.",
-                 "the PAC form of Algorithm 1 (AdaptiveTopK(form='pac'))", "not run at n = 1000", decide(evidence))
+                 r"AdaptiveTopK returns an \(\epsilon\)-top-\(K\) set with probability at least \(1 - \delta\) after "
+                 r"\(O\big((\log\log 1/\epsilon + \log n + \log 1/\delta) H^{(t, \epsilon)}\big)\) pulls.",
+                 "the PAC form of Algorithm 1 (`AdaptiveTopK(form='pac')`)", r"not run at \(n = 1000\)",
+                 decide(evidence))
 
 
 def _losses(errors: Any, versions: list[str]) -> list[Loss]:
@@ -264,6 +266,6 @@ def _losses(errors: Any, versions: list[str]) -> list[Loss]:
     table["q"] = holm(table["p"].to_numpy())
     family = f"all {len(table)} comparisons of the AdaptiveTopKs with OptMAI and CLUCB-PAC"
     lost = table[(table["p"] < ALPHA) & (table["ea"] > table["eb"])]
-    return [Loss(PAPER, r["a"], r["other"], f"{r['dataset']} K = {r['k']}, Q = {r['budget']}", "failure",
+    return [Loss(PAPER, r["a"], r["other"], rf"{r['dataset']} \(K = {r['k']}\), \(Q = {r['budget']}\)", "failure",
                  f"{fmt(r['ea'])} vs {fmt(r['eb'])}", float(r["p"]), float(r["q"]), family)
             for _, r in lost.iterrows()]

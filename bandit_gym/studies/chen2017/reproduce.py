@@ -1,25 +1,25 @@
-"""chen2017 §3, Figures 1-4: failure probability P(R > epsilon) against the total budget, one figure per dataset,
-one panel per K (n = 1000, epsilon = delta = 0.01, 200 runs per point).
+r"""chen2017 §3, Figures 1-4: failure probability \(P(R > \epsilon)\) against the total budget, one figure per
+dataset, one panel per \(K\) (\(n = 1000\), \(\epsilon = \delta = 0.01\), 200 runs per point).
 
-Algorithm 1 as printed (Claim 1's rounds ``m_r = 4^r ln(2 n r^2 / delta)``) allocates like Uniform over the whole
+Algorithm 1 as printed (Claim 1's rounds \(m_r = 4^r \ln(2 n r^2 / \delta)\)) allocates like Uniform over the whole
 budget range of the paper's figures, so the reproduction carries two AdaptiveTopKs: the printed one and an
 experimental one with shortened rounds and pooled means (``AdaptiveTopK(schedule=..., scale=...)``), whose constant
 the paper does not give. Four parts:
 
 (a) tuning: the experimental constant is chosen by code, on seeds that are not reported: every candidate of
-    ``CANDIDATES`` runs ``TUNING_RUNS`` times on every dataset and K at ``TUNING_BUDGETS`` from
+    ``CANDIDATES`` runs ``TUNING_RUNS`` times on every dataset and \(K\) at ``TUNING_BUDGETS`` from
     ``TUNING_SEED``; the candidate of smallest mean failure over those cells wins (ties: the earlier
     candidate, i.e. the longer rounds) -> ``tuning.csv``;
 (b) Figures 1-4 on the reported seeds: AdaptiveTopK as printed, the experimental AdaptiveTopK with the tuned
     constant, OptMAI, CLUCB-PAC and Uniform at every budget of ``CHEN2017_BUDGETS`` -> ``results.csv``,
     ``failure.md``, ``figure_<dataset>.png``;
-(c) CLUCB-PAC's readings (R = 1 against the default 1/2; epsilon_sum = epsilon against K epsilon) on a subset,
-    for the compute budget (CLUCB-PAC does O(n) work per pull and runs every episode to the largest budget): K =
-    100 on the four datasets, budgets up to ``CLUCB_VARIANT_MAX_BUDGET``, from the seeds of (b), so that the
-    runs and sample streams are those of (b)'s CLUCB-PAC -> rows of ``results.csv`` marked in their ``scope``
-    column, ``clucb_variants.png``;
+(c) CLUCB-PAC's readings (\(R = 1\) against the default 1/2; \(\epsilon_{\text{sum}} = \epsilon\) against
+    \(K \epsilon\)) on a subset, for the compute budget (CLUCB-PAC does \(O(n)\) work per pull and runs every
+    episode to the largest budget): \(K = 100\) on the four datasets, budgets up to ``CLUCB_VARIANT_MAX_BUDGET``,
+    from the seeds of (b), so that the runs and sample streams are those of (b)'s CLUCB-PAC -> rows of
+    ``results.csv`` marked in their ``scope`` column, ``clucb_variants.png``;
 (d) sensitivity: failure against the scale, on the printed schedule (1 and 1/16 .. 1/128) and the log-free one
-    (1 .. 1/8), on every dataset and K at ``SENSITIVITY_BUDGETS``, from the same seeds as (b) (so the tuned
+    (1 .. 1/8), on every dataset and \(K\) at ``SENSITIVITY_BUDGETS``, from the same seeds as (b) (so the tuned
     candidate's numbers there are those of its curve in the figures) -> ``sensitivity.csv``, ``sensitivity.png``.
 """
 
@@ -37,7 +37,7 @@ import numpy as np
 
 from bandit_gym.experiments import AgentSpec, ExperimentSpec
 from bandit_gym.instances import CHEN2017_DATASETS
-from bandit_gym.plotting import _errorbars, _finish, _grid
+from bandit_gym.plotting import PAGE_WIDTH, _errorbars, _finish, _grid
 from bandit_gym.studies._figures import plot_failure_against_budget
 from bandit_gym.studies._report import Report, exact_error_intervals, markdown_table, run_specs, with_agents
 
@@ -46,7 +46,8 @@ BASELINES = (AgentSpec("OptMAI", {}, "OptMAI"), AgentSpec("CLUCBPAC", {}, "CLUCB
              AgentSpec("Uniform", {}, "Uniform"))
 CLUCB_VARIANTS = (AgentSpec("CLUCBPAC", {"R": 1.0}, "CLUCB-PAC (R = 1)"),
                   AgentSpec("CLUCBPAC", {"epsilon_sum": "epsilon"}, "CLUCB-PAC (epsilon_sum = epsilon)"))
-"""CLUCB-PAC's readings, run on the Ks of CLUCB_VARIANT_KS only, up to CLUCB_VARIANT_MAX_BUDGET pulls."""
+r"""CLUCB-PAC's readings, run on the \(K\)s of ``CLUCB_VARIANT_KS`` only, up to ``CLUCB_VARIANT_MAX_BUDGET``
+pulls."""
 CLUCB_VARIANT_KS, CLUCB_VARIANT_MAX_BUDGET = (100,), 50_000
 CANDIDATES: tuple[tuple[str, float], ...] = (
     ("printed", 1 / 16), ("printed", 1 / 32), ("printed", 1 / 64), ("printed", 1 / 128),
@@ -58,16 +59,16 @@ each schedule; the tuning breaks ties by this order.
 SENSITIVITY = (("printed", 1.0), *CANDIDATES)
 """The sensitivity study: the candidates and the printed constants as the reference."""
 CHEN2017_BUDGETS = (5_000, 10_000, 15_000, 20_000, 25_000, 30_000, 40_000, 50_000, 70_000, 100_000)
-"""The paper gives no grid (only its figures do). Measured: at 20 n pulls (n = 1000) CLUCB-PAC still fails
-0.45-0.93 of the time on SYNTHETIC-6 and UNIFORM and 0-0.03 on SYNTHETIC-.5; every agent is at 0 by 100 n. So the
-grid spans 5 n .. 100 n, densest between 15 n and 50 n, where the failures fall from 1 to 0.
+r"""The paper gives no grid (only its figures do). Measured: at \(20n\) pulls (\(n = 1000\)) CLUCB-PAC still fails
+0.45-0.93 of the time on SYNTHETIC-6 and UNIFORM and 0-0.03 on SYNTHETIC-.5; every agent is at 0 by \(100n\). So
+the grid spans \(5n\) .. \(100n\), densest between \(15n\) and \(50n\), where the failures fall from 1 to 0.
 """
 CHEN2017_KS = (100, 250, 500)
 SENSITIVITY_BUDGETS = (15_000, 25_000, 40_000, 100_000)
 TUNING_BUDGETS, TUNING_RUNS, TUNING_SEED = (20_000, 40_000), 100, 7102
 @dataclass(frozen=True)
 class Quick:
-    """The grid of ``--quick``: datasets, K values and budgets (the budgets also of the sensitivity and tuning
+    r"""The grid of ``--quick``: datasets, \(K\) values and budgets (the budgets also of the sensitivity and tuning
     studies)."""
 
     datasets: tuple[str, ...]
@@ -100,7 +101,7 @@ def variant_scope() -> str:
 
 
 def _panels(quick: bool) -> list[tuple[int, int, str, int]]:
-    """(dataset index, K index, dataset, K) of every panel."""
+    r"""(dataset index, \(K\) index, dataset, \(K\)) of every panel."""
     datasets = QUICK.datasets if quick else tuple(CHEN2017_DATASETS)
     ks = QUICK.ks if quick else CHEN2017_KS
     return [(i, j, dataset, k) for i, dataset in enumerate(datasets) for j, k in enumerate(ks)]
@@ -115,13 +116,13 @@ def _spec(dataset: str, k: int, agents: Sequence[AgentSpec], budgets: Sequence[i
 
 def chen2017_specs(runs: int = 200, quick: bool = False, seed: int = 2017,
                    experimental: tuple[str, float] | None = None) -> list[ExperimentSpec]:
-    """Figures 1-4: one experiment per dataset and K, AdaptiveTopK as printed, the experimental AdaptiveTopK
+    r"""Figures 1-4: one experiment per dataset and \(K\), AdaptiveTopK as printed, the experimental AdaptiveTopK
     ``experimental = (schedule, scale)`` (left out if None; the reproduction passes the tuned constant), OptMAI,
     CLUCB-PAC and Uniform.
 
     No common random numbers: the sums of batched pulls are drawn exactly (binomial) rather than from per-arm
     streams, which would cost one draw per pull, and CLUCB-PAC's compiled episodes draw from fresh streams keyed
-    from the env's generator. Run r of every agent starts the env from the same seed, so two agents that ask for
+    from the env's generator. Run \(r\) of every agent starts the env from the same seed, so two agents that ask for
     the same allocations draw the same sums (AdaptiveTopK as printed and Uniform do at every budget of the grid:
     their results coincide); otherwise the draws differ. CLUCB-PAC never reads the budget: one episode per run is
     scored at every budget of the grid."""
@@ -131,7 +132,7 @@ def chen2017_specs(runs: int = 200, quick: bool = False, seed: int = 2017,
 
 
 def clucb_variant_specs(runs: int = 200, quick: bool = False, seed: int = 2017) -> list[ExperimentSpec]:
-    """CLUCB-PAC's readings (``CLUCB_VARIANTS``) at the Ks of ``CLUCB_VARIANT_KS``, at the budgets of the
+    r"""CLUCB-PAC's readings (``CLUCB_VARIANTS``) at the \(K\)s of ``CLUCB_VARIANT_KS``, at the budgets of the
     grid up to ``CLUCB_VARIANT_MAX_BUDGET``, from the seeds of ``chen2017_specs``: the same runs (instances
     and sample streams) as its CLUCB-PAC, which a CLUCB-PAC episode reads whatever its horizon."""
     grid = QUICK.budgets if quick else CHEN2017_BUDGETS
@@ -141,7 +142,7 @@ def clucb_variant_specs(runs: int = 200, quick: bool = False, seed: int = 2017) 
 
 
 def sensitivity_specs(runs: int = 200, quick: bool = False, seed: int = 2017) -> list[ExperimentSpec]:
-    """The sensitivity study: AdaptiveTopK at every (schedule, scale) of ``SENSITIVITY``, per dataset and K,
+    r"""The sensitivity study: AdaptiveTopK at every (schedule, scale) of ``SENSITIVITY``, per dataset and \(K\),
     at ``SENSITIVITY_BUDGETS``, from the seeds of ``chen2017_specs`` (same runs)."""
     budgets = QUICK.budgets if quick else SENSITIVITY_BUDGETS
     agents = [experimental_agent(schedule, scale) for schedule, scale in SENSITIVITY]
@@ -150,7 +151,7 @@ def sensitivity_specs(runs: int = 200, quick: bool = False, seed: int = 2017) ->
 
 
 def tuning_specs(runs: int = TUNING_RUNS, quick: bool = False, seed: int = TUNING_SEED) -> list[ExperimentSpec]:
-    """The tuning: every candidate of ``CANDIDATES``, per dataset and K, at ``TUNING_BUDGETS``, from
+    r"""The tuning: every candidate of ``CANDIDATES``, per dataset and \(K\), at ``TUNING_BUDGETS``, from
     seeds that no reported experiment uses."""
     budgets = QUICK.budgets if quick else TUNING_BUDGETS
     agents = [experimental_agent(schedule, scale) for schedule, scale in CANDIDATES]
@@ -159,7 +160,7 @@ def tuning_specs(runs: int = TUNING_RUNS, quick: bool = False, seed: int = TUNIN
 
 
 def _describe(summary: Any, spec: ExperimentSpec) -> Any:
-    """The spec's summary with its panel (dataset, K), seed, failure counts and scope."""
+    r"""The spec's summary with its panel (dataset, \(K\)), seed, failure counts and scope."""
     import pandas as pd
 
     dataset, k = spec.name.split(" ")[-2], int(spec.name.split(" K=")[-1])
@@ -195,8 +196,8 @@ CRITERION = "smallest mean failure over the (dataset, K, budget) cells of the tu
 
 
 def choose_constant(summary: Any) -> tuple[tuple[str, float], Any]:
-    """The tuning's choice and the table it was chosen from: per candidate, the mean failure over every
-    (dataset, K, budget) cell of the tuning (``score``); the smallest wins, ties going to the earlier candidate of
+    r"""The tuning's choice and the table it was chosen from: per candidate, the mean failure over every
+    (dataset, \(K\), budget) cell of the tuning (``score``); the smallest wins, ties going to the earlier candidate of
     ``CANDIDATES``. Returns ``((schedule, scale), table)``, the table with ``score``, ``rank`` and
     ``chosen``."""
     table = _constant_table(summary)
@@ -235,7 +236,7 @@ def tuning_markdown(table: Any, choice: tuple[str, float]) -> list[str]:
 
 
 def failure_markdown(summary: Any, runs: int, tuning: list[str] | None = None) -> str:
-    """Failure probability (mean and 95% CI) per dataset, K, agent and budget, after the tuning's account."""
+    r"""Failure probability (mean and 95% CI) per dataset, \(K\), agent and budget, after the tuning's account."""
     rows = summary[summary["metric"] == "error"]
     cells = rows.assign(text=[f"{m:.3f} [{lo:.3f}, {hi:.3f}]" for m, lo, hi in
                               zip(rows["mean"], rows["ci_low"], rows["ci_high"], strict=True)])
@@ -256,9 +257,9 @@ def reproduce_chen2017(
     out: str | Path, runs: int | None = None, quick: bool = False, jobs: int = 2, backend: str | None = None,
     progress: bool = True, agents: Sequence[AgentSpec] = (),
 ) -> Report:
-    """Tune the experimental constant, run the experiments and write ``tuning.csv``, ``results.csv``,
+    r"""Tune the experimental constant, run the experiments and write ``tuning.csv``, ``results.csv``,
     ``failure.md``, one figure per dataset ``figure_<dataset>.png`` (failure probability against the budget, one
-    panel per K), ``clucb_variants.png``, ``sensitivity.csv`` and ``sensitivity.png``. ``agents`` are added to
+    panel per \(K\)), ``clucb_variants.png``, ``sensitivity.csv`` and ``sensitivity.png``. ``agents`` are added to
     the experiments of Figures 1-4 (``chen2017_specs``), as rows of ``failure.md`` and curves of the figures; not
     to the tuning, the sensitivity study nor CLUCB-PAC's readings."""
 
@@ -309,17 +310,18 @@ def reproduce_chen2017(
 # ----------------------------------------------------------------------------------------- figures
 def plot_failure_against_scale(table: Any, path: str | Path, title: str = "",
                                chosen: tuple[str, float] | None = None) -> Path:
-    """chen2017's sensitivity study: one panel per dataset (rows) and K (columns), failure probability against
-    the scale of AdaptiveTopK's round sizes (log2 axis), one curve per budget (colour) and schedule (line style),
-    with 95% intervals, the schedules dodged sideways by a few percent; ``chosen = (schedule, scale)`` is ringed.
-    ``table`` has the columns dataset, k, schedule, scale, budget, mean, ci_low, ci_high."""
+    r"""chen2017's sensitivity study: one panel per dataset (rows) and \(K\) (columns), failure probability against the
+    scale of AdaptiveTopK's round sizes (\(\log_2\) axis), one curve per budget (colour) and schedule (line style), with
+    95% intervals, the schedules dodged sideways by a few percent; ``chosen = (schedule, scale)`` is ringed. ``table``
+    has the columns ``dataset``, ``k``, ``schedule``, ``scale``, ``budget``, ``mean``, ``ci_low``, ``ci_high``."""
     table = table.copy()
     table["ci_low"], table["ci_high"] = table["ci_low"].clip(lower=0.0), table["ci_high"].clip(upper=1.0)
     panels = list(dict.fromkeys(zip(table["dataset"], table["k"], strict=True)))
     ks = list(dict.fromkeys(table["k"]))
     budgets = sorted(set(table["budget"]))
     schedules = list(dict.fromkeys(table["schedule"]))
-    fig, axes = _grid(len(panels), len(ks), width=4.4 if len(ks) > 1 else 6.5, height=3.4 if len(ks) > 1 else 4.6)
+    fig, axes = _grid(len(panels), len(ks), width=PAGE_WIDTH / len(ks) if len(ks) > 1 else 6.5,
+                      height=2.5 if len(ks) > 2 else 3.3 if len(ks) > 1 else 4.6)
     for ax, (dataset, k) in zip(axes, panels, strict=True):
         panel = table[(table["dataset"] == dataset) & (table["k"] == k)]
         for (schedule, budget), curve in panel.groupby(["schedule", "budget"], sort=False):

@@ -1,37 +1,39 @@
-"""fixed-confidence: the package's fixed-confidence best-arm identification rules against the lower bound.
+r"""fixed-confidence: the package's fixed-confidence best-arm identification rules against the lower bound.
 
 Not one paper's figure: the study that a new fixed-confidence algorithm is measured in since Garivier and
 Kaufmann (2016). Every fixed-confidence agent of the package, old (LUCB1, UGapEc) and new (KL-LUCB, lil'UCB,
 Track-and-Stop C and D, EB-TCI, TTUCB, TTTS, FWS), each with its paper's stopping rule or the theory's GLR
-threshold, plays the same instances at delta in ``DELTAS``; two agents are also played with the GLR rule's
-heuristic threshold ``ln((1 + ln t) / delta)``, GK 2016 §6's choice for its experiments, which no theorem covers
-(labelled ``heuristic``). For every agent, instance and delta:
+threshold, plays the same instances at \(\delta\) in ``DELTAS``; two agents are also played with the GLR rule's
+heuristic threshold \(\ln((1 + \ln t) / \delta)\), GK 2016 §6's choice for its experiments, which no theorem
+covers (labelled ``heuristic``). For every agent, instance and \(\delta\):
 
-- the mean sample complexity E[tau] over the runs (95% CI), and its ratio to the lower bound
-  ``kl(delta, 1 - delta) T*(mu)`` (Garivier and Kaufmann 2016, Theorem 1; ``bandit_gym.lower_bounds``): a
-  delta-correct rule has ratio >= 1 in expectation, and Track-and-Stop's ratio to ``T*(mu) ln(1/delta)`` tends to
-  1 as delta falls (their Theorem 14);
-- the error rate with its exact (Clopper-Pearson) 95% interval, against delta;
-- the empirical allocation ``N_i(tau) / tau`` at delta = ``ALLOCATION_DELTA`` on the literature instances,
-  against the optimal allocation ``w*(mu)`` (figure ``allocation.png``).
+- the mean sample complexity \(\mathbb{E}[\tau]\) over the runs (95% CI), and its ratio to the lower bound
+  \(\mathrm{kl}(\delta, 1 - \delta)\, T^*(\mu)\) (Garivier and Kaufmann 2016, Theorem 1;
+  ``bandit_gym.lower_bounds``): a \(\delta\)-correct rule has ratio \(\ge 1\) in expectation, and
+  Track-and-Stop's ratio to \(T^*(\mu) \ln(1/\delta)\) tends to 1 as \(\delta\) falls (their Theorem 14);
+- the error rate with its exact (Clopper-Pearson) 95% interval, against \(\delta\);
+- the empirical allocation \(N_i(\tau) / \tau\) at \(\delta\) = ``ALLOCATION_DELTA`` on the literature instances,
+  against the optimal allocation \(w^*(\mu)\) (figure ``allocation.png``).
 
 Instances (``INSTANCES``): three from the literature (GK 2016's two Bernoulli instances; Audibert, Bubeck and
-Munos's problem 4) and four random ones (``random_instance``: K in {10, 50} Bernoulli, K in {4, 20} Gaussian of
-standard deviation 1/2), drawn once by a fixed seed, before any agent was run on them, with one rule written down
-beforehand: the best arm leads the second by at least ``MIN_GAP`` (so that T*(mu) stays finite and the study
-runs in minutes). LUCB1 and UGapEc are Hoeffding rules for rewards in [0, b]: on the Gaussian instances they get
-b = 2 sigma (the same sub-Gaussian width), outside their papers' theory. Every episode is capped at ``CAP``
-pulls; a run that reaches the cap counts its CAP pulls and its answer then (the ``capped`` column says how many).
+Munos's problem 4) and four random ones (``random_instance``: \(K \in \{10, 50\}\) Bernoulli, \(K \in \{4, 20\}\)
+Gaussian of standard deviation 1/2), drawn once by a fixed seed, before any agent was run on them, with one rule
+written down beforehand: the best arm leads the second by at least ``MIN_GAP`` (so that \(T^*(\mu)\) stays finite
+and the study runs in minutes). LUCB1 and UGapEc are Hoeffding rules for rewards in \([0, b]\): on the Gaussian
+instances they get \(b = 2\sigma\) (the same sub-Gaussian width), outside their papers' theory. Every episode is
+capped at ``CAP`` pulls; a run that reaches the cap counts its ``CAP`` pulls and its answer then (the ``capped``
+column says how many).
 
-GK 2016 Table 1 side by side (``TABLE1``): the algorithms of Garivier and Kaufmann's Table 1 (§6, delta = 0.1 on
-their mu1 and mu2) that the package can run as they ran them (their published Julia code: Track-and-Stop with
-D-tracking and the heuristic GLR threshold; KL-LUCB with the rate ``ln((1 + ln t) / delta)``, ``KLLUCB(rate=
-"gk2016")``), ``TABLE1_RUNS`` runs per cell (``Quick.table1_runs`` with ``--quick``), next to the paper's mean
-number of draws, with ``z = (package - paper) / se`` (``table1.csv``, ``table1.md``).
+GK 2016 Table 1 side by side (``TABLE1``): the algorithms of Garivier and Kaufmann's Table 1 (§6,
+\(\delta = 0.1\) on their \(\mu_1\) and \(\mu_2\)) that the package can run as they ran them (their published Julia
+code: Track-and-Stop with D-tracking and the heuristic GLR threshold; KL-LUCB with the rate
+\(\ln((1 + \ln t) / \delta)\), ``KLLUCB(rate="gk2016")``), ``TABLE1_RUNS`` runs per cell (``Quick.table1_runs``
+with ``--quick``), next to the paper's mean number of draws, with
+\(z = (\text{package} - \text{paper}) / \text{se}\) (``table1.csv``, ``table1.md``).
 
-The delta-sweep (``sweep.py``): best arm, epsilon-best arm, top-2 and thresholding, delta from 0.1 to 1e-6, each
-problem's ratio to its own bound (``sweep.csv``, ``sweep.md``, ``sweep.png``; ``Quick.sweep_runs`` runs a cell and
-``Quick.sweep_deltas`` with ``--quick``).
+The \(\delta\)-sweep (``sweep.py``): best arm, \(\epsilon\)-best arm, top-2 and thresholding, \(\delta\) from 0.1 to
+\(10^{-6}\), each problem's ratio to its own bound (``sweep.csv``, ``sweep.md``, ``sweep.png``; ``Quick.sweep_runs``
+runs a cell and ``Quick.sweep_deltas`` with ``--quick``).
 """
 
 from __future__ import annotations
@@ -47,7 +49,7 @@ import numpy as np
 from bandit_gym.experiments import AgentSpec, ExperimentSpec
 from bandit_gym.instances import AUDIBERT2010_PROBLEMS
 from bandit_gym.lower_bounds import best_arm_allocation, confidence_kl
-from bandit_gym.plotting import COLORS, _errorbars, _finish, _grid
+from bandit_gym.plotting import COLORS, PAGE_WIDTH, _errorbars, _finish, _grid
 from bandit_gym.studies._report import Report, exact_error_intervals, run_specs, with_agents
 
 
@@ -70,15 +72,15 @@ CAP = 10**7
 MIN_GAP = {"bernoulli": 0.05, "gaussian": 0.1}
 GAUSSIAN_SIGMA = 0.5
 RANDOM_SEED = 2026
-#: the delta of the allocation figure, and the agents it shows
+#: the \(\delta\) of the allocation figure, and the agents it shows
 ALLOCATION_DELTA = 0.01
 ALLOCATION_AGENTS = ("LUCB1", "KL-LUCB", "TaS-D", "EB-TCI", "TTUCB")
 
 
 def random_instance(distribution: str, num_arms: int, seed: int = RANDOM_SEED) -> Instance:
-    """K means drawn uniformly (Bernoulli: on [0.1, 0.9]; Gaussian: on [0, 1], sigma = ``GAUSSIAN_SIGMA``) and
-    rounded to 3 decimals, redrawn until the best leads the second by ``MIN_GAP``; the generator is seeded by
-    (seed, K, family), so each instance is fixed."""
+    r"""\(K\) means drawn uniformly (Bernoulli: on \([0.1, 0.9]\); Gaussian: on \([0, 1]\), \(\sigma\) =
+    ``GAUSSIAN_SIGMA``) and rounded to 3 decimals, redrawn until the best leads the second by ``MIN_GAP``; the
+    generator is seeded by (``seed``, \(K\), ``family``), so each instance is fixed."""
     gaussian = distribution == "gaussian"
     rng = np.random.default_rng([seed, num_arms, int(gaussian)])
     low, high = (0.0, 1.0) if gaussian else (0.1, 0.9)
@@ -117,7 +119,7 @@ AGENTS: tuple[tuple[str, str, dict[str, Any]], ...] = (
     ("EB-TCI heuristic", "EBTCI", {"threshold": "heuristic"}),
     ("FWS", "FWSampling", {}),  # last: the allocation study's seeds follow the agents' positions
 )
-#: the agents whose rates are Hoeffding's for rewards in [0, b] (no ``distribution``)
+#: the agents whose rates are Hoeffding's for rewards in \([0, b]\) (no ``distribution``)
 HOEFFDING = ("LUCB", "UGapEc")
 
 
@@ -130,7 +132,7 @@ class Quick:
 
     #: the runs of each cell of GK 2016 Table 1 side by side (``TABLE1``)
     table1_runs: int = 100
-    #: the runs of each cell of the delta-sweep (``sweep.py``), and its deltas
+    #: the runs of each cell of the \(\delta\)-sweep (``sweep.py``), and its deltas
     sweep_runs: int = 10
     sweep_deltas: tuple[float, ...] = (0.1, 0.001)
 
@@ -139,8 +141,8 @@ QUICK = Quick(instances=("GK2016 mu2",), deltas=(0.1, 0.01))
 
 
 def agents_for(instance: Instance, deltas: Sequence[float]) -> tuple[AgentSpec, ...]:
-    """The study's agents at every delta, labelled ``LABEL(delta=D)``, with the instance's arm family (Hoeffding
-    rules: b = 2 sigma on Gaussian arms)."""
+    r"""The study's agents at every \(\delta\), labelled ``LABEL(delta=D)``, with the instance's arm family
+    (Hoeffding rules: \(b = 2\sigma\) on Gaussian arms)."""
     out = []
     for label, name, params in AGENTS:
         family: dict[str, Any]
@@ -162,7 +164,7 @@ def _env_kwargs(instance: Instance) -> dict[str, Any]:
 
 
 def fixed_confidence_specs(runs: int = 50, quick: bool = False, seed: int = 2016) -> list[ExperimentSpec]:
-    """One experiment per instance: every agent at every delta, ``runs`` runs, capped at ``CAP`` pulls."""
+    r"""One experiment per instance: every agent at every \(\delta\), ``runs`` runs, capped at ``CAP`` pulls."""
     chosen = [i for i in INSTANCES if i.name in QUICK.instances] if quick else list(INSTANCES)
     deltas = QUICK.deltas if quick else DELTAS
     return [ExperimentSpec(env="BestArmIdentification-v0", agents=agents_for(instance, deltas), budgets=(CAP,),
@@ -176,8 +178,9 @@ def _instance(name: str) -> Instance:
 
 
 def _describe(summary: Any, spec: ExperimentSpec) -> Any:
-    """Add the instance's columns (K, family, T*), delta, the lower bound kl(delta, 1 - delta) T* and the ratio of
-    each row's mean to it (pulls rows), and exact intervals of the errors."""
+    r"""Add the instance's columns (\(K\), family, \(T^*\)), \(\delta\), the lower bound
+    \(\mathrm{kl}(\delta, 1 - \delta)\, T^*\) and the ratio of each row's mean to it (pulls rows), and exact intervals
+    of the errors."""
     instance = _instance(spec.name)
     star = best_arm_allocation(instance.means, instance.distribution, instance.sigma).time
     deltas = {agent.display: float(agent.cls(**agent.params).delta) for agent in spec.agents}  # type: ignore[attr-defined]
@@ -192,8 +195,8 @@ def _describe(summary: Any, spec: ExperimentSpec) -> Any:
 
 # ----------------------------------------------------------------------------------------- tables
 def study_markdown(summary: Any, runs: int) -> str:
-    """The table of every instance: per delta, each agent's E[tau] (95% CI half-width), its ratio to
-    kl(delta, 1 - delta) T*, runs at the cap, and its error rate with its exact 95% upper bound."""
+    r"""The table of every instance: per \(\delta\), each agent's \(\mathbb{E}[\tau]\) (95% CI half-width), its ratio
+    to \(\mathrm{kl}(\delta, 1 - \delta)\, T^*\), runs at the cap, and its error rate with its exact 95% upper bound."""
     lines = [f"Fixed confidence, {runs} runs per cell: mean pulls until the stop E[tau] (+- 95% CI half-width), its "
              "ratio to the lower bound kl(delta, 1 - delta) T*(mu), and the error rate with its exact (Clopper-"
              "Pearson) 95% upper bound. `heuristic`: the GLR threshold ln((1 + ln t) / delta), outside the theory.",
@@ -216,7 +219,7 @@ def study_markdown(summary: Any, runs: int) -> str:
 
 
 def goal_markdown(summary: Any) -> str:
-    """The goal of the study, decided on its rows: at delta = 0.01 on the literature instances, the best agent's
+    r"""The goal of the study, decided on its rows: at \(\delta = 0.01\) on the literature instances, the best agent's
     ratio to the bound (goal: at most 2), and LUCB1's pulls over the best agent's (goal: at least 10), with the
     best agent among those a theorem covers and among all."""
     pulls = summary[(summary.metric == "pulls") & (summary.delta == 0.01)
@@ -242,8 +245,9 @@ def goal_markdown(summary: Any) -> str:
 # ----------------------------------------------------------------------------------------- GK 2016 Table 1
 @dataclass(frozen=True)
 class PaperRow:
-    """One algorithm of GK 2016 Table 1 as the package runs it: its label, the agent's name and parameters (delta
-    aside), how it runs, and the paper's mean number of draws on each of its instances (by instance name)."""
+    r"""One algorithm of GK 2016 Table 1 as the package runs it: its label, the agent's name and parameters
+    (\(\delta\) aside), how it runs, and the paper's mean number of draws on each of its instances (by instance
+    name)."""
 
     label: str
     name: str
@@ -252,11 +256,11 @@ class PaperRow:
     paper: tuple[tuple[str, float], ...]
 
 
-#: GK 2016 §6, Table 1: the mean number of draws at delta = 0.1 over N = 3000 runs, on mu1 = [0.5 0.45 0.43 0.4]
-#: and mu2 = [0.3 0.21 0.2 0.19 0.18] (Bernoulli); the numbers and N as quoted, not rechecked against the paper's
-#: text (not available here). Their code (``mainBAI.jl``) runs every algorithm with ``explo(t, n, delta) =
-#: log((log(t) + 1) / delta)``; its ``TrackAndStop`` is D-tracking. Table 1's other columns (Chernoff-Racing,
-#: KL-Racing) have no agent here.
+#: GK 2016 §6, Table 1: the mean number of draws at \(\delta = 0.1\) over \(N = 3000\) runs, on
+#: \(\mu_1 = [0.5\ 0.45\ 0.43\ 0.4]\) and \(\mu_2 = [0.3\ 0.21\ 0.2\ 0.19\ 0.18]\) (Bernoulli); the numbers
+#: and \(N\) as quoted, not rechecked against the paper's text (not available here). Their code (``mainBAI.jl``)
+#: runs every algorithm with ``explo(t, n, delta) = log((log(t) + 1) / delta)``; its ``TrackAndStop`` is
+#: D-tracking. Table 1's other columns (Chernoff-Racing, KL-Racing) have no agent here.
 TABLE1_DELTA = 0.1
 TABLE1_RUNS = 3000
 TABLE1_INSTANCES = ("GK2016 mu1", "GK2016 mu2")
@@ -272,7 +276,7 @@ TABLE1_CHUNK = 500
 
 
 def table1_specs(runs: int = TABLE1_RUNS, seed: int = 2116) -> list[ExperimentSpec]:
-    """One experiment per instance of GK 2016 Table 1: its algorithms (``TABLE1``) at delta = 0.1, ``runs`` runs,
+    r"""One experiment per instance of GK 2016 Table 1: its algorithms (``TABLE1``) at \(\delta = 0.1\), ``runs`` runs,
     capped at ``CAP`` pulls; named ``GK2016 Table 1, <instance>``."""
     agents = tuple(AgentSpec(row.name, {**dict(row.params), "delta": TABLE1_DELTA}, row.label) for row in TABLE1)
     return [ExperimentSpec(env="BestArmIdentification-v0", agents=agents, budgets=(CAP,), runs=runs,
@@ -286,10 +290,11 @@ def _table1_describe(summary: Any, spec: ExperimentSpec) -> Any:
 
 
 def table1_frame(summary: Any, paper_runs: int = TABLE1_RUNS) -> Any:
-    """One row per algorithm of ``TABLE1`` and instance: the paper's mean number of draws, the package's mean pulls
-    (``mean``), their standard error (``se``) and standard deviation over the ``runs``, its error rate, ``z =
-    (mean - paper) / se`` and ``z_both``, the same difference over the standard error of a difference of two means
-    of independent runs, the paper's estimated by the package's standard deviation over ``paper_runs`` runs."""
+    r"""One row per algorithm of ``TABLE1`` and instance: the paper's mean number of draws, the package's mean pulls
+    (``mean``), their standard error (``se``) and standard deviation over the ``runs``, its error rate,
+    \(z = (\text{mean} - \text{paper}) / \text{se}\) and ``z_both``, the same difference over the standard error of
+    a difference of two means of independent runs, the paper's estimated by the package's standard deviation over
+    ``paper_runs`` runs."""
     import pandas as pd
 
     rows = []
@@ -309,8 +314,8 @@ def table1_frame(summary: Any, paper_runs: int = TABLE1_RUNS) -> Any:
 
 
 def table1_markdown(table: Any) -> str:
-    """GK 2016 Table 1 side by side: one row per algorithm, per instance the paper's number, the package's mean
-    +- its standard error and z."""
+    r"""GK 2016 Table 1 side by side: one row per algorithm, per instance the paper's number, the package's mean
+    \(\pm\) its standard error and \(z\)."""
     instances = list(dict.fromkeys(table["instance"]))
     runs = ", ".join(str(r) for r in dict.fromkeys(table["runs"]))
     lines = [f"GK 2016 Table 1 side by side: delta = {TABLE1_DELTA:g}, Bernoulli arms. `paper`: the paper's mean "
@@ -331,8 +336,8 @@ def table1_markdown(table: Any) -> str:
 # ----------------------------------------------------------------------------------------- allocations
 def empirical_allocations(instance: Instance, label: str, runs: int, seed: int,
                           delta: float = ALLOCATION_DELTA) -> np.ndarray:
-    """Play ``runs`` episodes of the study's agent ``label`` at ``delta`` on the instance (one vector env, every
-    copy's first episode) and return each run's allocation ``N_i(tau) / tau``, shape (runs, K)."""
+    r"""Play ``runs`` episodes of the study's agent ``label`` at ``delta`` on the instance (one vector env, every
+    copy's first episode) and return each run's allocation \(N_i(\tau) / \tau\), shape ``(runs, K)``."""
     import gymnasium as gym
 
     from bandit_gym.experiments import build_agent
@@ -356,8 +361,8 @@ def empirical_allocations(instance: Instance, label: str, runs: int, seed: int,
 
 
 def allocation_table(runs: int, instances: Sequence[Instance], seed: int = 2017) -> Any:
-    """Mean empirical allocation (and its standard error) of each of ``ALLOCATION_AGENTS`` on each instance at
-    ``ALLOCATION_DELTA``, next to ``w*(mu)``: one row per instance, agent and arm."""
+    r"""Mean empirical allocation (and its standard error) of each of ``ALLOCATION_AGENTS`` on each instance at
+    ``ALLOCATION_DELTA``, next to \(w^*(\mu)\): one row per instance, agent and arm."""
     import pandas as pd
 
     rows = []
@@ -376,11 +381,11 @@ def allocation_table(runs: int, instances: Sequence[Instance], seed: int = 2017)
 
 # ----------------------------------------------------------------------------------------- figures
 def plot_ratio(summary: Any, path: str | Path, title: str = "") -> Path:
-    """One panel per instance: E[tau] / (kl(delta, 1 - delta) T*) against log(1/delta), one curve per agent
-    (95% interval), log y axis; the bound is the line at 1."""
+    r"""One panel per instance: \(\mathbb{E}[\tau] / (\mathrm{kl}(\delta, 1 - \delta)\, T^*)\) against
+    \(\log(1/\delta)\), one curve per agent (95% interval), log \(y\) axis; the bound is the line at 1."""
     pulls = summary[summary.metric == "pulls"]
     instances = list(dict.fromkeys(pulls["instance"]))
-    fig, axes = _grid(len(instances), 4)
+    fig, axes = _grid(len(instances), 2)
     for ax, name in zip(axes, instances, strict=True):
         panel = pulls[pulls.instance == name]
         for i, (rule, rows) in enumerate(panel.groupby("rule", sort=False)):
@@ -396,12 +401,12 @@ def plot_ratio(summary: Any, path: str | Path, title: str = "") -> Path:
 
 
 def plot_errors(summary: Any, path: str | Path, title: str = "") -> Path:
-    """One panel per delta: every agent's error rate with its exact 95% interval, instances side by side, and the
-    line error = delta."""
+    r"""One panel per \(\delta\): every agent's error rate with its exact 95% interval, instances side by side, and
+    the line \(\text{error} = \delta\)."""
     errors = summary[summary.metric == "error"]
     deltas = sorted(set(errors["delta"]), reverse=True)
     instances = list(dict.fromkeys(errors["instance"]))
-    fig, axes = _grid(len(deltas), 3, width=5.5)
+    fig, axes = _grid(len(deltas), 1, width=PAGE_WIDTH, height=2.8)
     for ax, delta in zip(axes, deltas, strict=True):
         panel = errors[errors.delta == delta]
         rules = list(dict.fromkeys(panel["rule"]))
@@ -410,7 +415,7 @@ def plot_errors(summary: Any, path: str | Path, title: str = "") -> Path:
             x = [instances.index(name) for name in rows["instance"]]
             _errorbars(ax, x, rows, rule, i, offset=0.07 * (i - len(rules) / 2), line=False)
         ax.axhline(delta, color="k", linestyle=":", linewidth=1, label="error = delta")
-        ax.set_xticks(range(len(instances)), [name.replace(" ", "\n") for name in instances], fontsize=7)
+        ax.set_xticks(range(len(instances)), [name.replace(" ", "\n") for name in instances], fontsize=8)
         top = max(2.5 * delta, float(panel["ci_high"].max()) * 1.1)  # every interval in full
         ax.set(ylabel="P(error)", title=f"delta = {delta:g}", ylim=(-0.02 * top, top))
         ax.grid(alpha=0.3)
@@ -418,10 +423,10 @@ def plot_errors(summary: Any, path: str | Path, title: str = "") -> Path:
 
 
 def plot_allocation(table: Any, path: str | Path, title: str = "") -> Path:
-    """One panel per instance: each agent's mean allocation N_i(tau) / tau per arm (bars, +- 2 standard errors)
-    next to w*(mu) (black markers)."""
+    r"""One panel per instance: each agent's mean allocation \(N_i(\tau) / \tau\) per arm (bars, \(\pm\) 2 standard
+    errors) next to \(w^*(\mu)\) (black markers)."""
     instances = list(dict.fromkeys(table["instance"]))
-    fig, axes = _grid(len(instances), 3, width=5.0)
+    fig, axes = _grid(len(instances), 2)
     for ax, name in zip(axes, instances, strict=True):
         panel = table[table.instance == name]
         agents = list(dict.fromkeys(panel["agent"]))
@@ -443,13 +448,14 @@ def reproduce_fixed_confidence(
     out: str | Path, runs: int | None = None, quick: bool = False, jobs: int = 2, backend: str | None = None,
     progress: bool = True, agents: Sequence[AgentSpec] = (),
 ) -> Report:
-    """Run the study and write ``results.csv`` (every agent x instance x delta x metric, with T*, the bound, the
-    ratio and exact error intervals), ``study.md`` (the tables), ``goal.md`` (the goal at delta = 0.01),
+    r"""Run the study and write ``results.csv`` (every agent \(\times\) instance \(\times\) \(\delta\) \(\times\)
+    metric, with \(T^*\), the bound, the ratio and exact error intervals), ``study.md`` (the tables), ``goal.md``
+    (the goal at \(\delta = 0.01\)),
     ``allocation.csv``, GK 2016 Table 1 side by side (``table1.csv``, ``table1.md``: ``TABLE1_RUNS`` runs per
     cell, ``QUICK.table1_runs`` with ``quick``, whatever ``runs``), the figures ``ratio.png``, ``errors.png``
-    and ``allocation.png``, and the delta-sweep (``sweep.run_sweep``: ``sweep.SWEEP_RUNS`` runs per cell,
+    and ``allocation.png``, and the \(\delta\)-sweep (``sweep.run_sweep``: ``sweep.SWEEP_RUNS`` runs per cell,
     ``QUICK.sweep_runs`` at ``QUICK.sweep_deltas`` with ``quick``). ``agents`` (fixed-confidence agents, each
-    configured with its delta) are added to every instance's experiment, not to Table 1's nor to the sweep's."""
+    configured with its \(\delta\)) are added to every instance's experiment, not to Table 1's nor to the sweep's."""
     out = Path(out)
     specs = with_agents(fixed_confidence_specs(runs=runs or (10 if quick else 50), quick=quick), agents)
     out.mkdir(parents=True, exist_ok=True)

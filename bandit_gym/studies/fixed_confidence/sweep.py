@@ -1,37 +1,41 @@
-"""The fixed-confidence study's delta-sweep: one sweep per problem, each normalised by its own lower bound.
+r"""The fixed-confidence study's \(\delta\)-sweep: one sweep per problem, each normalised by its own lower bound.
 
 Four fixed-confidence problems, each on one Bernoulli instance (``PROBLEMS``), each with its characteristic time
-T*(mu) from ``bandit_gym.lower_bounds``:
+\(T^*(\mu)\) from ``bandit_gym.lower_bounds``:
 
-- **best arm** (m = 1) on Garivier and Kaufmann (2016)'s mu1 = (0.5, 0.45, 0.43, 0.4): Track-and-Stop (D-tracking),
-  EB-TCI, TTUCB and Frank-Wolfe Sampling stopped by the GLR rule, KL-LUCB by its own rule; ``best_arm_allocation``;
-- **epsilon-best arm**, epsilon = 0.05, on the same mu1 (0.45 is exactly epsilon below the best: a correct answer
-  that no GLR stop can certify, as its T* is infinite; the bound is that of the answer 0.5): EB-TC epsilon (its
-  slack the env's epsilon, Jourdan, Degenne and Kaufmann 2023's Corollary 1), and Track-and-Stop and EB-TCI, whose
-  sampling targets the best arm and whose GLR stop reads epsilon; ``epsilon_best_arm_allocation``;
-- **top-2** (m = 2) on (0.5, 0.45, 0.4, 0.35, 0.3), five arms 0.05 apart (T* = 915, about mu1's): KL-LUCB and
-  LUCB1 with their own rules, and Track-and-Stop, FWS and TS-KKT (a Top Two rule for top m, You et al. 2023) by
-  the GLR rule when they accept m = 2 (``accepts``: the agent's ``check_m``); ``top_m_allocation``;
-- **thresholding**, theta = 0.5, on (0.4, 0.45, 0.55, 0.6) (T* = 499): Track-and-Stop (D-tracking of the closed-form
-  w*), uniform sampling, racing and APT's sampling, all stopped by the per-arm GLR rule;
+- **best arm** (\(m = 1\)) on Garivier and Kaufmann (2016)'s \(\mu_1 = (0.5, 0.45, 0.43, 0.4)\): Track-and-Stop
+  (D-tracking), EB-TCI, TTUCB and Frank-Wolfe Sampling stopped by the GLR rule, KL-LUCB by its own rule;
+  ``best_arm_allocation``;
+- **\(\epsilon\)-best arm**, \(\epsilon = 0.05\), on the same \(\mu_1\) (0.45 is exactly \(\epsilon\) below the best: a
+  correct answer that no GLR stop can certify, as its \(T^*\) is infinite; the bound is that of the answer 0.5):
+  EB-TC\(\epsilon\) (its slack the env's \(\epsilon\), Jourdan, Degenne and Kaufmann 2023's Corollary 1), and
+  Track-and-Stop and EB-TCI, whose sampling targets the best arm and whose GLR stop reads \(\epsilon\);
+  ``epsilon_best_arm_allocation``;
+- **top-2** (\(m = 2\)) on (0.5, 0.45, 0.4, 0.35, 0.3), five arms 0.05 apart (\(T^* = 915\), about \(\mu_1\)'s):
+  KL-LUCB and LUCB1 with their own rules, and Track-and-Stop, FWS and TS-KKT (a Top Two rule for top \(m\), You et
+  al. 2023) by the GLR rule when they accept \(m = 2\) (``accepts``: the agent's ``check_m``); ``top_m_allocation``;
+- **thresholding**, \(\theta = 0.5\), on (0.4, 0.45, 0.55, 0.6) (\(T^* = 499\)): Track-and-Stop (D-tracking of the
+  closed-form \(w^*\)), uniform sampling, racing and APT's sampling, all stopped by the per-arm GLR rule;
   ``thresholding_allocation``.
 
-Each GLR-stopped rule runs with two thresholds: ``"mixture"``, the tightest the package proves delta-correct whatever
-the sampling rule (Kaufmann and Koolen 2021's mixture martingales; ``agents/best_arm/_stopping.py``,
-``agents/thresholding/_glr.py``), and ``"heuristic"``, ``ln((1 + ln t) / delta)`` (GK 2016 §6), **outside the
-theory**. KL-LUCB and LUCB1 keep their papers' rules (``"own"``, proved delta-correct). The *proved* rules are the
-``mixture`` and ``own`` ones.
+Each GLR-stopped rule runs with two thresholds: ``"mixture"``, the tightest the package proves \(\delta\)-correct
+whatever the sampling rule (Kaufmann and Koolen 2021's mixture martingales; ``agents/best_arm/_stopping.py``,
+``agents/thresholding/_glr.py``), and ``"heuristic"``, \(\ln((1 + \ln t) / \delta)\) (GK 2016 §6), **outside the
+theory**. KL-LUCB and LUCB1 keep their papers' rules (``"own"``, proved \(\delta\)-correct). The *proved* rules are
+the ``mixture`` and ``own`` ones.
 
-At each delta of ``SWEEP_DELTAS`` every rule plays ``SWEEP_RUNS`` runs (``runs`` of ``run_sweep``), every episode
-capped at ``CAP`` pulls (a capped run counts CAP pulls and its answer then; ``capped`` says how many). Seeds: the
-env's from (``SWEEP_SEED``, problem, delta), shared by the rules of a problem and delta (common random numbers: the
-same sample streams), the agent's also from its label and threshold; the deltas' runs are independent.
+At each \(\delta\) of ``SWEEP_DELTAS`` every rule plays ``SWEEP_RUNS`` runs (``runs`` of ``run_sweep``), every
+episode capped at ``CAP`` pulls (a capped run counts ``CAP`` pulls and its answer then; ``capped`` says how many).
+Seeds: the env's from (``SWEEP_SEED``, problem, \(\delta\)), shared by the rules of a problem and \(\delta\) (common
+random numbers: the same sample streams), the agent's also from its label and threshold; the deltas' runs are
+independent.
 
-Outputs (``run_sweep``): ``sweep.csv``, one row per problem, rule, threshold and delta: E[tau] (``mean_tau``) with its
-95% t interval, the lower bound ``kl(delta, 1 - delta) T*(mu)``, the ratio of the two (with the interval scaled), the
-errors, the error rate and the upper end of its exact (Clopper-Pearson) 95% interval, the capped runs; ``sweep.md``,
-a table per problem (every rule's ratio with its errors beside it) and the goals (``GOALS``) decided on the rows;
-``sweep.png``, a panel per problem, the ratio against ln(1/delta) on a log axis.
+Outputs (``run_sweep``): ``sweep.csv``, one row per problem, rule, threshold and \(\delta\): \(\mathbb{E}[\tau]\)
+(``mean_tau``) with its 95% \(t\) interval, the lower bound \(\mathrm{kl}(\delta, 1 - \delta)\, T^*(\mu)\), the ratio
+of the two (with the interval scaled), the errors, the error rate and the upper end of its exact (Clopper-Pearson)
+95% interval, the capped runs; ``sweep.md``, a table per problem (every rule's ratio with its errors beside it) and
+the goals (``GOALS``) decided on the rows; ``sweep.png``, a panel per problem, the ratio against \(\ln(1/\delta)\) on
+a log axis.
 """
 
 from __future__ import annotations
@@ -65,14 +69,14 @@ SWEEP_SEED = 2030
 #: the cap on every episode's pulls (the study's ``reproduce.CAP``)
 CAP = 10**7
 MIXTURE, HEURISTIC, OWN = "mixture", "heuristic", "own"
-#: the stops a theorem makes delta-correct
+#: the stops a theorem makes \(\delta\)-correct
 PROVED = (MIXTURE, OWN)
 THRESHOLDING_ENV = "ThresholdingBandit-v0"
 
 
 @dataclass(frozen=True)
 class Rule:
-    """A sampling rule of the sweep: its label, the agent's name and parameters (delta and threshold aside), and
+    r"""A sampling rule of the sweep: its label, the agent's name and parameters (\(\delta\) and threshold aside), and
     ``own``: stopped by its paper's own rule (else by the GLR rule, at each threshold)."""
 
     label: str
@@ -98,7 +102,7 @@ class Problem:
     source: str
 
     def allocation(self) -> Allocation:
-        """T*(mu) and w*(mu) of the problem (``bandit_gym.lower_bounds``)."""
+        r"""\(T^*(\mu)\) and \(w^*(\mu)\) of the problem (``bandit_gym.lower_bounds``)."""
         kwargs = dict(self.setting)
         if self.env == THRESHOLDING_ENV:
             return thresholding_allocation(self.means, kwargs["threshold"])
@@ -135,7 +139,7 @@ PROBLEMS = (
 
 
 def accepts(rule: Rule, problem: Problem) -> bool:
-    """Whether the rule's agent plays the problem's m (its ``check_m``; every agent plays m = 1)."""
+    r"""Whether the rule's agent plays the problem's \(m\) (its ``check_m``; every agent plays \(m = 1\))."""
     from bandit_gym.agents import agent_class
 
     m = dict(problem.setting).get("m", 1)
@@ -151,7 +155,7 @@ def accepts(rule: Rule, problem: Problem) -> bool:
 
 @dataclass(frozen=True)
 class Cell:
-    """One cell of the sweep: a problem, a rule, its threshold (``OWN`` for a rule's own stop) and delta."""
+    r"""One cell of the sweep: a problem, a rule, its threshold (``OWN`` for a rule's own stop) and \(\delta\)."""
 
     problem: Problem
     rule: Rule
@@ -165,7 +169,7 @@ class Cell:
 
 
 def sweep_cells(problems: Sequence[Problem], deltas: Sequence[float]) -> list[Cell]:
-    """Every cell: per problem, each rule that accepts it, at each of its thresholds and each delta."""
+    r"""Every cell: per problem, each rule that accepts it, at each of its thresholds and each \(\delta\)."""
     return [Cell(problem, rule, threshold, delta) for problem in problems for rule in problem.rules
             if accepts(rule, problem) for threshold in rule.thresholds for delta in deltas]
 
@@ -226,8 +230,9 @@ def _cached(folder: Path, cell: Cell, runs: int, seed: int, force: bool = False)
 
 # ----------------------------------------------------------------------------------------- the table
 def sweep_frame(cells: Sequence[Cell], results: Sequence[dict[str, np.ndarray]]) -> Any:
-    """One row per cell: E[tau] with its 95% t interval, T*, the bound kl(delta, 1 - delta) T*, the ratio (its
-    interval scaled), errors, error rate and the upper end of its exact 95% interval, capped runs."""
+    r"""One row per cell: \(\mathbb{E}[\tau]\) with its 95% \(t\) interval, \(T^*\), the bound
+    \(\mathrm{kl}(\delta, 1 - \delta)\, T^*\), the ratio (its interval scaled), errors, error rate and the upper end of
+    its exact 95% interval, capped runs."""
     import pandas as pd
     from scipy import stats
 
@@ -254,8 +259,9 @@ def sweep_frame(cells: Sequence[Cell], results: Sequence[dict[str, np.ndarray]])
 
 
 def sweep_markdown(frame: Any) -> str:
-    """One table per problem: per rule and threshold, at each delta, the ratio E[tau] / (kl(delta, 1 - delta) T*)
-    and the errors beside it (and the capped runs, where any); the bound's row first."""
+    r"""One table per problem: per rule and threshold, at each \(\delta\), the ratio
+    \(\mathbb{E}[\tau] / (\mathrm{kl}(\delta, 1 - \delta)\, T^*)\) and the errors beside it (and the capped runs, where
+    any); the bound's row first."""
     deltas = sorted(set(frame["delta"]), reverse=True)
     runs = ", ".join(str(r) for r in dict.fromkeys(frame["runs"]))
     lines = [f"The delta-sweep, {runs} runs per cell: per rule and delta, the ratio E[tau] / (kl(delta, 1 - delta) "
@@ -287,8 +293,8 @@ def _entry(row: Any) -> str:
 # ----------------------------------------------------------------------------------------- the goals
 @dataclass(frozen=True)
 class Goal:
-    """One goal of the sweep: its text, the delta it is read at (None: every delta), the stops it reads and the
-    largest ratio it allows (None: the error goal, every proved rule's error rate at most delta)."""
+    r"""One goal of the sweep: its text, the \(\delta\) it is read at (None: every \(\delta\)), the stops it reads and
+    the largest ratio it allows (None: the error goal, every proved rule's error rate at most \(\delta\))."""
 
     text: str
     delta: float | None
@@ -306,9 +312,9 @@ GOALS = (
 
 
 def goal_rows(frame: Any) -> list[dict[str, str]]:
-    """Each goal decided on each problem's rows: the value it reads, and ``met`` / ``not met`` (``not run`` when
-    the sweep has no row at the goal's delta). Ratio goals read the point estimates of the means (their intervals
-    are in ``sweep.csv``); the error goal reads the observed rates (an error rate above delta anywhere fails it)."""
+    r"""Each goal decided on each problem's rows: the value it reads, and ``met`` / ``not met`` (``not run`` when the
+    sweep has no row at the goal's \(\delta\)). Ratio goals read the point estimates of the means (their intervals are
+    in ``sweep.csv``); the error goal reads the observed rates (an error rate above \(\delta\) anywhere fails it)."""
     out = []
     for goal in GOALS:
         for name, rows in frame.groupby("problem", sort=False):
@@ -358,9 +364,9 @@ def goals_markdown(frame: Any) -> str:
 
 # ----------------------------------------------------------------------------------------- the figure
 def plot_sweep(frame: Any, path: str | Path, title: str = "") -> Path:
-    """One panel per problem: the ratio E[tau] / (kl(delta, 1 - delta) T*) against ln(1/delta) on a log axis (95%
-    intervals), every rule (one colour per sampling rule; solid: a proved stop, dashed: the heuristic threshold),
-    log y axis, and the bound at 1."""
+    r"""One panel per problem: the ratio \(\mathbb{E}[\tau] / (\mathrm{kl}(\delta, 1 - \delta)\, T^*)\) against
+    \(\ln(1/\delta)\) on a log axis (95% intervals), every rule (one colour per sampling rule; solid: a proved stop,
+    dashed: the heuristic threshold), log \(y\) axis, and the bound at 1."""
     from matplotlib.lines import Line2D
     from matplotlib.ticker import (
         FixedFormatter,
@@ -375,7 +381,7 @@ def plot_sweep(frame: Any, path: str | Path, title: str = "") -> Path:
 
     problems = list(dict.fromkeys(frame["problem"]))
     colors = {rule: COLORS[i % len(COLORS)] for i, rule in enumerate(dict.fromkeys(frame["rule"]))}
-    fig, axes = _grid(len(problems), 2, width=4.2, height=3.3)
+    fig, axes = _grid(len(problems), 2)
     styles: tuple[tuple[Any, str], ...] = (("-", "proved stop (mixture or own)"), ("--", "heuristic threshold"),
                                            (":", "lower bound (ratio 1)"))
     for style, text in styles:  # the legend's first column
@@ -407,7 +413,7 @@ def plot_sweep(frame: Any, path: str | Path, title: str = "") -> Path:
 
 
 def _short(delta: float) -> str:
-    """delta as a tick label: 0.1 and 0.01 as they are, a smaller power of ten as ``1e-3``."""
+    r"""\(\delta\) as a tick label: 0.1 and 0.01 as they are, a smaller power of ten as ``1e-3``."""
     exponent = round(math.log10(delta))
     return f"1e{exponent}" if delta < 0.01 and math.isclose(delta, 10.0**exponent) else f"{delta:g}"
 

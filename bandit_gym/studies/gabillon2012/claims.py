@@ -16,8 +16,8 @@ from bandit_gym.studies.gabillon2012.reproduce import theorem1_bound
 
 PAPER = "gabillon2012"
 UGAPEB = "UGapEb(a=(n-K)/4H)"
-"""UGapEb as the paper parameterises it (a = (n - K) / (4 H_epsilon), Theorem 1's best a)."""
-SETTING = ("BestArmIdentification-Audibert2010Problem<p>-v0 (Bernoulli arms), {runs} runs per point, errors "
+r"""UGapEb as the paper parameterises it (\(a = (n - K) / (4 H_\epsilon)\), Theorem 1's best \(a\))."""
+SETTING = ("`BestArmIdentification-Audibert2010Problem<p>-v0` (Bernoulli arms), {runs} runs per point, errors "
            "as proportions")
 BINOMIAL = Method("one-sided exact binomial tests of the error count against the bound, in both directions",
                   paired=False, runs_paired=False, design="one agent's runs against a bound, per setting")
@@ -37,7 +37,8 @@ def claims(folder: Path) -> tuple[list[Claim], list[Loss]]:
 
 def _theorem1_points(rows: Any) -> tuple[Any, tuple]:
     bounds = theorem1_bound(rows["budget"], rows["num_arms"], rows["H_eps"]).to_numpy()
-    points = tuple(binomial_bound(f"problem {r['problem']} at n = {r['budget']}", int(r["failures"]), int(r["runs"]),
+    points = tuple(binomial_bound(rf"problem {r['problem']} at \(n = {r['budget']}\)", int(r["failures"]),
+                                  int(r["runs"]),
                                   float(b)) for (_, r), b in zip(rows.iterrows(), bounds, strict=True))
     return bounds, points
 
@@ -46,48 +47,51 @@ def _theorem1_vacuous(errors: Any, runs: int) -> Claim:
     a = errors[(errors["part"] == "a") & (errors["agent"] == UGAPEB)]
     bounds, points = _theorem1_points(a)
     at_h1 = a[(a["budget"] / a["H1"]).round(2) == 1.0]
-    observed = (f"at the budgets of part (a), n = H_1 / 2 to 4 H_1 ({a['budget'].min()} to {a['budget'].max()} pulls), "
-                f"the bound 2Kn exp(-2a) is {fmt(bounds.min())} to {fmt(bounds.max())}; at n = H_1 UGapEb with this a "
-                f"errs {fmt(at_h1['mean'].min())} to {fmt(at_h1['mean'].max())}")
+    observed = (rf"at the budgets of part (a), \(n = H_1 / 2\) to \(4 H_1\) ({a['budget'].min()} to "
+                rf"{a['budget'].max()} pulls), the bound \(2Kn\exp(-2a)\) is {fmt(bounds.min())} to "
+                rf"{fmt(bounds.max())}; at \(n = H_1\) UGapEb with this \(a\) errs {fmt(at_h1['mean'].min())} to "
+                f"{fmt(at_h1['mean'].max())}")
     evidence = Evidence(Kind.AT_MOST, BINOMIAL, bounds=points, family=f"the {len(points)} (problem, budget) points",
                         note=f"{PAPER}.2 checks the bound where it is below 1.")
     return Claim(f"{PAPER}.1", PAPER, "Theorem 1",
-                 "If UGapEb runs with 0 < a <= (n - K) / (4 H_epsilon), the probability that its simple regret "
-                 "exceeds epsilon is at most 2 K n exp(-2a).",
-                 SETTING.format(runs=runs) + "; UGapEb with a = (n - K) / (4 H_epsilon), m = 1, epsilon = 0, budgets "
-                 "n = f H_1 for f in {1/2, 1, 2, 4}", observed, decide(evidence))
+                 r"If UGapEb runs with \(0 < a \le (n - K) / (4 H_\epsilon)\), the probability that its simple regret "
+                 r"exceeds \(\epsilon\) is at most \(2 K n \exp(-2a)\).",
+                 SETTING.format(runs=runs) + r"; UGapEb with \(a = (n - K) / (4 H_\epsilon)\), \(m = 1\), "
+                 r"\(\epsilon = 0\), budgets \(n = f H_1\) for \(f \in \{1/2, 1, 2, 4\}\)", observed, decide(evidence))
 
 
 def _theorem1_checked(errors: Any, runs: int) -> Claim:
     d = errors[(errors["part"] == "d") & (errors["agent"] == UGAPEB)]
     bounds, points = _theorem1_points(d)
-    observed = "; ".join(f"problem {r['problem']} at n = {r['budget']}: bound {fmt(b)}, {r['failures']} errors in "
+    observed = "; ".join(rf"problem {r['problem']} at \(n = {r['budget']}\): bound {fmt(b)}, {r['failures']} errors in "
                          f"{r['runs']} runs" for (_, r), b in zip(d.iterrows(), bounds, strict=True))
     evidence = Evidence(Kind.AT_MOST, BINOMIAL, bounds=points, family=f"the {len(d)} problems",
                         note="The bound is loose: the observed error is far below it.")
     return Claim(f"{PAPER}.2", PAPER, "Theorem 1",
-                 "If UGapEb runs with a = (n - K) / (4 H_epsilon), the probability that its simple regret exceeds "
-                 "epsilon is at most 2 K n exp(-2a) (checked where the bound is below 1).",
-                 SETTING.format(runs=runs) + "; part (d): UGapEb with a = (n - K) / (4 H_epsilon), m = 1, epsilon = 0, "
-                 "at the smallest budget (a multiple of 1000) where the bound is at most 0.05, on the two problems "
-                 "where that budget is smallest", observed, decide(evidence))
+                 r"If UGapEb runs with \(a = (n - K) / (4 H_\epsilon)\), the probability that its simple regret "
+                 r"exceeds \(\epsilon\) is at most \(2 K n \exp(-2a)\) (checked where the bound is below 1).",
+                 SETTING.format(runs=runs) + r"; part (d): UGapEb with \(a = (n - K) / (4 H_\epsilon)\), \(m = 1\), "
+                 r"\(\epsilon = 0\), at the smallest budget (a multiple of 1000) where the bound is at most 0.05, on "
+                 "the two problems where that budget is smallest", observed, decide(evidence))
 
 
 def _theorem2_error(errors: Any, runs: int) -> Claim:
     c = errors[(errors["part"] == "c") & errors["agent"].str.startswith("UGapEc")].copy()
     c["delta"] = c["agent"].str.extract(r"delta=([0-9.]+)")[0].astype(float)
-    points = tuple(binomial_bound(f"{r['experiment'][2:]}, delta = {r['delta']:g}", int(r["failures"]),
+    points = tuple(binomial_bound(rf"{r['experiment'][2:]}, \(\delta = {r['delta']:g}\)", int(r["failures"]),
                                   int(r["runs"]), float(r["delta"])) for _, r in c.iterrows())
+    deltas = ", ".join(f"{x:g}" for x in sorted(set(c["delta"])))
     observed = (f"{int(c['failures'].sum())} errors in {int(c['runs'].sum())} runs over {len(c)} settings (3 "
-                f"instances x delta in {{{', '.join(f'{x:g}' for x in sorted(set(c['delta'])))}}}); largest error "
-                f"rate {fmt(c['mean'].max())}")
+                rf"instances x \(\delta \in \{{{deltas}\}}\)); largest error rate {fmt(c['mean'].max())}")
     evidence = Evidence(Kind.AT_MOST, BINOMIAL, bounds=points, family=f"the {len(c)} settings",
-                        note="The error is far below delta (the union bounds are loose).")
+                        note=r"The error is far below \(\delta\) (the union bounds are loose).")
     return Claim(f"{PAPER}.3", PAPER, "Theorem 2",
-                 "UGapEc (c = 1/2) stops and returns m arms whose simple regret is at most epsilon with probability "
-                 "at least 1 - delta.",
-                 SETTING.format(runs=runs) + "; part (c): UGapEc on problem 4 (m = 1, epsilon = 0), problem 3 (m = 1, "
-                 "epsilon = 0.05) and problem 5 (m = 2, epsilon = 0.05), cap 10^7 pulls", observed, decide(evidence))
+                 r"UGapEc (\(c = 1/2\)) stops and returns \(m\) arms whose simple regret is at most \(\epsilon\) with "
+                 r"probability at least \(1 - \delta\).",
+                 SETTING.format(runs=runs) + r"; part (c): UGapEc on problem 4 (\(m = 1\), \(\epsilon = 0\)), "
+                 r"problem 3 (\(m = 1\), \(\epsilon = 0.05\)) and problem 5 (\(m = 2\), \(\epsilon = 0.05\)), "
+                 r"cap \(10^7\) pulls",
+                 observed, decide(evidence))
 
 
 def _theorem2_pulls(results: Any, runs: int) -> Claim:
@@ -95,16 +99,17 @@ def _theorem2_pulls(results: Any, runs: int) -> Claim:
                 & (results["metric"] == "pulls")].copy()
     c["delta"] = c["agent"].str.extract(r"delta=([0-9.]+)")[0].astype(float)
     c["ratio"] = c["mean"] / (c["H_eps"] * np.log(c["H_eps"] / c["delta"]))
-    observed = ("mean pulls / (H_epsilon log(H_epsilon / delta)) from " + fmt(c["ratio"].min()) + " to "
-                + fmt(c["ratio"].max()) + "; pulls against delta: " + "; ".join(
+    observed = (r"mean pulls \(/ (H_\epsilon \log(H_\epsilon / \delta))\) from " + fmt(c["ratio"].min()) + " to "
+                + fmt(c["ratio"].max()) + r"; pulls against \(\delta\): " + "; ".join(
                     f"{name[2:]}: " + ", ".join(f"{int(r['mean'])} at {r['delta']:g}" for _, r in g.iterrows())
                     for name, g in c.groupby("experiment", sort=False)))
-    evidence = Evidence(Kind.ORDER, reason="the O(.) hides the constant, so only the scaling can be compared: the "
-                        "pulls stay within a small constant factor of H_epsilon log(H_epsilon / delta) across "
-                        "instances and deltas, which agrees with the bound's form but cannot confirm it.")
+    evidence = Evidence(Kind.ORDER, reason=r"the \(O(\cdot)\) hides the constant, so only the scaling can be compared: "
+                        r"the pulls stay within a small constant factor of \(H_\epsilon \log(H_\epsilon / \delta)\) "
+                        r"across instances and values of \(\delta\), which agrees with the bound's form but cannot "
+                        "confirm it.")
     return Claim(f"{PAPER}.4", PAPER, "Theorem 2",
-                 "UGapEc stops after at most N = K + O(H_epsilon log(H_epsilon / delta)) pulls with probability at "
-                 "least 1 - delta.",
+                 r"UGapEc stops after at most \(N = K + O(H_\epsilon \log(H_\epsilon / \delta))\) pulls with "
+                 r"probability at least \(1 - \delta\).",
                  SETTING.format(runs=runs) + "; part (c)", observed, decide(evidence))
 
 
@@ -140,7 +145,7 @@ def _losses(errors: Any) -> list[Loss]:
             rows.append((experiment, budget, other["agent"], me["mean"], other["mean"], p))
     adjusted = holm([r[-1] for r in rows])
     family = f"all {len(rows)} fixed-budget comparisons of UGapEb (parts a, b)"
-    return [Loss(PAPER, UGAPEB, other, f"{experiment[2:]}, n = {budget}", "error", f"{fmt(mine)} vs {fmt(theirs)}",
-                 p, float(q), family)
+    return [Loss(PAPER, UGAPEB, other, rf"{experiment[2:]}, \(n = {budget}\)", "error",
+                 f"{fmt(mine)} vs {fmt(theirs)}", p, float(q), family)
             for (experiment, budget, other, mine, theirs, p), q in zip(rows, adjusted, strict=True)
             if p < ALPHA and mine > theirs]

@@ -1,18 +1,19 @@
-"""gabillon2012: UGapE against its baselines on Audibert, Bubeck and Munos's seven problems.
+r"""gabillon2012: UGapE against its baselines on Audibert, Bubeck and Munos's seven problems.
 
 The NIPS paper has no experiments; its technical report, not available here, compares UGapEb with UCB-E and
 Successive Rejects and UGapEc with fixed-confidence algorithms (on which instances is not known here). Four
 parts:
 
-(a) fixed budget, m = 1, epsilon = 0: probability of error of every fixed-budget agent on the seven problems,
-    at budgets n = f H_1 for f in ``BUDGET_FACTORS`` (n = H_1 is the reference column);
-(b) (epsilon, m) generality: the same at n = H_epsilon / 4 (which is H_1 for m = 1, epsilon = 0) for m in
-    {1, 2, 3} and epsilon in {0, 0.05}, skipping epsilon = 0 where the m best arms are not unique;
-(c) fixed confidence: pulls used and empirical error of UGapEc and LUCB for delta in {0.1, 0.05, 0.01}, next to
-    Theorem 2's scale H_epsilon log(H_epsilon / delta);
-(d) Theorem 1 where it says something: UGapEb with the theory's a = (n - K) / (4 H_epsilon) at the smallest budget
-    n where the bound 2 K n exp(-2a) on its probability of error is at most 0.05 (at n = H_1 it is in the
-    tens of thousands), on the two problems where that budget is smallest.
+(a) fixed budget, \(m = 1\), \(\epsilon = 0\): probability of error of every fixed-budget agent on the seven
+    problems, at budgets \(n = f H_1\) for \(f\) in ``BUDGET_FACTORS`` (\(n = H_1\) is the reference column);
+(b) \((\epsilon, m)\) generality: the same at \(n = H_\epsilon / 4\) (which is \(H_1\) for \(m = 1\),
+    \(\epsilon = 0\)) for \(m \in \{1, 2, 3\}\) and \(\epsilon \in \{0, 0.05\}\), skipping \(\epsilon = 0\) where
+    the \(m\) best arms are not unique;
+(c) fixed confidence: pulls used and empirical error of UGapEc and LUCB for \(\delta \in \{0.1, 0.05, 0.01\}\),
+    next to Theorem 2's scale \(H_\epsilon \log(H_\epsilon / \delta)\);
+(d) Theorem 1 where it says something: UGapEb with the theory's \(a = (n - K) / (4 H_\epsilon)\) at the smallest
+    budget \(n\) where the bound \(2 K n \exp(-2a)\) on its probability of error is at most 0.05 (at
+    \(n = H_1\) it is in the tens of thousands), on the two problems where that budget is smallest.
 """
 
 from __future__ import annotations
@@ -32,17 +33,17 @@ from bandit_gym.plotting import _errorbars, _finish, _grid
 from bandit_gym.studies._report import Report, exact_error_intervals, markdown_table, run_specs, with_agents
 
 BUDGET_FACTORS = (0.5, 1.0, 2.0, 4.0)
-"""(a) budgets as multiples of H_1."""
+r"""(a) budgets as multiples of \(H_1\)."""
 UGAPEB_TUNED_ETA = 16.0
-"""UGapEb's exploration multiplier next to the theoretical a = (n - K) / (4 H_eps); 16 was read off problem 1 (see
-the UGapEb docstring), so it is a tuned setting, labelled as such.
+r"""UGapEb's exploration multiplier next to the theoretical \(a = (n - K) / (4 H_\epsilon)\); 16 was read off
+problem 1 (see the UGapEb docstring), so it is a tuned setting, labelled as such.
 """
 
 
 def fixed_budget_agents(m: int, last: bool = False) -> tuple[AgentSpec, ...]:
-    """The fixed-budget agents for m arms: Uniform, SR (m = 1) or SAR (m > 1), UCB-E (m = 1), UGapEb with the
-    theoretical oracle a and with a 16 times larger a (and, with ``last``, UGapEb with the theoretical a
-    answering the last J instead of the paper's J(t*))."""
+    r"""The fixed-budget agents for \(m\) arms: Uniform, SR (\(m = 1\)) or SAR (\(m > 1\)), UCB-E (\(m = 1\)),
+    UGapEb with the theoretical oracle \(a\) and with a 16 times larger \(a\) (and, with ``last``, UGapEb with the
+    theoretical \(a\) answering the last \(J\) instead of the paper's \(J(t^*)\))."""
     agents = [AgentSpec("Uniform", {}, "Uniform")]
     if m == 1:
         agents += [AgentSpec("SuccessiveRejects", {}, "SR"),
@@ -58,7 +59,7 @@ def fixed_budget_agents(m: int, last: bool = False) -> tuple[AgentSpec, ...]:
 
 @dataclass(frozen=True)
 class FixedConfidence:
-    """(c) the fixed-confidence part: instances (problem, m, epsilon), deltas, and the cap on the pulls."""
+    r"""(c) the fixed-confidence part: instances (problem, \(m\), \(\epsilon\)), deltas, and the cap on the pulls."""
 
     instances: tuple[tuple[int, int, float], ...]
     deltas: tuple[float, ...]
@@ -79,7 +80,8 @@ class Quick:
 
 FIXED_CONFIDENCE = FixedConfidence(instances=((4, 1, 0.0), (3, 1, 0.05), (5, 2, 0.05)), deltas=(0.1, 0.05, 0.01),
                                    cap=10**7)
-#: (d) the problems on which Theorem 1 is checked (the smallest budgets where its bound is at most THEOREM1_LEVEL)
+#: (d) the problems on which Theorem 1 is checked (the smallest budgets where its bound is at most
+#: ``THEOREM1_LEVEL``)
 THEOREM1_PROBLEMS, THEOREM1_LEVEL = (4, 1), 0.05
 FIXED_BUDGET_PARTS = ("a", "b")
 """The fixed-budget parts, whose experiments ``reproduce_gabillon2012(agents=...)`` adds agents to."""
@@ -88,14 +90,14 @@ QUICK = Quick(problems=(1, 4), factors=(1.0, 2.0), generality=((4, 2, 0.05),), i
 
 
 def theorem1_bound(n: Any, num_arms: Any, h_eps: Any) -> Any:
-    """gabillon2012 Theorem 1: with the theory's a = (n - K) / (4 H_epsilon), P(r > epsilon) <= 2 K n exp(-2a)
-    (numbers or arrays)."""
+    r"""gabillon2012 Theorem 1: with the theory's \(a = (n - K) / (4 H_\epsilon)\),
+    \(P(r > \epsilon) \le 2 K n \exp(-2a)\) (numbers or arrays)."""
     return 2 * num_arms * n * np.exp(-2.0 * (n - num_arms) / (4.0 * h_eps))
 
 
 def theorem1_budget(problem: int, level: float = THEOREM1_LEVEL) -> int:
-    """The smallest budget, a multiple of 1000, at which Theorem 1's bound (m = 1, epsilon = 0, b = 1) is at most
-    ``level`` (the bound decreases in n once n exceeds 2 H_epsilon)."""
+    r"""The smallest budget, a multiple of 1000, at which Theorem 1's bound (\(m = 1\), \(\epsilon = 0\), \(b = 1\))
+    is at most ``level`` (the bound decreases in \(n\) once \(n\) exceeds \(2 H_\epsilon\))."""
     from scipy.optimize import brentq
 
     means = AUDIBERT2010_PROBLEMS[problem]
@@ -105,14 +107,15 @@ def theorem1_budget(problem: int, level: float = THEOREM1_LEVEL) -> int:
 
 
 def fixed_confidence_agents(deltas: tuple[float, ...]) -> tuple[AgentSpec, ...]:
-    """UGapEc and LUCB at each confidence ``delta`` of ``deltas``, labelled with it."""
+    r"""UGapEc and LUCB at each confidence \(\delta\) of ``deltas``, labelled with it."""
     return tuple(AgentSpec(name, {"delta": d}, f"{name}(delta={d:g})") for name in ("UGapEc", "LUCB") for d in deltas)
 
 
 def generality_instances() -> list[tuple[int, int, float]]:
-    """(problem, m, epsilon) of part (b): every problem, m in 1..3, epsilon in {0, 0.05}, without epsilon = 0
-    where mu_(m) = mu_(m+1) (the m best arms are not unique, H_0 is infinite) and without the cases where
-    every arm is within epsilon of mu_(m) (every answer is right)."""
+    r"""(problem, \(m\), \(\epsilon\)) of part (b): every problem, \(m \in \{1, 2, 3\}\), \(\epsilon \in \{0, 0.05\}\),
+    without \(\epsilon = 0\) where \(\mu_{(m)} = \mu_{(m+1)}\) (the \(m\) best arms are not unique, \(H_0\) is
+    infinite) and without the cases where every arm is within \(\epsilon\) of \(\mu_{(m)}\) (every answer is
+    right)."""
     out = []
     for problem, means in AUDIBERT2010_PROBLEMS.items():
         ranked = np.sort(means)[::-1]
@@ -163,7 +166,8 @@ def gabillon2012_specs(runs: int = 1000, quick: bool = False, seed: int = 2012) 
 
 
 def _describe(summary: Any, spec: ExperimentSpec) -> Any:
-    """Add the part, the instance (problem, m, epsilon, K, H_1, H_epsilon) and exact binomial CIs of errors."""
+    r"""Add the part, the instance (problem, \(m\), \(\epsilon\), \(K\), \(H_1\), \(H_\epsilon\)) and exact binomial
+    CIs of errors."""
     problem = int(re.search(r"problem (\d+)", spec.name).group(1))  # type: ignore[union-attr]
     means = AUDIBERT2010_PROBLEMS[problem]
     m, epsilon = int(spec.env_kwargs.get("m", 1)), float(spec.env_kwargs.get("epsilon", 0.0))
@@ -177,7 +181,7 @@ def _cell(row: Any) -> str:
 
 
 def fixed_budget_markdown(summary: Any, runs: int) -> str:
-    """Part (a) at n = H_1, and the budget sweep; part (b)."""
+    r"""Part (a) at \(n = H_1\), and the budget sweep; part (b)."""
     rows = summary[summary["metric"] == "error"].assign(text=lambda t: t.apply(_cell, axis=1))
     a = rows[rows.part == "a"].assign(factor=lambda t: (t.budget / t.H1).round(2))
     lines = [f"Probability of error (mean over {runs} runs, 95% Clopper-Pearson interval).", "",
@@ -199,7 +203,7 @@ def fixed_budget_markdown(summary: Any, runs: int) -> str:
 
 
 def fixed_confidence_markdown(summary: Any, runs: int) -> str:
-    """Part (c): pulls (mean +- 95% CI) and error (with its exact upper bound) against delta."""
+    r"""Part (c): pulls (mean \(\pm\) 95% CI) and error (with its exact upper bound) against \(\delta\)."""
     c = summary[summary.part == "c"]
     lines = [f"Fixed confidence, {runs} runs: pulls until the stop (mean +- 95% CI half-width), the empirical "
              "error with its 95% Clopper-Pearson upper bound, and the ratio of pulls to Theorem 2's "
@@ -218,7 +222,7 @@ def fixed_confidence_markdown(summary: Any, runs: int) -> str:
 
 
 def theorem1_markdown(summary: Any, runs: int) -> str:
-    """Part (d), and Theorem 1's bound at n = H_1 for every problem of part (a)."""
+    r"""Part (d), and Theorem 1's bound at \(n = H_1\) for every problem of part (a)."""
     lines = [f"Theorem 1: P(error) <= 2 K n exp(-2a) for UGapEb with a = (n - K) / (4 H_eps) (m = 1, epsilon = 0, "
              f"b = 1), {runs} runs; errors with their 95% Clopper-Pearson interval.", "",
              "| problem | K | H_eps | n | a | bound 2Kn exp(-2a) | agent | error |",
@@ -243,10 +247,10 @@ def reproduce_gabillon2012(
     out: str | Path, runs: int | None = None, quick: bool = False, jobs: int = 2, backend: str | None = None,
     progress: bool = True, agents: Sequence[AgentSpec] = (),
 ) -> Report:
-    """Run parts (a)-(d) and write ``results.csv`` (every agent x instance x budget x metric, errors with
-    Clopper-Pearson CIs), ``fixed_budget.md``, ``fixed_confidence.md``, ``theorem1.md`` (part d),
-    ``fixed_budget.png`` (error against n / H_1 per problem), ``generality.png`` (part b) and
-    ``fixed_confidence.png`` (pulls and error against delta). ``agents`` (fixed-budget agents that answer the
+    r"""Run parts (a)-(d) and write ``results.csv`` (every agent \(\times\) instance \(\times\) budget \(\times\)
+    metric, errors with Clopper-Pearson CIs), ``fixed_budget.md``, ``fixed_confidence.md``, ``theorem1.md`` (part d),
+    ``fixed_budget.png`` (error against \(n / H_1\) per problem), ``generality.png`` (part b) and
+    ``fixed_confidence.png`` (pulls and error against \(\delta\)). ``agents`` (fixed-budget agents that answer the
     env's m arms) are added to the fixed-budget parts (a) and (b), as rows of ``fixed_budget.md`` and curves of
     ``fixed_budget.png`` and ``generality.png``; not to (c), fixed confidence, nor (d), UGapEb's Theorem 1."""
 
@@ -276,11 +280,11 @@ def reproduce_gabillon2012(
 
 # ----------------------------------------------------------------------------------------- figures
 def plot_error_against_budget(summary: Any, path: str | Path, title: str = "") -> Path:
-    """One panel per problem: probability of error against n / H_1 (log2 axis), one curve per agent with its
-    95% interval."""
+    r"""One panel per problem: probability of error against \(n / H_1\) (\(\log_2\) axis), one curve per agent with
+    its 95% interval."""
     rows = summary[summary["metric"] == "error"]
     problems = list(dict.fromkeys(rows["problem"]))
-    fig, axes = _grid(len(problems), 4)
+    fig, axes = _grid(len(problems), 2)
     for ax, problem in zip(axes, problems, strict=True):
         panel = rows[rows["problem"] == problem]
         for i, (agent, curve) in enumerate(panel.groupby("agent", sort=False)):
@@ -293,13 +297,13 @@ def plot_error_against_budget(summary: Any, path: str | Path, title: str = "") -
 
 
 def plot_generality(summary: Any, path: str | Path, title: str = "") -> Path:
-    """One panel per problem: probability of error for each (m, epsilon) at n = H_eps / 4, one marker per agent,
-    the agents side by side around each case's tick (the m = 1 baseline SR and the m > 1 baseline SAR share a
-    label: ``SR / SAR``)."""
+    r"""One panel per problem: probability of error for each \((m, \epsilon)\) at \(n = H_\epsilon / 4\), one marker
+    per agent, the agents side by side around each case's tick (the \(m = 1\) baseline SR and the \(m > 1\)
+    baseline SAR share a label: ``SR / SAR``)."""
     rows = summary[summary["metric"] == "error"].copy()
     rows["agent"] = rows["agent"].replace({"SR": "SR / SAR", "SAR": "SR / SAR"})
     problems = list(dict.fromkeys(rows["problem"]))
-    fig, axes = _grid(len(problems), 4)
+    fig, axes = _grid(len(problems), 2)
     agents = list(dict.fromkeys(rows["agent"]))
     for ax, problem in zip(axes, problems, strict=True):
         panel = rows[rows["problem"] == problem]
@@ -315,13 +319,14 @@ def plot_generality(summary: Any, path: str | Path, title: str = "") -> Path:
 
 
 def plot_fixed_confidence(summary: Any, path: str | Path, title: str = "") -> Path:
-    """One column per instance: pulls used against log(1/delta) with Theorem 2's scale H_eps log(H_eps/delta) (top),
-    and the empirical error with its 95% interval against delta, next to the line error = delta (bottom)."""
+    r"""One column per instance: pulls used against \(\log(1/\delta)\) with Theorem 2's scale
+    \(H_\epsilon \log(H_\epsilon/\delta)\) (top), and the empirical error with its 95% interval against \(\delta\),
+    next to the line \(\text{error} = \delta\) (bottom)."""
     instances = list(dict.fromkeys(summary["experiment"]))
-    fig, axes = _grid(2 * len(instances), len(instances))
+    fig, axes = _grid(2 * len(instances), 2, height=3.0)
     for j, name in enumerate(instances):
         panel = summary[summary["experiment"] == name]
-        pulls_ax, error_ax = axes[j], axes[len(instances) + j]
+        pulls_ax, error_ax = axes[2 * j], axes[2 * j + 1]
         for i, (agent, rows) in enumerate(panel.groupby(panel["agent"].str.split("(").str[0], sort=False)):
             delta = rows["agent"].str.extract(r"delta=([0-9.]+)")[0].astype(float)
             pulls, error = rows["metric"] == "pulls", rows["metric"] == "error"

@@ -1,10 +1,11 @@
-"""hoffman2014's claims (§6.1 traffic sensors, §6.2 model selection, Theorem 1), from ``results.csv``,
+r"""hoffman2014's claims (§6.1 traffic sensors, §6.2 model selection, Theorem 1), from ``results.csv``,
 ``traffic_runs.csv``, ``traffic_instances.csv``, ``model_selection_runs.csv`` and ``model_selection_allocations.csv``
 of ``bandit-gym reproduce hoffman2014``. Both of the paper's data sets are unavailable offline: the traffic study runs
 on simulated speed profiles built by the paper's recipe, the model selection on scikit-learn's diabetes data, so
-every verdict is about these stand-ins. Both studies are paired: in the traffic study run r of every agent plays
+every verdict is about these stand-ins. Both studies are paired: in the traffic study run \(r\) of every agent plays
 the same held-out profile with the same reward streams (McNemar's exact test on the per-run errors of
-``traffic_runs.csv``), in model selection run r of every agent uses the same seed (Wilcoxon signed-rank tests)."""
+``traffic_runs.csv``), in model selection run \(r\) of every agent uses the same seed (Wilcoxon signed-rank
+tests)."""
 
 from __future__ import annotations
 
@@ -26,10 +27,10 @@ BLIND = ("UGap", "UCB-E")
 PAPER_RUNS, PAPER_MODEL_RUNS = 840, 100
 BUDGET = 400
 TRAFFIC_TEST = Method("McNemar's exact test of the paired error indicators, two-sided", paired=True,
-                      runs_paired=True, design="run r of every agent plays the same held-out profile with the same "
-                      "reward streams; per-run errors from traffic_runs.csv")
+                      runs_paired=True, design=r"run \(r\) of every agent plays the same held-out profile with the "
+                      r"same reward streams; per-run errors from traffic_runs.csv")
 MODEL_TEST = Method("Wilcoxon signed-rank test, two-sided", paired=True, runs_paired=True,
-                    design="run r of every agent uses the same seed")
+                    design=r"run \(r\) of every agent uses the same seed")
 
 
 def claims(folder: Path) -> tuple[list[Claim], list[Loss]]:
@@ -69,10 +70,10 @@ def _mcnemar(runs: Any, better: str, worse: str, budget: int = BUDGET) -> Compar
 
 def _setting(errors: Any, agents: str) -> str:
     runs = int(errors["runs"].iloc[0])
-    return (f"CorrelatedBestArm-TrafficSynthetic-v1 (K = 357 simulated sensors; the true means are held-out speed "
-            f"profiles, the agents' prior N(0, 20^2 G) with G the historical covariance, sigma^2 = 5% of its mean "
-            f"diagonal), T = {BUDGET}, {runs} paired runs (each held-out profile once; the paper: {PAPER_RUNS} "
-            f"held-out signals), epsilon = 0; {agents}; probability of error")
+    return (r"CorrelatedBestArm-TrafficSynthetic-v1 (\(K = 357\) simulated sensors; the true means are held-out "
+            r"speed profiles, the agents' prior \(N(0, 20^2 G)\) with \(G\) the historical covariance, "
+            rf"\(\sigma^2 = 5\%\) of its mean diagonal), \(T = {BUDGET}\), {runs} paired runs (each held-out profile "
+            rf"once; the paper: {PAPER_RUNS} held-out signals), \(\epsilon = 0\); {agents}; probability of error")
 
 
 def _correlation_pays(errors: Any, runs: Any) -> Claim:
@@ -80,13 +81,13 @@ def _correlation_pays(errors: Any, runs: Any) -> Claim:
     evidence = Evidence(Kind.DIRECTION, TRAFFIC_TEST, Group("(Bayesian, blind) pairs", tests),
                         family=f"the {len(tests)} (Bayesian, blind) pairs")
     wins = sum(c.p < ALPHA and c.effect > 0 for c in tests)
-    observed = "error at T = 400: " + ", ".join(f"{a} {fmt(_at(errors, a)['mean'])}" for a in BAYESIAN + BLIND) + \
+    observed = r"error at \(T = 400\): " + ", ".join(f"{a} {fmt(_at(errors, a)['mean'])}" for a in BAYESIAN + BLIND) + \
         f"; {wins} of {len(tests)} pairs significant in the claimed direction before correction"
     return Claim(f"{PAPER}.1", PAPER, "§6.1, Figure 2",
                  "Methods that model correlation (BayesGap, Thompson, Bayes-UCB, GP-UCB, EI, PI) beat the "
                  "correlation-blind best-arm methods (UCB-E, UGap), even on the best-arm metric.",
-                 _setting(errors, "the six Bayesian agents against UGap and UCB-E (H and H1 from the historical "
-                                  "profiles)"), observed, decide(evidence))
+                 _setting(errors, r"the six Bayesian agents against UGap and UCB-E (\(H\) and \(H_1\) from the "
+                                  "historical profiles)"), observed, decide(evidence))
 
 
 def _bayesgap_lowest(errors: Any, runs: Any, agent: str, number: str) -> Claim:
@@ -96,17 +97,18 @@ def _bayesgap_lowest(errors: Any, runs: Any, agent: str, number: str) -> Claim:
     evidence = Evidence(Kind.DIRECTION, TRAFFIC_TEST, Group("other agents", tests),
                         family=f"the {len(tests)} other agents")
     best = min(others, key=lambda a: _at(errors, a)["mean"])
-    observed = (f"{agent} errs {fmt(_at(errors, agent)['mean'])} at T = 400; the lowest other: {best} "
-                f"{fmt(_at(errors, best)['mean'])}" + (f"; at T = 100 (T < K): {agent} "
+    observed = (rf"{agent} errs {fmt(_at(errors, agent)['mean'])} at \(T = 400\); the lowest other: {best} "
+                f"{fmt(_at(errors, best)['mean'])}" + (rf"; at \(T = 100\) (\(T < K\)): {agent} "
                                                       f"{fmt(_at(errors, agent, 100)['mean'])}"
                                                       if (errors["budget"] == 100).any() else ""))
     tuned = agent != "BayesGap"
     return Claim(f"{PAPER}.{number}", PAPER, "§6.1, Figure 2",
                  "BayesGap gives the lowest probability of error (the only competitor that addresses budgets, "
-                 "best-arm identification and correlation simultaneously)." + (" [our tuned beta]" if tuned else ""),
+                 "best-arm identification and correlation simultaneously)." + (r" [our tuned \(\beta\)]" if tuned
+                                                                               else ""),
                  _setting(errors, f"{agent} ("
-                          + ("beta scaled by a constant chosen on historical profiles, not on the reported runs"
-                             if tuned else "eq. 9's beta with the adaptive H_epsilon, as the paper")
+                          + (r"\(\beta\) scaled by a constant chosen on historical profiles, not on the reported runs"
+                             if tuned else r"eq. 9's \(\beta\) with the adaptive \(H_\epsilon\), as the paper")
                           + ") against every other agent (not the other BayesGap)"),
                  observed, decide(evidence))
 
@@ -119,7 +121,7 @@ def _thompson_weaker(errors: Any, runs: Any) -> Claim:
                  "(read: Thompson errs more than BayesGap there).",
                  _setting(errors, "BayesGap against Thompson sampling"),
                  f"BayesGap {fmt(_at(errors, 'BayesGap')['mean'])}, Thompson {fmt(_at(errors, 'Thompson')['mean'])} "
-                 "at T = 400", decide(evidence))
+                 r"at \(T = 400\)", decide(evidence))
 
 
 def _values(records: Any, agent: str, budget: int, column: str) -> Any:
@@ -150,8 +152,8 @@ def _model_selection_best(records: Any) -> Claim:
     evidence = Evidence(Kind.DIRECTION, MODEL_TEST, Group("pairs", tests), family=f"the {len(tests)} pairs",
                         note="The tests compare the true RMSE of the recommended model.")
     return Claim(f"{PAPER}.4", PAPER, "§6.2, Figure 3",
-                 "In model selection (T = 10), Thompson sampling and BayesGap are the best.",
-                 MODEL_SETTING.format(runs=runs, what="Thompson and BayesGap against the other four, T = 10"),
+                 r"In model selection (\(T = 10\)), Thompson sampling and BayesGap are the best.",
+                 MODEL_SETTING.format(runs=runs, what=r"Thompson and BayesGap against the other four, \(T = 10\)"),
                  "mean true RMSE of the recommended model: " + ", ".join(f"{a} {fmt(v, 4)}" for a, v in means.items()),
                  decide(evidence))
 
@@ -170,7 +172,7 @@ def _stuck(records: Any, allocations: Any) -> Claim:
         .groupby("agent")["rbf"].mean()
     mean = {a: float(_values(records, a, budget, "rmse").mean()) for a in ("Thompson", "BayesGap", "EI", "PI",
                                                                            "GP-UCB")}
-    observed = (f"T = {budget}: models tried per run " + ", ".join(f"{a} {fmt(tried[a], 3)}" for a in BAYESIAN)
+    observed = (rf"\(T = {budget}\): models tried per run " + ", ".join(f"{a} {fmt(tried[a], 3)}" for a in BAYESIAN)
                 + "; share of recommendations that are RBF SVRs " + ", ".join(f"{a} {rbf[a]:.2f}" for a in BAYESIAN)
                 + "; mean RMSE " + ", ".join(f"{a} {fmt(mean[a], 4)}" for a in ("EI", "PI", "GP-UCB"))
                 + f" against Thompson {fmt(mean['Thompson'], 4)}, BayesGap {fmt(mean['BayesGap'], 4)}")
@@ -179,7 +181,7 @@ def _stuck(records: Any, allocations: Any) -> Claim:
     return Claim(f"{PAPER}.5", PAPER, "§6.2, Figure 4",
                  "EI, PI and GP-UCB get stuck in local minima; EI often keeps recommending a locally optimal RBF "
                  "SVR.",
-                 MODEL_SETTING.format(runs=runs, what=f"T = {budget}; 'stuck' read as recommending significantly "
+                 MODEL_SETTING.format(runs=runs, what=rf"\(T = {budget}\); 'stuck' read as recommending significantly "
                                                        "worse models than Thompson and BayesGap"), observed,
                  decide(evidence))
 
@@ -192,14 +194,14 @@ def _thompson_explores(allocations: Any) -> Claim:
     tests = tuple(_wilcoxon(tried, "Thompson", b, budget, "tried", higher=True) for b in others)
     runs = int(tried[tried["agent"] == "Thompson"].shape[0])
     count = {a: float(_values(tried, a, budget, "tried").mean()) for a in BAYESIAN}
-    observed = f"distinct models trained per run at T = {budget}: Thompson {fmt(count['Thompson'], 3)}, " + \
+    observed = rf"distinct models trained per run at \(T = {budget}\): Thompson {fmt(count['Thompson'], 3)}, " + \
         ", ".join(f"{b} {fmt(count[b], 3)}" for b in others)
     evidence = Evidence(Kind.DIRECTION, MODEL_TEST, Group("pairs", tests), family=f"the {len(tests)} pairs",
                         note="The tests compare the number of distinct models trained per run.")
     return Claim(f"{PAPER}.6", PAPER, "§6.2, Figure 4",
                  "Thompson sampling explores more, but more uniformly.",
-                 MODEL_SETTING.format(runs=runs, what=f"T = {budget}; 'explores more' read as more distinct models "
-                                                       "trained per run"), observed, decide(evidence))
+                 MODEL_SETTING.format(runs=runs, what=rf"\(T = {budget}\); 'explores more' read as more distinct "
+                                                       rf"models trained per run"), observed, decide(evidence))
 
 
 def _theorem1(instances: Any, errors: Any) -> Claim:
@@ -207,30 +209,33 @@ def _theorem1(instances: Any, errors: Any) -> Claim:
     bound = instances["theorem1_bound_T400"].to_numpy()
     k = 357
     needed = float(np.sqrt(2.0 * np.log(k * BUDGET)))  # beta at which 1 - K T exp(-beta^2 / 2) reaches 0
-    observed = (f"BayesGap's beta at T = 400 (eq. 9 with the adaptive H_epsilon, recorded per run): median "
-                f"{fmt(float(np.median(beta)))}, range {fmt(float(beta.min()))}-{fmt(float(beta.max()))}; the bound "
-                f"1 - K T exp(-beta^2 / 2) there: median {fmt(float(np.median(bound)))} (it is positive only for "
-                f"beta > {fmt(needed)}); observed P(correct) {fmt(1 - _at(errors, 'BayesGap')['mean'])}")
+    observed = (r"BayesGap's \(\beta\) at \(T = 400\) (eq. 9 with the adaptive \(H_\epsilon\), recorded per run): "
+                f"median {fmt(float(np.median(beta)))}, range {fmt(float(beta.min()))}-{fmt(float(beta.max()))}; the "
+                rf"bound \(1 - K T \exp(-\beta^2 / 2)\) there: median {fmt(float(np.median(bound)))} (it is positive "
+                rf"only for \(\beta > {fmt(needed)}\)); observed \(P(\text{{correct}})\) "
+                f"{fmt(1 - _at(errors, 'BayesGap')['mean'])}")
     row = _at(errors, "BayesGap")
     failures, runs = int(np.rint(row["mean"] * row["runs"])), int(row["runs"])
     # P(error) <= K T exp(-beta^2 / 2) run by run: the error rate is at most the mean of the per-run bounds (each
     # capped at 1, the largest a probability can be); it says nothing when every run's bound is at least 1
     per_run = np.minimum(1.0 - bound, 1.0)
-    point = binomial_bound(f"T = {BUDGET}", failures, runs, float(per_run.mean()), trivial=1.0)
+    point = binomial_bound(rf"\(T = {BUDGET}\)", failures, runs, float(per_run.mean()), trivial=1.0)
     evidence = Evidence(Kind.AT_MOST, Method("one-sided exact binomial tests of the error count against the mean "
                                              "of the per-run bounds", paired=False, runs_paired=False,
                                              design="one agent against a bound"), bounds=(point,),
                         family="one setting",
-                        note=f"At the beta the adaptive H_epsilon gives, K T exp(-beta^2 / 2) is at least 1 in "
-                             f"{int((bound <= 0).sum())} of {bound.size} runs. The theorem also takes epsilon > 0 and "
-                             "the known H_epsilon; the runs use epsilon = 0 and eq. 9's adaptive beta.")
+                        note=r"At the \(\beta\) the adaptive \(H_\epsilon\) gives, \(K T \exp(-\beta^2 / 2)\) is at "
+                             f"least 1 in {int((bound <= 0).sum())} of {bound.size} runs. The theorem also takes "
+                             r"\(\epsilon > 0\) and the known \(H_\epsilon\); the runs use \(\epsilon = 0\) and eq. "
+                             r"9's adaptive \(\beta\).")
     return Claim(f"{PAPER}.7", PAPER, "Theorem 1",
-                 "BayesGap's recommendation is epsilon-good with probability at least 1 - K T exp(-beta^2 / 2).",
+                 r"BayesGap's recommendation is \(\epsilon\)-good with probability at least "
+                 r"\(1 - K T \exp(-\beta^2 / 2)\).",
                  _setting(errors, "BayesGap"), observed, decide(evidence))
 
 
 def _losses(errors: Any, runs: Any, records: Any) -> list[Loss]:
-    """Every test where the paper's BayesGap (eq. 9's beta) did significantly worse than another agent: error
+    r"""Every test where the paper's BayesGap (eq. 9's \(\beta\)) did significantly worse than another agent: error
     probabilities in the traffic study (McNemar, paired runs), recommended RMSE in model selection (Wilcoxon,
     paired runs)."""
     rows: list[tuple[str, str, str, str, Comparison, float, float]] = []
@@ -239,12 +244,12 @@ def _losses(errors: Any, runs: Any, records: Any) -> list[Loss]:
                    if not a.startswith("BayesGap")]
         for b in present:
             c = _mcnemar(runs, "BayesGap", b, budget)
-            rows.append(("traffic (v1)", f"T = {budget}", "error", b, c, _at(errors, "BayesGap", budget)["mean"],
+            rows.append(("traffic (v1)", rf"\(T = {budget}\)", "error", b, c, _at(errors, "BayesGap", budget)["mean"],
                          _at(errors, b, budget)["mean"]))
     for budget in sorted(set(records["budget"])):
         for b in [a for a in dict.fromkeys(records["agent"]) if a != "BayesGap"]:
             c = _wilcoxon(records, "BayesGap", b, budget)
-            rows.append(("model selection", f"T = {budget}", "true RMSE", b, c,
+            rows.append(("model selection", rf"\(T = {budget}\)", "true RMSE", b, c,
                          float(_values(records, "BayesGap", budget, "rmse").mean()),
                          float(_values(records, b, budget, "rmse").mean())))
     q = holm([r[4].p for r in rows])

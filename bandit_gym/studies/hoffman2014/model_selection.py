@@ -39,7 +39,7 @@ def play_recorded(agent: Any, runs: int, budget: int, seed: int) -> dict[str, np
 
 
 def model_selection_runs(runs: int, seed: int = 2014) -> tuple[Any, Any]:
-    """Every Bayesian agent at T = 10 and 40, each with the ORACLE prior of ``empirical_bayes_model`` (fitted to
+    r"""Every Bayesian agent at \(T = 10\) and 40, each with the ORACLE prior of ``empirical_bayes_model`` (fitted to
     the reward table, whose means are the truth): one row per run (recommended model, its true RMSE) and one row
     per run and round (the model trained)."""
     import pandas as pd

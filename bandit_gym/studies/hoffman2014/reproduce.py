@@ -1,21 +1,21 @@
-"""hoffman2014 §6: BayesGap against the Bayesian optimisation baselines and the correlation-blind best-arm
+r"""hoffman2014 §6: BayesGap against the Bayesian optimisation baselines and the correlation-blind best-arm
 algorithms, in two studies.
 
 (a) Figure 2 analogue on **synthetic** traffic speeds (the paper's sensor data is not available offline), built
     by the paper's recipe (``CorrelatedBestArm-TrafficSynthetic-v1``): 357 sensors, 2520 simulated speed
     profiles (``bandit_gym.covariances.traffic_speeds``); the agents' model comes from the 1680 historical ones
-    (G their empirical covariance, sigma^2 = 5% of its mean diagonal, eta = 20, prior mean 0) and each of the
-    840 held-out profiles is the true mean vector of one run, each used once. Probability of error against the
-    budget T. Every Bayesian agent has that model; UGap's H and UCB-E's H1 are medians over the historical
-    profiles (data the learner has). BayesGap runs with eq. 9's beta (the paper's) and, beside it, with beta
-    times a scale chosen by ``tune_beta_scale`` on runs whose means are historical profiles (never on the
-    evaluation runs). UCB-E and UGap need T >= K and run only there. A second, smaller study labelled
+    (\(G\) their empirical covariance, \(\sigma^2 = 5\%\) of its mean diagonal, \(\eta = 20\), prior mean 0) and
+    each of the 840 held-out profiles is the true mean vector of one run, each used once. Probability of error
+    against the budget \(T\). Every Bayesian agent has that model; UGap's \(H\) and UCB-E's \(H_1\) are medians over
+    the historical profiles (data the learner has). BayesGap runs with eq. 9's \(\beta\) (the paper's) and, beside
+    it, with \(\beta\) times a scale chosen by ``tune_beta_scale`` on runs whose means are historical profiles
+    (never on the evaluation runs). UCB-E and UGap need \(T \ge K\) and run only there. A second, smaller study labelled
     WELL-SPECIFIED plays ``CorrelatedBestArm-TrafficSynthetic-v0``, whose means are draws from the agents' own
-    prior, at T = 100 and 400.
+    prior, at \(T = 100\) and 400.
 (b) Figures 3 and 4 analogues, model selection on scikit-learn's diabetes data (``ModelSelection-v0``; the
     paper's Wine Quality data is not available offline): the true RMSE of the recommended model over 100 runs
-    at T = 10 (a boxplot), and the arms pulled at each round and the recommendations of BayesGap and EI over 100
-    runs at T = 40. The agents' prior is an ORACLE prior: the env fits it to its reward table, whose means are
+    at \(T = 10\) (a boxplot), and the arms pulled at each round and the recommendations of BayesGap and EI over
+    100 runs at \(T = 40\). The agents' prior is an ORACLE prior: the env fits it to its reward table, whose means are
     the truth the runs are scored against (the paper gives none).
 """
 
@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from bandit_gym.experiments import AgentSpec, ExperimentResult, ExperimentSpec, run_experiments
-from bandit_gym.plotting import _figure, _finish, _grid
+from bandit_gym.plotting import _finish, _grid
 from bandit_gym.registration import TRAFFIC_SIGMA, TRAFFIC_SPEEDS_SIGMA
 from bandit_gym.studies._figures import plot_failure_against_budget
 from bandit_gym.studies._report import Report, with_agents
@@ -85,8 +85,8 @@ from bandit_gym.studies.hoffman2014.traffic import (  # noqa: F401
 
 @dataclasses.dataclass(frozen=True)
 class Quick:
-    """The sizes of ``--quick``: the traffic study's budgets and runs, the model-selection runs, the runs of the
-    beta tuning, and the well-specified study's runs and budgets."""
+    r"""The sizes of ``--quick``: the traffic study's budgets and runs, the model-selection runs, the runs of the
+    \(\beta\) tuning, and the well-specified study's runs and budgets."""
 
     budgets: tuple[int, ...]
     runs: int
@@ -103,12 +103,13 @@ QUICK = Quick(budgets=(100, 400), runs=30, model_runs=20, tuning_runs=30, well_s
 # ------------------------------------------------------------------------------------------- traffic: specs
 def hoffman2014_specs(runs: int = TRAFFIC_RUNS, quick: bool = False, seed: int = 2014,
                       beta_scale: float | None = None) -> list[ExperimentSpec]:
-    """The headline study's experiments (v1), block by block (``run_blocks``): per block a Bayesian spec
-    (every budget) and a correlation-blind one (the budgets T >= K). Block b, of runs s .. e, has env kwarg
-    ``means="traffic-held-out@s"``: run r plays held-out profile ``traffic_run_order("held-out")[r % 840]``,
-    so 840 runs play each held-out profile once (as the paper). Block b's seed is ``seed + b``; within it,
-    common random numbers: run r of every agent plays the same means and the same reward streams. With
-    ``beta_scale`` (from ``tune_beta_scale``), BayesGap also runs with beta times it."""
+    r"""The headline study's experiments (v1), block by block (``run_blocks``): per block a Bayesian spec
+    (every budget) and a correlation-blind one (the budgets \(T \ge K\)). Block \(b\), of runs \(s\) .. \(e\), has
+    env kwarg ``means="traffic-held-out@s"``: run \(r\) plays held-out profile
+    ``traffic_run_order("held-out")[r % 840]``, so 840 runs play each held-out profile once (as the paper). Block
+    \(b\)'s seed is ``seed + b``; within it, common random numbers: run \(r\) of every agent plays the same means
+    and the same reward streams. With ``beta_scale`` (from ``tune_beta_scale``), BayesGap also runs with \(\beta\)
+    times it."""
     budgets = tuple(QUICK.budgets if quick else TRAFFIC_BUDGETS)
     bayesian, blind = traffic_agents(TRAFFIC_MODEL, historical_hardness(), TRAFFIC_SPEEDS_SIGMA, beta_scale)
     blind_budgets = tuple(b for b in budgets if b >= TRAFFIC_ARMS)
@@ -126,8 +127,8 @@ def hoffman2014_specs(runs: int = TRAFFIC_RUNS, quick: bool = False, seed: int =
 
 def well_specified_specs(runs: int = WELL_SPECIFIED_RUNS, seed: int = WELL_SPECIFIED_SEED,
                          budgets: Sequence[int] = WELL_SPECIFIED_BUDGETS) -> list[ExperimentSpec]:
-    """The WELL-SPECIFIED study (v0: means drawn from the agents' own prior) at ``budgets``: the Bayesian agents
-    with v0's generating model (BayesGap with eq. 9's beta only) and, where T >= K, UGap and UCB-E with
+    r"""The WELL-SPECIFIED study (v0: means drawn from the agents' own prior) at ``budgets``: the Bayesian agents
+    with v0's generating model (BayesGap with eq. 9's \(\beta\) only) and, where \(T \ge K\), UGap and UCB-E with
     ``prior_hardness``."""
     bayesian, blind = traffic_agents(WELL_SPECIFIED_MODEL, prior_hardness(), TRAFFIC_SIGMA)
     chunk = min(runs, BLOCK)
@@ -141,8 +142,8 @@ def well_specified_specs(runs: int = WELL_SPECIFIED_RUNS, seed: int = WELL_SPECI
 
 
 def _with_bayesian(specs: Sequence[ExperimentSpec], agents: Sequence[AgentSpec]) -> list[ExperimentSpec]:
-    """``specs`` with ``agents`` added (``with_agents``) to the Bayesian ones, which run at every budget (the
-    correlation-blind ones run at T >= K only: added there too, the agents' rows would repeat)."""
+    r"""``specs`` with ``agents`` added (``with_agents``) to the Bayesian ones, which run at every budget (the
+    correlation-blind ones run at \(T \ge K\) only: added there too, the agents' rows would repeat)."""
     return [with_agents([spec], agents)[0] if " Bayesian" in spec.name else spec for spec in specs]
 
 
@@ -159,9 +160,9 @@ def _run(specs: Sequence[ExperimentSpec], out: Path | None, jobs: int, backend: 
 
 # ------------------------------------------------------------------------------------------- traffic: tuning
 def tuning_spec(runs: int = TUNING_RUNS, budget: int = TUNING_BUDGET, seed: int = TUNING_SEED) -> ExperimentSpec:
-    """BayesGap with beta times each of ``BETA_SCALES`` on ``CorrelatedBestArm-TrafficSynthetic-v1`` with
+    r"""BayesGap with \(\beta\) times each of ``BETA_SCALES`` on ``CorrelatedBestArm-TrafficSynthetic-v1`` with
     means drawn uniformly from the HISTORICAL profiles (``means="traffic-historical"``): the data the agents'
-    model is built from, not the held-out profiles the study reports on. Common random numbers: run r of every
+    model is built from, not the held-out profiles the study reports on. Common random numbers: run \(r\) of every
     scale plays the same profile and reward streams."""
     agents = tuple(AgentSpec("BayesGap", {**TRAFFIC_MODEL, "beta_scale": s}, f"BayesGap (beta x {s:g})")
                    for s in BETA_SCALES)
@@ -173,7 +174,7 @@ def tuning_spec(runs: int = TUNING_RUNS, budget: int = TUNING_BUDGET, seed: int 
 def tune_beta_scale(out: str | Path | None = None, runs: int = TUNING_RUNS, budget: int = TUNING_BUDGET,
                     seed: int = TUNING_SEED, jobs: int = 1, backend: str | None = None,
                     progress: bool = False) -> tuple[Any, float]:
-    """Choose BayesGap's beta scale by code, on data that is not reported: play ``tuning_spec`` and pick
+    r"""Choose BayesGap's \(\beta\) scale by code, on data that is not reported: play ``tuning_spec`` and pick
     the scale with the fewest errors (ties: the smaller scale, the closer to eq. 9). Returns the table (one row
     per scale: errors, runs, error rate and its 95% Clopper-Pearson interval, ``chosen``) and the scale.
     Deterministic (the experiment engine's seeds)."""
@@ -207,7 +208,7 @@ def _plot_order(summary: Any) -> Any:
 
 def _traffic_instances(out: Path, runs: int, blocks: dict[str, list[ExperimentResult]],
                        merged: dict[str, ExperimentResult], jobs: int, backend: str | None) -> Any:
-    """``traffic_instances.csv``: the headline study's runs (``instances_table``), with BayesGap's final beta
+    r"""``traffic_instances.csv``: the headline study's runs (``instances_table``), with BayesGap's final \(\beta\)
     replayed when the study reached ``BETA_BUDGET``."""
     beta = None
     if BETA_BUDGET in merged["Bayesian"].spec.budgets:
@@ -220,9 +221,9 @@ def _traffic_instances(out: Path, runs: int, blocks: dict[str, list[ExperimentRe
 
 def _traffic_study(out: Path, runs: int, quick: bool, jobs: int, backend: str | None, progress: bool,
                    agents: Sequence[AgentSpec]) -> tuple[Any, Path, dict[str, Any]]:
-    """Study (a): the beta tuning (``tuning.csv``), the headline and WELL-SPECIFIED studies (``results.csv``,
+    r"""Study (a): the \(\beta\) tuning (``tuning.csv``), the headline and WELL-SPECIFIED studies (``results.csv``,
     ``traffic_runs.csv``, ``traffic_instances.csv``, ``traffic_data.csv``, ``traffic.md``, ``traffic.png``).
-    Returns the summary of both studies, the figure and the report's extras (tuning, beta scale, instances)."""
+    Returns the summary of both studies, the figure and the report's extras (tuning, \(\beta\) scale, instances)."""
     import pandas as pd
 
     _with_bayesian(hoffman2014_specs(runs=runs, quick=quick), agents)  # a repeated label: refused before the tuning
@@ -276,16 +277,16 @@ def reproduce_hoffman2014(
     out: str | Path, runs: int | None = None, quick: bool = False, jobs: int = 2, backend: str | None = None,
     progress: bool = True, agents: Sequence[AgentSpec] = (),
 ) -> Report:
-    """Run both studies. (a): tune BayesGap's beta scale on historical profiles (``tuning.csv``), then the
+    r"""Run both studies. (a): tune BayesGap's \(\beta\) scale on historical profiles (``tuning.csv``), then the
     headline study on the held-out profiles and the WELL-SPECIFIED second study; write ``results.csv`` (both
     studies' summaries, with error counts), ``traffic_runs.csv`` (every run, agent and budget),
-    ``traffic_instances.csv`` (every run's profile and BayesGap's final beta at T = 400), ``traffic_data.csv``,
+    ``traffic_instances.csv`` (every run's profile and BayesGap's final \(\beta\) at \(T = 400\)), ``traffic_data.csv``,
     ``traffic.md`` and ``traffic.png``. (b): ``model_selection_runs.csv``, ``model_selection_allocations.csv``,
     ``model_selection.md``, ``model_selection_T10.png`` and ``allocations_T40.png``. ``runs`` sets the headline
     study's runs (840, each held-out profile once; 30 quick); the tuning has 210 runs and the second study 210
     (30 each quick); (b) runs 100 (20 quick). ``agents`` are added to both traffic studies' Bayesian experiments
     (every budget, same runs), as rows of ``results.csv``, ``traffic_runs.csv``, ``traffic.md`` and curves of
-    ``traffic.png``; not to the correlation-blind ones (T >= K), the beta tuning nor the model selection."""
+    ``traffic.png``; not to the correlation-blind ones (\(T \ge K\)), the \(\beta\) tuning nor the model selection."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     runs = runs if runs is not None else (QUICK.runs if quick else TRAFFIC_RUNS)
@@ -307,7 +308,7 @@ def plot_rmse_boxplot(records: Any, path: str | Path, title: str = "") -> Path:
     best model's RMSE as a dashed line (lower is better)."""
     from bandit_gym.model_selection import load_table
 
-    fig, axes = _figure(1, width=7.0, height=4.4)
+    fig, axes = _grid(1, 1, width=7.0, height=4.4)
     ax = axes[0]
     agents = list(dict.fromkeys(records["agent"]))
     ax.boxplot([records.loc[records["agent"] == a, "rmse"] for a in agents], tick_labels=agents)
@@ -330,7 +331,7 @@ def plot_allocations(records: Any, allocations: Any, budget: int, agents: Any, p
     k = rmse.size
     families = family_of_arms()
     starts = [int(np.flatnonzero(families == f)[0]) for f in range(len(FAMILIES))]
-    fig, axes = _grid(2 * len(agents), 2, width=6.0, height=3.6)
+    fig, axes = _grid(2 * len(agents), 2, height=3.0)
     for row, agent in enumerate(agents):
         heat_ax, bar_ax = axes[2 * row], axes[2 * row + 1]
         pulls = allocations[(allocations["agent"] == agent) & (allocations["budget"] == budget)]
@@ -351,6 +352,6 @@ def plot_allocations(records: Any, allocations: Any, budget: int, agents: Any, p
             for start in starts[1:]:
                 ax.axvline(start - 0.5, color="white" if ax is heat_ax else "gray", linewidth=0.6)
             ax.set_xticks([(a + b - 1) / 2 for a, b in zip(starts, ends, strict=True)],
-                          [name.replace("_", " ") for name in FAMILIES], fontsize=7)
+                          [name.replace("_", "\n") for name in FAMILIES], fontsize=8)
             ax.set_xlabel(f"model (arm): the {k} models by family")
     return _finish(fig, [*axes, twin], path, title)

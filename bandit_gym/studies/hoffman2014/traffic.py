@@ -1,5 +1,5 @@
-"""hoffman2014 §6, study (a): the traffic studies' inputs (the agents, their model and complexity parameters, the
-blocks of runs) and results (the merged blocks, the per-run and per-profile tables, BayesGap's final beta, the
+r"""hoffman2014 §6, study (a): the traffic studies' inputs (the agents, their model and complexity parameters, the
+blocks of runs) and results (the merged blocks, the per-run and per-profile tables, BayesGap's final \(\beta\), the
 data's numbers and ``traffic.md``). ``reproduce.py`` builds the experiments, runs them and draws the figure."""
 
 from __future__ import annotations
@@ -22,34 +22,36 @@ TRAFFIC_ARMS = 357
 TRAFFIC_RUNS = 840
 """The paper's number of held-out signals: one run each."""
 TRAFFIC_BUDGETS = (100, 200, 400, 800)
-"""The paper's figure is at T = 400 only; the grid adds T < K (where only the Bayesian agents apply) and 2 T."""
+r"""The paper's figure is at \(T = 400\) only; the grid adds \(T < K\) (where only the Bayesian agents apply) and
+\(2T\)."""
 BLOCK = 210
-"""Runs per block: a block is one vector env (a 357 x 357 covariance, 1 MB, per copy) dealt consecutive runs."""
+r"""Runs per block: a block is one vector env (a \(357 \times 357\) covariance, 1 MB, per copy) dealt consecutive
+runs."""
 BAYESIAN = (("BayesGap", "BayesGap"), ("ThompsonSampling", "Thompson"), ("BayesUCB", "BayesUCB"),
             ("GPUCB", "GP-UCB"), ("EI", "EI"), ("PI", "PI"))
 BETA_SCALES = (1.0, 2.0, 4.0, 8.0)
-"""BayesGap's beta scales tried by the tuning step (1 is eq. 9's beta), at the paper's budget, on runs whose means
-are historical profiles (uniform draws), with their own seed.
+r"""BayesGap's \(\beta\) scales tried by the tuning step (1 is eq. 9's \(\beta\)), at the paper's budget, on runs
+whose means are historical profiles (uniform draws), with their own seed.
 """
 TUNING_BUDGET, TUNING_RUNS, TUNING_SEED = 400, 210, 1680
 WELL_SPECIFIED_ENV = "CorrelatedBestArm-TrafficSynthetic-v0"
-"""The second study: CorrelatedBestArm-TrafficSynthetic-v0, means drawn from the agents' own prior."""
+"""The second study: ``CorrelatedBestArm-TrafficSynthetic-v0``, means drawn from the agents' own prior."""
 WELL_SPECIFIED_MODEL: dict[str, Any] = {"kernel": "traffic-synthetic", "eta": TRAFFIC_ETA, "sigma": TRAFFIC_SIGMA}
 WELL_SPECIFIED_BUDGETS, WELL_SPECIFIED_RUNS, WELL_SPECIFIED_SEED = (100, 400), 210, 4102
 BETA_BUDGET = 400
-"""The budget at which BayesGap's final beta is recorded (Theorem 1's bound 1 - K T exp(-beta^2 / 2))."""
+r"""The budget at which BayesGap's final \(\beta\) is recorded (Theorem 1's bound \(1 - K T \exp(-\beta^2 / 2)\))."""
 HEADLINE, WELL_SPECIFIED = "v1 held-out profiles", "v0 well-specified"
 
 
 # ------------------------------------------------------------------------------------------- traffic: inputs
 def tuned_label(scale: float) -> str:
-    """The label of BayesGap with beta times a scale chosen by ``tune_beta_scale``."""
+    r"""The label of BayesGap with \(\beta\) times a scale chosen by ``tune_beta_scale``."""
     return f"BayesGap (beta x {scale:g}, tuned on historical profiles)"
 
 
 def hardness_medians(means: np.ndarray, b: float) -> dict[str, float]:
-    """The medians over the rows of ``means`` (n, K) of H_epsilon (gabillon2012, m = 1, epsilon = 0, range b)
-    and of H_1 (Audibert et al.): ``gap_complexity`` and
+    r"""The medians over the rows of ``means`` ``(n, K)`` of \(H_\epsilon\) (gabillon2012, \(m = 1\), \(\epsilon = 0\),
+    range \(b\)) and of \(H_1\) (Audibert et al.): ``gap_complexity`` and
     ``best_arm_complexity`` of each row, vectorised."""
     means = np.asarray(means, dtype=np.float64)
     ranked = -np.sort(-means, axis=1)
@@ -62,9 +64,9 @@ def hardness_medians(means: np.ndarray, b: float) -> dict[str, float]:
 
 @functools.lru_cache(maxsize=1)
 def historical_hardness() -> dict[str, float]:
-    """UGap's and UCB-E's complexity parameters for the headline study: the medians, over the 1680 historical
-    profiles (data the learner has; never the held-out ones it is evaluated on), of H_epsilon (gabillon2012, with
-    the sub-Gaussian range b = 2 sigma) and of H_1 (Audibert et al.)."""
+    r"""UGap's and UCB-E's complexity parameters for the headline study: the medians, over the 1680 historical
+    profiles (data the learner has; never the held-out ones it is evaluated on), of \(H_\epsilon\) (gabillon2012,
+    with the sub-Gaussian range \(b = 2\sigma\)) and of \(H_1\) (Audibert et al.)."""
     from bandit_gym.covariances import traffic_speeds
 
     return hardness_medians(traffic_speeds().historical, 2 * TRAFFIC_SPEEDS_SIGMA)
@@ -82,10 +84,10 @@ def prior_hardness(draws: int = 4000, seed: int = 0) -> dict[str, float]:
 
 def traffic_agents(model: dict[str, Any], hardness: dict[str, float], sigma: float, beta_scale: float | None = None,
                    ) -> tuple[tuple[AgentSpec, ...], tuple[AgentSpec, ...]]:
-    """The Bayesian agents with ``model`` (every budget; BayesGap with eq. 9's beta, and with beta times
-    ``beta_scale`` unless it is None or 1) and the correlation-blind ones (T >= K): UGap is UGapEb with
-    ``a = (T - K) / (4 H)`` and widths ``b sqrt(a / T_k)``, ``b = 2 sigma``; UCB-E has ``a = (25/36)(T - K) / H1``
-    (H and H1 from ``hardness``)."""
+    r"""The Bayesian agents with ``model`` (every budget; BayesGap with eq. 9's \(\beta\), and with \(\beta\) times
+    ``beta_scale`` unless it is None or 1) and the correlation-blind ones (\(T \ge K\)): UGap is UGapEb with
+    \(a = (T - K) / (4 H)\) and widths \(b \sqrt{a / T_k}\), \(b = 2 \sigma\); UCB-E has
+    \(a = \tfrac{25}{36}(T - K) / H_1\) (\(H\) and \(H_1\) from ``hardness``)."""
     bayesian = [AgentSpec(name, model, label) for name, label in BAYESIAN]
     if beta_scale is not None and beta_scale != 1.0:
         bayesian.insert(1, AgentSpec("BayesGap", {**model, "beta_scale": beta_scale}, tuned_label(beta_scale)))
@@ -135,9 +137,9 @@ def per_run_table(result: ExperimentResult, study: str, profiles: np.ndarray | N
 
 
 def _replay_bayesgap(spec: ExperimentSpec, label: str, budget: int) -> dict[str, np.ndarray]:
-    """BayesGap's cell of a one-chunk spec at ``budget``, played again by the experiment engine
-    (``play_cell``: same env, seeds and rollout), returning the beta each run ended
-    with (computed from the posterior after its T pulls, on the answer step) and each run's error."""
+    r"""BayesGap's cell of a one-chunk spec at ``budget``, played again by the experiment engine
+    (``play_cell``: same env, seeds and rollout), returning the \(\beta\) each run ended
+    with (computed from the posterior after its \(T\) pulls, on the answer step) and each run's error."""
     from bandit_gym.experiments import Cell, play_cell
 
     if -(-spec.runs // spec.chunk) != 1:
@@ -150,7 +152,7 @@ def _replay_bayesgap(spec: ExperimentSpec, label: str, budget: int) -> dict[str,
 
 def bayesgap_final_beta(specs: Sequence[ExperimentSpec], merged: ExperimentResult, budget: int = BETA_BUDGET,
                         jobs: int = 1, backend: str | None = None) -> np.ndarray:
-    """The beta that BayesGap (eq. 9's, the agent labelled ``"BayesGap"``) ended each run of the headline study
+    r"""The \(\beta\) that BayesGap (eq. 9's, the agent labelled ``"BayesGap"``) ended each run of the headline study
     with at ``budget``, in run order, from a replay of its cells (``_replay_bayesgap``, one per block, in
     parallel); a replay whose errors differ from the study's raises a RuntimeError."""
     if jobs == 1 and backend in (None, "sequential"):
@@ -169,8 +171,8 @@ def bayesgap_final_beta(specs: Sequence[ExperimentSpec], merged: ExperimentResul
 
 
 def theorem1_bound(beta: Any, arms: int = TRAFFIC_ARMS, budget: int = BETA_BUDGET) -> np.ndarray:
-    """hoffman2014 Theorem 1's lower bound on P(R <= epsilon): ``1 - K T exp(-beta^2 / 2)`` (vacuous when
-    negative; the theorem assumes epsilon > 0)."""
+    r"""hoffman2014 Theorem 1's lower bound on \(P(R \le \epsilon)\): \(1 - K T \exp(-\beta^2 / 2)\) (vacuous when
+    negative; the theorem assumes \(\epsilon > 0\))."""
     return 1.0 - arms * budget * np.exp(-np.asarray(beta, dtype=np.float64) ** 2 / 2.0)
 
 
@@ -203,8 +205,8 @@ def traffic_data_summary() -> dict[str, Any]:
 
 
 def instances_table(runs: int, beta: np.ndarray | None) -> Any:
-    """One row per run of the headline study: the held-out profile it played (index, day, time), its best arm
-    and top gap, and BayesGap's final beta at T = 400 with Theorem 1's bound (NaN if not recorded)."""
+    r"""One row per run of the headline study: the held-out profile it played (index, day, time), its best arm
+    and top gap, and BayesGap's final \(\beta\) at \(T = 400\) with Theorem 1's bound (NaN if not recorded)."""
     import pandas as pd
 
     from bandit_gym.covariances import TRAFFIC_HISTORY, traffic_run_order, traffic_speeds
@@ -233,7 +235,7 @@ def error_markdown(summary: Any, study: str) -> list[str]:
 
 
 def traffic_markdown(summary: Any, data: dict[str, Any], tuning: Any, scale: float, instances: Any) -> str:
-    """``traffic.md``: the data, the tuning, both studies' error tables and BayesGap's beta."""
+    r"""``traffic.md``: the data, the tuning, both studies' error tables and BayesGap's \(\beta\)."""
     runs = int(summary.loc[summary["study"] == HEADLINE, "runs"].iloc[0])
     lines = [
         "# hoffman2014 Figure 2 analogue on SYNTHETIC traffic speeds", "",

@@ -1,5 +1,5 @@
-"""tao2019's claims (§5, Appendices F.1 and F.4, Theorem 1), from ``results.csv`` and ``ttests.csv`` of
-``bandit-gym reproduce tao2019``: paired two-tailed t-tests over runs with common random numbers, the paper's
+r"""tao2019's claims (§5, Appendices F.1 and F.4, Theorem 1), from ``results.csv`` and ``ttests.csv`` of
+``bandit-gym reproduce tao2019``: paired two-tailed \(t\)-tests over runs with common random numbers, the paper's
 own test."""
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ REGRET, ERROR = "aggregate_regret", "error"
 PAPER_RUNS = 5000
 """The paper's runs per point."""
 PAIRED_T = Method("two-tailed paired t-tests", paired=True, runs_paired=True,
-                  design="run r of every algorithm reads the same sample streams (common random numbers); the "
+                  design=r"run \(r\) of every algorithm reads the same sample streams (common random numbers); the "
                          "paper's own test")
 
 
@@ -74,11 +74,11 @@ class _Data:
 
     def setting(self, setups: str, agents: str, metric: str = "aggregate regret") -> str:
         ids = ", ".join(f"ThresholdingBandit-Tao2019Setup{s.strip()}-v0" for s in setups.split(","))
-        return (f"{ids} (theta = 0.5); {agents}; {metric}; {self.runs} paired runs per point (common random "
+        return (rf"{ids} (\(\theta = 0.5\)); {agents}; {metric}; {self.runs} paired runs per point (common random "
                 f"numbers; the paper: {PAPER_RUNS}); the budget grids of `bandit-gym reproduce tao2019`")
 
 
-def _comparisons(rows: Any, label: str = "{agent} at T = {budget}") -> tuple[Comparison, ...]:
+def _comparisons(rows: Any, label: str = r"{agent} at \(T = {budget}\)") -> tuple[Comparison, ...]:
     """The paired t-tests of ``rows`` (reference LSA, ``mean_difference`` = agent - LSA) as comparisons whose
     claimed direction is LSA lower."""
     return tuple(paired_t(label.format(agent=r["agent"], budget=r["budget"], experiment=r["experiment"]),
@@ -106,7 +106,7 @@ def _best_in_setup1(d: _Data) -> Claim:
     evidence = Evidence(Kind.DIRECTION, PAIRED_T, Group("(algorithm, budget) tests", _comparisons(rows)),
                         family=f"10 algorithms x {len(budgets)} budgets: the claim needs all")
     return Claim(f"{PAPER}.1", PAPER, "§5, Comparisons",
-                 "In Setup 1, which is a relatively easy setting, LSA works best among all choices of budget T.",
+                 r"In Setup 1, which is a relatively easy setting, LSA works best among all choices of budget \(T\).",
                  d.setting("1", "LSA against the ten other algorithms"), observed, decide(evidence))
 
 
@@ -136,8 +136,8 @@ def _not_different(d: _Data, agent: str) -> Claim:
     observed = (f"mean difference {agent} - LSA from {fmt(rows['mean_difference'].min())} to "
                 f"{fmt(rows['mean_difference'].max())} misclassified arms; significant at "
                 f"{int(significant.sum())} of {len(rows)} budgets ({agent} worse at {int(worse.sum())}"
-                + (f": T = {', '.join(str(b) for b in rows.loc[worse, 'budget'])}" if worse.any() else "") + ")"
-                + f"; at T = {rows['budget'].max()}: p = {fmt(rows['p_holm'].iloc[-1], 2)} after correction")
+                + (rf": \(T = {', '.join(str(b) for b in rows.loc[worse, 'budget'])}\)" if worse.any() else "") + ")"
+                + rf"; at \(T = {rows['budget'].max()}\): \(p = {fmt(rows['p_holm'].iloc[-1], 2)}\) after correction")
     evidence = Evidence(Kind.NO_DIFFERENCE, PAIRED_T, Group("budgets", _comparisons(rows)),
                         family=f"the {len(rows)} budgets")
     return Claim(f"{PAPER}.3{'a' if agent == 'APT(.05)' else 'b'}", PAPER, "§5 and Appendix F.2 (Table 1)",
@@ -154,7 +154,8 @@ def _consistently(d: _Data, setup: int) -> Claim:
     missing = [b for b in budgets if b not in everywhere]
     share = len(everywhere) / len(budgets)
     observed = (f"LSA is significantly better than all ten others at {len(everywhere)} of {len(budgets)} budgets "
-                f"({share:.0%}); not at T = {', '.join(map(str, missing)) or '-'}; significantly worse than another "
+                f"({share:.0%}); not at " + (rf"\(T = {', '.join(map(str, missing))}\)" if missing else "-")
+                + "; significantly worse than another "
                 f"in {int(loss.sum())} tests" + (f" ({', '.join(sorted(set(rows.loc[loss, 'agent'])))})"
                                                  if loss.any() else ""))
     evidence = Evidence(Kind.DIRECTION, PAIRED_T, _per_budget(rows, ALMOST_ALL_NONE_LOST),
@@ -162,8 +163,8 @@ def _consistently(d: _Data, setup: int) -> Claim:
                         note="'Almost all' is read as 90% or more of the budgets, a budget won when LSA is "
                              "significantly better than every other algorithm there.")
     return Claim(f"{PAPER}.{setup + 2}", PAPER, "§5, Comparisons",
-                 f"In Setup {setup}, LSA consistently outperforms other methods over almost all choices of budget T "
-                 "with statistical significance.",
+                 rf"In Setup {setup}, LSA consistently outperforms other methods over almost all choices of budget "
+                 r"\(T\) with statistical significance.",
                  d.setting(str(setup), "LSA against the ten other algorithms"), observed, decide(evidence))
 
 
@@ -179,7 +180,7 @@ def _apt_pair(d: _Data, setup: int, budget: int, better: str, worse: str) -> Com
                 & (t["budget"] == budget) & (t["metric"] == REGRET)]
         if len(row):
             r = row.iloc[0]
-            return paired_t(f"{better} vs {worse} at T = {budget}", sign * float(r["mean_difference"]),
+            return paired_t(rf"{better} vs {worse} at \(T = {budget}\)", sign * float(r["mean_difference"]),
                             sign * float(r["t"]), float(r["p_value"]), int(r["runs"]))
     raise KeyError(f"no paired test of {better} and {worse} at Setup {setup}, T = {budget} in ttests.csv")
 
@@ -194,17 +195,17 @@ def _apt_epsilon(d: _Data) -> Claim:
     lsa_small = lsa_small[lsa_small["budget"] == small].iloc[0]
     tests = (_apt_pair(d, 2, small, a, b), _apt_pair(d, 2, large, b, a))
     observed = ("best APT (lowest mean regret) at the smallest / largest budget: " + "; ".join(
-        f"Setup {s}: {best[(s, lo)]} at T = {lo}, {best[(s, hi)]} at T = {hi}" for s, (lo, hi) in ends.items())
-        + f". At T = {small} in Setup 2, {a} - LSA = {fmt(lsa_small['mean_difference'])} (p = "
-        f"{fmt(lsa_small['p_value'], 2)}); {b} - {a} = {fmt(tests[0].effect)} at T = {small}, {a} - {b} = "
-        f"{fmt(tests[1].effect)} at T = {large}")
+        rf"Setup {s}: {best[(s, lo)]} at \(T = {lo}\), {best[(s, hi)]} at \(T = {hi}\)" for s, (lo, hi) in ends.items())
+        + rf". At \(T = {small}\) in Setup 2, {a} - LSA = {fmt(lsa_small['mean_difference'])} (\(p = "
+        rf"{fmt(lsa_small['p_value'], 2)}\)); {b} - {a} = {fmt(tests[0].effect)} at \(T = {small}\), {a} - {b} = "
+        rf"{fmt(tests[1].effect)} at \(T = {large}\)")
     evidence = Evidence(Kind.DIRECTION, PAIRED_T, Group("ends of Setup 2", tests), family="the 2 tests",
-                        note=f"Read as: the epsilon best at the smallest budget of Setup 2 ({a}) is significantly "
-                             f"better there than the best other epsilon at the largest budget ({b}), which is "
-                             "significantly better at the largest.")
+                        note=rf"Read as: the \(\epsilon\) best at the smallest budget of Setup 2 ({a}) is "
+                             rf"significantly better there than the best other \(\epsilon\) at the largest budget "
+                             f"({b}), which is significantly better at the largest.")
     return Claim(f"{PAPER}.6", PAPER, "§5, Comparisons",
-                 "APT works reasonably well in Setup 2 when T is small, but the best parameter epsilon is different "
-                 "from that for bigger T and other setups.",
+                 r"APT works reasonably well in Setup 2 when \(T\) is small, but the best parameter \(\epsilon\) is "
+                 r"different from that for bigger \(T\) and other setups.",
                  d.setting("1, 2, 3", "the four APTs"), observed, decide(evidence))
 
 
@@ -242,30 +243,32 @@ def _alpha(d: _Data) -> Claim:
         lsa, lsa_se, lsa_lo, lsa_hi = _log_spread(d, s, top, ("LSA", *ALPHAS))
         apt, apt_se, apt_lo, apt_hi = _log_spread(d, s, top, APTS)
         se = lsa_se + apt_se  # any correlation between the two spreads
-        tests.append(z_difference(f"Setup {s} at T = {top}", apt - lsa, se, d.runs,
+        tests.append(z_difference(rf"Setup {s} at \(T = {top}\)", apt - lsa, se, d.runs,
                                   f"log spread APT {fmt(apt)} (se {apt_se:.2g}) - LSA {fmt(lsa)} (se {lsa_se:.2g})"))
-        parts.append(f"Setup {s} (T = {top}): LSA over alpha in [0.5, 8] {fmt(d.mean(s, lsa_lo, top))}-"
-                     f"{fmt(d.mean(s, lsa_hi, top))} (x{np.exp(lsa):.2f}, {lsa_lo} to {lsa_hi}), APT over epsilon in "
-                     f"[0, 0.1] {fmt(d.mean(s, apt_lo, top))}-{fmt(d.mean(s, apt_hi, top))} (x{np.exp(apt):.2f})")
+        parts.append(rf"Setup {s} (\(T = {top}\)): LSA over \(\alpha \in [0.5, 8]\) {fmt(d.mean(s, lsa_lo, top))}-"
+                     rf"{fmt(d.mean(s, lsa_hi, top))} (\(\times {np.exp(lsa):.2f}\), {lsa_lo} to {lsa_hi}), APT over "
+                     rf"\(\epsilon \in [0, 0.1]\) {fmt(d.mean(s, apt_lo, top))}-{fmt(d.mean(s, apt_hi, top))} "
+                     rf"(\(\times {np.exp(apt):.2f}\))")
     listed = _concat([d.family(s, ALPHAS)[lambda t, s=s: t["budget"] == d.budgets(s)[-1]] for s in (1, 2, 3)])
     listed["p_holm"] = holm(listed["p_value"].to_numpy())
     worse = listed[(listed["p_holm"] < ALPHA) & (listed["mean_difference"] > 0)]
-    observed = "; ".join(parts) + (". Significantly worse than alpha = 1.35 at the largest budget (paired t, Holm "
-                                   "over the 15): " + (", ".join(f"{r['agent']} in {r['experiment']}"
+    observed = "; ".join(parts) + (r". Significantly worse than \(\alpha = 1.35\) at the largest budget (paired t, "
+                                   "Holm over the 15): " + (", ".join(f"{r['agent']} in {r['experiment']}"
                                                                  for _, r in worse.iterrows()) or "none"))
-    method = Method("two-sided normal tests of the difference of the log spreads log(max / min) of the mean regret "
-                    "over the parameter grid, APT's minus LSA's (delta method)", paired=True, runs_paired=True,
+    method = Method(r"two-sided normal tests of the difference of the log spreads \(\log(\max / \min)\) of the mean "
+                    "regret over the parameter grid, APT's minus LSA's (delta method)", paired=True, runs_paired=True,
                     design="common random numbers; the covariance of the two means of a spread from their paired "
                            "t-test where ttests.csv has it, else the worst case, and the two spreads added as if "
                            "perfectly correlated: conservative under any correlation")
     evidence = Evidence(Kind.DIRECTION, method, Group("setups", tuple(tests)), family="the 3 setups",
-                        note="'More robust' is read as a smaller spread max / min of the mean regret at each setup's "
-                             "largest budget (the paper's contrast between LSA and APT; Appendix F.4's own numbers "
-                             "are not in the main text); the spreads' ends are chosen by the data.")
-    return Claim(f"{PAPER}.7", PAPER, "§5 ('the choice of alpha in LSA is quite robust', Appendix F.4) and §6",
-                 "The choice of alpha in LSA is quite robust; LSA's parameter is fixed across all setups, indicating "
-                 "that it is more robust than APT, whose epsilon is highly sensitive.",
-                 d.setting("1, 2, 3", "LSA with alpha in {0.5, 1, 1.35, 2, 4, 8} and the four APTs"), observed,
+                        note=r"'More robust' is read as a smaller spread \(\max / \min\) of the mean regret at each "
+                             "setup's largest budget (the paper's contrast between LSA and APT; Appendix F.4's own "
+                             "numbers are not in the main text); the spreads' ends are chosen by the data.")
+
+    return Claim(f"{PAPER}.7", PAPER, r"§5 ('the choice of \(\alpha\) in LSA is quite robust', Appendix F.4) and §6",
+                 r"The choice of \(\alpha\) in LSA is quite robust; LSA's parameter is fixed across all setups, "
+                 r"indicating that it is more robust than APT, whose \(\epsilon\) is highly sensitive.",
+                 d.setting("1, 2, 3", r"LSA with \(\alpha \in \{0.5, 1, 1.35, 2, 4, 8\}\) and the four APTs"), observed,
                  decide(evidence))
 
 
@@ -287,7 +290,7 @@ def _simple_regret(d: _Data) -> Claim:
         f"{int(loss.sum())}. At the largest budgets: " + "; ".join(
         f"Setup {s} {fmt(d.mean(s, 'LSA', d.budgets(s)[-1], ERROR))} against "
         f"{fmt(d.mean(s, 'APT(0)', d.budgets(s)[-1], ERROR))}" for s in (1, 2, 3)))
-    setups = tuple(Group("budgets", _comparisons(g, "{experiment}, T = {budget}"), MOST_NONE_LOST)
+    setups = tuple(Group("budgets", _comparisons(g, r"{experiment}, \(T = {budget}\)"), MOST_NONE_LOST)
                    for _, g in rows.groupby("experiment", sort=True))
     evidence = Evidence(Kind.DIRECTION, PAIRED_T, Group("setups", setups), family=f"the {len(rows)} tests (every "
                         "budget of the three setups)",
@@ -295,26 +298,27 @@ def _simple_regret(d: _Data) -> Claim:
                              "of every setup and never higher (the appendix's numbers are not in the main text).")
     return Claim(f"{PAPER}.8", PAPER, "§1 and Appendix F.1 (not in the main text)",
                  "LSA performs better than APT(0) towards the simple regret objective (no indifference zone).",
-                 d.setting("1, 2, 3", "LSA against APT(0)", "error indicator P(some arm misclassified)"), observed,
-                 decide(evidence))
+                 d.setting("1, 2, 3", "LSA against APT(0)", r"error indicator \(P(\text{some arm misclassified})\)"),
+                 observed, decide(evidence))
 
 
 def _other_setups() -> Claim:
     evidence = Evidence(Kind.OUT_OF_REACH, reason="the additional setups of Appendix F.3 are not given in the paper's "
-                        "main text, so they are not run here; LSA's alpha sweep on the three main setups is claim "
-                        "tao2019.7.")
+                        r"main text, so they are not run here; LSA's \(\alpha\) sweep on the three main setups is "
+                        "claim tao2019.7.")
+
     return Claim(f"{PAPER}.9", PAPER, "§5 and Appendix F.3 (not in the main text)",
                  "In all (additional) setups, LSA outperforms its competitors with various parameter choices.",
                  "Appendix F.3's setups", "-", decide(evidence))
 
 
 def theorem1_bound(means: np.ndarray, threshold: float, budget: int, alpha: float) -> dict[str, float]:
-    """tao2019 Theorem 1's bound ``Upsilon(alpha) sum_i exp(-lambda_i Delta_i^2 / 10)`` on LSA's aggregate regret,
-    with Lambda from eq. (10) and lambda_i from eq. (11), and a lower value of ``Upsilon``: the printed
-    ``9.3 * 8 alpha sqrt 2 / (8 alpha sqrt 2 - 1) * exp((2.1 alpha - ln alpha - 0.5) / ...)`` lost its exponent's
-    denominator in the text we have; the exponent is positive for the alphas used, so the bound is at least
-    ``9.3 * 8 alpha sqrt 2 / (8 alpha sqrt 2 - 1)`` times the sum, which is what is returned as ``bound_at_least``
-    (with the sum and Lambda)."""
+    r"""tao2019 Theorem 1's bound \(\Upsilon(\alpha) \sum_i \exp(-\lambda_i \Delta_i^2 / 10)\) on LSA's aggregate
+    regret, with \(\Lambda\) from eq. (10) and \(\lambda_i\) from eq. (11), and a lower value of \(\Upsilon\): the
+    printed \(9.3 \cdot 8\alpha\sqrt{2} / (8\alpha\sqrt{2} - 1) \cdot \exp((2.1\alpha - \ln\alpha - 0.5) / \ldots)\)
+    lost its exponent's denominator in the text we have; the exponent is positive for the \(\alpha\) used, so the
+    bound is at least \(9.3 \cdot 8\alpha\sqrt{2} / (8\alpha\sqrt{2} - 1)\) times the sum, which is what is
+    returned as ``bound_at_least`` (with the sum and ``Lambda``)."""
     from scipy.optimize import brentq
 
     gaps = np.abs(np.asarray(means, dtype=np.float64) - threshold)
@@ -340,22 +344,24 @@ def _theorem1(d: _Data) -> Claim:
         r = d.results
         row = r[(r["experiment"] == f"Setup {setup}") & (r["agent"] == "LSA") & (r["budget"] == top)
                 & (r["metric"] == REGRET)].iloc[0]
-        points.append(normal_bound(f"Setup {setup}, T = {top}", float(row["mean"]), float(row["se"]), int(row["runs"]),
+        points.append(normal_bound(rf"Setup {setup}, \(T = {top}\)", float(row["mean"]), float(row["se"]),
+                                   int(row["runs"]),
                                    value["bound_at_least"], trivial=float(k), exact=False))
-        parts.append(f"Setup {setup}, T = {top}: bound >= {fmt(value['bound_at_least'])} (Lambda = "
-                     f"{fmt(value['Lambda'])}), K = {k}, LSA's regret {fmt(float(row['mean']))}")
+        parts.append(rf"Setup {setup}, \(T = {top}\): bound \(\ge {fmt(value['bound_at_least'])}\) (\(\Lambda = "
+                     rf"{fmt(value['Lambda'])}\)), \(K = {k}\), LSA's regret {fmt(float(row['mean']))}")
     method = Method("one-sided normal tests of LSA's mean aggregate regret against the bound", paired=False,
                     runs_paired=False, design="one algorithm against a bound, per setup")
     evidence = Evidence(Kind.AT_MOST, method, bounds=tuple(points), family="the 3 setups",
-                        note="The aggregate regret counts misclassified arms, so it is at most K; the bound only "
+                        note=r"The aggregate regret counts misclassified arms, so it is at most \(K\); the bound only "
                              "grows at smaller budgets.")
     return Claim(f"{PAPER}.10", PAPER, "Theorem 1 (eq. 10-12)",
-                 "For 0 < alpha <= 8 and T >= max{40/alpha + 1, 40} K, LSA's aggregate regret is at most "
-                 "Upsilon(alpha) sum_i exp(-lambda_i Delta_i^2 / 10).",
-                 d.setting("1, 2, 3", "LSA (alpha = 1.35)"),
-                 "; ".join(parts) + " (the printed Upsilon(alpha) lost the denominator of its exponent in the text "
-                 "we have; its exponent is positive at alpha = 1.35, so Upsilon >= 9.3 * 8 alpha sqrt 2 / (8 alpha "
-                 "sqrt 2 - 1) = 9.95 is used: the bound is at least the value shown)", decide(evidence))
+                 r"For \(0 < \alpha \le 8\) and \(T \ge \max\{40/\alpha + 1, 40\} K\), LSA's aggregate regret is at "
+                 r"most \(\Upsilon(\alpha) \sum_i \exp(-\lambda_i \Delta_i^2 / 10)\).",
+                 d.setting("1, 2, 3", r"LSA (\(\alpha = 1.35\))"),
+                 "; ".join(parts) + r" (the printed \(\Upsilon(\alpha)\) lost the denominator of its exponent in the "
+                 r"text we have; its exponent is positive at \(\alpha = 1.35\), so \(\Upsilon \ge 9.3 \cdot 8\alpha"
+                 r"\sqrt{2} / (8\alpha\sqrt{2} - 1) = 9.95\) is used: the bound is at least the value shown)",
+                 decide(evidence))
 
 
 def _losses(d: _Data) -> list[Loss]:
@@ -366,7 +372,7 @@ def _losses(d: _Data) -> list[Loss]:
         for metric, agents in ((REGRET, OTHERS), (ERROR, ("APT(0)",))):
             rows = d.family(s, agents, metric)
             for _, r in rows[(rows["p_value"] < ALPHA) & (rows["mean_difference"] < 0)].iterrows():
-                out.append(Loss(PAPER, "LSA", r["agent"], f"Setup {s}, T = {r['budget']}", metric,
+                out.append(Loss(PAPER, "LSA", r["agent"], rf"Setup {s}, \(T = {r['budget']}\)", metric,
                                 f"{r['agent']} - LSA = {fmt(r['mean_difference'])}", float(r["p_value"]),
                                 float(r["p_holm"]), f"Setup {s}: {len(rows)} tests ({metric})"))
     return out

@@ -1,5 +1,5 @@
-"""tao2019 §5: the three setups of Figure 1, eleven algorithms, paired t-tests against LSA; and what the paper
-states without showing it here: LSA's robustness to alpha (Appendix F.4) and LSA against APT(0) on the simple
+r"""tao2019 §5: the three setups of Figure 1, eleven algorithms, paired \(t\)-tests against LSA; and what the paper
+states without showing it here: LSA's robustness to \(\alpha\) (Appendix F.4) and LSA against APT(0) on the simple
 regret (Appendix F.1), from the same paired runs."""
 
 from __future__ import annotations
@@ -31,7 +31,8 @@ TAO2019_AGENTS = (
 """tao2019 §5: the eleven algorithms, with the paper's labels."""
 
 TAO2019_ALPHAS = (0.5, 1.0, 2.0, 4.0, 8.0)
-"""LSA's alpha sweep (the paper fixes alpha = 1.35 and says the choice is robust, Appendix F.4, not shown)."""
+r"""LSA's \(\alpha\) sweep (the paper fixes \(\alpha = 1.35\) and says the choice is robust, Appendix F.4, not
+shown)."""
 ALPHA_AGENTS = tuple(AgentSpec("LSA", {"alpha": a}, f"LSA(alpha={a:g})") for a in TAO2019_ALPHAS)
 TAO2019_GRIDS = {1: tuple(range(100, 1001, 100)), 2: (200, 500, 1000, *range(2000, 40001, 2000)),
                  3: (500, 1000, 2000, *range(5000, 100001, 5000))}
@@ -43,7 +44,7 @@ TAO2019_QUICK_GRIDS = {1: (200, 500, 1000), 2: (2000, 4000), 3: (5000, 10000)}
 
 
 def tao2019_specs(runs: int = 5000, quick: bool = False, seed: int = 2019) -> list[ExperimentSpec]:
-    """The three setups of tao2019 §5, each with the eleven algorithms and LSA's alpha sweep. Full runs split each
+    r"""The three setups of tao2019 §5, each with the eleven algorithms and LSA's \(\alpha\) sweep. Full runs split each
     cell's runs in two chunks (two workers share the long Setup 3 cells); quick runs keep one chunk (small cells are
     dominated by per-step overhead, and the many cells already keep two workers busy)."""
     grids = TAO2019_QUICK_GRIDS if quick else TAO2019_GRIDS
@@ -58,7 +59,7 @@ def tao2019_specs(runs: int = 5000, quick: bool = False, seed: int = 2019) -> li
 
 
 def ttest_markdown(tests: Any) -> str:
-    """The paired t-tests as one Markdown table per experiment: rows are algorithms, columns budgets; a cell
+    r"""The paired \(t\)-tests as one Markdown table per experiment: rows are algorithms, columns budgets; a cell
     holds the p-value, marked ``+`` where LSA's regret is significantly lower and ``-`` where it is higher."""
     lines = []
     for experiment, table in tests.groupby("experiment", sort=False):
@@ -79,9 +80,9 @@ def reproduce_tao2019(
     out: str | Path, runs: int | None = None, quick: bool = False, jobs: int = 2, backend: str | None = None,
     progress: bool = True, agents: Sequence[AgentSpec] = (),
 ) -> Report:
-    """Run tao2019's experiment and write ``results.csv``, ``figure.png``, ``ttests.csv`` and ``ttests.md`` to
+    r"""Run tao2019's experiment and write ``results.csv``, ``figure.png``, ``ttests.csv`` and ``ttests.md`` to
     ``out`` (each setup's cells under ``out/setupN``, so an interrupted run resumes). ``agents`` are added to
-    every setup (``with_agents``) and shown with the paper's algorithms in the t-tests and the figure."""
+    every setup (``with_agents``) and shown with the paper's algorithms in the \(t\)-tests and the figure."""
     import pandas as pd
 
     out = Path(out)
@@ -119,13 +120,13 @@ def reproduce_tao2019(
 
 APT_PAIRS = (("APT(.05)", "APT(.025)"), ("APT(.05)", "APT(.1)"), ("APT(.05)", "APT(0)"), ("APT(.025)", "APT(.1)"),
              ("APT(.025)", "APT(0)"), ("APT(.1)", "APT(0)"))
-"""The APT pairs whose paired tests say which epsilon is best where (tao2019 §5: "the best parameter is different
-for small and big T and across setups").
+r"""The APT pairs whose paired tests say which \(\epsilon\) is best where (tao2019 §5: "the best parameter is
+different for small and big \(T\) and across setups").
 """
 
 
 def paired_tests(result: ExperimentResult) -> Any:
-    """The paired t-tests the claims need, one row per (reference, agent, budget, metric): LSA against every
+    r"""The paired \(t\)-tests the claims need, one row per (reference, agent, budget, metric): LSA against every
     algorithm on the aggregate regret and on the error indicator (the simple regret with no indifference zone,
     Appendix F.1), and the APTs against each other on the aggregate regret."""
     import pandas as pd
