@@ -2,4 +2,4 @@
 (``pyproject.toml``), and every cell's provenance records it. Kept in a module of its own, below everything, so that
 the provenance reads it without importing the package's top (which registers the envs)."""
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"

@@ -67,7 +67,7 @@ def version() -> str:
 
 
 def on_config(config: dict, **_: object) -> dict:
-    """The site's name carries the version it documents (``bandit_gym 0.2.0``): the header of every page shows it;
+    """The site's name carries the version it documents (``bandit_gym 0.3.0``): the header of every page shows it;
     the changelog page's snippet (``CHANGELOG.md``) is found from the repository's root wherever the build runs."""
     config["site_name"] = f"bandit_gym {version()}"
     config["mdx_configs"].setdefault("pymdownx.snippets", {})["base_path"] = [str(ROOT)]

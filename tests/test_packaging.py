@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pathlib
+import re
 
 import pytest
 
@@ -65,7 +66,8 @@ def test_the_distribution_carries_the_licence() -> None:
 
 def test_the_metadata_and_the_citation_file_say_what_the_project_is() -> None:
     """Authors, keywords and classifiers in the metadata (the licence by its SPDX expression, not a classifier:
-    PEP 639); ``CITATION.cff`` (Citation File Format 1.2.0) names the same title, licence and version."""
+    PEP 639); ``CITATION.cff`` (Citation File Format 1.2.0) names the same title, licence and version, released on
+    the date of its heading in ``CHANGELOG.md``."""
     import importlib.metadata
 
     import bandit_gym
@@ -80,6 +82,10 @@ def test_the_metadata_and_the_citation_file_say_what_the_project_is() -> None:
     citation = yaml.safe_load((ROOT / "CITATION.cff").read_text())
     assert citation["cff-version"] == "1.2.0" and citation["license"] == "MIT"
     assert citation["version"] == bandit_gym.__version__ and citation["title"].startswith("bandit_gym")
+    released = re.search(rf"^## {re.escape(bandit_gym.__version__)} \((\d{{4}}-\d{{2}}-\d{{2}})\)$",
+                         (ROOT / "CHANGELOG.md").read_text(), re.MULTILINE)
+    assert released is not None, f"CHANGELOG.md has no heading '## {bandit_gym.__version__} (YYYY-MM-DD)'"
+    assert str(citation["date-released"]) == released.group(1)  # the release's date, in both
 
 
 def test_the_suite_tests_the_package_it_was_asked_to() -> None:
