@@ -59,8 +59,8 @@ _XTOL = 1e-15  # brentq's absolute tolerance; its relative one is 4 machine epsi
 
 @dataclass(frozen=True)
 class Allocation:
-    r"""The characteristic time ``time`` \(= T^*(\mu)\) (pulls per unit of \(\log(1 / \delta)\)) and the optimal
-    allocation ``weights`` \(= w^*(\mu)\) (one proportion per arm, summing to 1, in the instance's arm order)."""
+    r"""The characteristic time ``time`` \(= T^*(\mu)\) (pulls per unit of \(\mathrm{kl}(\delta, 1 - \delta)\)) and
+    the optimal allocation ``weights`` \(= w^*(\mu)\) (one proportion per arm, summing to 1, in the arm order)."""
 
     time: float
     r"""\(T^*(\mu)\): the pulls per unit of \(\mathrm{kl}(\delta, 1 - \delta)\) that no \(\delta\)-correct algorithm

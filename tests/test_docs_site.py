@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -220,3 +221,21 @@ def test_no_docstring_line_starts_with_a_markdown_quote_marker() -> None:
                     if text.startswith(">") and not text.startswith(">>>"):
                         found.append(f"{path.relative_to(ROOT)}: {text}")
     assert not found, found
+
+
+def test_the_lower_bounds_page_shows_where_t_star_is_read() -> None:
+    """``Allocation.time`` is T*(mu): the API page's example reads it by that name, and the field says what it is."""
+    from bandit_gym.lower_bounds import best_arm_allocation
+
+    page = (ROOT / "docs" / "api" / "lower-bounds.md").read_text()
+    assert "found.time" in page and "T*(mu)" in page
+    assert best_arm_allocation([0.5, 0.45, 0.43, 0.4]).time == pytest.approx(989.8, abs=0.1)  # the page's number
+
+
+def test_a_page_that_runs_a_file_of_examples_says_the_file_is_in_a_clone() -> None:
+    """The wheel does not carry ``examples/``: the README and the Quickstart, which tell the reader to run
+    ``python examples/quickstart.py``, say in the same sentence that it is in a clone of the repository."""
+    for page in (ROOT / "README.md", ROOT / "docs" / "quickstart.md"):
+        text = " ".join(page.read_text().split())
+        sentence = text[text.index("`python examples/quickstart.py`"):][:120]
+        assert "in a clone of the repository" in sentence, (page.name, sentence)

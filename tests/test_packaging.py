@@ -104,3 +104,14 @@ def test_the_suite_tests_the_package_it_was_asked_to() -> None:
         assert not where.is_relative_to(ROOT) and agents == where / "agents", (where, agents)
     else:
         assert (wanted, where, agents) == ("checkout", ROOT / "bandit_gym", ROOT / "agents")
+
+
+def test_the_teaching_extra_brings_what_renders_the_notebooks() -> None:
+    """``pip install ".[teach]"`` gives nbconvert, which the course page's command line uses to run or render a
+    notebook, beside jupytext, nbclient and ipykernel."""
+    import importlib.metadata
+
+    wanted = [requirement for requirement in importlib.metadata.requires("pure-exploration-gym") or []
+              if 'extra == "teach"' in requirement]
+    names = {re.split(r"[<>=!~; \[]", requirement, maxsplit=1)[0] for requirement in wanted}
+    assert {"nbconvert", "jupytext", "nbclient", "ipykernel"} <= names, names
