@@ -66,17 +66,23 @@ def needs_a_closer_look(last: np.ndarray, budget: np.ndarray, counts: np.ndarray
 
 
 @kernel
-def levels_need_a_look(blocks: tuple[np.ndarray, ...], table: np.ndarray) -> bool:
-    """True if some entry of some array of ``blocks`` lies outside its row of ``table``: the threshold bandit's level
-    counts (C-contiguous float32 arrays, in the order of ``Contract.level_bounds``; ``table``: its
-    ``level_table``), every entry of every copy in one vectorised pass (cheaper than picking out the entries of the
-    arm each copy pulled last)."""
+def levels_need_a_look(blocks: tuple[np.ndarray, ...], table: np.ndarray, last: np.ndarray, k: int,
+                       every: bool) -> bool:
+    """True if some screened entry of some array of ``blocks`` lies outside its row of ``table``: the threshold
+    bandit's level counts (``(N, K * m)`` float32 arrays, arm ``a``'s levels at ``a * m .. a * m + m - 1``, in the
+    order of ``Contract.level_bounds``; ``table``: its ``level_table``). Every entry of every copy when ``every``
+    (a copy begins an episode, is seen for the first time, or was screened out: ``needs_a_closer_look``); else the
+    m entries of the arm each copy pulled last (``last``: its ``last_arm``, an arm index in every copy, as
+    ``needs_a_closer_look`` found), the only ones an env changes between two steps."""
     allowed, row = True, 0
     for values in literal_unroll(blocks):
         low, high, whole = table[row, 0], table[row, 1], table[row, 2] != 0
-        flat = values.reshape(-1)
-        for j in range(flat.size):
-            allowed &= _within(flat[j], low, high, whole)
+        n, width = values.shape
+        m = width // k
+        for i in range(n):
+            first = 0 if every else int(last[i, 0]) * m
+            for j in range(first, width if every else first + m):
+                allowed &= _within(values[i, j], low, high, whole)
         row += 1  # noqa: SIM113  (numba's literal_unroll takes no enumerate)
     return not allowed
 

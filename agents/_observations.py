@@ -102,6 +102,11 @@ def as_batch(obs: Obs, families: tuple[str, ...], agent: str, reads_levels: Call
 
 
 _NO_START = np.zeros(0, dtype=np.int64)
+LEVEL_SCAN_WIDTH = 512
+"""Up to this many level counts per copy (K * m), the level screen reads every entry at every call: a streamed pass
+over a row of up to 2 KiB costs no more than reading the pulled arm's m entries at scattered places in memory
+(measured with DKWUCB at 5000 copies, m = 20: the screen of every entry added 0.2-0.7 ms a step at K = 10 and 5.7 ms
+at K = 100, that of the pulled arm's 1.0-1.5 ms at K = 10 and 1.1 ms at K = 100)."""
 #: the failures of the compiled check, by its code (``_checks.LAST_ARM`` ... ``_checks.SUMS``): the key and what
 #: it allows
 _CHECK_FAILURES = {
@@ -128,8 +133,10 @@ def check_values(batch: Obs, family: Family, single: bool, start: np.ndarray | N
     screened out, ``check_start`` (m, the threshold bandit's level c_t) and ``check_constants``, which name the
     first bad value; at every other call ``check_step`` alone (the values the agents index with: ``m``, ``c_t``);
     all of them at every call for an agent that feeds every value to a network (``reads_every_value``). For an
-    agent that reads the threshold bandit's level counts (``reads_levels``), a compiled screen of every entry at
-    every call, and the contract's ``check_levels``, which names the first bad entry, if one is out."""
+    agent that reads the threshold bandit's level counts (``reads_levels``), a compiled screen of them at every
+    call (the m entries of the arm each copy pulled last, every entry when the family's checks above run whole or
+    a copy holds at most ``LEVEL_SCAN_WIDTH`` of them), and
+    the contract's ``check_levels``, which names the first bad entry, if one is out."""
     from bandit_gym.agents import _checks
 
     contract = CONTRACTS[family]
@@ -156,6 +163,7 @@ def check_values(batch: Obs, family: Family, single: bool, start: np.ndarray | N
     else:  # within episodes, the values the agents index with (the constants were screened)
         contract.check_step(batch, single, k)
     if reads_levels and contract.level_bounds:
-        blocks = tuple([np.ascontiguousarray(batch[key]) for key in contract.level_bounds])
-        if _checks.levels_need_a_look(blocks, contract.level_table):
+        blocks = tuple([batch[key] for key in contract.level_bounds])
+        every = closer or blocks[0].shape[1] <= LEVEL_SCAN_WIDTH
+        if _checks.levels_need_a_look(blocks, contract.level_table, batch["last_arm"], k, every):
             contract.check_levels(batch, single, k)

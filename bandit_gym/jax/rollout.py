@@ -19,6 +19,7 @@ import numpy as np
 
 from bandit_gym.jax.agents._base import JaxAgent, act
 from bandit_gym.jax.envs._base import BanditFunctional
+from bandit_gym.jax.envs._shells import seed_key
 
 MAX_EPISODES = 2**31 - 1
 """The most episodes one ``play`` call takes (a JAX key split)."""
@@ -167,10 +168,14 @@ def _play(env: BanditFunctional, agent: JaxAgent, key: jax.Array, episodes: int,
 
 
 def _key(value: jax.Array | int, name: str) -> jax.Array:
+    """The key of an int seed (any whole number from 0, every bit of it read, as the envs' ``reset(seed=...)``:
+    ``seed_key``; below 2**32, ``jax.random.key(seed)``), or ``value`` itself, a ``jax.random`` key."""
     if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
-        if not 0 <= value < 2**32:
-            raise ValueError(f"{name}={value!r} must be a seed in 0..2^32 - 1 or a jax.random key")
-        return jax.random.key(int(value))
+        if value < 0:
+            raise ValueError(f"{name}={value!r} must be a seed (a whole number from 0) or a jax.random key")
+        if value < 2**32:
+            return jax.random.key(int(value))
+        return jax.random.wrap_key_data(seed_key(int(value)), impl="threefry2x32")
     return jnp.asarray(value)
 
 

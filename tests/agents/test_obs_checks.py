@@ -185,8 +185,49 @@ def test_the_compiled_screen_lets_through_exactly_what_the_contract_allows(famil
                 if constant:
                     screened = _checks.needs_a_closer_look(last, budget, counts, sums, start, True, blocks, table)
                 else:
-                    screened = _checks.levels_need_a_look(blocks, table)
+                    screened = _checks.levels_need_a_look(blocks, table, last, k, True)
+                    assert _checks.levels_need_a_look(blocks, table, last, k, False) == screened  # every arm bad
                 assert screened == (not allowed.holds(values).all()), (family, key, value)
+
+
+def test_within_episodes_the_level_screen_reads_the_pulled_arms_levels_and_at_a_start_every_entry() -> None:
+    """Between two steps an env changes only the levels of the arm each copy pulled: within episodes the screen
+    reads those m entries per copy (the cost of a call does not grow with K * m), every entry otherwise."""
+    from bandit_gym.agents import _checks
+
+    contract = CONTRACTS[Family.THRESHOLD]
+    n, k, m = 3, 4, 5
+    last = np.array([[2.0], [0.0], [3.0]], np.float32)
+    for copy, arm in itertools.product(range(n), range(k)):
+        for level in range(m):
+            blocks = tuple(np.ones((n, k * m), np.float32) for _ in contract.level_bounds)
+            blocks[-1][copy, arm * m + level] = np.nan
+            pulled = arm == int(last[copy, 0])
+            assert _checks.levels_need_a_look(blocks, contract.level_table, last, k, False) == pulled
+            assert _checks.levels_need_a_look(blocks, contract.level_table, last, k, True)
+    view = np.ones((n, 2 * k * m), np.float32)[:, ::2]  # not contiguous: read in place, no copy made
+    assert not _checks.levels_need_a_look((view, view), contract.level_table, last, k, False)
+
+
+def test_a_bad_level_count_of_the_pulled_arm_is_refused_within_an_episode_of_many_levels() -> None:
+    """Past ``LEVEL_SCAN_WIDTH`` level counts per copy the screen reads, within an episode, the pulled arm's m entries
+    alone: a bad one is still refused at the first ``act`` that sees it, naming the arm's entry."""
+    from bandit_gym.agents._observations import LEVEL_SCAN_WIDTH
+    from tests._obs_probe import damaged
+
+    k, m = 30, 20
+    assert k * m > LEVEL_SCAN_WIDTH
+    survival = np.linspace(1.0, 0.5, k)[:, None] * np.linspace(0.95, 0.05, m)  # a unique best arm at each level
+    env = gym.make("ThresholdBandit-v0", survival=survival, horizon=50)
+    agent = AGENTS["DKWUCB"]()
+    obs, _ = env.reset(seed=0)
+    agent.reset(seed=0)
+    obs, *_ = env.step(agent.act(obs))
+    arm = int(obs["last_arm"][0])
+    entry = rf"obs\['level_trials'\]\[{(arm + 1) * m - 1}\] \(arm {arm}, level {m}\)"
+    with pytest.raises(ValueError, match=rf"{entry} must be .*; got "):
+        agent.act(damaged(obs, "level_trials", -5.0))
+    assert np.asarray(agent.act(obs)).size
 
 
 def reported_cases() -> list[tuple[str, str, bool]]:

@@ -284,6 +284,16 @@ def test_every_whole_seed_is_taken_with_all_its_bits_as_the_numpy_env_takes_it()
             env.reset(seed=-1)
 
 
+def test_play_takes_every_whole_seed_with_all_its_bits_as_reset_does() -> None:
+    """``play``'s int seeds are the envs': any whole number from 0, its high bits read (2**32 is not seed 0)."""
+    env = ThresholdingFunctional(budget=20)
+    regret = {seed: np.asarray(play(env, Uniform(), seed, 64)["regret"]) for seed in (0, 2**32, 2**70)}
+    assert not np.array_equal(regret[0], regret[2**32]) and not np.array_equal(regret[0], regret[2**70])
+    assert np.array_equal(regret[0], np.asarray(play(env, Uniform(), jax.random.key(0), 64)["regret"]))
+    with pytest.raises(ValueError, match=r"^key=-1 must be a seed \(a whole number from 0\) or a jax\.random key$"):
+        play(env, Uniform(), -1, 4)
+
+
 def test_the_env_pickles() -> None:
     env = gym.make("jax/BestArmIdentification-Audibert2010Problem3-v0", budget=30)
     copy = pickle.loads(pickle.dumps(env))
