@@ -149,7 +149,7 @@ def accept_or_reject(m: int, alive: np.ndarray, accepted: np.ndarray, mean: np.n
     bits (floats) of the \(K\) arms; ``work`` is unused."""
     k = alive.shape[0]
     arms = np.empty(k, np.int64)
-    active, left = 0, m
+    active, left = np.int64(0), m  # not a literal 0: bandit_gym.jit, "Literals"
     top_arm, low = -1, np.inf
     for i in range(k):
         left -= accepted[i] == 1.0

@@ -18,6 +18,14 @@ by its cells, and a dispatcher in a cell pickles with a per-process id, so a clo
 process. A driver that runs any rule (over a batch, over whole episodes) takes the rule as its first argument, and
 each rule has its own entry points that name it as a global.
 
+Literals. numba types a constant handed to a compiled function as a literal (``Literal[int](0)``) and compiles the
+function, and everything it calls, for that value, then again for ``int64`` when the variable is later assigned
+another value: ``leader = 0`` followed by ``leader = a`` in a loop compiled Frank-Wolfe Sampling's direction twice
+(about 1.5 CPU-seconds of its first decision). An index that starts at a constant and reaches a ``called`` function
+is written ``np.int64(0)``, and a flag is passed as a computed ``bool``, not ``True`` / ``False`` at two call
+sites; the slow test of every compiled rule (``tests/agents/test_dispatch_isolation.py``) fails on a function of the
+package compiled both for a literal argument and for its type.
+
 The cache. numba checks only the file of the function it caches, not the files of the functions that function
 calls, so a changed helper in another module would be served stale. Entry points of this package are therefore
 cached by ``PackageCacheLocator``, which keys them by the fingerprint of the whole package's source

@@ -44,7 +44,7 @@ def bland(tableau: np.ndarray, basis: np.ndarray) -> None:
                 break
         if col < 0:
             return
-        row, least = -1, math.inf
+        row, least = np.int64(-1), math.inf  # not a literal -1: bandit_gym.jit, "Literals"
         for r in range(rows - 1):
             if tableau[r, col] > TINY:
                 ratio = tableau[r, cols - 1] / tableau[r, col]

@@ -112,7 +112,7 @@ def optimal_weights(values: np.ndarray, family: float, sigma: float, weights: np
     mean = scratch
     for a in range(k):
         mean[a] = min(max(values[a], EDGE), 1.0 - EDGE) if family == BERNOULLI else values[a]
-    best, ties = 0, 0
+    best, ties = np.int64(0), 0  # not a literal 0: bandit_gym.jit, "Literals"
     for a in range(k):
         if mean[a] > mean[best]:
             best = a

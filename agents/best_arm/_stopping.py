@@ -437,11 +437,12 @@ def kl_lucb_gap(counts: np.ndarray, mean: np.ndarray, answer: np.ndarray, t: flo
     level = kl_lucb_rate(t, k, constants["delta"])
     top, bottom = -math.inf, math.inf
     for i in range(k):
-        n = np.float64(counts[i])
-        if answer[i]:
-            bottom = min(bottom, kl_bound(mean[i], n, level, False, constants["family"], constants["sigma"]))
+        inside = answer[i] != 0  # a lower bound inside the answer, an upper one outside (one compilation of both)
+        bound = kl_bound(mean[i], np.float64(counts[i]), level, not inside, constants["family"], constants["sigma"])
+        if inside:
+            bottom = min(bottom, bound)
         else:
-            top = max(top, kl_bound(mean[i], n, level, True, constants["family"], constants["sigma"]))
+            top = max(top, bound)
     return top - bottom
 
 

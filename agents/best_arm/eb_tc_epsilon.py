@@ -71,10 +71,10 @@ def eb_tc_epsilon(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, 
     arm = start(counts, sums, made, m, state, mean, work[SCRATCH], answer)
     if arm >= 0:
         return arm
-    if _stopping.stopped(counts, mean, answer, made, 1, epsilon, constants):
+    if _stopping.stopped(counts, mean, answer, made, m, epsilon, constants):
         arm = k
     else:
-        leader = 0
+        leader = np.int64(0)  # not a literal 0: bandit_gym.jit, "Literals"
         for a in range(k):
             if answer[a]:
                 leader = a

@@ -154,7 +154,7 @@ def eb_tci_unknown_variances(counts: np.ndarray, sums: np.ndarray, made: int, bu
     if made < 2 * k:
         arm = made - k
     else:
-        leader = 0
+        leader = np.int64(0)  # not a literal 0: bandit_gym.jit, "Literals"
         for a in range(k):
             variance[a] = max(arrays["squares"][a] / np.float64(counts[a]), 1e-300)
             if answer[a]:

@@ -217,7 +217,7 @@ def best_arm_step_direction(t: float, mean: np.ndarray, x: np.ndarray, answer: n
     ``best_arm_direction``."""
     if forced(t, mean, answer, work[Z]):
         return
-    best = 0
+    best = np.int64(0)  # not a literal 0: bandit_gym.jit, "Literals"
     for a in range(mean.shape[0]):
         if answer[a]:
             best = a

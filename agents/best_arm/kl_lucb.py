@@ -78,15 +78,12 @@ def kl_lucb(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int
         family, sigma = constants["family"], constants["sigma"]
         upper, lower, u, low = -math.inf, math.inf, -1, -1
         for a in range(k):
-            n = np.float64(counts[a])
-            if answer[a]:
-                bound = _stopping.kl_bound(mean[a], n, level, False, family, sigma)
-                if bound < lower:
-                    lower, low = bound, a
-            else:
-                bound = _stopping.kl_bound(mean[a], n, level, True, family, sigma)
-                if bound > upper:
-                    upper, u = bound, a
+            inside = answer[a] != 0  # a lower bound inside the answer, an upper one outside
+            bound = _stopping.kl_bound(mean[a], np.float64(counts[a]), level, not inside, family, sigma)
+            if inside and bound < lower:
+                lower, low = bound, a
+            elif not inside and bound > upper:
+                upper, u = bound, a
         if constants["rule"] != _stopping.KLLUCB:
             stop = _stopping.stopped(counts, mean, answer, made, m, epsilon, constants)
         elif constants["rate"] == GK2016:  # their code: the round's two pulls, then the stop on these bounds

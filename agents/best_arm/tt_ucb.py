@@ -32,11 +32,11 @@ def tt_ucb(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int,
     arm = start(counts, sums, made, m, state, mean, work[SCRATCH], answer)
     if arm >= 0:
         return arm
-    if _stopping.stopped(counts, mean, answer, made, 1, epsilon, constants):
+    if _stopping.stopped(counts, mean, answer, made, m, epsilon, constants):
         arm = k
     else:
         exploration = constants["rate"] * math.log(np.float64(made) + 1.0)
-        leader, largest = 0, -math.inf
+        leader, largest = np.int64(0), -math.inf  # not a literal 0: bandit_gym.jit, "Literals"
         for a in range(k):
             index = mean[a] + math.sqrt(exploration / np.float64(counts[a]))
             if index > largest:

@@ -144,7 +144,7 @@ def ttts(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, e
     arm = start(counts, sums, made, m, state, mean, work[SCRATCH], answer)
     if arm >= 0:
         return arm
-    if _stopping.stopped(counts, mean, answer, made, 1, epsilon, constants):
+    if _stopping.stopped(counts, mean, answer, made, m, epsilon, constants):
         arm = k
     else:
         prepare(counts, sums, constants, work)

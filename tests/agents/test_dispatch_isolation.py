@@ -15,6 +15,10 @@ same inputs must leave every output array equal bit for bit. The default case is
 the defect (it fails on the kernel before the fix); it depends on the compile history, so a change to the rules
 or to numba may stop it from reproducing the old defect: the slow case checks every compiled rule after all the
 others.
+
+The same processes list every function of the package compiled for a literal argument and again for its type
+(``leader = 0``, later ``leader = a``: ``bandit_gym.jit``, "Literals"), which the tests refuse: it doubles a
+rule's first compilation for nothing.
 """
 
 from __future__ import annotations
@@ -32,6 +36,20 @@ from tests.conftest import AGENTS
 
 SCRIPT = textwrap.dedent('''
     import copy, sys
+    from numba.core import event, types
+
+    compiled = []  # (the package's function, its argument types) of every compilation
+
+    class Compiled(event.Listener):
+        def on_start(self, event):
+            function = event.data["dispatcher"].py_func
+            if function.__module__.startswith("bandit_gym"):
+                compiled.append((f"{function.__module__}.{function.__qualname__}", tuple(event.data["args"])))
+
+        def on_end(self, event):
+            pass
+
+    event.register("numba:compile", Compiled())
     import gymnasium as gym
     import numpy as np
     import bandit_gym.agents as A
@@ -95,6 +113,11 @@ SCRIPT = textwrap.dedent('''
                 break
         else:
             print(f"{name}: equal")
+
+    plain = {(function, args) for function, args in compiled if not any(isinstance(a, types.Literal) for a in args)}
+    for function, args in compiled:  # a constant that later takes other values: compiled for both (bandit_gym.jit)
+        if (function, tuple(types.unliteral(a) for a in args)) in plain and (function, args) not in plain:
+            print(f"{function} compiled for a literal and again for its type: {args}")
 ''')
 
 COMPILED = tuple(name for name, cls in AGENTS.items()
