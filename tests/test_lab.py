@@ -87,6 +87,13 @@ def test_lab_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytes
                f"{table['decaying, d = 0.1'][0]:.0f} then {table['decaying, d = 0.1'][1]:.0f}",
                f"at T = 1000 ({table['decaying, d = 0.5'][0]:.0f})",
                f"at T = 10 000 ({table['decaying, d = 0.5'][1]:.0f})"]
+    # Exercise 3, as printed: "label R_T = mean +- half-width"
+    gaussian = {line[:20].strip(): line[20:].split("R_T =")[1].strip() for line in out.splitlines()
+                if "(Gaussian)" in line[:20]}
+    kl, thompson = gaussian["KL-UCB (Gaussian)"], gaussian["Thompson (Gaussian)"]
+    assert "C ln 5000 = 8.0" in out
+    pm = thompson.replace(" +- ", " \\pm ")
+    quoted += [f"(\\(R_T = {kl.split(' +- ')[0]}\\) against 8.0)", f"Thompson sampling's mean, \\(R_T = {pm}\\), is"]
     for phrase in quoted:
         assert phrase in said, f"docs/lab-regret.md should say {phrase!r} (what its code gives)"
 
