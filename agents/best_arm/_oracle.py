@@ -295,7 +295,8 @@ def damped_newton(mu: np.ndarray, m: int, w: np.ndarray, t: float, family: float
         for a in range(k):
             trial[a] = w[a] + alpha * step[a]
         if barrier(mu, m, trial, t, family, sigma, scale) <= start - 0.25 * alpha * decrement:
-            w[:] = trial
+            for a in range(k):  # a loop, not w[:] = trial: no shape check to compile (_game.py)
+                w[a] = trial[a]
             return True
         alpha *= 0.5
     return False
