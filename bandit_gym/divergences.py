@@ -41,8 +41,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
+import scipy
 from numpy.typing import ArrayLike
-from scipy import optimize, special
 
 from bandit_gym import _validation as check
 
@@ -57,7 +57,8 @@ def kl_bernoulli(p: ArrayLike, q: ArrayLike) -> np.ndarray:
     Bernoulli laws, elementwise (\(0 \ln 0 = 0\); \(+\infty\) where \(q\) is 0 or 1 and \(p\) is not)."""
     p, q = np.asarray(p, dtype=np.float64), np.asarray(q, dtype=np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
-        return special.xlogy(p, p) - special.xlogy(p, q) + special.xlogy(1 - p, 1 - p) - special.xlogy(1 - p, 1 - q)
+        xlogy = scipy.special.xlogy
+        return xlogy(p, p) - xlogy(p, q) + xlogy(1 - p, 1 - p) - xlogy(1 - p, 1 - q)
 
 
 def kl_gaussian(p: ArrayLike, q: ArrayLike, sigma: float = 1.0) -> np.ndarray:
@@ -112,7 +113,7 @@ def shifted_transportation_cost(d: Divergence, wi: float, wj: float, mui: float,
         low, high = max(low, 0.0), min(high, 1.0 - epsilon)
         if high <= low:
             return cost(low)
-    found = optimize.minimize_scalar(cost, bounds=(low, high), method="bounded",
+    found = scipy.optimize.minimize_scalar(cost, bounds=(low, high), method="bounded",
                                      options={"xatol": 1e-13 * max(1.0, abs(high - low))})
     return float(min(found.fun, cost(low), cost(high)))
 

@@ -39,8 +39,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+import scipy
 from numpy.typing import ArrayLike
-from scipy import optimize
 
 from bandit_gym import _validation as check
 from bandit_gym.divergences import DISTRIBUTIONS, Divergence, divergence, kl_bernoulli, transportation_cost
@@ -109,7 +109,7 @@ def _x_of_y(d: Divergence, mu1: float, mua: float, y: float) -> float:
     high = 1.0
     while g(high) < 0.0:
         high *= 2.0
-    return float(optimize.brentq(g, 0.0, high, xtol=_XTOL))
+    return float(scipy.optimize.brentq(g, 0.0, high, xtol=_XTOL))
 
 
 def best_arm_allocation(means: ArrayLike, distribution: str = "bernoulli", sigma: float = 1.0) -> Allocation:
@@ -150,7 +150,7 @@ def best_arm_allocation(means: ArrayLike, distribution: str = "bernoulli", sigma
     high = top / 2.0
     while f(high) < 0.0:  # F grows to +inf as y reaches d(mu_1, mu_(2))
         high = (high + top) / 2.0
-    y = float(optimize.brentq(f, 0.0, high, xtol=_XTOL * top))
+    y = float(scipy.optimize.brentq(f, 0.0, high, xtol=_XTOL * top))
     x = np.ones(mu.shape[0])
     x[others] = xs(y)
     return Allocation(time=float(x.sum() / y), weights=x / x.sum())
@@ -262,7 +262,7 @@ def _answer_allocation(mu: np.ndarray, a: int, epsilon: float, d: Divergence, va
                 continue
             inside = next((low + (top - low) * 0.5**s for s in range(1, 1100)
                            if pair(low + (top - low) * 0.5**s, b)[0] >= y), low)
-            found[n] = optimize.brentq(lambda lam, b=b: pair(lam, b)[0] - y, inside, top, xtol=_XTOL)
+            found[n] = scipy.optimize.brentq(lambda lam, b=b: pair(lam, b)[0] - y, inside, top, xtol=_XTOL)
         return found
 
     def xs(y: float) -> np.ndarray:
@@ -280,7 +280,7 @@ def _answer_allocation(mu: np.ndarray, a: int, epsilon: float, d: Divergence, va
         if condition(high) >= 0.0:
             break
         high = floor + 2.0 * (high - floor) if np.isinf(sup) else (high + sup) / 2.0
-    y = float(optimize.brentq(condition, floor, high, xtol=_XTOL * high))
+    y = float(scipy.optimize.brentq(condition, floor, high, xtol=_XTOL * high))
     x = np.ones(mu.shape[0])
     x[others] = xs(y)
     if beta is not None:
@@ -396,7 +396,7 @@ def _linear_step(gradients: np.ndarray, w: np.ndarray, radius: float) -> tuple[n
     """``argmax_{v in Sigma_K, |v - w| <= radius} min_p g_p . v`` and its value (a linear program); None when the
     solver finds no solution (a box of a tiny radius can be infeasible within its tolerances)."""
     pairs, k = gradients.shape
-    result = optimize.linprog(np.append(np.zeros(k), -1.0), A_ub=np.hstack([-gradients, np.ones((pairs, 1))]),
+    result = scipy.optimize.linprog(np.append(np.zeros(k), -1.0), A_ub=np.hstack([-gradients, np.ones((pairs, 1))]),
                               b_ub=np.zeros(pairs), A_eq=np.append(np.ones(k), 0.0)[None], b_eq=[1.0],
                               bounds=[(max(x - radius, 0.0), x + radius) for x in w] + [(None, None)],
                               method="highs", options=_HIGHS)
@@ -422,7 +422,7 @@ def _solve(k: int, costs: Callable[[np.ndarray], np.ndarray], gradients: Callabl
          "jac": lambda z: np.hstack([gradients(z[:k]) * scale, -np.ones((pairs, 1))])},
         {"type": "eq", "fun": lambda z: np.sum(z[:k]) - 1.0, "jac": lambda z: np.append(np.ones(k), 0.0)},
     ]
-    result = optimize.minimize(lambda z: -z[k], np.append(start, 1.0), jac=lambda z: np.append(np.zeros(k), -1.0),
+    result = scipy.optimize.minimize(lambda z: -z[k], np.append(start, 1.0), jac=lambda z: np.append(np.zeros(k), -1.0),
                                method="SLSQP", bounds=[(0.0, 1.0)] * k + [(0.0, None)],
                                constraints=constraints, options={"ftol": 1e-12, "maxiter": 1000})
     w = np.clip(result.x[:k], 0.0, None)
@@ -434,7 +434,7 @@ def _upper_bound(gradients: np.ndarray) -> float:
     1-homogeneous, so ``C_p(w) <= C_p(v) + g_p . (w - v) = g_p . w`` for its gradient g_p at any v (Euler's
     identity C_p(v) = g_p . v). A linear program (HiGHS): variables (w, s), maximise s, ``s <= g_p . w``."""
     pairs, k = gradients.shape
-    result = optimize.linprog(np.append(np.zeros(k), -1.0), A_ub=np.hstack([-gradients, np.ones((pairs, 1))]),
+    result = scipy.optimize.linprog(np.append(np.zeros(k), -1.0), A_ub=np.hstack([-gradients, np.ones((pairs, 1))]),
                               b_ub=np.zeros(pairs), A_eq=np.append(np.ones(k), 0.0)[None], b_eq=[1.0],
                               bounds=[(0.0, None)] * k + [(None, None)], method="highs", options=_HIGHS)
     return float(-result.fun)

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
-from scipy import special
+import scipy
 
 from bandit_gym import _validation as check
 from bandit_gym.agents.base import Obs
@@ -63,5 +63,5 @@ class BayesUCB(BayesianAgent):
 
     def select(self, obs: Obs) -> np.ndarray:
         log_T = np.maximum(np.log(np.maximum(self.total_budget, 1)), 1.0)
-        quantile = special.ndtri(1.0 - 1.0 / ((self.round(obs) + 1.0) * log_T**self.c))
+        quantile = scipy.special.ndtri(1.0 - 1.0 / ((self.round(obs) + 1.0) * log_T**self.c))
         return self.best(self.posterior.mean + self.posterior.std() * quantile[:, None])

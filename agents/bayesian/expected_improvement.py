@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 import numpy as np
-from scipy import special
+import scipy
 
 from bandit_gym import _validation as check
 from bandit_gym.agents.base import Obs
@@ -56,5 +56,5 @@ class EI(BayesianAgent):
 
     def select(self, obs: Obs) -> np.ndarray:
         d, z, std, uncertain = improvement(self.posterior, self.incumbent_value(obs), self.xi)
-        gain = np.where(uncertain, d * special.ndtr(z) + std * np.exp(-0.5 * z**2) / np.sqrt(2.0 * np.pi), 0.0)
+        gain = np.where(uncertain, d * scipy.special.ndtr(z) + std * np.exp(-0.5 * z**2) / np.sqrt(2.0 * np.pi), 0.0)
         return self.best(gain)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 import numpy as np
-from scipy import special
+import scipy
 
 from bandit_gym import _validation as check
 from bandit_gym.agents.base import Obs
@@ -55,4 +55,4 @@ class PI(BayesianAgent):
 
     def select(self, obs: Obs) -> np.ndarray:
         _, z, _, uncertain = improvement(self.posterior, self.incumbent_value(obs), self.xi)
-        return self.best(np.where(uncertain, special.ndtr(z), 0.0))
+        return self.best(np.where(uncertain, scipy.special.ndtr(z), 0.0))

@@ -72,7 +72,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy import optimize
+import scipy
 
 from bandit_gym import _validation as check
 from bandit_gym.jit import called
@@ -222,7 +222,7 @@ def ls2020_offset(delta: float, pairs: int) -> float:
     high = 4.0
     while f(high) > 0.0:
         high *= 2.0
-    return float(optimize.brentq(f, 2.0, high, xtol=1e-14))
+    return float(scipy.optimize.brentq(f, 2.0, high, xtol=1e-14))
 
 
 def set_constants(constants: np.ndarray, rows: np.ndarray, stopping: str, threshold: str, delta: float,

@@ -8,7 +8,7 @@ import math
 from typing import Any, ClassVar
 
 import numpy as np
-from scipy import optimize
+import scipy
 
 from bandit_gym import _validation as check
 from bandit_gym._dispatch import EntryPoints
@@ -193,7 +193,7 @@ def mixture_level(delta: float, pairs: int) -> float:
     two independent arms' maximal Bayes factors (each above \(y\) with probability at most \(1 / y\), by
     Ville's inequality) exceeds \(x\) with probability at most \(\delta / P\)."""
     target = math.log(delta / pairs)
-    return float(optimize.brentq(lambda z: math.log1p(z) - z - target, 0.0, 10.0 - 2.0 * target, xtol=1e-14))
+    return float(scipy.optimize.brentq(lambda z: math.log1p(z) - z - target, 0.0, 10.0 - 2.0 * target, xtol=1e-14))
 
 
 class EBTCIUnknownVariances(BestArmAgent):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 import numpy as np
-from scipy import special
+import scipy
 
 from bandit_gym import _validation as check
 from bandit_gym.agents.base import Agent, Obs
@@ -29,7 +29,7 @@ def kl_ucb_bernoulli(mean: np.ndarray, level: np.ndarray, steps: int = NEWTON_ST
     \(1 - \exp\big((h(p) - \text{level}) / (1 - p)\big)\), from \(d(p, q) \ge h(p) - (1 - p) \ln(1 - q)\) with
     \(h(p) = p \ln p + (1 - p) \ln(1 - p)\) (tight near 1)."""
     p = np.asarray(mean, dtype=np.float64)
-    h = special.xlogy(p, p) + special.xlogy(1.0 - p, 1.0 - p)
+    h = scipy.special.xlogy(p, p) + scipy.special.xlogy(1.0 - p, 1.0 - p)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         near_one = 1.0 - np.exp((h - level) / (1.0 - p))  # p = 1: nan, replaced by 1 below
         q = np.fmin(np.minimum(p + np.sqrt(level / 2.0), 1.0), near_one)

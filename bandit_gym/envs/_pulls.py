@@ -9,8 +9,8 @@ from types import ModuleType
 from typing import Any
 
 import numpy as np
+import scipy
 from gymnasium import spaces
-from scipy import special
 
 from bandit_gym.envs._arms import Arms
 from bandit_gym.envs._base import Forward
@@ -184,7 +184,7 @@ class Pulls:
         if self.common_random_numbers:  # Gaussian streams: the pulled arm's next uniform, through ndtri
             flat = self.row_offsets + np.minimum(arms, k - 1)
             draws = self.obs["counts"].reshape(-1).take(flat).astype(np.uint64)
-            return kernels.GAUSSIAN, special.ndtri(stream_uniforms(self.seeds.reshape(-1).take(flat), draws))
+            return kernels.GAUSSIAN, scipy.special.ndtri(stream_uniforms(self.seeds.reshape(-1).take(flat), draws))
         if self.arms.bernoulli:
             return kernels.BERNOULLI, rng.random(self.num)
         return kernels.GAUSSIAN, rng.standard_normal(self.num)
@@ -328,7 +328,7 @@ class Pulls:
             x = self.arms.quantiles(cell_of_draw % self.arms.num_arms, u)
         else:
             scale = self.arms.scales[cell_of_draw % self.arms.num_arms]
-            x = (u < mu).astype(np.float64) if self.arms.bernoulli else mu + scale * special.ndtri(u)
+            x = (u < mu).astype(np.float64) if self.arms.bernoulli else mu + scale * scipy.special.ndtri(u)
         sums = np.bincount(cell_of_draw, weights=x, minlength=c.size).reshape(c.shape)
         return sums, None if self.squares64 is None else _squares(cell_of_draw, x, c)
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 import numpy as np
+import scipy
 from gymnasium import spaces
 from numpy.typing import ArrayLike
-from scipy import special
 
 from bandit_gym import _validation as check
 from bandit_gym._validation import MAX_BUDGET as MAX_BUDGET
@@ -179,7 +179,7 @@ class MultiArmedEngine(Engine):
         if self.common_random_numbers:
             draws = self.obs["counts"].reshape(-1).take(flat).astype(np.uint64)
             u = stream_uniforms(self._seeds.reshape(-1).take(flat), draws)
-            return (u < mu).astype(np.float64) if self.bernoulli else mu + self.sigma * special.ndtri(u)
+            return (u < mu).astype(np.float64) if self.bernoulli else mu + self.sigma * scipy.special.ndtri(u)
         if self.bernoulli:
             return (rng.random(self.num)[idx] < mu).astype(np.float64)
         return mu + self.sigma * rng.standard_normal(self.num)[idx]
