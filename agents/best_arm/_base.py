@@ -79,7 +79,9 @@ class BestArmAgent(Agent):
 
     def __init__(self, *, stopping: Stopping | None = None, tie_break: str = "random") -> None:
         """``stopping``: the stopping component of a fixed-confidence rule (its fields ``_stopping.FIELDS`` among
-        the rule's ``constant_fields``), None for a fixed-budget rule. Its parameters become the agent's
+        the rule's ``constant_fields``; the copies' constants record also has the field ``stopping.field``, which
+        names the component's kind to the compiled rule: ``_stop.kind``), None for a fixed-budget rule. Its
+        parameters become the agent's
         attributes ``delta``, ``stopping`` (the rule's name), ``threshold``, ``distribution`` and ``sigma``."""
         self.stopper = stopping
         if stopping is not None:
@@ -96,7 +98,8 @@ class BestArmAgent(Agent):
         return k
 
     def allocate(self, n: int, k: int) -> None:
-        self.constants = np.zeros(n, records(self.constant_fields))
+        constants = self.constant_fields if self.stopper is None else (*self.constant_fields, self.stopper.field)
+        self.constants = np.zeros(n, records(constants))
         self.state = np.zeros(n, records(self.state_fields))
         self.arrays = np.zeros((n, self.array_length(k)), records(self.array_fields))
         self.work = np.zeros((n, WORK_ROWS, k))

@@ -84,7 +84,13 @@ KL_LUCB_ALPHA, KL_LUCB_K1 = 1.1, 405.5
 THRESHOLDS = ("gk2016", "ls2020", "heuristic", "mixture")
 DISTRIBUTIONS = ("bernoulli", "gaussian")
 #: the constant fields that a stopping rule reads (an agent's ``constant_fields`` include them)
-FIELDS = ("delta", "rule", "threshold", "family", "sigma", "offset")
+FIELDS = ("delta", "threshold", "family", "sigma", "offset")
+#: the stopping rules as compiled: a component (``"glr"``; the GLR rule with the ``"mixture"`` thresholds, which
+#: are per pair, apart; ``"lucb"``; ``"kllucb"``), or the agent's own rule (``"lil"``: lil'UCB's; ``"own"``:
+#: LUCB1's, UGapEc's)
+KINDS = ("glr", "mixture", "lucb", "kllucb", "lil", "own")
+#: the prefix of the field that names a copy's kind in its constants record: ``"stops_by_glr"``, ...
+KIND_FIELD = "stops_by_"
 
 
 def check_stopping(stopping: str, threshold: str | None, distribution: str, sigma: float) -> tuple[str, str]:
@@ -102,8 +108,6 @@ def check_stopping(stopping: str, threshold: str | None, distribution: str, sigm
     return stopping, threshold
 
 
-#: ``constants["rule"]`` of an agent stopped by its paper's own rule (``LUCB``, ``UGapEc``), not by a component
-OWN_RULE = -1.0
 #: the ``stopping`` values of an agent with a rule of its own paper: that rule, or a component (not ``"lil"``)
 PAPER_STOPPING_RULES = ("own", "glr", "lucb", "kllucb")
 
@@ -158,17 +162,23 @@ class Stopping:
         """The arms' sub-Gaussian scale: 1/2 for Bernoulli arms (Hoeffding), sigma for Gaussian ones."""
         return 0.5 if self.distribution == "bernoulli" else self.sigma
 
+    @property
+    def field(self) -> str:
+        """The field of a copy's constants record that names this rule's kind (``_stop.kind``): the agent's
+        ``constant_fields`` (``FIELDS`` among them) and this one are the record's."""
+        return KIND_FIELD + kind_of(self.rule, self.threshold)
+
     def params(self) -> dict[str, Any]:
         """The agent's constructor arguments that built this rule."""
         return {"delta": self.delta, "stopping": self.rule, "threshold": self.threshold,
                 "distribution": self.distribution, "sigma": self.sigma}
 
     def begin(self, constants: np.ndarray, rows: np.ndarray, obs: Any, k: int) -> None:
-        """Write the rule's constants into the records ``constants[rows]`` of the copies that begin an episode
-        (``set_constants``, per answer size m of the observation ``obs``); ``rule`` = ``OWN_RULE`` and ``delta``
-        for the agent's own rule."""
+        """Write the rule's constants into the records ``constants[rows]`` (with the field ``self.field``) of the
+        copies that begin an episode (``set_constants``, per answer size m of the observation ``obs``); ``delta``
+        alone for the agent's own rule."""
         if self.rule == "own":
-            constants["rule"][rows], constants["delta"][rows] = OWN_RULE, self.delta
+            constants["delta"][rows] = self.delta
             return
         sizes, epsilons = np.asarray(obs["m"])[rows, 0].astype(np.int64), np.asarray(obs["epsilon"])[rows, 0]
         for m in np.unique(sizes):
@@ -225,12 +235,36 @@ def ls2020_offset(delta: float, pairs: int) -> float:
     return float(scipy.optimize.brentq(f, 2.0, high, xtol=1e-14))
 
 
+def kind_of(stopping: str, threshold: str) -> str:
+    """The kind (``KINDS``) of the rule ``stopping`` (``"own"`` too) with ``threshold``."""
+    return "mixture" if stopping == "glr" and threshold == "mixture" else stopping
+
+
+def fields(stopping: str, threshold: str, more: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """The fields of a constants record stopped by ``stopping`` with ``threshold``: ``FIELDS``, the field that
+    names its kind (``KIND_FIELD`` and the kind) and ``more`` (the agent's own)."""
+    return (*FIELDS, KIND_FIELD + kind_of(stopping, threshold), *more)
+
+
+def kind_named_by(names: Any) -> int:
+    """The kind (an index of ``KINDS``) that a constants record's field names ``names`` name: its one field
+    ``KIND_FIELD`` + a kind (``_stop.kind``)."""
+    named = [name[len(KIND_FIELD):] for name in names if name.startswith(KIND_FIELD)]
+    if len(named) != 1 or named[0] not in KINDS:
+        raise TypeError(f"a stopping rule's constants record names its kind by one field {KIND_FIELD}<kind>, kind "
+                        f"one of {KINDS}; its fields are {list(names)}")
+    return KINDS.index(named[0])
+
+
 def set_constants(constants: np.ndarray, rows: np.ndarray, stopping: str, threshold: str, delta: float,
                   distribution: str, sigma: float, k: int, m: int, epsilon: float) -> None:
-    """Write a stopping rule's constants into the records ``constants[rows]`` for K arms and answer size m."""
+    """Write a stopping rule's constants into the records ``constants[rows]`` (of the fields ``fields(stopping,
+    threshold)``) for K arms and answer size m."""
+    if kind_named_by(constants.dtype.names) != KINDS.index(kind_of(stopping, threshold)):
+        raise TypeError(f"the constants record {constants.dtype.names} is not one of stopping={stopping!r}, "
+                        f"threshold={threshold!r} (make it of the fields fields(stopping, threshold))")
     pairs = m * (k - m)
     constants["delta"][rows] = delta
-    constants["rule"][rows] = STOPPING_RULES.index(stopping)
     constants["threshold"][rows] = THRESHOLDS.index(threshold)
     constants["family"][rows] = DISTRIBUTIONS.index(distribution)
     constants["sigma"][rows] = sigma
@@ -241,9 +275,8 @@ def set_constants(constants: np.ndarray, rows: np.ndarray, stopping: str, thresh
 
 
 # The compiled stopping rules (numba), module-level helpers called by the rules. A copy's
-# ``constants`` record names its choices by these codes (the index of the choice in its tuple above):
-#: ``constants["rule"]``: the stopping rules
-GLR, LUCB, KLLUCB, LIL = (float(STOPPING_RULES.index(name)) for name in STOPPING_RULES)
+# ``constants`` record names its threshold and its arms' family by these codes (the index of the choice in its
+# tuple above), and its kind by the name of one of its fields (``kind``):
 #: ``constants["threshold"]``: the GLR thresholds
 GK2016, LS2020, HEURISTIC, MIXTURE = (float(THRESHOLDS.index(name)) for name in THRESHOLDS)
 #: ``constants["family"]``: the arms' family, whose divergence the rules use
@@ -444,21 +477,3 @@ def kl_lucb_gap(counts: np.ndarray, mean: np.ndarray, answer: np.ndarray, t: flo
         else:
             top = max(top, bound)
     return top - bottom
-
-
-@called
-def stopped(counts: np.ndarray, mean: np.ndarray, answer: np.ndarray, made: int, m: int, epsilon: float,
-            constants: Any) -> bool:
-    """Whether the stopping rule of ``constants`` stops now, with ``answer`` (the m largest of ``mean``, the
-    empirical means, for most rules; UGapEc's J(t), which the GLR statistic reads as 0 unless it is those) as
-    its answer, ``made`` pulls made."""
-    k = counts.shape[0]
-    t = max(np.float64(made), 1.0)
-    if constants["rule"] == LUCB:
-        return lucb_gap(counts, mean, answer, t, constants) < epsilon
-    if constants["rule"] == KLLUCB:
-        return kl_lucb_gap(counts, mean, answer, t, constants) < epsilon
-    if constants["threshold"] == MIXTURE:
-        return mixture_stops(counts, mean, answer, epsilon, constants)
-    statistic = shifted_glr(counts, mean, answer, epsilon, constants["family"], constants["sigma"])
-    return statistic > beta(t, k, m, constants)

@@ -10,10 +10,10 @@ import numpy as np
 from bandit_gym import _validation as check
 from bandit_gym._dispatch import EntryPoints
 from bandit_gym.agents.base import Obs
-from bandit_gym.agents.best_arm import _stopping
+from bandit_gym.agents.best_arm import _stop, _stopping
 from bandit_gym.agents.best_arm._base import BestArmAgent
 from bandit_gym.agents.best_arm._fixed_confidence import STATE_FIELDS, challenger, start, tracked
-from bandit_gym.agents.best_arm._kernels import copy_step, over_copies, play
+from bandit_gym.agents.best_arm._kernels import copy_step, each_copy, over_copies, play
 from bandit_gym.agents.best_arm._stopping import Stopping
 from bandit_gym.jit import called, kernel, parallel_kernel
 
@@ -31,7 +31,7 @@ def eb_tci(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int,
     arm = start(counts, sums, made, m, state, mean, work[SCRATCH], answer)
     if arm >= 0:
         return arm
-    if _stopping.stopped(counts, mean, answer, made, m, epsilon, constants):
+    if _stop.stopped(counts, mean, answer, made, m, epsilon, constants):
         arm = k
     else:
         leader = np.int64(0)  # not a literal 0: bandit_gym.jit, "Literals"
@@ -52,8 +52,8 @@ def one_copy(n: int, batch: tuple[Any, ...]) -> None:
 
 @kernel
 def step(batch: tuple[Any, ...]) -> np.ndarray:
-    """One ``act`` of EB-TCI over a batch (``_kernels.over_copies``)."""
-    return over_copies(one_copy, batch)
+    """One ``act`` of EB-TCI over a batch (``_kernels.each_copy``)."""
+    return each_copy(eb_tci, batch)
 
 
 @parallel_kernel

@@ -15,7 +15,7 @@ from bandit_gym._dispatch import EntryPoints
 from bandit_gym.agents.base import Agent, Obs
 from bandit_gym.agents.best_arm._base import BestArmAgent
 from bandit_gym.agents.best_arm._fixed_confidence import STATE_FIELDS, start, tracked
-from bandit_gym.agents.best_arm._kernels import copy_step, over_copies
+from bandit_gym.agents.best_arm._kernels import copy_step, each_copy, over_copies
 from bandit_gym.jit import called, kernel, parallel_kernel
 
 #: the work rows: the empirical means, the empirical variances, scratch, the leader's costs \(W(\text{leader}, j)\)
@@ -177,8 +177,8 @@ def one_copy(n: int, batch: tuple[Any, ...]) -> None:
 
 @kernel
 def step(batch: tuple[Any, ...]) -> np.ndarray:
-    """One ``act`` over a batch (``_kernels.over_copies``)."""
-    return over_copies(one_copy, batch)
+    """One ``act`` over a batch (``_kernels.each_copy``)."""
+    return each_copy(eb_tci_unknown_variances, batch)
 
 
 @parallel_kernel

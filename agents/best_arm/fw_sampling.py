@@ -10,11 +10,11 @@ import numpy as np
 
 from bandit_gym._dispatch import EntryPoints
 from bandit_gym.agents.base import Obs
-from bandit_gym.agents.best_arm import _stopping
+from bandit_gym.agents.best_arm import _stop, _stopping
 from bandit_gym.agents.best_arm._base import BestArmAgent
 from bandit_gym.agents.best_arm._fixed_confidence import STATE_FIELDS, start
 from bandit_gym.agents.best_arm._game import solve_game
-from bandit_gym.agents.best_arm._kernels import copy_step, over_copies, play
+from bandit_gym.agents.best_arm._kernels import copy_step, each_copy, over_copies, play
 from bandit_gym.agents.best_arm._stopping import Stopping
 from bandit_gym.jit import called, driver, kernel, parallel_kernel
 
@@ -246,7 +246,7 @@ def frank_wolfe(choose: Any, counts: np.ndarray, sums: np.ndarray, made: int, m:
     arm = start(counts, sums, made, m, state, mean, work[SCRATCH], answer)
     if arm >= 0:
         return arm
-    if _stopping.stopped(counts, mean, answer, made, m, epsilon, constants):
+    if _stop.stopped(counts, mean, answer, made, m, epsilon, constants):
         arm = k
     else:
         x, t = arrays["x"], np.float64(made)
@@ -287,8 +287,8 @@ def one_copy(n: int, batch: tuple[Any, ...]) -> None:
 
 @kernel
 def step(batch: tuple[Any, ...]) -> np.ndarray:
-    r"""One ``act`` of FWS (\(m = 1\)) over a batch (``_kernels.over_copies``)."""
-    return over_copies(one_copy, batch)
+    r"""One ``act`` of FWS (\(m = 1\)) over a batch (``_kernels.each_copy``)."""
+    return each_copy(fw_sampling, batch)
 
 
 @parallel_kernel
@@ -311,8 +311,8 @@ def top_m_one_copy(n: int, batch: tuple[Any, ...]) -> None:
 
 @kernel
 def top_m_step(batch: tuple[Any, ...]) -> np.ndarray:
-    r"""One ``act`` of FWS (any \(m\)) over a batch."""
-    return over_copies(top_m_one_copy, batch)
+    r"""One ``act`` of FWS (any \(m\)) over a batch (``_kernels.each_copy``)."""
+    return each_copy(fw_sampling_top_m, batch)
 
 
 @parallel_kernel

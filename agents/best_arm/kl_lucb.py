@@ -10,10 +10,10 @@ import numpy as np
 from bandit_gym import _validation as check
 from bandit_gym._dispatch import EntryPoints
 from bandit_gym.agents.base import Obs
-from bandit_gym.agents.best_arm import _stopping
+from bandit_gym.agents.best_arm import _stop, _stopping
 from bandit_gym.agents.best_arm._base import BestArmAgent
 from bandit_gym.agents.best_arm._fixed_confidence import STATE_FIELDS, start
-from bandit_gym.agents.best_arm._kernels import copy_step, over_copies, play
+from bandit_gym.agents.best_arm._kernels import copy_step, each_copy, over_copies, play
 from bandit_gym.agents.best_arm._stopping import Stopping
 from bandit_gym.jit import called, kernel, parallel_kernel
 
@@ -84,8 +84,8 @@ def kl_lucb(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int
                 lower, low = bound, a
             elif not inside and bound > upper:
                 upper, u = bound, a
-        if constants["rule"] != _stopping.KLLUCB:
-            stop = _stopping.stopped(counts, mean, answer, made, m, epsilon, constants)
+        if _stop.kind(constants) != _stop.KLLUCB:
+            stop = _stop.stopped(counts, mean, answer, made, m, epsilon, constants)
         elif constants["rate"] == GK2016:  # their code: the round's two pulls, then the stop on these bounds
             stop = False
             if upper - lower <= epsilon:
@@ -112,8 +112,8 @@ def one_copy(n: int, batch: tuple[Any, ...]) -> None:
 
 @kernel
 def step(batch: tuple[Any, ...]) -> np.ndarray:
-    """One ``act`` of KL-LUCB over a batch (``_kernels.over_copies``)."""
-    return over_copies(one_copy, batch)
+    """One ``act`` of KL-LUCB over a batch (``_kernels.each_copy``)."""
+    return each_copy(kl_lucb, batch)
 
 
 @parallel_kernel

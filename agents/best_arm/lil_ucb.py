@@ -11,10 +11,10 @@ import numpy as np
 from bandit_gym import _validation as check
 from bandit_gym._dispatch import EntryPoints
 from bandit_gym.agents.base import Obs
-from bandit_gym.agents.best_arm import _stopping
+from bandit_gym.agents.best_arm import _stop, _stopping
 from bandit_gym.agents.best_arm._base import BestArmAgent
 from bandit_gym.agents.best_arm._fixed_confidence import STATE_FIELDS, start
-from bandit_gym.agents.best_arm._kernels import copy_step, over_copies, play
+from bandit_gym.agents.best_arm._kernels import copy_step, each_copy, over_copies, play
 from bandit_gym.agents.best_arm._stopping import Stopping
 from bandit_gym.jit import called, kernel, parallel_kernel
 
@@ -45,12 +45,12 @@ def lil_ucb(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int
         total += np.float64(counts[a])
         if counts[a] > counts[most]:
             most = a
-    if constants["rule"] == _stopping.LIL:  # its own rule: the answer is the most pulled arm
+    if _stop.kind(constants) == _stop.LIL:  # its own rule: the answer is the most pulled arm
         for a in range(k):
             answer[a] = a == most
         stop = np.float64(counts[most]) >= 1.0 + constants["lam"] * (total - np.float64(counts[most]))
     else:
-        stop = _stopping.stopped(counts, mean, answer, made, m, epsilon, constants)
+        stop = _stop.stopped(counts, mean, answer, made, m, epsilon, constants)
     if stop:
         arm = k
     else:
@@ -76,8 +76,8 @@ def one_copy(n: int, batch: tuple[Any, ...]) -> None:
 
 @kernel
 def step(batch: tuple[Any, ...]) -> np.ndarray:
-    """One ``act`` of lil'UCB over a batch (``_kernels.over_copies``)."""
-    return over_copies(one_copy, batch)
+    """One ``act`` of lil'UCB over a batch (``_kernels.each_copy``)."""
+    return each_copy(lil_ucb, batch)
 
 
 @parallel_kernel

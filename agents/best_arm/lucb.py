@@ -10,9 +10,9 @@ import numpy as np
 from bandit_gym import _validation as check
 from bandit_gym._dispatch import EntryPoints
 from bandit_gym.agents.base import Obs
-from bandit_gym.agents.best_arm import _stopping
+from bandit_gym.agents.best_arm import _stop, _stopping
 from bandit_gym.agents.best_arm._base import BestArmAgent
-from bandit_gym.agents.best_arm._kernels import copy_step, over_copies, play
+from bandit_gym.agents.best_arm._kernels import copy_step, each_copy, over_copies, play
 from bandit_gym.agents.best_arm._stopping import Stopping
 from bandit_gym.agents.ranking import empirical_means, pulled_first, top_m
 from bandit_gym.jit import called, kernel, parallel_kernel
@@ -53,10 +53,10 @@ def lucb(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, e
     elif state["pending"] >= 0:
         arm, state["pending"] = np.int64(state["pending"]), -1.0
     else:
-        if constants["rule"] == _stopping.OWN_RULE:  # LUCB1's own rule
+        if _stop.kind(constants) == _stop.OWN:  # LUCB1's own rule
             stop = (mean[low] + beta[low]) - (mean[h] - beta[h]) < epsilon
         else:
-            stop = _stopping.stopped(counts, mean, answer, made, m, epsilon, constants)
+            stop = _stop.stopped(counts, mean, answer, made, m, epsilon, constants)
         if stop:
             arm = k
         else:
@@ -74,8 +74,8 @@ def one_copy(n: int, batch: tuple[Any, ...]) -> None:
 
 @kernel
 def step(batch: tuple[Any, ...]) -> np.ndarray:
-    """One ``act`` of LUCB1 over a batch (``_kernels.over_copies``)."""
-    return over_copies(one_copy, batch)
+    """One ``act`` of LUCB1 over a batch (``_kernels.each_copy``)."""
+    return each_copy(lucb, batch)
 
 
 @parallel_kernel
@@ -142,7 +142,7 @@ class LUCB(BestArmAgent):
         (400, 0.1)
     """
 
-    #: the stopping rule's fields (``delta`` among them; ``rule`` = ``OWN_RULE`` for LUCB1's own), the range \(b\)
+    #: the stopping rule's fields (``delta`` among them; the kind ``OWN`` for LUCB1's own), the range \(b\)
     constant_fields = (*_stopping.FIELDS, "b")
     #: \(l_t\) still to pull (-1: none), the pulls made at the last act (-1 before the first), its arm
     state_fields = ("pending", "last_made", "last_arm")

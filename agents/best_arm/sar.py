@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from bandit_gym._dispatch import EntryPoints
-from bandit_gym.agents.best_arm._kernels import copy_step, over_copies, play
+from bandit_gym.agents.best_arm._kernels import copy_step, each_copy, over_copies, play
 from bandit_gym.agents.best_arm.successive_rejects import SuccessiveRejects, successive
 from bandit_gym.jit import called, kernel, parallel_kernel
 
@@ -29,8 +29,8 @@ def one_copy(n: int, batch: tuple[Any, ...]) -> None:
 
 @kernel
 def step(batch: tuple[Any, ...]) -> np.ndarray:
-    """One ``act`` of SAR over a batch (``_kernels.over_copies``)."""
-    return over_copies(one_copy, batch)
+    """One ``act`` of SAR over a batch (``_kernels.each_copy``)."""
+    return each_copy(successive_accepts_rejects, batch)
 
 
 @parallel_kernel

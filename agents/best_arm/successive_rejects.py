@@ -10,7 +10,7 @@ from bandit_gym._dispatch import EntryPoints
 from bandit_gym.agents._batch import most_owed_first
 from bandit_gym.agents.base import Obs
 from bandit_gym.agents.best_arm._base import BestArmAgent
-from bandit_gym.agents.best_arm._kernels import copy_step, over_copies, play
+from bandit_gym.agents.best_arm._kernels import copy_step, each_copy, over_copies, play
 from bandit_gym.agents.ranking import accept_or_reject, answer_means, empirical_means
 from bandit_gym.families import Family
 from bandit_gym.jit import called, inline, kernel, parallel_kernel
@@ -102,8 +102,8 @@ def one_copy(n: int, batch: tuple[Any, ...]) -> None:
 
 @kernel
 def step(batch: tuple[Any, ...]) -> np.ndarray:
-    """One ``act`` of SR over a batch (``_kernels.over_copies``)."""
-    return over_copies(one_copy, batch)
+    """One ``act`` of SR over a batch (``_kernels.each_copy``)."""
+    return each_copy(successive_rejects, batch)
 
 
 @parallel_kernel

@@ -11,10 +11,10 @@ import numpy as np
 from bandit_gym import _validation as check
 from bandit_gym._dispatch import EntryPoints
 from bandit_gym.agents.base import Obs
-from bandit_gym.agents.best_arm import _stopping
+from bandit_gym.agents.best_arm import _stop, _stopping
 from bandit_gym.agents.best_arm._base import BestArmAgent
 from bandit_gym.agents.best_arm._fixed_confidence import STATE_FIELDS, start
-from bandit_gym.agents.best_arm._kernels import copy_step, over_copies, play
+from bandit_gym.agents.best_arm._kernels import copy_step, each_copy, over_copies, play
 from bandit_gym.agents.best_arm._stopping import Stopping
 from bandit_gym.agents.best_arm.ttts import KEY_BOUND, posterior_draw, prepare, uniform
 from bandit_gym.jit import called, kernel, parallel_kernel
@@ -66,7 +66,7 @@ def ts_kkt(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int,
     arm = start(counts, sums, made, m, state, mean, work[SCRATCH], answer)
     if arm >= 0:
         return arm
-    if _stopping.stopped(counts, mean, answer, made, m, epsilon, constants):
+    if _stop.stopped(counts, mean, answer, made, m, epsilon, constants):
         arm = k
     else:
         prepare(counts, sums, constants, work)
@@ -90,8 +90,8 @@ def one_copy(n: int, batch: tuple[Any, ...]) -> None:
 
 @kernel
 def step(batch: tuple[Any, ...]) -> np.ndarray:
-    """One ``act`` of TS-KKT over a batch (``_kernels.over_copies``)."""
-    return over_copies(one_copy, batch)
+    """One ``act`` of TS-KKT over a batch (``_kernels.each_copy``)."""
+    return each_copy(ts_kkt, batch)
 
 
 @parallel_kernel

@@ -11,10 +11,10 @@ from bandit_gym import _validation as check
 from bandit_gym._dispatch import EntryPoints
 from bandit_gym.agents._variates import gamma_constants, standard_gamma, standard_normal, sub_stream, unit
 from bandit_gym.agents.base import Obs
-from bandit_gym.agents.best_arm import _stopping
+from bandit_gym.agents.best_arm import _stop, _stopping
 from bandit_gym.agents.best_arm._base import BestArmAgent
 from bandit_gym.agents.best_arm._fixed_confidence import STATE_FIELDS, start
-from bandit_gym.agents.best_arm._kernels import copy_step, over_copies, play
+from bandit_gym.agents.best_arm._kernels import copy_step, each_copy, over_copies, play
 from bandit_gym.agents.best_arm._stopping import Stopping
 from bandit_gym.jit import called, kernel, parallel_kernel
 
@@ -144,7 +144,7 @@ def ttts(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int, e
     arm = start(counts, sums, made, m, state, mean, work[SCRATCH], answer)
     if arm >= 0:
         return arm
-    if _stopping.stopped(counts, mean, answer, made, m, epsilon, constants):
+    if _stop.stopped(counts, mean, answer, made, m, epsilon, constants):
         arm = k
     else:
         prepare(counts, sums, constants, work)
@@ -170,8 +170,8 @@ def one_copy(n: int, batch: tuple[Any, ...]) -> None:
 
 @kernel
 def step(batch: tuple[Any, ...]) -> np.ndarray:
-    """One ``act`` of TTTS over a batch (``_kernels.over_copies``)."""
-    return over_copies(one_copy, batch)
+    """One ``act`` of TTTS over a batch (``_kernels.each_copy``)."""
+    return each_copy(ttts, batch)
 
 
 @parallel_kernel

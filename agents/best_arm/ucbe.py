@@ -11,7 +11,7 @@ from bandit_gym import _validation as check
 from bandit_gym._dispatch import EntryPoints
 from bandit_gym.agents.base import Obs
 from bandit_gym.agents.best_arm._base import BestArmAgent
-from bandit_gym.agents.best_arm._kernels import copy_step, over_copies, play
+from bandit_gym.agents.best_arm._kernels import copy_step, each_copy, over_copies, play
 from bandit_gym.agents.ranking import answer_means, max_tree_build, max_tree_update, top_m_pulled
 from bandit_gym.jit import called, kernel, parallel_kernel
 
@@ -90,8 +90,8 @@ def one_copy(n: int, batch: tuple[Any, ...]) -> None:
 
 @kernel
 def step(batch: tuple[Any, ...]) -> np.ndarray:
-    """One ``act`` of UCB-E over a batch (``_kernels.over_copies``)."""
-    return over_copies(one_copy, batch)
+    """One ``act`` of UCB-E over a batch (``_kernels.each_copy``)."""
+    return each_copy(ucbe, batch)
 
 
 @parallel_kernel

@@ -10,9 +10,9 @@ import numpy as np
 from bandit_gym import _validation as check
 from bandit_gym._dispatch import EntryPoints
 from bandit_gym.agents.base import Obs
-from bandit_gym.agents.best_arm import _stopping
+from bandit_gym.agents.best_arm import _stop, _stopping
 from bandit_gym.agents.best_arm._base import BestArmAgent
-from bandit_gym.agents.best_arm._kernels import copy_step, over_copies, play
+from bandit_gym.agents.best_arm._kernels import copy_step, each_copy, over_copies, play
 from bandit_gym.agents.best_arm._stopping import Stopping
 from bandit_gym.agents.best_arm.ugape import CHOSEN, MEAN, gap_select, gap_widths
 from bandit_gym.agents.ranking import top_m_pulled
@@ -37,9 +37,9 @@ def ugapec(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int,
     set_index, pull = gap_select(m, work)
     for i in range(k):
         answer[i] = work[CHOSEN, i] == 1.0
-    if constants["rule"] == _stopping.OWN_RULE:  # UGapEc's own rule
+    if _stop.kind(constants) == _stop.OWN:  # UGapEc's own rule
         return k if set_index < epsilon else pull
-    return k if _stopping.stopped(counts, work[MEAN], answer, made, m, epsilon, constants) else pull
+    return k if _stop.stopped(counts, work[MEAN], answer, made, m, epsilon, constants) else pull
 
 
 
@@ -51,8 +51,8 @@ def one_copy(n: int, batch: tuple[Any, ...]) -> None:
 
 @kernel
 def step(batch: tuple[Any, ...]) -> np.ndarray:
-    """One ``act`` of UGapEc over a batch (``_kernels.over_copies``)."""
-    return over_copies(one_copy, batch)
+    """One ``act`` of UGapEc over a batch (``_kernels.each_copy``)."""
+    return each_copy(ugapec, batch)
 
 
 @parallel_kernel
@@ -117,7 +117,7 @@ class UGapEc(BestArmAgent):
         (400, 0.0)
     """
 
-    #: the stopping rule's fields (``delta`` among them; ``rule`` = ``OWN_RULE`` for the paper's own), the
+    #: the stopping rule's fields (``delta`` among them; the kind ``OWN`` for the paper's own), the
     #: exploration constant \(c\), the range \(b\)
     constant_fields = (*_stopping.FIELDS, "c", "b")
     anytime = True  # never reads the horizon T

@@ -12,7 +12,7 @@ from bandit_gym import _validation as check
 from bandit_gym._dispatch import EntryPoints
 from bandit_gym.agents.base import Obs
 from bandit_gym.agents.best_arm._base import BestArmAgent
-from bandit_gym.agents.best_arm._kernels import copy_step, over_copies, play
+from bandit_gym.agents.best_arm._kernels import copy_step, each_copy, over_copies, play
 from bandit_gym.agents.ranking import answer_means, empirical_means, pulled_first, top_m_select
 from bandit_gym.agents.top_k._kernels import clucb_decide, clucb_radius
 from bandit_gym.jit import called, kernel, parallel_kernel
@@ -64,8 +64,8 @@ def one_copy(n: int, batch: tuple[Any, ...]) -> None:
 
 @kernel
 def step(batch: tuple[Any, ...]) -> np.ndarray:
-    """One ``act`` of CLUCB-PAC over a batch (``_kernels.over_copies``)."""
-    return over_copies(one_copy, batch)
+    """One ``act`` of CLUCB-PAC over a batch (``_kernels.each_copy``)."""
+    return each_copy(clucb_pac, batch)
 
 
 @parallel_kernel

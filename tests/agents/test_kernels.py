@@ -112,7 +112,8 @@ def test_every_compiled_rule_equals_its_plain_python_source(tmp_path: Path) -> N
 
 @pytest.mark.parametrize("name", ["UGapEb", "LUCB", "SuccessiveRejects", "UCBEBestArm", "CLUCBPAC"])
 def test_the_rules_state_is_a_typed_record(name: str) -> None:
-    """A compiled best-arm rule's per-copy data are record arrays with the named fields its class declares."""
+    """A compiled best-arm rule's per-copy data are record arrays with the named fields its class declares (and, for
+    a rule with a stopping component, the field that names the component's kind)."""
     env_id = "TopKIdentification-v0" if name == "CLUCBPAC" else "BestArmIdentification-Audibert2010Problem1-v0"
     envs = gym.make_vec(env_id, num_envs=2, vectorization_mode="vector_entry_point")
     agent = make_agent(name, env_id)
@@ -120,6 +121,7 @@ def test_the_rules_state_is_a_typed_record(name: str) -> None:
     agent.reset(seed=0)
     agent.act(obs)
     cls = AGENTS[name]
-    for records, fields in ((agent.constants, cls.constant_fields), (agent.state, cls.state_fields),
+    stopping = () if agent.stopper is None else (agent.stopper.field,)
+    for records, fields in ((agent.constants, (*cls.constant_fields, *stopping)), (agent.state, cls.state_fields),
                             (agent.arrays, cls.array_fields)):
         assert records.dtype.names == fields and records.shape[0] == 2

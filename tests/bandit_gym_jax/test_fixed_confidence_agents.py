@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 
 import bandit_gym.agents as numpy_agents
+from bandit_gym.agents.best_arm import _stop as numpy_stop
 from bandit_gym.agents.best_arm import _stopping as numpy_stopping
 from bandit_gym.agents.best_arm._base import records
 from bandit_gym.agents.best_arm._fixed_confidence import challenger as numpy_challenger
@@ -41,7 +42,7 @@ CASES = 100  # random statistics per comparison with numpy
 def constants(threshold: str, delta: float, distribution: str, sigma: float, k: int,
               stopping: str = "glr") -> Any:
     """The numpy stopping rule's constants record of one copy (``set_constants``, m = 1)."""
-    record = np.zeros(1, records(numpy_stopping.FIELDS))
+    record = np.zeros(1, records(numpy_stopping.fields(stopping, threshold)))
     numpy_stopping.set_constants(record, np.array([0]), stopping, threshold, delta, distribution, sigma, k, 1, 0.0)
     return record[0]
 
@@ -154,7 +155,7 @@ def test_stopping_decisions_equal_numpy(stopping: str, distribution: str) -> Non
         made = int(counts.sum())
         for kind in kinds:
             record = constants(kind, 0.1, distribution, 0.8, counts.size, stopping)
-            want = compiled.stopped(counts, mean, answer, made, 1, epsilon, record)
+            want = numpy_stop.stopped(counts, mean, answer, made, 1, epsilon, record)
             agree += bool(decide(obs, leader, kind)) == want
             stops += want
             if stopping == "glr":  # glr_stop is the GLR rule of ``stopped``

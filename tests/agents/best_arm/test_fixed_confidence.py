@@ -4,6 +4,9 @@ decisions computed by hand, and the delta-correctness of every stopping rule tha
 from __future__ import annotations
 
 import math
+import os
+import subprocess
+import sys
 
 import gymnasium as gym
 import numpy as np
@@ -11,7 +14,7 @@ import pytest
 from scipy import optimize, stats
 
 from bandit_gym.agents import EBTCI, KLLUCB, LilUCB, TrackAndStop
-from bandit_gym.agents.best_arm import _stopping
+from bandit_gym.agents.best_arm import _stop, _stopping
 from bandit_gym.agents.best_arm._oracle import optimal_weights
 from bandit_gym.agents.best_arm.lil_ucb import confidence_delta
 from bandit_gym.divergences import kl_bernoulli, pair_statistic
@@ -59,7 +62,7 @@ def test_the_glr_statistic_is_the_least_pairwise_likelihood_ratio():
 
 
 def test_the_thresholds_are_their_formulas():
-    records = np.zeros(1, np.dtype([(name, np.float64) for name in _stopping.FIELDS]))
+    records = np.zeros(1, np.dtype([(name, np.float64) for name in _stopping.fields("glr", "gk2016")]))
     beta = _stopping.beta
     _stopping.set_constants(records, np.array([0]), "glr", "gk2016", 0.05, "bernoulli", 1.0, 5, 1, 0.0)
     assert beta(1000.0, 5, 1, records[0]) == pytest.approx(math.log(2 * 1000 * 4 / 0.05), rel=1e-14)
@@ -75,7 +78,7 @@ def test_the_thresholds_are_their_formulas():
 
 
 def test_the_mixture_thresholds_are_one_per_pair():
-    records = np.zeros(1, np.dtype([(name, np.float64) for name in _stopping.FIELDS]))
+    records = np.zeros(1, np.dtype([(name, np.float64) for name in _stopping.fields("glr", "mixture")]))
     _stopping.set_constants(records, np.array([0]), "glr", "mixture", 0.05, "bernoulli", 1.0, 3, 1, 0.0)
     assert records["offset"][0] == pytest.approx(math.log(2 / 0.05), rel=1e-14)
     counts, means, answer = np.array([1600.0, 400.0, 3600.0]), np.array([0.6, 0.4, 0.5]), np.array([1, 0, 0])
@@ -84,22 +87,76 @@ def test_the_mixture_thresholds_are_one_per_pair():
     b01 = level + 0.5 * math.log(1600 * 400) + 2 * math.log(2)
     b02 = level + 0.5 * math.log(1600 * 3600) + 2 * math.log(2)
     assert z01 > b01 and z02 > b02  # every pair passes its own threshold: stop
-    assert _stopping.stopped(counts, means, answer, 5600, 1, 0.0, records[0])
+    assert _stop.stopped(counts, means, answer, 5600, 1, 0.0, records[0])
     counts[2] = 200.0  # the pair (0, 2) now falls below its threshold
     z02 = _stopping.transportation_cost(counts, means, 0, 2, 0.0, 1.0)
     assert z02 < level + 0.5 * math.log(1600 * 200) + 2 * math.log(2)
-    assert not _stopping.stopped(counts, means, answer, 2200, 1, 0.0, records[0])
+    assert not _stop.stopped(counts, means, answer, 2200, 1, 0.0, records[0])
     # never above gk2016's ln(2 t P / delta) on Bernoulli arms: ln(N_i N_j) / 2 + 2 ln 2 <= ln(2 t) when N_i + N_j <= t
     assert _stopping.beta(1000.0, 3, 1, records[0]) == pytest.approx(math.log(2 * 1000 * 2 / 0.05), rel=1e-12)
 
 
 def test_the_glr_rule_reads_epsilon():
     """With epsilon = 0.1 an arm 0.05 below the leader no longer keeps the rule from stopping."""
-    records = np.zeros(1, np.dtype([(name, np.float64) for name in _stopping.FIELDS]))
+    records = np.zeros(1, np.dtype([(name, np.float64) for name in _stopping.fields("glr", "gk2016")]))
     _stopping.set_constants(records, np.array([0]), "glr", "gk2016", 0.05, "bernoulli", 1.0, 3, 1, 0.1)
     counts, means, answer = np.array([3000.0, 3000.0, 3000.0]), np.array([0.6, 0.55, 0.2]), np.array([1, 0, 0])
-    assert not _stopping.stopped(counts, means, answer, 9000, 1, 0.0, records[0])
-    assert _stopping.stopped(counts, means, answer, 9000, 1, 0.1, records[0])
+    assert not _stop.stopped(counts, means, answer, 9000, 1, 0.0, records[0])
+    assert _stop.stopped(counts, means, answer, 9000, 1, 0.1, records[0])
+
+
+def test_a_record_names_its_kind_by_one_field_and_the_constants_must_be_of_that_kind():
+    """The kind of stopping rule is the constants record's type (``_stop.kind``): one field ``stops_by_<kind>``;
+    a record without one, with two or with an unknown kind is refused, and so is writing one kind's constants into
+    a record of another."""
+    def record(*names: str) -> np.ndarray:
+        return np.zeros(1, np.dtype([(name, np.float64) for name in names]))
+
+    assert _stop.kind(record(*_stopping.fields("glr", "heuristic"))[0]) == _stop.GLR
+    assert _stop.kind(record(*_stopping.fields("glr", "mixture"))[0]) == _stop.GLR_MIXTURE
+    assert _stop.kind(record(*_stopping.fields("own", "gk2016"), "b")[0]) == _stop.OWN
+    for names in (_stopping.FIELDS, (*_stopping.fields("lucb", "gk2016"), "stops_by_glr"),
+                  (*_stopping.FIELDS, "stops_by_chernoff")):
+        with pytest.raises(TypeError, match="names its kind by one field stops_by_<kind>"):
+            _stop.kind(record(*names)[0])
+    with pytest.raises(TypeError, match="not one of stopping='glr', threshold='mixture'"):
+        _stopping.set_constants(record(*_stopping.fields("glr", "gk2016")), np.array([0]), "glr", "mixture", 0.05,
+                                "bernoulli", 1.0, 3, 1, 0.0)
+
+
+@pytest.mark.slow  # a fresh process compiling two rules
+def test_a_rule_is_compiled_with_its_own_stopping_kind_alone(tmp_path) -> None:
+    """An agent's compiled step holds the stopping rule of its kind, not the others: LUCB1 with its own rule
+    compiles none of the components, EB-TCI with the GLR rule none of the LUCB, KL-LUCB or mixture tests."""
+    probe = """
+import sys, warnings
+warnings.simplefilter("ignore")
+from numba.core import event
+import gymnasium as gym
+from bandit_gym.agents import EBTCI, LUCB
+compiled = []
+class Names(event.Listener):
+    def on_start(self, ev):
+        function = getattr(ev.data["dispatcher"], "py_func", None)
+        compiled.append(getattr(function, "__qualname__", ""))
+    def on_end(self, ev):
+        pass
+event.register("numba:compile", Names())
+for agent in (LUCB(delta=0.1), EBTCI(delta=0.1)):
+    compiled.clear()
+    env = gym.make_vec("BestArmIdentification-v0", num_envs=2, vectorization_mode="vector_entry_point")
+    obs, _ = env.reset(seed=0)
+    agent.reset(seed=0)
+    agent.act(obs)
+    print(type(agent).__name__, *sorted(set(compiled)))
+"""
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    names = {line.split()[0]: set(line.split()[1:]) for line in done.stdout.splitlines()}
+    components = {"shifted_glr", "mixture_stops", "lucb_gap", "kl_lucb_gap"}
+    assert "lucb" in names["LUCB"] and not names["LUCB"] & components
+    assert "eb_tci" in names["EBTCI"] and names["EBTCI"] & components == {"shifted_glr"}
 
 
 @pytest.mark.parametrize(("kwargs", "message"), [

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from bandit_gym.agents import LUCB, UGapEc
-from bandit_gym.agents.best_arm import _stopping
+from bandit_gym.agents.best_arm import _stop, _stopping
 from bandit_gym.divergences import kl_bernoulli
 from bandit_gym.experiments import ExperimentSpec, build_agent, run_experiment
 from bandit_gym.rollout import play_compiled, play_vector
@@ -101,14 +101,12 @@ def test_the_glr_component_stops_exactly_when_the_statistic_passes_the_threshold
 
 def test_the_components_evaluate_the_answer_they_are_given():
     counts, means = np.array([250.0, 250.0]), np.array([0.6, 0.4])
-    records = np.zeros(1, np.dtype([(name, np.float64) for name in _stopping.FIELDS]))
-    stopped = _stopping.stopped
-    _stopping.set_constants(records, np.array([0]), "glr", "gk2016", 0.05, "bernoulli", 1.0, 2, 1, 0.0)
-    assert stopped(counts, means, np.array([1, 0]), 500, 1, 0.0, records[0])
-    assert not stopped(counts, means, np.array([0, 1]), 500, 1, 0.0, records[0])  # the worse arm: Z = 0
-    _stopping.set_constants(records, np.array([0]), "lucb", "gk2016", 0.05, "bernoulli", 1.0, 2, 1, 0.3)
-    assert stopped(counts, means, np.array([1, 0]), 500, 1, 0.3, records[0])
-    assert not stopped(counts, means, np.array([0, 1]), 500, 1, 0.3, records[0])
+    stopped = _stop.stopped
+    for rule, epsilon in (("glr", 0.0), ("lucb", 0.3)):
+        records = np.zeros(1, np.dtype([(name, np.float64) for name in _stopping.fields(rule, "gk2016")]))
+        _stopping.set_constants(records, np.array([0]), rule, "gk2016", 0.05, "bernoulli", 1.0, 2, 1, epsilon)
+        assert stopped(counts, means, np.array([1, 0]), 500, 1, epsilon, records[0])
+        assert not stopped(counts, means, np.array([0, 1]), 500, 1, epsilon, records[0])  # the worse arm
 
 
 # ------------------------------------------------------------------------------------------ parameters
