@@ -209,6 +209,31 @@ def kth_smallest(values: np.ndarray, kth: int) -> float:
 
 
 @jit
+def stable_order(values: np.ndarray) -> np.ndarray:
+    r"""The positions that sort ``values`` increasingly, ties in position order: ``np.argsort(values,
+    kind="stable")`` for values without NaN, by a bottom-up merge sort in \(O(K \log K)\) (runs of width 1, 2, 4,
+    ... merged, the left run first among equal values). Not ``np.argsort``, whose generic sorts take numba 1 to 2
+    CPU-seconds to compile into every rule that calls them."""
+    k = values.shape[0]
+    order, spare = np.arange(k), np.empty(k, np.int64)
+    width = 1
+    while width < k:
+        for low in range(0, k, 2 * width):
+            middle, high = min(low + width, k), min(low + 2 * width, k)
+            i, j = low, middle
+            for out in range(low, high):
+                if i < middle and (j == high or values[order[i]] <= values[order[j]]):
+                    spare[out] = order[i]
+                    i += 1
+                else:
+                    spare[out] = order[j]
+                    j += 1
+        order, spare = spare, order
+        width *= 2
+    return order
+
+
+@jit
 def top_m_select(values: np.ndarray, m: int, bits: np.ndarray) -> float:
     r"""``bits`` = the \(m\) largest ``values`` (ties: the smaller index first) in \(O(K)\) (a selection finds the
     \(m\)-th largest value); returns their sum."""

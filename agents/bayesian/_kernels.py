@@ -29,7 +29,8 @@ def update_covariance(cov: np.ndarray, mean: np.ndarray, var: np.ndarray, rows: 
     for j in range(rows.size):
         n, a = rows[j], arms[j]
         c = cov[n]
-        column[:] = c[a]  # C[a, :] = C[:, a]
+        for i in range(k):  # C[a, :] = C[:, a], not as a slice assignment (best_arm._kernels.copy_answer)
+            column[i] = c[a, i]
         inv_s = 1.0 / (column[a] + noise[j])
         step = (values[j] - mean[n, a]) * inv_s
         for i in range(k):

@@ -57,6 +57,7 @@ from typing import Any
 import numpy as np
 
 from bandit_gym.agents.best_arm._stopping import BERNOULLI, divergence
+from bandit_gym.agents.ranking import stable_order
 from bandit_gym.jit import called, driver
 
 EDGE = 1e-9
@@ -372,7 +373,7 @@ def weights_by_rank(solver: Any, values: np.ndarray, m: int, family: float, sigm
     if m < 1 or m >= k:  # no pair to tell apart
         weights[:] = 1.0 / k
         return
-    order = np.argsort(-scratch, kind="mergesort")
+    order = stable_order(-scratch)
     mu, w = scratch[order], np.empty(k)
     if mu[m - 1] == mu[m]:  # T* is infinite: spread over the arms tied at the boundary
         ties = 0

@@ -16,6 +16,7 @@ from bandit_gym.agents.best_arm._fixed_confidence import STATE_FIELDS, start
 from bandit_gym.agents.best_arm._game import solve_game
 from bandit_gym.agents.best_arm._kernels import copy_step, each_copy, over_copies, play
 from bandit_gym.agents.best_arm._stopping import Stopping
+from bandit_gym.agents.ranking import stable_order
 from bandit_gym.jit import called, driver, kernel, parallel_kernel
 
 #: the work rows: the empirical means, scratch, then per challenger \(j\) (\(m = 1\)): the gradient's entries at
@@ -42,7 +43,7 @@ def fill(s: float, members: np.ndarray, g: np.ndarray, h: np.ndarray, f: np.ndar
         if members[j]:
             c[i], w[i] = s * g[j] - f[j], 1.0 / h[j]
             i += 1
-    order = np.argsort(c)
+    order = stable_order(c)
     weight, weighted = 0.0, 0.0
     level = math.inf
     for rank in range(count):

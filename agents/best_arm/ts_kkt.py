@@ -17,6 +17,7 @@ from bandit_gym.agents.best_arm._fixed_confidence import STATE_FIELDS, start
 from bandit_gym.agents.best_arm._kernels import copy_step, each_copy, over_copies, play
 from bandit_gym.agents.best_arm._stopping import Stopping
 from bandit_gym.agents.best_arm.ttts import KEY_BOUND, posterior_draw, prepare, uniform
+from bandit_gym.agents.ranking import top_m
 from bandit_gym.jit import called, kernel, parallel_kernel
 
 #: the work rows: the empirical means, scratch, the posterior draw, then the posterior's constants as
@@ -72,9 +73,8 @@ def ts_kkt(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int,
         prepare(counts, sums, constants, work)
         theta = work[DRAW]
         posterior_draw(mean, constants, state, work, theta)
-        leaders = np.zeros(k, dtype=np.bool_)
-        for a in np.argsort(-theta, kind="mergesort")[:m]:  # ties: the first in the copy's order
-            leaders[a] = True
+        leaders = np.empty(k, np.int64)
+        top_m(theta, m, leaders)  # ties: the first in the copy's order
         i, j, share = challenger_pair(counts, mean, leaders, constants)
         beta = share if constants["beta"] == IDS else constants["beta"]
         arm = i if uniform(constants, state, k) < beta else j

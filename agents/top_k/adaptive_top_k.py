@@ -8,6 +8,7 @@ import numpy as np
 
 from bandit_gym import _validation as check
 from bandit_gym.agents.base import Agent, Obs, plays
+from bandit_gym.agents.ranking import stable_order
 from bandit_gym.agents.top_k._rounds import ACCEPTED, ACTIVE, REJECTED, Rounds, answer_means, top_of
 from bandit_gym.families import Family
 from bandit_gym.jit import kernel
@@ -50,7 +51,7 @@ def accept_reject(theta: np.ndarray, status: np.ndarray, rows: np.ndarray, k: in
                 size += 1
             elif status[row, i] == ACCEPTED:
                 kp -= 1
-        order = members[:size][np.argsort(-th[members[:size]], kind="mergesort")]
+        order = members[:size][stable_order(-th[members[:size]])]
         hi, lo = 0, size - 1
         while kp > 0 and lo - hi + 1 > kp:
             theta_b, theta_a = th[order[hi + kp - 1]], th[order[hi + kp]]

@@ -253,3 +253,21 @@ def test_kth_smallest_is_numpys_partition() -> None:
         found = [kth_smallest(values, kth) for kth in range(values.size)]
         assert found == [np.partition(values, kth)[kth] for kth in range(values.size)], values
         np.testing.assert_array_equal(values, before)  # on a copy
+
+
+def test_stable_order_is_numpys_stable_argsort() -> None:
+    """The merge sort that the optimal-allocation oracle, FWS's water filling and AdaptiveTopK rank by, against
+    ``np.argsort(kind="stable")``: sizes 0 to 70 (powers of two and their neighbours: the last run's edges), few
+    distinct values (ties, which go to the earlier position), -inf and -0.0 beside 0.0, sorted and reversed input."""
+    from bandit_gym.agents.ranking import stable_order
+
+    rng = np.random.default_rng(11)
+    cases = [np.empty(0), np.array([3.0]), np.arange(33.0), np.arange(33.0)[::-1].copy(), np.zeros(17),
+             np.array([0.0, -0.0, 0.0, -0.0])]
+    for size in list(range(2, 70)) * 4:
+        cases += [rng.normal(size=size), rng.integers(0, 3, size=size).astype(float),
+                  np.where(rng.random(size) < 0.3, -np.inf, rng.integers(0, 3, size=size).astype(float))]
+    for values in cases:
+        before = values.copy()
+        np.testing.assert_array_equal(stable_order(values), np.argsort(values, kind="stable"), str(values))
+        np.testing.assert_array_equal(values, before)
