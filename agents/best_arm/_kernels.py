@@ -73,8 +73,9 @@ def copy_step(rule: Any, n: int, batch: tuple[Any, ...]) -> None:
 def over_copies(one_copy: Any, batch: tuple[Any, ...]) -> np.ndarray:
     """One ``act`` over a batch: ``one_copy(n, batch)`` for every copy n, the rule's ``copy_step`` compiled as a
     function of its own. ``batch`` holds ``(m, epsilon, budget_left, total_budget, counts, sums, arm_at,
-    seen_counts, seen_sums, seen_answer, constants, state, arrays, work, action)``. Inlined in an entry point
-    compiled with ``parallel=True`` the ``prange`` runs the copies on all cores; elsewhere it is a ``range``."""
+    seen_counts, seen_sums, seen_answer, constants, state, arrays, work, action)``. The parallel step's driver
+    (``parallel_step``, an entry point compiled with ``parallel=True``): the ``prange`` runs the copies on all
+    cores; the serial step uses ``each_copy``."""
     action = batch[-1]
     for n in numba.prange(action.shape[0]):
         one_copy(n, batch)

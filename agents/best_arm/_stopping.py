@@ -166,7 +166,7 @@ class Stopping:
     def field(self) -> str:
         """The field of a copy's constants record that names this rule's kind (``_stop.kind``): the agent's
         ``constant_fields`` (``FIELDS`` among them) and this one are the record's."""
-        return KIND_FIELD + kind_of(self.rule, self.threshold)
+        return kind_field(self.rule, self.threshold)
 
     def params(self) -> dict[str, Any]:
         """The agent's constructor arguments that built this rule."""
@@ -240,10 +240,16 @@ def kind_of(stopping: str, threshold: str) -> str:
     return "mixture" if stopping == "glr" and threshold == "mixture" else stopping
 
 
+def kind_field(stopping: str, threshold: str) -> str:
+    """The field that names the kind of the rule ``stopping`` with ``threshold`` in a constants record:
+    ``KIND_FIELD`` and the kind (``kind_of``)."""
+    return KIND_FIELD + kind_of(stopping, threshold)
+
+
 def fields(stopping: str, threshold: str, more: tuple[str, ...] = ()) -> tuple[str, ...]:
     """The fields of a constants record stopped by ``stopping`` with ``threshold``: ``FIELDS``, the field that
-    names its kind (``KIND_FIELD`` and the kind) and ``more`` (the agent's own)."""
-    return (*FIELDS, KIND_FIELD + kind_of(stopping, threshold), *more)
+    names its kind (``kind_field``) and ``more`` (the agent's own)."""
+    return (*FIELDS, kind_field(stopping, threshold), *more)
 
 
 def kind_named_by(names: Any) -> int:

@@ -20,8 +20,8 @@ from bandit_gym.jit import called, kernel, parallel_kernel
 EPSILON_SUMS = ("k_epsilon", "epsilon")
 r"""Readings of CLUCB-PAC's stopping level: \(K \epsilon\) or \(\epsilon\)."""
 
-#: the scratch rows: the empirical means, w~, the bits of M~, 1 / sqrt(T), a row for the answer
-MEANS, TILDE, OTHER, INVERSE, SCRATCH = range(5)
+#: the scratch rows: the empirical means, w~, 1 / sqrt(T), a row for the answer (the bits of M~ are the answer's type)
+MEANS, TILDE, INVERSE, SCRATCH = range(4)
 
 
 @called
@@ -36,7 +36,8 @@ def clucb_pac(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: i
     difference of \(M\) and \(\tilde M\) (ties: the smallest index).
     During the initial round the answer ranks an arm never pulled last."""
     k = counts.shape[0]
-    mean, tilde, other, inv = work[MEANS], work[TILDE], work[OTHER], work[INVERSE]
+    mean, tilde, inv = work[MEANS], work[TILDE], work[INVERSE]
+    other = np.empty(k, np.int64)  # the answer's type: top_m_select compiled once
     if made < k:
         answer_means(counts, sums, mean)
         top_m_select(mean, m, answer)
