@@ -237,13 +237,19 @@ def shown(stats: dict[str, float]) -> str:
 
 
 # ---------------------------------------------------------------------------------------------------- tests
+HEAVY = {("top_k", "TrackAndStop"): "its interior-point w* at every pull of 10,000 copies in 4 orders: 35 s",
+         ("top_k", "FWSampling"): "its matrix game at every pull of 10,000 copies in 4 orders: 14 s"}
+"""The (case, agent) pairs whose engine path takes more than ten seconds (CPU, on the 2-core machine), and why."""
+
+
 def invariance_params() -> list[Any]:
-    """Every (case, agent, path): the engine's path in the default selection; other paths and learned agents slow."""
+    """Every (case, agent, path): the engine's path in the default selection; other paths, learned agents and the
+    ``HEAVY`` pairs slow."""
     found = []
     for case in CASES:
         for label, name, params in players(case):
             for rank, path in enumerate(paths(name, CASES[case].family)):
-                marks = [pytest.mark.slow] if rank or name == "ArmwisePPO" else []
+                marks = [pytest.mark.slow] if rank or name == "ArmwisePPO" or (case, name) in HEAVY else []
                 found.append(pytest.param(case, name, params, path, marks=marks, id=f"{case}-{label}-{path}"))
     return found
 
