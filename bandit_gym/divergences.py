@@ -28,12 +28,14 @@ The optimal allocation \(w^*(\mu)\) and the characteristic time \(T^*(\mu)\) bui
 ``bandit_gym.lower_bounds`` (its reference). The compiled forms, one per backend:
 
 - numba: ``bandit_gym.agents.best_arm._stopping`` (``divergence``, ``transportation_cost``, ``glr``: float64,
-  \(q\) strictly inside \((0, 1)\)) and ``bandit_gym.agents.best_arm._oracle`` (\(w^*\));
-- JAX (float32): ``bandit_gym.jax.agents._stopping`` (``divergence``, ``transportation_cost``,
-  ``glr_statistic``) and ``bandit_gym.jax.agents._oracle`` (\(w^*\)). Float32 keeps the divergence's relative
-  precision only when it is computed from differences taken directly, so two rules carry a form of their own,
-  tested against this reference like the others: the oracle's ``_oracle.divergence`` (from the means' complements
-  and difference) and KL-UCB's ``kl_ucb.kl_bernoulli`` (for \(q\) at or right of \(p\)).
+  \(q\) strictly inside \((0, 1)\)) and ``bandit_gym.agents.best_arm._oracle`` (\(w^*\); its top-\(m\) gradients
+  take the divergence of two close means from ``close_divergence``, which is ``divergence`` except where the two
+  logarithms would cancel: written into ``divergence`` itself, it made every rule that calls it compile longer,
+  0.8 CPU-seconds more for FWS's and Track-and-Stop's first compilation);
+- JAX (float32): ``bandit_gym.jax.divergences`` (``bernoulli``, ``gaussian``, ``divergence``, ``log1p_minus``:
+  the one Bernoulli divergence of the JAX agents, which takes the means' difference and complements where a caller
+  knows them more precisely than a float32 subtraction gives them), on which ``bandit_gym.jax.agents._stopping``
+  (``transportation_cost``, ``glr_statistic``) and ``bandit_gym.jax.agents._oracle`` (\(w^*\)) are built.
 """
 
 from __future__ import annotations

@@ -198,35 +198,71 @@ def test_numba_mixture_boundaries_are_the_reference() -> None:
 @pytest.fixture(scope="module")
 def jax_forms() -> object:
     pytest.importorskip("jax")
-    from bandit_gym.jax.agents import _oracle, kl_ucb
+    from bandit_gym.jax import divergences
     from bandit_gym.jax.agents import _stopping as jax_stopping
 
-    return _oracle, jax_stopping, kl_ucb
+    return divergences, jax_stopping
 
 
-def test_jax_divergences_are_the_reference_to_float32_precision(jax_forms: object) -> None:
+def exact_log1p_minus(x: float) -> float:
+    """``ln(1 + x) - x`` in 50-digit arithmetic."""
+    mpmath.mp.dps = 50
+    return float(mpmath.log1p(mpmath.mpf(x)) - mpmath.mpf(x))
+
+
+def test_jax_divergence_is_the_reference_to_float32_precision(jax_forms: object) -> None:
+    """The one JAX Bernoulli divergence, on every pair of the float32 grid (q at 0 and 1 included: infinite unless
+    p = q), from the means alone and from a difference and complements given exactly (as the oracle and the GLR
+    statistic give them); the Gaussian one; and ``log1p_minus`` on both sides of its series' range."""
     import jax.numpy as jnp
 
-    _oracle, jax_stopping, kl_ucb = jax_forms  # type: ignore[misc]
-    pairs = np.array(list(itertools.product(MEANS32, INSIDE32)), dtype=np.float32).astype(np.float64)
+    divergences, _ = jax_forms  # type: ignore[misc]
+    pairs = np.array(list(itertools.product(MEANS32, MEANS32)), dtype=np.float32).astype(np.float64)
     p, q = pairs[:, 0], pairs[:, 1]  # the points float32 holds, in float64
-    want = kl_bernoulli(p, q)
-    p32, q32 = jnp.asarray(p, jnp.float32), jnp.asarray(q, jnp.float32)
+    with np.errstate(divide="ignore"):
+        want = kl_bernoulli(p, q)
     tolerance = {"rtol": 1e-5, "atol": 1e-6}
-    np.testing.assert_allclose(np.asarray(jax_stopping.divergence(p32, q32, False, 1.0)), want, **tolerance)
-    inside = (p > 0) & (p < 1)  # the oracle's form takes means and complements above 0, each computed directly
-    pc, qc, diff = (jnp.asarray(x, jnp.float32) for x in (1 - p[inside], 1 - q[inside], p[inside] - q[inside]))
-    oracle = _oracle.divergence(p32[inside], pc, q32[inside], qc, diff, False, 1.0)
-    np.testing.assert_allclose(np.asarray(oracle), want[inside], **tolerance)
-    right = p <= q  # KL-UCB's form: q at or right of p
-    np.testing.assert_allclose(np.asarray(kl_ucb.kl_bernoulli(p32[right], q32[right])), want[right], **tolerance)
-    np.testing.assert_allclose(np.asarray(jax_stopping.divergence(p32, q32, True, 0.5)), kl_gaussian(p, q, 0.5),
+    p32, q32 = jnp.asarray(p, jnp.float32), jnp.asarray(q, jnp.float32)
+    np.testing.assert_allclose(np.asarray(divergences.bernoulli(p32, q32)), want, **tolerance)
+    np.testing.assert_allclose(np.asarray(divergences.divergence(p32, q32, False, 1.0)), want, **tolerance)
+    given = (jnp.asarray(x, jnp.float32) for x in (p - q, 1 - p, 1 - q))  # each rounded once, from float64
+    np.testing.assert_allclose(np.asarray(divergences.bernoulli(p32, q32, *given)), want, **tolerance)
+    np.testing.assert_allclose(np.asarray(divergences.divergence(p32, q32, True, 0.5)), kl_gaussian(p, q, 0.5),
                                **tolerance)
+    # two means one float32 step apart, where a float32 subtraction of the two logarithms would cancel
+    close = np.array([[0.5, 0.5 + 2**-23], [0.3, 0.3 + 2**-24], [1e-3, 1e-3 * (1 + 2**-22)], [0.9, 0.9 - 2**-24]])
+    close = close.astype(np.float32).astype(np.float64)
+    got = divergences.bernoulli(jnp.asarray(close[:, 0], jnp.float32), jnp.asarray(close[:, 1], jnp.float32))
+    np.testing.assert_allclose(np.asarray(got), [exact_kl(a, b) for a, b in close], rtol=1e-4)
+    xs = np.array([-0.9, -0.5, -0.4999, -0.25, -1e-3, -1e-7, 0.0, 1e-7, 1e-3, 0.25, 0.4999, 0.5, 2.0, 1e3],
+                  dtype=np.float32).astype(np.float64)
+    got = np.asarray(divergences.log1p_minus(jnp.asarray(xs, jnp.float32)))
+    np.testing.assert_allclose(got, [exact_log1p_minus(x) for x in xs], rtol=2e-6, atol=1e-30)
+
+
+def test_the_jax_agents_use_the_one_divergence(jax_forms: object) -> None:
+    """No JAX module but ``bandit_gym.jax.divergences`` writes a divergence or ``ln(1 + x) - x`` of its own: the
+    agents' names for them are that module's functions."""
+    import importlib
+    import pathlib
+    import re
+
+    divergences, jax_stopping = jax_forms  # type: ignore[misc]
+    assert jax_stopping.divergence is divergences.divergence
+    folder = pathlib.Path(divergences.__file__).parent
+    own = re.compile(r"^\s*def (\w*divergence|kl_bernoulli|\w*bernoulli_from|bernoulli|\w*log1p_minus)\(", re.M)
+    written = {(path.relative_to(folder).as_posix(), name) for path in folder.rglob("*.py")
+               if path.name != "divergences.py" for name in own.findall(path.read_text())}
+    assert not written
+    for module in ("_oracle", "optkg", "kl_ucb"):
+        names = vars(importlib.import_module(f"bandit_gym.jax.agents.{module}"))
+        for name in ("divergence", "bernoulli", "log1p_minus"):
+            assert names.get(name, getattr(divergences, name)) is getattr(divergences, name)
 
 
 @pytest.mark.parametrize("gaussian", [False, True])
 def test_jax_transportation_cost_and_glr_are_the_reference(jax_forms: object, gaussian: bool) -> None:
-    _, jax_stopping, _ = jax_forms  # type: ignore[misc]
+    _, jax_stopping = jax_forms  # type: ignore[misc]
     d = divergence("gaussian", 0.5) if gaussian else divergence("bernoulli")
     for counts, means in pulls_and_means():
         means32 = means.astype(np.float32)

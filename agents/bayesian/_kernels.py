@@ -9,6 +9,7 @@ import math
 
 import numpy as np
 
+from bandit_gym.agents._kernels import copy_into
 from bandit_gym.jit import kernel
 
 
@@ -29,8 +30,7 @@ def update_covariance(cov: np.ndarray, mean: np.ndarray, var: np.ndarray, rows: 
     for j in range(rows.size):
         n, a = rows[j], arms[j]
         c = cov[n]
-        for i in range(k):  # C[a, :] = C[:, a], not as a slice assignment (best_arm._kernels.copy_answer)
-            column[i] = c[a, i]
+        copy_into(c[a], column)  # C[a, :] = C[:, a] (C is symmetric)
         inv_s = 1.0 / (column[a] + noise[j])
         step = (values[j] - mean[n, a]) * inv_s
         for i in range(k):

@@ -41,8 +41,9 @@ from typing import Any
 import numba
 import numpy as np
 
+from bandit_gym.agents._kernels import copy_into
 from bandit_gym.envs._kernels import stream_uniform
-from bandit_gym.jit import driver, inline
+from bandit_gym.jit import driver
 
 WORK_ROWS = 7
 """Scratch rows per copy (SELECT-ARM uses six: means, beta, U, L, B, J bits; TTTS seven)."""
@@ -93,14 +94,6 @@ def each_copy(rule: Any, batch: tuple[Any, ...]) -> np.ndarray:
     return action
 
 
-@inline
-def copy_answer(answer: np.ndarray, out: np.ndarray) -> None:
-    """``out[:] = answer`` element by element: numba compiles an array-to-array slice assignment with the message of
-    its shape check (integers formatted into a string), about 5 CPU-seconds of every rollout's first compilation."""
-    for a in range(answer.shape[0]):
-        out[a] = answer[a]
-
-
 @driver
 def play(rule: Any, episodes: tuple[Any, ...]) -> None:
     """Whole episodes of ``rule`` on the Bernoulli best-arm env. ``episodes`` holds ``(means, seeds, m, epsilon,
@@ -121,7 +114,7 @@ def play(rule: Any, episodes: tuple[Any, ...]) -> None:
             arm = rule(counts, sums, made, budget, m, epsilon, constants[n], state[n], arrays[n], work[n], answer,
                        scored)
             while c < checkpoints.shape[0] and checkpoints[c] == made:
-                copy_answer(answer, answers[n, c])
+                copy_into(answer, answers[n, c])
                 c += 1
             if arm == k or made == budget:
                 break
@@ -130,7 +123,7 @@ def play(rule: Any, episodes: tuple[Any, ...]) -> None:
             sums[arm] += np.float32(one)
             made += 1
         while c < checkpoints.shape[0]:
-            copy_answer(answer, answers[n, c])
+            copy_into(answer, answers[n, c])
             c += 1
         pulls[n] = made
 

@@ -19,8 +19,9 @@ and ``w*_a = x_a(y*) / sum_b x_b(y*)`` (x_1 = 1). Here:
   a step that leaves the bracket of y* found so far is replaced by the bracket's midpoint; each after
   ``INNER_STEPS`` Newton steps on every x_a from the previous one moved along its tangent (Newton on a concave
   increasing g from any start clamped at 0 climbs to the root from below: it cannot fail, only stop short);
-- the Bernoulli divergence is computed from the differences of the means and their complements (``divergence``),
-  so that float32 keeps its relative precision when two means are close.
+- the Bernoulli divergence is computed from the differences of the means and their complements
+  (``bandit_gym.jax.divergences.bernoulli``, given them), so that float32 keeps its relative precision when two means
+  are close.
 
 The readings of the numpy oracle where the paper is silent: several arms sharing the largest mean share w*
 evenly (0 elsewhere); Bernoulli means are clamped to [1e-9, 1 - 1e-9] (as a mean and its complement, each at
@@ -33,6 +34,7 @@ import jax
 import jax.numpy as jnp
 
 from bandit_gym.jax.agents._base import Array
+from bandit_gym.jax.divergences import divergence
 
 EDGE = 1e-9
 """Bernoulli means are clamped to [EDGE, 1 - EDGE] (the numpy oracle's clamp)."""
@@ -45,39 +47,6 @@ at most 1e-6 from it (2e-5 at near ties of the two largest means, where the floa
 w* that much); 7 steps gave the same, 6 missed by 3e-6 on the statistics (0, 1) of K = 2."""
 INNER_STEPS = 3
 """Newton steps on every x_a(y) per step on y (2 missed by up to 0.2 where the best mean is 1)."""
-_SMALL = 0.25  # |u| below which log1p(u) - u is summed as its series
-_SERIES = 16  # terms of that series: the first omitted is below 1e-9 of the sum at |u| = 1/4
-
-
-def log1p_minus(u: Array) -> Array:
-    """``log1p(u) - u`` to float32's relative precision: its series ``sum_{n >= 2} (-1)^(n+1) u^n / n`` for
-    ``|u| < 1/4``, the difference otherwise (where it loses at most a few ulps)."""
-    s = jnp.where(jnp.abs(u) < _SMALL, u, 0.0)
-    series = jnp.zeros_like(s)
-    for n in range(_SERIES + 1, 1, -1):  # Horner: u^2 (-1/2 + u (1/3 + u (-1/4 + ...)))
-        series = series * s + (1.0 if n % 2 else -1.0) / n
-    return jnp.where(jnp.abs(u) < _SMALL, series * s * s, jnp.log1p(u) - u)
-
-
-def divergence(p: Array, pc: Array, q: Array, qc: Array, diff: Array, gaussian: bool, sigma: float) -> Array:
-    """``d(p, q)`` given the complements ``pc = 1 - p`` and ``qc = 1 - q`` and the difference ``diff = p - q``
-    (each computed directly, so that none loses precision to a subtraction here): Gaussian
-    ``diff^2 / (2 sigma^2)``; Bernoulli ``p ln(p / q) + pc ln(pc / qc)``, as
-    ``diff^2 / (q qc) + p (log1p(a) - a) + pc (log1p(b) - b)`` (a = diff / q, b = -diff / qc: the two first-order
-    terms cancel in closed form) when |a| and |b| are below 1/4, otherwise as ``p ln(1 + a) + pc ln(1 + b)``, each
-    logarithm by log1p where its argument is within 1/2 of 0, of the ratio elsewhere (p, pc, q, qc > 0)."""
-    if gaussian:
-        return diff * diff / (2.0 * sigma * sigma)
-    a, b = diff / q, -diff / qc
-    near = (jnp.abs(a) < _SMALL) & (jnp.abs(b) < _SMALL)
-    close = diff * diff / (q * qc) + p * log1p_minus(jnp.where(near, a, 0.0)) + pc * log1p_minus(
-        jnp.where(near, b, 0.0))
-    # ln(p / q) as log1p(a) where p / q is within a factor 3/2 of 1 (a rounded ratio would lose its precision)
-    far = p * jnp.where(jnp.abs(a) < 0.5, jnp.log1p(a), jnp.log(p / q)) + pc * jnp.where(
-        jnp.abs(b) < 0.5, jnp.log1p(b), jnp.log(pc / qc))
-    return jnp.where(near, close, far)
-
-
 def _slope(diff: Array, q: Array, qc: Array, gaussian: bool, sigma: float) -> Array:
     """``d/dq d(p, q) = (q - p) / (q (1 - q))`` (Gaussian: ``(q - p) / sigma^2``), ``diff = p - q``."""
     return -diff / (sigma * sigma) if gaussian else -diff / (q * qc)
@@ -118,7 +87,7 @@ def optimal_weights(mean: Array, comp: Array, gaussian: bool = False, sigma: flo
     gap = jnp.where(others, jnp.maximum(gap, 0.0), 1.0)
     safe_mean = jnp.where(others, mean, 0.5)
     safe_comp = jnp.where(others, comp, 0.5)
-    cap = divergence(mu1, mu1c, safe_mean, safe_comp, gap, gaussian, sigma)  # D_a = sup g_a = d(mu_1, mu_a)
+    cap = divergence(mu1, safe_mean, gaussian, sigma, gap, mu1c, safe_comp)  # D_a = sup g_a = d(mu_1, mu_a)
     cap = jnp.where(others, cap, jnp.inf)
     top_y = jnp.min(cap)  # d(mu_1, mu_(2))
 
@@ -128,8 +97,8 @@ def optimal_weights(mean: Array, comp: Array, gaussian: bool = False, sigma: flo
         mid = (mu1 + x * safe_mean) * inv
         mid_c = (mu1c + x * safe_comp) * inv
         diff1, diffa = x * gap * inv, -gap * inv  # mu_1 - m, mu_a - m
-        d1 = divergence(mu1, mu1c, mid, mid_c, diff1, gaussian, sigma)
-        da = divergence(safe_mean, safe_comp, mid, mid_c, diffa, gaussian, sigma)
+        d1 = divergence(mu1, mid, gaussian, sigma, diff1, mu1c, mid_c)
+        da = divergence(safe_mean, mid, gaussian, sigma, diffa, safe_comp, mid_c)
         s1, sa = _slope(diff1, mid, mid_c, gaussian, sigma), _slope(diffa, mid, mid_c, gaussian, sigma)
         da_safe = jnp.where(da > 0, da, 1.0)
         ratio = jnp.where(da > 0, d1 / da_safe, jnp.inf)

@@ -49,6 +49,7 @@ from bandit_gym.agents.best_arm._stopping import (
     check_stopping,
     ls2020_offset,
 )
+from bandit_gym.jax.divergences import bernoulli, divergence
 
 Array = jax.Array
 Obs = dict[str, Array]
@@ -78,43 +79,6 @@ __all__ = [
 ]
 
 
-def divergence(p: Any, q: Any, gaussian: bool, sigma: Any) -> Array:
-    """d(p, q), elementwise: the Bernoulli divergence ``p ln(p/q) + (1-p) ln((1-p)/(1-q))`` (``0 ln 0 = 0``; +inf
-    when q is 0 or 1 and p is not), or the Gaussian one ``(p - q)^2 / (2 sigma^2)`` (``gaussian``, static)."""
-    p, q = jnp.asarray(p, jnp.float32), jnp.asarray(q, jnp.float32)
-    if gaussian:
-        return (p - q) ** 2 / (2.0 * jnp.asarray(sigma, jnp.float32) ** 2)
-    # the untaken side of each ``where`` never reaches the value: guard its arguments so that no nan is made
-    upper = jnp.where(p > 0.0, p * jnp.log(jnp.where(p > 0.0, p, 1.0) / q), 0.0)
-    lower = jnp.where(p < 1.0, (1.0 - p) * jnp.log(jnp.where(p < 1.0, 1.0 - p, 1.0) / (1.0 - q)), 0.0)
-    return upper + lower
-
-
-def _log1p_minus(x: Array) -> Array:
-    """``ln(1 + x) - x`` for x > -1 without its cancellation near 0: for |x| < 1/2 through ``u = x / (2 + x)``,
-    ``ln(1 + x) = 2 atanh(u)``, ``-x^2 / (2 + x) + 2 (u^3/3 + u^5/5 + ... + u^13/13)`` (|u| <= 1/3: the terms
-    left out are below a float32 rounding); directly elsewhere."""
-    small = jnp.abs(x) < 0.5
-    xs = jnp.where(small, x, 0.0)
-    u = xs / (2.0 + xs)
-    u2 = u * u
-    series = jnp.full_like(u2, 1.0 / 13.0)
-    for power in (11.0, 9.0, 7.0, 5.0, 3.0):
-        series = 1.0 / power + u2 * series
-    near = -xs * xs / (2.0 + xs) + 2.0 * u * u2 * series
-    return jnp.where(small, near, jnp.log1p(x) - x)
-
-
-def _bernoulli_from(p: Array, q: Array, gap: Array) -> Array:
-    """The Bernoulli d(p, q) from p, q in (0, 1)'s closure and their difference ``gap = p - q`` given apart (so
-    that a small gap keeps its precision): ``gap^2 / (q (1 - q)) + p g(gap / q) + (1 - p) g(-gap / (1 - q))``,
-    ``g(x) = ln(1 + x) - x`` (the first-order terms of the two logarithms summed exactly); q strictly inside
-    (0, 1)."""
-    x = jnp.where(p > 0.0, gap / q, 0.0)  # x = -1 at p = 0 (and y = -1 at p = 1): their term is 0
-    y = jnp.where(p < 1.0, -gap / (1.0 - q), 0.0)
-    return gap * gap / (q * (1.0 - q)) + p * _log1p_minus(x) + (1.0 - p) * _log1p_minus(y)
-
-
 def pair_cost(n_i: Any, mean_i: Any, n_j: Any, mean_j: Any, gaussian: bool, sigma: Any) -> Array:
     """W(i, j) from the two arms' pull counts and empirical means, elementwise (broadcasts): ``N_i d(mu_i, mu_ij) +
     N_j d(mu_j, mu_ij)`` if both arms were pulled and ``mu_i > mu_j``, else 0 (the numpy
@@ -134,7 +98,7 @@ def pair_cost(n_i: Any, mean_i: Any, n_j: Any, mean_j: Any, gaussian: bool, sigm
         # mid lies strictly between the means where valid: strictly inside (0, 1); elsewhere any q in (0, 1)
         mid = jnp.where(valid, (n_i * mean_i + n_j * mean_j) / total, 0.5)
         gap_i, gap_j = n_j * diff / total, -n_i * diff / total
-        cost = n_i * _bernoulli_from(mean_i, mid, gap_i) + n_j * _bernoulli_from(mean_j, mid, gap_j)
+        cost = n_i * bernoulli(mean_i, mid, gap_i) + n_j * bernoulli(mean_j, mid, gap_j)
     return jnp.where(valid, cost, 0.0)
 
 

@@ -10,6 +10,7 @@ import jax.numpy as jnp
 
 from bandit_gym.jax.agents._base import Array, Obs
 from bandit_gym.jax.agents.ucb1 import UpperIndexAgent, pulls_made
+from bandit_gym.jax.divergences import bernoulli
 
 DISTRIBUTIONS = ("bernoulli", "gaussian")
 
@@ -17,18 +18,6 @@ NEWTON_STEPS = 8
 r"""Newton steps of the Bernoulli index (the numpy agent's count): in float32, from the numpy agent's start, they
 reach the float64 root within \(9 \cdot 10^{-8}\) (1.5 float32 ulps at 0.5) on every \((s / n, \ln t / n)\) of a
 grid of \(n = 1..10^6\) and \(t = 2..10^7\); more steps change nothing."""
-
-
-def kl_bernoulli(p: Array, q: Array) -> Array:
-    r"""\(d(p, q) = p \ln(p / q) + (1 - p) \ln\big((1 - p) / (1 - q)\big)\) for \(p \le q\) (\(0 \ln 0 = 0\);
-    \(+\infty\) at \(q = 1 > p\)), as \(-p\, \mathrm{log1p}\big((q - p) / p\big) + (1 - p)\,
-    \mathrm{log1p}\big((q - p) / (1 - q)\big)\): the two terms of opposite signs are each computed from the
-    difference \(q - p\), so float32 keeps the divergence's relative precision when \(q\) is close to \(p\) (the
-    form \(h(p) - p \ln q - (1 - p) \ln(1 - q)\) loses it)."""
-    diff = q - p
-    below = jnp.where(p > 0, -p * jnp.log1p(diff / jnp.where(p > 0, p, 1.0)), 0.0)
-    above = jnp.where(p < 1, (1.0 - p) * jnp.log1p(diff / (1.0 - q)), 0.0)
-    return below + above
 
 
 def kl_ucb_bernoulli(mean: Array, level: Array, steps: int = NEWTON_STEPS) -> Array:
@@ -47,7 +36,7 @@ def kl_ucb_bernoulli(mean: Array, level: Array, steps: int = NEWTON_STEPS) -> Ar
     near_one = -jnp.expm1((h - level) / (1.0 - p))  # p = 1: nan, which fmin drops
     q = jnp.fmin(jnp.minimum(p + jnp.sqrt(level / 2.0), 1.0), near_one)
     for _ in range(steps):
-        excess = kl_bernoulli(p, q) - level
+        excess = bernoulli(p, q) - level
         slope = (q - p) / (q * (1.0 - q))
         move = (excess > 0) & (q < 1.0) & (slope > 0)  # q = 1 only where the root is 1 to float32 precision
         q = jnp.where(move, jnp.maximum(q - excess / jnp.where(move, slope, 1.0), p), q)

@@ -26,6 +26,7 @@ import numpy as np
 from jax.scipy.special import gammaln
 
 from bandit_gym.jax.agents._base import ArmOrder, Array, JaxAgent, Obs, first_maximum
+from bandit_gym.jax.divergences import log1p_minus
 
 HALF_LOG_2PI = 0.5 * math.log(2.0 * math.pi)
 #: Stirling's series of ``ln Gamma(x) - ((x - 1/2) ln x - x + ln(2 pi) / 2)``: coefficients of x^-1, x^-3, ...
@@ -76,19 +77,6 @@ def stirling_remainder(x: Array, table: Table = ((), ())) -> Array:
     for argument, remainder in zip(*table, strict=True):
         direct = jnp.where(x == argument, remainder, direct)
     return jnp.where(x >= STIRLING_FROM, series, direct)
-
-
-def log1p_minus(x: Array) -> Array:
-    r"""\(\ln(1 + x) - x\) for \(x > -1\) without cancellation near 0: with \(r = x / (2 + x)\),
-    \(-x^2 / (2 + x) + 2 (r^3/3 + r^5/5 + \dots)\) for \(\lvert x \rvert < 1/2\)."""
-    near = jnp.clip(x, -0.5, 0.5)
-    r = near / (2.0 + near)
-    r2 = r * r
-    odd = jnp.zeros_like(r)
-    for k in range(21, 1, -2):  # r^2/3 + r^4/5 + ... + r^20/21, times r
-        odd = (odd + 1.0 / k) * r2
-    series = -near * near / (2.0 + near) + 2.0 * r * odd
-    return jnp.where(jnp.abs(x) < 0.5, series, jnp.log1p(x) - x)
 
 
 def log_c(a: Array, b: Array, theta: Array, table: Table = ((), ())) -> Array:
