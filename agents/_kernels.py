@@ -43,7 +43,6 @@ cycle = called(round_robin_arm)
 """Round robin (Uniform's, also the index policies' initial round), compiled."""
 
 
-
 @inline
 def copy_into(source: np.ndarray, out: np.ndarray) -> None:
     """``out[:] = source`` for two 1-D arrays of one length, element by element: numba compiles an array-to-array
