@@ -1,6 +1,7 @@
 r"""The per-arm GLR stop of the thresholding bandit at fixed confidence, a component of its sampling rules
-(``ThresholdingTaS``, ``ThresholdingUniform``, ``ThresholdingRacing``, ``ThresholdingAPT``), and the compiled
-step they share (numba).
+(``ThresholdingTaS``, ``ThresholdingUniform``, ``ThresholdingRacing``, ``ThresholdingAPT``: a
+``ThresholdingAgent`` whose ``stopper`` it is), its per-copy state (``Certificates``), and the compiled step they
+share (numba).
 
 The problem. Arm \(i\) must be answered \(\mathbb{1}\{\mu_i \ge \theta\}\) unless
 \(\lvert \mu_i - \theta \rvert < \epsilon\) (the env's indifference zone, ``bandit_gym.metrics.counted_arms``:
@@ -66,17 +67,16 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, NamedTuple
 
 import numba
 import numpy as np
 
 from bandit_gym import _validation as check
-from bandit_gym._dispatch import Kernel
-from bandit_gym.agents.base import Agent, Obs, writes_answer
+from bandit_gym.agents.base import Obs
 from bandit_gym.agents.best_arm import _stopping
 from bandit_gym.agents.best_arm._stopping import arm_mixture_boundary, check_arms
-from bandit_gym.families import Family
+from bandit_gym.agents.scores import ArmScores
 from bandit_gym.jit import called, driver
 
 THRESHOLDS = ("mixture", "union", "heuristic")
@@ -124,6 +124,19 @@ class ArmStop:
         if engine is not None and arms is not None:
             check_arms(agent, arms, getattr(engine, "sigma", math.nan), "glr", self.distribution, self.sigma)
 
+    def arguments(self, agent: str, obs: Obs, certificates: Certificates, follows: bool, param: float,
+                  order: ArmScores, action: np.ndarray) -> tuple[Any, ...]:
+        r"""The arguments of one compiled step (``glr_step``) of ``agent``'s rule over the batch ``obs``, written into
+        ``action`` (``[arm or K, answer bits]`` per copy), with the rule's constant ``param`` and the copies' arm
+        ``order``; every arm is updated where the step did not run on the previous observation (``follows``
+        False). A Bernoulli stop refuses rewards outside \([0, 1]\) first."""
+        self.check_rewards(agent, obs)
+        if not follows:
+            certificates.stale[:] = True
+        delta, threshold, family, sigma = self.codes()
+        return (delta, threshold, family, sigma, param, obs["counts"], obs["sums"], obs["threshold"], obs["epsilon"],
+                obs["last_arm"], *certificates, order.arm_at, order.position_of, action)
+
     def check_rewards(self, agent: str, obs: Any) -> None:
         r"""Refuse statistics whose empirical means lie outside \([0, 1]\) when they are read as Bernoulli means."""
         if self.distribution == "bernoulli":
@@ -131,6 +144,21 @@ class ArmStop:
             if np.any(sums < 0.0) or np.any(sums > counts):
                 raise ValueError(f"{agent}: an empirical mean lies outside [0, 1]: the rewards are not Bernoulli; "
                                  "build the agent with distribution='gaussian' (and sigma) for Gaussian arms")
+
+
+class Certificates(NamedTuple):
+    """The stop's per-copy state: each arm's cost per pull and threshold as of its last update (``(N, K)`` each),
+    and which copies must update every arm at their next step (``stale``, ``(N,)``: at an episode start, and where
+    the step did not run on the previous observation)."""
+
+    cost: np.ndarray
+    beta: np.ndarray
+    stale: np.ndarray
+
+    @classmethod
+    def allocate(cls, n: int, k: int) -> Certificates:
+        """The state of ``n`` copies of a K-armed problem, every copy stale."""
+        return cls(np.zeros((n, k)), np.full((n, k), math.inf), np.ones(n, dtype=bool))
 
 
 # ----------------------------------------------------------------------------------------------- compiled
@@ -220,73 +248,3 @@ def is_certified(n: int, i: int, level: float, threshold: float, counts: np.ndar
                  beta: np.ndarray) -> bool:
     """Whether arm ``i`` of copy ``n`` is certified (``certified`` with its threshold)."""
     return certified(np.float64(counts[n, i]), cost[n, i], level if threshold == HEURISTIC else beta[n, i])
-
-
-# ----------------------------------------------------------------------------------------------- the agents
-class ArmStopAgent(Agent):
-    """Base of the fixed-confidence thresholding rules stopped by ``ArmStop``: a subclass gives its compiled step
-    (``kernel``, a ``Kernel`` of the entry points that run ``glr_step`` with its rule) and, if its rule reads one,
-    a constant (``rule_param``). The agent decides by ``select``, ``stop`` and ``answer``, all read from one
-    compiled step per observation (``rule_step``); ``act`` runs that step directly unless a subclass overrides
-    them."""
-
-    families: ClassVar[tuple[str, ...]] = ("thresholding",)
-    anytime = True  # never reads the horizon: the env's budget is only a cap
-    #: the compiled step, serial or on all cores (``bandit_gym._dispatch.Kernel``), set in the rule's file
-    kernel: ClassVar[Kernel]
-
-    def __init__(self, delta: float = 0.05, *, threshold: str = "mixture", distribution: str = "bernoulli",
-                 sigma: float = 1.0, tie_break: str = "random") -> None:
-        self.stopper = ArmStop.component(delta, threshold, distribution, sigma)
-        super().__init__(tie_break=tie_break)
-
-    def params(self) -> dict[str, Any]:
-        return {**self.stopper.params(), **super().params()}
-
-    def rule_param(self) -> float:
-        """The constant the rule reads (``param`` of ``glr_step``): 0 unless the rule has one."""
-        return 0.0
-
-    def check_env(self, env: Any) -> None:
-        """Refuse an env whose arms are not the family of the rule's divergence (``ArmStop.check_env``)."""
-        self.stopper.check_env(type(self).__name__, env)
-
-    def allocate(self, n: int, k: int) -> None:
-        """Each copy's arm order (the tie rule), each arm's cost and threshold (``(N, K)``, as of its last update)
-        and which copies must update every arm at their next step (``stale``)."""
-        self.order = self.new_scores()
-        self.cost = np.zeros((n, k))
-        self.beta = np.full((n, k), math.inf)
-        self.stale = np.ones(n, dtype=bool)
-
-    def begin(self, obs: Obs, rows: np.ndarray) -> None:
-        self.stale[rows] = True
-
-    def rule_step(self, obs: Obs, action: np.ndarray, follows: bool = True) -> np.ndarray:
-        r"""One compiled step (``glr_step`` with the rule, through ``kernel``) over the batch ``obs``, written into
-        ``action`` (``[arm or K, answer bits]`` per copy); every arm is updated where the step did not run on the
-        previous observation (``follows`` False). A Bernoulli stop refuses rewards outside \([0, 1]\) first."""
-        self.stopper.check_rewards(type(self).__name__, obs)
-        if not follows:
-            self.stale[:] = True
-        delta, threshold, family, sigma = self.stopper.codes()
-        return self.kernel(len(action), (delta, threshold, family, sigma, self.rule_param(), obs["counts"],
-                                         obs["sums"], obs["threshold"], obs["epsilon"], obs["last_arm"], self.cost,
-                                         self.beta, self.stale, self.order.arm_at, self.order.position_of, action))
-
-    def select(self, obs: Obs) -> np.ndarray:
-        r"""The arm each copy pulls next (``(N,)``), \(K\) where it stops, from the compiled step."""
-        return self._compiled_decision(obs, self.rule_step)[:, 0].copy()
-
-    def stop(self, obs: Obs) -> np.ndarray | None:
-        """Where every arm is certified (``(N,)`` bools), from the same compiled step."""
-        return self._compiled_decision(obs, self.rule_step)[:, 0] == self.num_arms
-
-    def answer(self, obs: Obs) -> np.ndarray:
-        """Each arm's side (``(N, K)`` bits), from the same compiled step."""
-        return self._compiled_decision(obs, self.rule_step)[:, 1:].copy()
-
-    @writes_answer
-    def _act_batch(self, obs: Obs, last: np.ndarray, family: Family) -> np.ndarray:
-        """``select``, ``stop`` and ``answer`` in one compiled pass, into the action buffer."""
-        return self._decided_with(self.rule_step(obs, self._action))

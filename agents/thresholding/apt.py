@@ -10,7 +10,7 @@ import numpy as np
 from bandit_gym import _validation as check
 from bandit_gym._dispatch import EntryPoints
 from bandit_gym.agents._kernels import arm_play, arm_step, index_fresh, index_pulled
-from bandit_gym.agents.thresholding._index import IndexAgent
+from bandit_gym.agents.thresholding._base import ThresholdingAgent
 from bandit_gym.jit import called, kernel, parallel_kernel
 
 
@@ -40,7 +40,7 @@ def rollout(episodes: tuple[Any, ...]) -> None:
     arm_play(index_fresh, index_pulled, apt_compiled, episodes)
 
 
-class APT(IndexAgent):
+class APT(ThresholdingAgent):
     r"""Anytime Parameter-free Thresholding with precision \(\epsilon\).
 
     Paper: Locatelli, Gutzeit, Carpentier, ICML 2016; baseline of tao2019 §5, its rule restated in tao2019 §1.

@@ -4,13 +4,15 @@ bandit at fixed confidence."""
 from __future__ import annotations
 
 import math
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 
 from bandit_gym import _validation as check
-from bandit_gym._dispatch import Kernel
-from bandit_gym.agents.thresholding._glr import ArmStopAgent, glr_step
+from bandit_gym._dispatch import EntryPoints
+from bandit_gym.agents.base import Agent
+from bandit_gym.agents.thresholding._base import ThresholdingAgent
+from bandit_gym.agents.thresholding._glr import ArmStop, glr_step
 from bandit_gym.agents.thresholding.apt import apt_compiled
 from bandit_gym.jit import called, kernel, parallel_kernel
 
@@ -42,7 +44,7 @@ def parallel_step(args: tuple[Any, ...]) -> np.ndarray:
     return glr_step(apt_arm, args)
 
 
-class ThresholdingAPT(ArmStopAgent):
+class ThresholdingAPT(ThresholdingAgent):
     r"""APT's sampling stopped by the per-arm GLR rule, an adaptive baseline of the thresholding bandit at fixed
     confidence.
 
@@ -86,16 +88,19 @@ class ThresholdingAPT(ArmStopAgent):
         (634, 0.0)
     """
 
-    kernel: ClassVar[Kernel] = Kernel(step, parallel_step)
+    anytime = True  # never reads the horizon: the env's budget is only a cap
+    kernels = EntryPoints(step, parallel_step, None)
+    #: no compiled rollout (``Agent``'s: None): the rule is played step by step
+    compiled_rollout = Agent.compiled_rollout
 
     def __init__(self, delta: float = 0.05, epsilon: float = 0.0, *, threshold: str = "mixture",
                  distribution: str = "bernoulli", sigma: float = 1.0, tie_break: str = "random") -> None:
         self.epsilon = check.real("epsilon", epsilon, low=0.0)
-        super().__init__(delta, threshold=threshold, distribution=distribution, sigma=sigma, tie_break=tie_break)
+        super().__init__(stopper=ArmStop.component(delta, threshold, distribution, sigma), tie_break=tie_break)
 
     def params(self) -> dict[str, Any]:
         return {**super().params(), "epsilon": self.epsilon}
 
-    def rule_param(self) -> float:
+    def index_param(self) -> float:
         r"""APT's precision \(\epsilon\), which its index reads."""
         return self.epsilon

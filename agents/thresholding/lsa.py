@@ -10,7 +10,7 @@ import numpy as np
 from bandit_gym import _validation as check
 from bandit_gym._dispatch import EntryPoints
 from bandit_gym.agents._kernels import arm_play, arm_step, index_fresh, index_pulled
-from bandit_gym.agents.thresholding._index import IndexAgent
+from bandit_gym.agents.thresholding._base import ThresholdingAgent
 from bandit_gym.jit import called, kernel, parallel_kernel
 
 LOG_COUNTS = np.array([math.log(n) for n in range(1, 4097)])
@@ -49,7 +49,7 @@ def rollout(episodes: tuple[Any, ...]) -> None:
     arm_play(index_fresh, index_pulled, lsa_compiled, episodes)
 
 
-class LSA(IndexAgent):
+class LSA(ThresholdingAgent):
     r"""Logarithmic-Sample Algorithm for the thresholding bandit with aggregate regret.
 
     Paper: tao2019 §3, Algorithm 1.

@@ -14,7 +14,7 @@ from numba.extending import get_cython_function_address, overload
 from bandit_gym import _validation as check
 from bandit_gym._dispatch import EntryPoints
 from bandit_gym.agents._kernels import arm_play, arm_step, no_index_compiled
-from bandit_gym.agents.thresholding._index import IndexAgent
+from bandit_gym.agents.thresholding._base import ThresholdingAgent
 from bandit_gym.jit import called, driver, kernel, parallel_kernel
 
 
@@ -167,7 +167,7 @@ def rollout(episodes: tuple[Any, ...]) -> None:
     arm_play(rule_fresh, rule_pulled, no_index_compiled, episodes)
 
 
-class OptKG(IndexAgent):
+class OptKG(ThresholdingAgent):
     r"""Optimistic knowledge gradient for Bernoulli arms with Beta priors.
 
     Paper: X. Chen, Q. Lin, D. Zhou, JMLR 16 (2015); baseline of tao2019 §5, which states only the model (a

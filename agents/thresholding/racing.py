@@ -3,13 +3,15 @@ leaving the race when its per-arm GLR statistic passes its threshold."""
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 
-from bandit_gym._dispatch import Kernel
+from bandit_gym._dispatch import EntryPoints
 from bandit_gym.agents._kernels import cycle
-from bandit_gym.agents.thresholding._glr import ArmStopAgent, glr_step, is_certified
+from bandit_gym.agents.base import Agent
+from bandit_gym.agents.thresholding._base import ThresholdingAgent
+from bandit_gym.agents.thresholding._glr import ArmStop, glr_step, is_certified
 from bandit_gym.jit import called, kernel, parallel_kernel
 
 
@@ -41,7 +43,7 @@ def parallel_step(args: tuple[Any, ...]) -> np.ndarray:
     return glr_step(race, args)
 
 
-class ThresholdingRacing(ArmStopAgent):
+class ThresholdingRacing(ThresholdingAgent):
     r"""Racing for the thresholding bandit: pull, round robin, only the arms whose side is not yet certified; stop
     when none is left.
 
@@ -99,4 +101,11 @@ class ThresholdingRacing(ArmStopAgent):
         (710, 0.0)
     """
 
-    kernel: ClassVar[Kernel] = Kernel(step, parallel_step)
+    anytime = True  # never reads the horizon: the env's budget is only a cap
+    kernels = EntryPoints(step, parallel_step, None)
+    #: no compiled rollout (``Agent``'s: None): the rule is played step by step
+    compiled_rollout = Agent.compiled_rollout
+
+    def __init__(self, delta: float = 0.05, *, threshold: str = "mixture", distribution: str = "bernoulli",
+                 sigma: float = 1.0, tie_break: str = "random") -> None:
+        super().__init__(stopper=ArmStop.component(delta, threshold, distribution, sigma), tie_break=tie_break)

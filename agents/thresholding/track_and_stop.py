@@ -4,12 +4,14 @@ r"""Track-and-Stop for the thresholding bandit at fixed confidence: D-tracking o
 from __future__ import annotations
 
 import math
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 
-from bandit_gym._dispatch import Kernel
-from bandit_gym.agents.thresholding._glr import ArmStopAgent, glr_step
+from bandit_gym._dispatch import EntryPoints
+from bandit_gym.agents.base import Agent
+from bandit_gym.agents.thresholding._base import ThresholdingAgent
+from bandit_gym.agents.thresholding._glr import ArmStop, glr_step
 from bandit_gym.jit import called, kernel, parallel_kernel
 
 
@@ -65,7 +67,7 @@ def parallel_step(args: tuple[Any, ...]) -> np.ndarray:
     return glr_step(d_tracking, args)
 
 
-class ThresholdingTaS(ArmStopAgent):
+class ThresholdingTaS(ThresholdingAgent):
     r"""Track-and-Stop for the thresholding bandit: track the optimal allocation \(w^*(\hat\mu)\), stop by the
     per-arm GLR rule.
 
@@ -162,4 +164,11 @@ class ThresholdingTaS(ArmStopAgent):
         (705, 0.0)
     """
 
-    kernel: ClassVar[Kernel] = Kernel(step, parallel_step)
+    anytime = True  # never reads the horizon: the env's budget is only a cap
+    kernels = EntryPoints(step, parallel_step, None)
+    #: no compiled rollout (``Agent``'s: None): the rule is played step by step
+    compiled_rollout = Agent.compiled_rollout
+
+    def __init__(self, delta: float = 0.05, *, threshold: str = "mixture", distribution: str = "bernoulli",
+                 sigma: float = 1.0, tie_break: str = "random") -> None:
+        super().__init__(stopper=ArmStop.component(delta, threshold, distribution, sigma), tie_break=tie_break)

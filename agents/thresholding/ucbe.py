@@ -11,7 +11,7 @@ from bandit_gym import _validation as check
 from bandit_gym._dispatch import EntryPoints
 from bandit_gym.agents._kernels import arm_play, arm_step, index_fresh, index_pulled
 from bandit_gym.agents.base import Obs
-from bandit_gym.agents.thresholding._index import IndexAgent
+from bandit_gym.agents.thresholding._base import ThresholdingAgent
 from bandit_gym.jit import called, kernel, parallel_kernel
 
 
@@ -41,7 +41,7 @@ def rollout(episodes: tuple[Any, ...]) -> None:
     arm_play(index_fresh, index_pulled, ucbe_compiled, episodes)
 
 
-class UCBE(IndexAgent):
+class UCBE(ThresholdingAgent):
     r"""UCB-E for thresholding, with an oracle exploration parameter.
 
     Paper: Audibert, Bubeck, Munos, COLT 2010; baseline of tao2019 §5, which states the thresholding adaptation

@@ -3,13 +3,15 @@ bandit at fixed confidence."""
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 
-from bandit_gym._dispatch import Kernel
+from bandit_gym._dispatch import EntryPoints
 from bandit_gym.agents._kernels import cycle
-from bandit_gym.agents.thresholding._glr import ArmStopAgent, glr_step
+from bandit_gym.agents.base import Agent
+from bandit_gym.agents.thresholding._base import ThresholdingAgent
+from bandit_gym.agents.thresholding._glr import ArmStop, glr_step
 from bandit_gym.jit import called, kernel, parallel_kernel
 
 
@@ -34,7 +36,7 @@ def parallel_step(args: tuple[Any, ...]) -> np.ndarray:
     return glr_step(round_robin, args)
 
 
-class ThresholdingUniform(ArmStopAgent):
+class ThresholdingUniform(ThresholdingAgent):
     r"""Uniform sampling (round robin) stopped by the per-arm GLR rule, the non-adaptive baseline at fixed confidence.
 
     Paper: none of its own. Uniform allocation is the baseline of every pure-exploration comparison (tao2019 §5's
@@ -74,4 +76,11 @@ class ThresholdingUniform(ArmStopAgent):
         (2460, 0.0)
     """
 
-    kernel: ClassVar[Kernel] = Kernel(step, parallel_step)
+    anytime = True  # never reads the horizon: the env's budget is only a cap
+    kernels = EntryPoints(step, parallel_step, None)
+    #: no compiled rollout (``Agent``'s: None): the rule is played step by step
+    compiled_rollout = Agent.compiled_rollout
+
+    def __init__(self, delta: float = 0.05, *, threshold: str = "mixture", distribution: str = "bernoulli",
+                 sigma: float = 1.0, tie_break: str = "random") -> None:
+        super().__init__(stopper=ArmStop.component(delta, threshold, distribution, sigma), tie_break=tie_break)

@@ -362,11 +362,11 @@ def test_a_malformed_arm_from_select_is_one_clear_error(case: str) -> None:
         Careless().act(obs)
 
 
-def test_every_agent_derives_from_at_most_five_base_classes() -> None:
-    """One protocol: every agent class of the package is a registered agent or one of five base classes (the
-    protocol ``Agent``; ``BestArmAgent``, a compiled rule over named records; ``IndexAgent``, a compiled index;
-    ``BayesianAgent``, a Gaussian posterior; ``ArmStopAgent``, a compiled thresholding rule stopped arm by arm in
-    fixed confidence). Stopping rules, running means and rounds are components, not classes to derive from."""
+def test_every_agent_derives_from_at_most_four_base_classes() -> None:
+    """One protocol: every agent class of the package is a registered agent or one of four base classes (the
+    protocol ``Agent``; ``BestArmAgent``, a compiled best-arm rule over named records; ``ThresholdingAgent``, a
+    compiled thresholding rule, an index or a sampling rule stopped arm by arm; ``BayesianAgent``, a Gaussian
+    posterior). Stopping rules, running means and rounds are components, not classes to derive from."""
     import importlib
     import pkgutil
 
@@ -374,8 +374,7 @@ def test_every_agent_derives_from_at_most_five_base_classes() -> None:
     from bandit_gym.agents import AGENTS  # the algorithms (the learned agents are the RL study's)
     from bandit_gym.agents.bayesian._base import BayesianAgent
     from bandit_gym.agents.best_arm._base import BestArmAgent
-    from bandit_gym.agents.thresholding._glr import ArmStopAgent
-    from bandit_gym.agents.thresholding._index import IndexAgent
+    from bandit_gym.agents.thresholding._base import ThresholdingAgent
 
     classes = set()
     for info in pkgutil.walk_packages(package.__path__, package.__name__ + "."):
@@ -384,4 +383,4 @@ def test_every_agent_derives_from_at_most_five_base_classes() -> None:
                     and value.__module__ == module.__name__}
     registered = {value for value in AGENTS.values() if isinstance(value, type)}
     assert len(classes) > 30 and registered <= classes
-    assert classes - registered == {Agent, BestArmAgent, IndexAgent, BayesianAgent, ArmStopAgent}
+    assert classes - registered == {Agent, BestArmAgent, ThresholdingAgent, BayesianAgent}

@@ -1,9 +1,9 @@
-"""The built-ins with a step of their own (``IndexAgent``: LSA, APT, UCBE, Opt-KG; ``BestArmAgent``: the best-arm
-and fixed-confidence rules, CLUCB-PAC; the round agents OptMAI and AdaptiveTopK; the trained policies of
-``SB3Agent`` and ``ArmwisePPO``) decide by ``select``, ``stop`` and ``answer`` like every agent: a subclass that
-calls ``super()`` in them is the parent, bit for bit, on the plain step that plays a subclass; the parent's answer
-and stopping rule stand where a subclass replaces only ``select``; the index of every arm is recomputed when the
-compiled step did not see the previous observation."""
+"""The built-ins with a step of their own (``ThresholdingAgent``: LSA, APT, UCBE, Opt-KG and the rules stopped by
+the per-arm GLR stop; ``BestArmAgent``: the best-arm and fixed-confidence rules, CLUCB-PAC; the round agents OptMAI
+and AdaptiveTopK; the trained policies of ``SB3Agent`` and ``ArmwisePPO``) decide by ``select``, ``stop`` and
+``answer`` like every agent: a subclass that calls ``super()`` in them is the parent, bit for bit, on the plain step
+that plays a subclass; the parent's answer and stopping rule stand where a subclass replaces only ``select``; the
+index of every arm is recomputed when the compiled step did not see the previous observation."""
 
 from __future__ import annotations
 
@@ -19,10 +19,10 @@ import bandit_gym  # noqa: F401  (registers the ids)
 from bandit_gym.agents import LSA, OptKG, TrackAndStop
 from bandit_gym.agents.base import Agent, fast_paths
 from bandit_gym.agents.best_arm._base import BestArmAgent
-from bandit_gym.agents.thresholding._index import IndexAgent
+from bandit_gym.agents.thresholding._base import ThresholdingAgent
 from tests.conftest import AGENT_ENV_PAIRS, AGENTS, make_agent, small_kwargs
 
-COMPILED = [*sorted(name for name, cls in AGENTS.items() if issubclass(cls, (IndexAgent, BestArmAgent))),
+COMPILED = [*sorted(name for name, cls in AGENTS.items() if issubclass(cls, (ThresholdingAgent, BestArmAgent))),
             "AdaptiveTopK", "OptMAI", "SB3Agent", "ArmwisePPO"]
 #: each agent's first env of the test registry
 FIRST_ENV = {name: next(env_id for agent, env_id in AGENT_ENV_PAIRS if agent == name) for name in COMPILED}
