@@ -10,13 +10,18 @@ import numpy as np
 
 from bandit_gym.agents.base import Agent, Obs, writes_answer
 from bandit_gym.agents.best_arm._kernels import WORK_ROWS, in_arm_order
-from bandit_gym.agents.best_arm._stopping import Stopping
+from bandit_gym.agents.best_arm._stopping import CHOICES, Stopping
 from bandit_gym.families import Family
 
 
-def records(fields: tuple[str, ...]) -> np.dtype:
-    """The record type of named float64 ``fields`` (a copy's constants, state or arrays)."""
-    return np.dtype([(name, np.float64) for name in fields])
+def records(fields: tuple[str, ...], choices: tuple[str, ...] = ()) -> np.dtype:
+    """The record type of named ``fields`` (a copy's constants, state or arrays): int64 for the fields named in
+    ``choices``, each a choice among named options (the option's index in its tuple, compared with the option's
+    named constant: ``constants["threshold"] == _stopping.MIXTURE``), float64 for the others."""
+    unknown = set(choices) - set(fields)
+    if unknown:
+        raise ValueError(f"choices {sorted(unknown)} are not among the fields {list(fields)}")
+    return np.dtype([(name, np.int64 if name in choices else np.float64) for name in fields])
 
 
 class BestArmAgent(Agent):
@@ -26,10 +31,13 @@ class BestArmAgent(Agent):
 
     from the copy's float32 pull counts and sums (read as float64, as the observation gives them), the pulls made
     so far, the budget (the cap in the fixed-confidence setting), m and epsilon (as the float32 observation
-    holds them). The copy's own data are typed records with named float64 fields, read and written by name
-    (``constants["delta"]``, ``state["pending"] = ...``), whose names each agent declares:
+    holds them). The copy's own data are typed records with named fields (``records``: float64 numbers, int64
+    choices), read and written by name (``constants["delta"]``, ``state["pending"] = ...``), whose names each agent
+    declares:
 
-    - ``constants``: the per-copy parameters (``constant_fields``), set at each episode start by ``begin``;
+    - ``constants``: the per-copy parameters (``constant_fields``), set at each episode start by ``begin``; a
+      choice among named options (``choice_fields``: T&S's ``tracking``) holds the option's index in its tuple and
+      is compared with the option's named constant (``constants["tracking"] == D_TRACKING``);
     - ``state``: the per-copy state (``state_fields``);
     - ``arrays``: per-copy arrays (``array_fields``), ``array_length(K)`` floats each (K unless the agent says
       otherwise): ``arrays["alive"]`` is one copy's row.
@@ -59,6 +67,9 @@ class BestArmAgent(Agent):
     constant_fields: ClassVar[tuple[str, ...]] = ()
     state_fields: ClassVar[tuple[str, ...]] = ()
     array_fields: ClassVar[tuple[str, ...]] = ()
+    #: the constants that hold a choice among named options (int64 fields, ``records``), the stopping component's
+    #: (``_stopping.CHOICES``) besides
+    choice_fields: ClassVar[tuple[str, ...]] = ()
     #: whether the rule identifies the best arm only (m = 1), as its paper defines it: an env with m > 1 is refused
     best_arm_only: ClassVar[bool] = False
 
@@ -93,13 +104,19 @@ class BestArmAgent(Agent):
     def params(self) -> dict[str, Any]:
         return {**({} if self.stopper is None else self.stopper.params()), **super().params()}
 
+    def constants_type(self) -> np.dtype:
+        """The record type of a copy's constants: ``constant_fields``, and the stopping component's kind field
+        (``Stopping.field``); its choices (``choice_fields``, ``_stopping.CHOICES``) int64."""
+        if self.stopper is None:
+            return records(self.constant_fields, self.choice_fields)
+        return records((*self.constant_fields, self.stopper.field), (*CHOICES, *self.choice_fields))
+
     def array_length(self, k: int) -> int:
         """Floats in each of a copy's ``arrays`` fields, for K arms."""
         return k
 
     def allocate(self, n: int, k: int) -> None:
-        constants = self.constant_fields if self.stopper is None else (*self.constant_fields, self.stopper.field)
-        self.constants = np.zeros(n, records(constants))
+        self.constants = np.zeros(n, self.constants_type())
         self.state = np.zeros(n, records(self.state_fields))
         self.arrays = np.zeros((n, self.array_length(k)), records(self.array_fields))
         self.work = np.zeros((n, WORK_ROWS, k))

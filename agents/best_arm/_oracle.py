@@ -72,7 +72,7 @@ ROUNDS, CENTRING_STEPS, BACKTRACKS, LOOSE, CENTRED, TOLERANCE, GROWTH = 16, 40, 
 
 
 @called
-def x_of_y(mu1: float, mua: float, y: float, family: float, sigma: float) -> float:
+def x_of_y(mu1: float, mua: float, y: float, family: int, sigma: float) -> float:
     """x_a(y) by Newton's method from 0 (monotone from below)."""
     x = 0.0
     for _ in range(NEWTON_STEPS):
@@ -89,7 +89,7 @@ def x_of_y(mu1: float, mua: float, y: float, family: float, sigma: float) -> flo
 
 
 @called
-def balance(mean: np.ndarray, best: int, y: float, family: float, sigma: float, xs: np.ndarray) -> float:
+def balance(mean: np.ndarray, best: int, y: float, family: int, sigma: float, xs: np.ndarray) -> float:
     """F(y) = sum_a d(mu_1, m_a) / d(mu_a, m_a) - 1, filling ``xs`` with x_a(y) (x_best = 1)."""
     total = -1.0
     for a in range(mean.shape[0]):
@@ -105,7 +105,7 @@ def balance(mean: np.ndarray, best: int, y: float, family: float, sigma: float, 
 
 
 @called
-def optimal_weights(values: np.ndarray, family: float, sigma: float, weights: np.ndarray,
+def optimal_weights(values: np.ndarray, family: int, sigma: float, weights: np.ndarray,
                     scratch: np.ndarray) -> None:
     """``weights`` = w*(values) (the ties and edges as the module says); ``scratch`` is a row of K floats
     (left holding the clamped means)."""
@@ -170,7 +170,7 @@ def log1p_minus(x: float) -> float:
 
 
 @called
-def close_divergence(p: float, q: float, family: float, sigma: float) -> float:
+def close_divergence(p: float, q: float, family: int, sigma: float) -> float:
     """d(p, q) (``_stopping.divergence``), accurate to machine precision relative to its value when p and q are
     close (Bernoulli: the first-order terms of ``p ln(1 + x) + (1 - p) ln(1 + y)``, x = (p - q) / q and y = (q - p)
     / (1 - q), cancel exactly into ``(p - q)^2 / (q (1 - q))``; the rest by ``log1p_minus``)."""
@@ -182,7 +182,7 @@ def close_divergence(p: float, q: float, family: float, sigma: float) -> float:
 
 
 @called
-def pair_terms(mui: float, muj: float, wi: float, wj: float, family: float, sigma: float) -> tuple[float, float,
+def pair_terms(mui: float, muj: float, wi: float, wj: float, family: int, sigma: float) -> tuple[float, float,
                                                                                                       float, float]:
     """C_ij(w) and its derivatives in (w_i, w_j): ``(C, d(mu_i, m), d(mu_j, m), q)``, m the w-weighted mean, the
     Hessian ``-q [w_j, -w_i]^T [w_j, -w_i]``, ``q = (mu_i - mu_j)^2 / (v(m) (w_i + w_j)^3)``, v(m) = m (1 - m)
@@ -196,7 +196,7 @@ def pair_terms(mui: float, muj: float, wi: float, wj: float, family: float, sigm
 
 
 @called
-def barrier(mu: np.ndarray, m: int, w: np.ndarray, t: float, family: float, sigma: float, scale: float) -> float:
+def barrier(mu: np.ndarray, m: int, w: np.ndarray, t: float, family: int, sigma: float, scale: float) -> float:
     """The barrier ``t sum_a w_a - sum_{i in S, j not in S} ln(scale C_ij(w) - 1) - sum_a ln w_a``, +inf outside
     its domain."""
     k = mu.shape[0]
@@ -215,7 +215,7 @@ def barrier(mu: np.ndarray, m: int, w: np.ndarray, t: float, family: float, sigm
 
 
 @called
-def newton_system(mu: np.ndarray, m: int, w: np.ndarray, t: float, family: float, sigma: float, scale: float,
+def newton_system(mu: np.ndarray, m: int, w: np.ndarray, t: float, family: int, sigma: float, scale: float,
                   hessian: np.ndarray, gradient: np.ndarray) -> None:
     """The barrier's Hessian and gradient at w: ``sum_p (q_p / r_p) u_p u_p^T + (g_p / r_p)(g_p / r_p)^T +
     diag(1 / w^2)`` and ``t - sum_p g_p / r_p - 1 / w``, with r_p = scale C_p(w) - 1, g_p its gradient, u_p =
@@ -274,7 +274,7 @@ def solve(matrix: np.ndarray, rhs: np.ndarray, scaling: np.ndarray) -> bool:
 
 
 @called
-def damped_newton(mu: np.ndarray, m: int, w: np.ndarray, t: float, family: float, sigma: float, scale: float,
+def damped_newton(mu: np.ndarray, m: int, w: np.ndarray, t: float, family: int, sigma: float, scale: float,
                   centred: float, work: np.ndarray, matrix: np.ndarray) -> bool:
     """One damped Newton step on the barrier at t from w (updated in place; Armijo backtracking), or False when w
     is centred (Newton decrement^2 / 2 at most ``centred``) or no step gains. ``work``: 4 rows of K floats."""
@@ -304,7 +304,7 @@ def damped_newton(mu: np.ndarray, m: int, w: np.ndarray, t: float, family: float
 
 
 @called
-def centre(mu: np.ndarray, m: int, w: np.ndarray, t: float, family: float, sigma: float, scale: float,
+def centre(mu: np.ndarray, m: int, w: np.ndarray, t: float, family: int, sigma: float, scale: float,
            centred: float, work: np.ndarray, matrix: np.ndarray) -> int:
     """Damped Newton steps (``CENTRING_STEPS`` at most) until w is centred (``damped_newton``): the steps taken."""
     for n in range(CENTRING_STEPS):
@@ -314,7 +314,7 @@ def centre(mu: np.ndarray, m: int, w: np.ndarray, t: float, family: float, sigma
 
 
 @called
-def interior_point(mu: np.ndarray, m: int, family: float, sigma: float, w: np.ndarray) -> int:
+def interior_point(mu: np.ndarray, m: int, family: int, sigma: float, w: np.ndarray) -> int:
     """``w`` = argmax_{w in Sigma_K} min_{i < m <= j} C_ij(w) for ``mu`` sorted in decreasing order with mu_(m) >
     mu_(m+1): the barrier method on ``min sum_a w_a`` subject to ``C_ij(w) >= 1`` (C 1-homogeneous: the same
     w, normalised), from the equal allocation; returns the Newton steps taken."""
@@ -345,14 +345,14 @@ def interior_point(mu: np.ndarray, m: int, family: float, sigma: float, w: np.nd
 
 
 @called
-def best_arm_solver(mu: np.ndarray, m: int, family: float, sigma: float, w: np.ndarray) -> None:
+def best_arm_solver(mu: np.ndarray, m: int, family: int, sigma: float, w: np.ndarray) -> None:
     """``w`` = w*(mu) of best-arm identification (m = 1) at means sorted in decreasing order, the best one unique
     (``optimal_weights``)."""
     optimal_weights(mu, family, sigma, w, np.empty(mu.shape[0]))
 
 
 @called
-def any_m_solver(mu: np.ndarray, m: int, family: float, sigma: float, w: np.ndarray) -> None:
+def any_m_solver(mu: np.ndarray, m: int, family: int, sigma: float, w: np.ndarray) -> None:
     """``w`` = w*(mu) of top-m identification at means sorted in decreasing order, mu_m > mu_(m+1):
     ``best_arm_solver`` for m = 1, ``interior_point`` otherwise."""
     if m == 1:
@@ -362,7 +362,7 @@ def any_m_solver(mu: np.ndarray, m: int, family: float, sigma: float, w: np.ndar
 
 
 @driver
-def weights_by_rank(solver: Any, values: np.ndarray, m: int, family: float, sigma: float, weights: np.ndarray,
+def weights_by_rank(solver: Any, values: np.ndarray, m: int, family: int, sigma: float, weights: np.ndarray,
                     scratch: np.ndarray) -> None:
     """``weights`` = w*(values) of top-m identification, computed by ``solver`` (``best_arm_solver`` or
     ``any_m_solver``) on the means sorted in decreasing order (the ties and edges as the module says), arms of
@@ -395,14 +395,14 @@ def weights_by_rank(solver: Any, values: np.ndarray, m: int, family: float, sigm
 
 
 @called
-def top_m_weights(values: np.ndarray, m: int, family: float, sigma: float, weights: np.ndarray,
+def top_m_weights(values: np.ndarray, m: int, family: int, sigma: float, weights: np.ndarray,
                   scratch: np.ndarray) -> None:
     """``weights`` = w*(values) of top-m identification, any m (``weights_by_rank`` with ``any_m_solver``)."""
     weights_by_rank(any_m_solver, values, m, family, sigma, weights, scratch)
 
 
 @called
-def best_arm_weights(values: np.ndarray, family: float, sigma: float, weights: np.ndarray,
+def best_arm_weights(values: np.ndarray, family: int, sigma: float, weights: np.ndarray,
                      scratch: np.ndarray) -> None:
     """``top_m_weights`` at m = 1, compiled without the top-m barrier method (``best_arm_solver``)."""
     weights_by_rank(best_arm_solver, values, 1, family, sigma, weights, scratch)

@@ -85,6 +85,8 @@ THRESHOLDS = ("gk2016", "ls2020", "heuristic", "mixture")
 DISTRIBUTIONS = ("bernoulli", "gaussian")
 #: the constant fields that a stopping rule reads (an agent's ``constant_fields`` include them)
 FIELDS = ("delta", "threshold", "family", "sigma", "offset")
+#: the fields of ``FIELDS`` that hold a choice (int64 in the record: ``_base.records``)
+CHOICES = ("threshold", "family")
 #: the stopping rules as compiled: a component (``"glr"``; the GLR rule with the ``"mixture"`` thresholds, which
 #: are per pair, apart; ``"lucb"``; ``"kllucb"``), or the agent's own rule (``"lil"``: lil'UCB's; ``"own"``:
 #: LUCB1's, UGapEc's)
@@ -281,16 +283,16 @@ def set_constants(constants: np.ndarray, rows: np.ndarray, stopping: str, thresh
 
 
 # The compiled stopping rules (numba), module-level helpers called by the rules. A copy's
-# ``constants`` record names its threshold and its arms' family by these codes (the index of the choice in its
-# tuple above), and its kind by the name of one of its fields (``kind``):
+# ``constants`` record names its threshold and its arms' family by these ints (the index of the choice in its
+# tuple above, in the int64 fields ``CHOICES``), and its kind by the name of one of its fields (``kind``):
 #: ``constants["threshold"]``: the GLR thresholds
-GK2016, LS2020, HEURISTIC, MIXTURE = (float(THRESHOLDS.index(name)) for name in THRESHOLDS)
+GK2016, LS2020, HEURISTIC, MIXTURE = range(len(THRESHOLDS))
 #: ``constants["family"]``: the arms' family, whose divergence the rules use
-BERNOULLI, GAUSSIAN = (float(DISTRIBUTIONS.index(name)) for name in DISTRIBUTIONS)
+BERNOULLI, GAUSSIAN = range(len(DISTRIBUTIONS))
 
 
 @called
-def divergence(p: float, q: float, family: float, sigma: float) -> float:
+def divergence(p: float, q: float, family: int, sigma: float) -> float:
     """d(p, q): Bernoulli (``0 ln 0 = 0``; q strictly inside (0, 1)), or Gaussian of standard deviation
     sigma."""
     if family == GAUSSIAN:
@@ -304,7 +306,7 @@ def divergence(p: float, q: float, family: float, sigma: float) -> float:
 
 
 @called
-def transportation_cost(counts: np.ndarray, mean: np.ndarray, i: int, j: int, family: float,
+def transportation_cost(counts: np.ndarray, mean: np.ndarray, i: int, j: int, family: int,
                         sigma: float) -> float:
     """``Z_ij = N_i d(mu_i, mu_ij) + N_j d(mu_j, mu_ij)`` if ``mu_i > mu_j``, else 0 (also when an arm was never
     pulled): the GLR statistic of "i beats j", the Top Two rules' transportation cost W(i, j)."""
@@ -316,7 +318,7 @@ def transportation_cost(counts: np.ndarray, mean: np.ndarray, i: int, j: int, fa
 
 
 @called
-def shifted_cost(counts: np.ndarray, mean: np.ndarray, i: int, j: int, epsilon: float, family: float,
+def shifted_cost(counts: np.ndarray, mean: np.ndarray, i: int, j: int, epsilon: float, family: int,
                  sigma: float) -> float:
     """``inf_{lambda_j >= lambda_i + epsilon} N_i d(mu_i, lambda_i) + N_j d(mu_j, lambda_j)`` if ``mu_i + epsilon >
     mu_j``, else 0 (also when an arm was never pulled); ``transportation_cost`` at epsilon = 0. Gaussian: ``(mu_i
@@ -345,7 +347,7 @@ def shifted_cost(counts: np.ndarray, mean: np.ndarray, i: int, j: int, epsilon: 
 
 
 @called
-def least_excess(counts: np.ndarray, mean: np.ndarray, answer: np.ndarray, epsilon: float, family: float,
+def least_excess(counts: np.ndarray, mean: np.ndarray, answer: np.ndarray, epsilon: float, family: int,
                  sigma: float, level: float) -> float:
     """The least, over the pairs (i in the answer, j outside it), of the shifted statistic ``shifted_cost`` minus
     the pair's ``"mixture"`` boundary at ``level`` = ln(P / delta), or of the statistic itself when ``level`` is
@@ -369,7 +371,7 @@ def least_excess(counts: np.ndarray, mean: np.ndarray, answer: np.ndarray, epsil
 
 
 @called
-def shifted_glr(counts: np.ndarray, mean: np.ndarray, answer: np.ndarray, epsilon: float, family: float,
+def shifted_glr(counts: np.ndarray, mean: np.ndarray, answer: np.ndarray, epsilon: float, family: int,
                 sigma: float) -> float:
     """Z(t) = min over i in the answer and j outside it of the shifted statistic ``shifted_cost`` (0 as soon as
     some arm was never pulled or some j is at least epsilon above some i)."""
@@ -377,14 +379,14 @@ def shifted_glr(counts: np.ndarray, mean: np.ndarray, answer: np.ndarray, epsilo
 
 
 @called
-def glr(counts: np.ndarray, mean: np.ndarray, answer: np.ndarray, family: float, sigma: float) -> float:
+def glr(counts: np.ndarray, mean: np.ndarray, answer: np.ndarray, family: int, sigma: float) -> float:
     """Z(t) = min over i in the answer and j outside it of Z_ij(t) (0 on a tie or an arm never pulled): the
     exact answer's statistic, ``shifted_glr`` at epsilon = 0."""
     return shifted_glr(counts, mean, answer, 0.0, family, sigma)
 
 
 @called
-def mixture_boundary(ni: float, nj: float, level: float, family: float) -> float:
+def mixture_boundary(ni: float, nj: float, level: float, family: int) -> float:
     """The pair (i, j)'s ``"mixture"`` threshold at ``level`` = ln(P / delta) (``bandit_gym.divergences.
     mixture_boundary``): Bernoulli ``level + ln(N_i N_j) / 2 + 2 ln 2``; Gaussian ``(level + ln((1 + N_i)(1 +
     N_j)) / 2) / min(N_i / (1 + N_i), N_j / (1 + N_j))``."""
@@ -394,7 +396,7 @@ def mixture_boundary(ni: float, nj: float, level: float, family: float) -> float
 
 
 @called
-def arm_mixture_boundary(n: float, level: float, family: float) -> float:
+def arm_mixture_boundary(n: float, level: float, family: int) -> float:
     """One arm's ``"mixture"`` boundary at ``level`` (``bandit_gym.divergences.mixture_boundary`` with one count):
     Bernoulli ``level + ln(n) / 2 + ln 2``; Gaussian ``(level + ln(1 + n) / 2) (1 + n) / n``."""
     if family == GAUSSIAN:
@@ -443,7 +445,7 @@ def lucb_gap(counts: np.ndarray, mean: np.ndarray, answer: np.ndarray, t: float,
 
 
 @called
-def kl_bound(mean: float, n: float, level: float, upper: bool, family: float, sigma: float) -> float:
+def kl_bound(mean: float, n: float, level: float, upper: bool, family: int, sigma: float) -> float:
     """The KL confidence bound: the largest (``upper``) or smallest q on mean's side with ``n d(mean, q) <=
     level`` (Gaussian: ``mean +- sigma sqrt(2 level / n)``; Bernoulli: 60 bisections in [0, 1])."""
     n = max(n, 1.0)

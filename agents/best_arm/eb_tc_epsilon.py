@@ -23,7 +23,7 @@ MEANS, SCRATCH = range(2)
 #: the leader's proportions \(\beta_n(i, j)\): a fixed \(\beta\), or information-directed selection
 PROPORTIONS = ("ids", "fixed")
 #: ``constants["proportions"]``: the code of each choice (its index in ``PROPORTIONS``)
-IDS, FIXED = (float(PROPORTIONS.index(name)) for name in PROPORTIONS)
+IDS, FIXED = range(len(PROPORTIONS))
 
 
 @called
@@ -209,6 +209,7 @@ class EBTCEpsilon(BestArmAgent):
     """
 
     constant_fields: ClassVar[tuple[str, ...]] = (*_stopping.FIELDS, "beta", "proportions", "slack")
+    choice_fields: ClassVar[tuple[str, ...]] = ("proportions",)
     best_arm_only = True
     state_fields: ClassVar[tuple[str, ...]] = STATE_FIELDS
     anytime = True  # never reads the horizon: the env's budget is only a cap

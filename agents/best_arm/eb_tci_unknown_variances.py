@@ -22,7 +22,7 @@ from bandit_gym.jit import called, kernel, parallel_kernel
 MEANS, VARIANCES, SCRATCH, COSTS = range(4)
 THRESHOLDS = ("mixture", "heuristic")
 #: ``constants["threshold"]``: the index of the threshold in ``THRESHOLDS``
-MIXTURE, HEURISTIC = 0.0, 1.0
+MIXTURE, HEURISTIC = range(len(THRESHOLDS))
 #: \(c\), the precision (in units of the arm's variance) of the normal prior on the mean shift of the Bayes factor
 PRIOR = 1.0
 #: the bisection steps of a root of the cost's derivative (on an interval of the means' gap: \(2^{-100}\) of it)
@@ -261,6 +261,7 @@ class EBTCIUnknownVariances(BestArmAgent):
     """
 
     constant_fields: ClassVar[tuple[str, ...]] = ("delta", "threshold", "level", "beta")
+    choice_fields: ClassVar[tuple[str, ...]] = ("threshold",)
     best_arm_only = True
     state_fields: ClassVar[tuple[str, ...]] = STATE_FIELDS
     anytime = True  # never reads the horizon: the env's budget is only a cap

@@ -23,7 +23,7 @@ MEANS, SCRATCH = range(2)
 #: Kaufmann 2016's experiments'
 RATES = ("kk2013", "gk2016")
 #: ``constants["rate"]``: the index of the rate in ``RATES``
-KK2013, GK2016 = 0.0, 1.0
+KK2013, GK2016 = range(len(RATES))
 
 
 @called
@@ -209,6 +209,7 @@ class KLLUCB(BestArmAgent):
 
     #: the stopping component's constants, and the rate's index in ``RATES``
     constant_fields: ClassVar[tuple[str, ...]] = (*_stopping.FIELDS, "rate")
+    choice_fields: ClassVar[tuple[str, ...]] = ("rate",)
     #: \(u_t\) still to pull (-1: none), a deferred stop (``"gk2016"``: 1 once decided, -1 before), the pulls made at
     #: the last act (-1 before the first), its arm
     state_fields: ClassVar[tuple[str, ...]] = ("pending", "halt", *STATE_FIELDS)

@@ -23,7 +23,7 @@ from bandit_gym.jit import called, driver, kernel, parallel_kernel
 MEANS, WEIGHTS, SCRATCH = range(3)
 TRACKING = ("D", "C")
 #: ``constants["tracking"]``: the index of the tracking in ``TRACKING``
-D_TRACKING, C_TRACKING = 0.0, 1.0
+D_TRACKING, C_TRACKING = range(len(TRACKING))
 
 
 @called
@@ -46,7 +46,7 @@ def project(weights: np.ndarray, floor: float) -> None:
 
 
 @called
-def best_arm_oracle(values: np.ndarray, m: int, family: float, sigma: float, weights: np.ndarray,
+def best_arm_oracle(values: np.ndarray, m: int, family: int, sigma: float, weights: np.ndarray,
                     scratch: np.ndarray) -> None:
     r"""\(w^*\)(``values``) for \(m = 1\) (``_oracle.best_arm_weights``), in ``top_m_weights``' signature."""
     best_arm_weights(values, family, sigma, weights, scratch)
@@ -234,6 +234,7 @@ class TrackAndStop(BestArmAgent):
 
     families: ClassVar[tuple[str, ...]] = ("best_arm", "top_k")  # top-m: the \(m\) (= K) largest means
     constant_fields: ClassVar[tuple[str, ...]] = (*_stopping.FIELDS, "tracking")
+    choice_fields: ClassVar[tuple[str, ...]] = ("tracking",)
     state_fields: ClassVar[tuple[str, ...]] = STATE_FIELDS
     anytime = True  # never reads the horizon: the env's budget is only a cap
     #: C-tracking's cumulated projected allocations

@@ -23,8 +23,9 @@ from bandit_gym.jit import called, kernel, parallel_kernel
 #: the work rows: the empirical means, scratch, the posterior draw, then the posterior's constants as
 #: ``ttts.prepare`` writes them (rows 3 to 6)
 MEANS, SCRATCH, DRAW = range(3)
-#: ``constants["beta"]`` of information-directed selection (any other value is a fixed leader probability)
-IDS = -1.0
+PROPORTIONS = ("ids", "fixed")
+#: ``constants["proportions"]``: information-directed selection, or the fixed leader probability ``constants["beta"]``
+IDS, FIXED = range(len(PROPORTIONS))
 
 
 @called
@@ -76,7 +77,7 @@ def ts_kkt(counts: np.ndarray, sums: np.ndarray, made: int, budget: int, m: int,
         leaders = np.empty(k, np.int64)
         top_m(theta, m, leaders)  # ties: the first in the copy's order
         i, j, share = challenger_pair(counts, mean, leaders, constants)
-        beta = share if constants["beta"] == IDS else constants["beta"]
+        beta = share if constants["proportions"] == IDS else constants["beta"]
         arm = i if uniform(constants, state, k) < beta else j
     state["last_made"], state["last_arm"] = np.float64(made), np.float64(arm)
     return arm
@@ -165,7 +166,8 @@ class TSKKT(BestArmAgent):
     """
 
     families: ClassVar[tuple[str, ...]] = ("best_arm", "top_k")  # top-m: the \(m\) (= K) largest means
-    constant_fields: ClassVar[tuple[str, ...]] = (*_stopping.FIELDS, "beta", "key")
+    constant_fields: ClassVar[tuple[str, ...]] = (*_stopping.FIELDS, "proportions", "beta", "key")
+    choice_fields: ClassVar[tuple[str, ...]] = ("proportions",)
     #: the pulls made at the last act and its arm (``opening``); the random events of the episode
     state_fields: ClassVar[tuple[str, ...]] = (*STATE_FIELDS, "draws")
     anytime = True  # never reads the horizon: the env's budget is only a cap
@@ -185,6 +187,7 @@ class TSKKT(BestArmAgent):
 
     def begin(self, obs: Obs, rows: np.ndarray) -> None:
         super().begin(obs, rows)
-        self.constants["beta"][rows] = IDS if self.beta is None else self.beta
+        self.constants["proportions"][rows] = IDS if self.beta is None else FIXED
+        self.constants["beta"][rows] = math.nan if self.beta is None else self.beta
         self.constants["key"][rows] = self.rng.integers(0, KEY_BOUND, size=rows.size)
         self.state["draws"][rows] = 0.0

@@ -18,7 +18,7 @@ from bandit_gym.jit import called, kernel, parallel_kernel
 RECOMMENDATIONS = ("smallest_B", "last")
 r"""``"smallest_B"``: the paper's \(J(t^*)\) at the smallest set index over time; ``"last"``: \(J(n + 1)\)."""
 #: ``constants["recommendation"]``: the recommendation's code (its index in ``RECOMMENDATIONS``)
-SMALLEST_B, LAST = (float(RECOMMENDATIONS.index(name)) for name in RECOMMENDATIONS)
+SMALLEST_B, LAST = range(len(RECOMMENDATIONS))
 
 
 
@@ -129,6 +129,7 @@ class UGapEb(BestArmAgent):
     oracle_alternatives: ClassVar[tuple[str, ...]] = ("a",)
     #: the exploration \(a\), the range \(b\), the recommendation's code (``SMALLEST_B`` or ``LAST``)
     constant_fields = ("a", "b", "recommendation")
+    choice_fields: ClassVar[tuple[str, ...]] = ("recommendation",)
     #: the smallest set index \(B_{J(t)}\) recorded so far (+inf at the start)
     state_fields = ("smallest_B",)
 

@@ -81,9 +81,9 @@ from bandit_gym.jit import called, driver
 
 THRESHOLDS = ("mixture", "union", "heuristic")
 DISTRIBUTIONS = _stopping.DISTRIBUTIONS
-#: the threshold's code in the compiled step (its index in ``THRESHOLDS``)
-MIXTURE, UNION, HEURISTIC = (float(THRESHOLDS.index(name)) for name in THRESHOLDS)
-#: the arms' family's code (``_stopping``'s)
+#: the threshold as the compiled step names it (its index in ``THRESHOLDS``)
+MIXTURE, UNION, HEURISTIC = range(len(THRESHOLDS))
+#: the arms' family as the compiled step names it (``_stopping``'s)
 BERNOULLI, GAUSSIAN = _stopping.BERNOULLI, _stopping.GAUSSIAN
 
 
@@ -112,10 +112,10 @@ class ArmStop:
         return {"delta": self.delta, "threshold": self.threshold, "distribution": self.distribution,
                 "sigma": self.sigma}
 
-    def codes(self) -> tuple[float, float, float, float]:
-        """``(delta, threshold code, family code, sigma)``, as the compiled step reads them."""
-        return (self.delta, float(THRESHOLDS.index(self.threshold)), float(DISTRIBUTIONS.index(self.distribution)),
-                self.sigma)
+    def codes(self) -> tuple[float, int, int, float]:
+        """``(delta, threshold, family, sigma)`` as the compiled step reads them: the choices as their indices
+        (``MIXTURE``, ``BERNOULLI``, ...)."""
+        return self.delta, THRESHOLDS.index(self.threshold), DISTRIBUTIONS.index(self.distribution), self.sigma
 
     def check_env(self, agent: str, env: Any) -> None:
         """Refuse an env whose arms are not the family of the statistics' divergence (``check_arms``)."""
@@ -163,7 +163,7 @@ class Certificates(NamedTuple):
 
 # ----------------------------------------------------------------------------------------------- compiled
 @called
-def side_cost(mean: float, point: float, family: float, sigma: float) -> float:
+def side_cost(mean: float, point: float, family: int, sigma: float) -> float:
     r"""``d(mean, point)``; infinite for a Bernoulli point at or outside \(\{0, 1\}\) (no mean inside \((0, 1)\) lies
     beyond it, so the side it bounds is never wrong)."""
     if family == BERNOULLI and (point <= 0.0 or point >= 1.0):
@@ -172,7 +172,7 @@ def side_cost(mean: float, point: float, family: float, sigma: float) -> float:
 
 
 @called
-def arm_cost(mean: float, theta: float, epsilon: float, family: float, sigma: float) -> tuple[float, bool]:
+def arm_cost(mean: float, theta: float, epsilon: float, family: int, sigma: float) -> tuple[float, bool]:
     r"""``(c, above)``: the cost per pull \(Z_i / N_i\) of an arm of empirical mean ``mean`` and its answer (the side
     of the larger statistic, above on a tie)."""
     up = side_cost(mean, theta - epsilon, family, sigma) if mean > theta - epsilon else 0.0
@@ -182,7 +182,7 @@ def arm_cost(mean: float, theta: float, epsilon: float, family: float, sigma: fl
 
 
 @called
-def boundary(count: float, pulls: float, k: int, delta: float, threshold: float, family: float) -> float:
+def boundary(count: float, pulls: float, k: int, delta: float, threshold: int, family: int) -> float:
     r"""The threshold \(\beta\) of an arm pulled ``count >= 1`` times after ``pulls`` pulls in all, \(K\) arms."""
     if threshold == MIXTURE:
         return arm_mixture_boundary(count, math.log(k / delta), family)
@@ -224,7 +224,7 @@ def glr_step(rule: Any, args: tuple[Any, ...]) -> np.ndarray:
             action[n, 1 + i] = above
             if threshold != HEURISTIC:  # the heuristic threshold is the same for every arm: ``level`` below
                 beta[n, i] = boundary(c, pulls, k, delta, threshold, family) if c > 0.0 else math.inf
-        level = boundary(1.0, pulls, k, delta, HEURISTIC, family) if threshold == HEURISTIC else math.inf
+        level = boundary(1.0, pulls, k, delta, threshold, family) if threshold == HEURISTIC else math.inf
         done, fresh = True, -1
         for p in range(k):
             i = arm_at[n, p]
@@ -244,7 +244,7 @@ def glr_step(rule: Any, args: tuple[Any, ...]) -> np.ndarray:
 
 
 @called
-def is_certified(n: int, i: int, level: float, threshold: float, counts: np.ndarray, cost: np.ndarray,
+def is_certified(n: int, i: int, level: float, threshold: int, counts: np.ndarray, cost: np.ndarray,
                  beta: np.ndarray) -> bool:
     """Whether arm ``i`` of copy ``n`` is certified (``certified`` with its threshold)."""
     return certified(np.float64(counts[n, i]), cost[n, i], level if threshold == HEURISTIC else beta[n, i])

@@ -18,7 +18,7 @@ from bandit_gym.jit import called, kernel, parallel_kernel
 
 
 @called
-def apt_arm(n: int, pulls: float, param: float, theta: float, level: float, threshold: float, counts: np.ndarray,
+def apt_arm(n: int, pulls: float, param: float, theta: float, level: float, threshold: int, counts: np.ndarray,
             sums: np.ndarray, cost: np.ndarray, beta: np.ndarray, last: np.ndarray, arm_at: np.ndarray,
             position_of: np.ndarray) -> int:
     r"""\(\operatorname*{arg\,min}_i \sqrt{N_i}\,(\lvert m_i - \theta \rvert + \epsilon)\) in copy ``n`` (APT's

@@ -16,7 +16,7 @@ from bandit_gym.jit import called, kernel, parallel_kernel
 
 
 @called
-def race(n: int, pulls: float, param: float, theta: float, level: float, threshold: float,
+def race(n: int, pulls: float, param: float, theta: float, level: float, threshold: int,
          counts: np.ndarray, sums: np.ndarray, cost: np.ndarray, beta: np.ndarray, last: np.ndarray,
          arm_at: np.ndarray, position_of: np.ndarray) -> int:
     """The first arm still in the race (not certified) after the one pulled last, in copy ``n``'s cyclic arm order (from

@@ -16,7 +16,7 @@ from bandit_gym.jit import called, kernel, parallel_kernel
 
 
 @called
-def d_tracking(n: int, pulls: float, param: float, theta: float, level: float, threshold: float,
+def d_tracking(n: int, pulls: float, param: float, theta: float, level: float, threshold: int,
                counts: np.ndarray, sums: np.ndarray, cost: np.ndarray, beta: np.ndarray, last: np.ndarray,
                arm_at: np.ndarray, position_of: np.ndarray) -> int:
     r"""Garivier and Kaufmann (2016, §3.1)'s D-tracking of \(w^*_i\) proportional to \(1 / c_i\) in copy \(n\): the

@@ -16,7 +16,7 @@ from bandit_gym.jit import called, kernel, parallel_kernel
 
 
 @called
-def round_robin(n: int, pulls: float, param: float, theta: float, level: float, threshold: float,
+def round_robin(n: int, pulls: float, param: float, theta: float, level: float, threshold: int,
                 counts: np.ndarray, sums: np.ndarray, cost: np.ndarray, beta: np.ndarray, last: np.ndarray,
                 arm_at: np.ndarray, position_of: np.ndarray) -> int:
     """The arm after the one pulled last in copy ``n``'s arm order (the order's first after a batched allocation)."""

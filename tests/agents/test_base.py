@@ -384,3 +384,62 @@ def test_every_agent_derives_from_at_most_four_base_classes() -> None:
     registered = {value for value in AGENTS.values() if isinstance(value, type)}
     assert len(classes) > 30 and registered <= classes
     assert classes - registered == {Agent, BestArmAgent, ThresholdingAgent, BayesianAgent}
+
+
+def test_a_choice_is_compared_with_a_named_int_constant_never_a_float_code() -> None:
+    """Choices are named: in every agent module, a value compared (``==``, ``!=``) with a named constant
+    (``constants["threshold"] == _stopping.MIXTURE``, ``family == BERNOULLI``) is compared with an int, the option's
+    index in its tuple, never with a float code; a record field is compared with no number literal but a flag's 0 or 1
+    (``arrays["alive"] == 1.0``); and every constants field so compared is declared a choice (the stopping
+    component's ``_stopping.CHOICES``, an agent's ``choice_fields``), which its agents' records hold as int64."""
+    import ast
+    import importlib
+    import pathlib
+
+    import bandit_gym.agents as package
+    from bandit_gym.agents import AGENTS
+    from bandit_gym.agents.best_arm import _stopping
+    from bandit_gym.agents.best_arm._base import BestArmAgent
+
+    def resolve(node: ast.expr, namespace: dict) -> object:
+        if isinstance(node, ast.Name):
+            return namespace.get(node.id)
+        if isinstance(node, ast.Attribute):
+            owner = resolve(node.value, namespace)
+            return None if owner is None else getattr(owner, node.attr, None)
+        return None
+
+    root = pathlib.Path(package.__path__[0])
+    compared: set[str] = set()  # the named constants compared with
+    fields: set[str] = set()  # the constants fields compared with a named constant
+    for path in sorted(root.rglob("*.py")):
+        name = ".".join(("bandit_gym.agents", *path.relative_to(root).with_suffix("").parts)).removesuffix(".__init__")
+        namespace = vars(importlib.import_module(name))
+        for node in ast.walk(ast.parse(path.read_text())):
+            equality = isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in (ast.Eq, ast.NotEq)
+            if not equality:
+                continue
+            left, right = node.left, node.comparators[0]
+            field = left.slice.value if (isinstance(left, ast.Subscript) and isinstance(left.slice, ast.Constant)
+                                         and isinstance(left.slice.value, str)) else None
+            where = f"{path.relative_to(root)}:{node.lineno}"
+            if field is not None and isinstance(right, ast.Constant) and right.value not in (0, 1):
+                raise AssertionError(f"{where}: the record field {field!r} compared with the literal {right.value!r}")
+            label = right.attr if isinstance(right, ast.Attribute) else getattr(right, "id", "")
+            value = resolve(right, namespace)
+            if not (label.isupper() and len(label) > 1) or isinstance(value, str):  # not a code: a name
+                continue
+            assert type(value) is int, f"{where}: {label} = {value!r} is not an int"
+            compared.add(label)
+            if field is not None and isinstance(left.value, ast.Name) and left.value.id == "constants":
+                fields.add(field)
+    assert {"BERNOULLI", "MIXTURE", "HEURISTIC", "GK2016", "LS2020", "IDS", "LAST", "D_TRACKING"} <= compared
+    declared = set(_stopping.CHOICES)
+    for cls in AGENTS.values():
+        if isinstance(cls, type) and issubclass(cls, BestArmAgent):
+            agent = object.__new__(cls)
+            agent.stopper = None
+            dtype = agent.constants_type()
+            assert all(dtype[name] == np.int64 for name in cls.choice_fields), cls.__name__
+            declared |= set(cls.choice_fields)
+    assert fields == declared == {"threshold", "family", "tracking", "proportions", "rate", "recommendation"}

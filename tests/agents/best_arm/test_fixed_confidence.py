@@ -15,6 +15,7 @@ from scipy import optimize, stats
 
 from bandit_gym.agents import EBTCI, KLLUCB, LilUCB, TrackAndStop
 from bandit_gym.agents.best_arm import _stop, _stopping
+from bandit_gym.agents.best_arm._base import records
 from bandit_gym.agents.best_arm._oracle import optimal_weights
 from bandit_gym.agents.best_arm.lil_ucb import confidence_delta
 from bandit_gym.divergences import kl_bernoulli, pair_statistic
@@ -31,7 +32,7 @@ def test_the_compiled_allocation_is_the_lower_bounds_module_s(distribution):
         k = int(rng.integers(2, 25))
         means = rng.uniform(0.05, 0.95, k)
         weights, scratch = np.zeros(k), np.zeros(k)
-        optimal_weights(means, float(family), 0.4, weights, scratch)
+        optimal_weights(means, family, 0.4, weights, scratch)
         np.testing.assert_allclose(weights, best_arm_allocation(means, distribution, 0.4).weights, rtol=1e-8)
 
 
@@ -62,47 +63,47 @@ def test_the_glr_statistic_is_the_least_pairwise_likelihood_ratio():
 
 
 def test_the_thresholds_are_their_formulas():
-    records = np.zeros(1, np.dtype([(name, np.float64) for name in _stopping.fields("glr", "gk2016")]))
+    constants = np.zeros(1, records(_stopping.fields("glr", "gk2016"), _stopping.CHOICES))
     beta = _stopping.beta
-    _stopping.set_constants(records, np.array([0]), "glr", "gk2016", 0.05, "bernoulli", 1.0, 5, 1, 0.0)
-    assert beta(1000.0, 5, 1, records[0]) == pytest.approx(math.log(2 * 1000 * 4 / 0.05), rel=1e-14)
-    _stopping.set_constants(records, np.array([0]), "glr", "gk2016", 0.05, "bernoulli", 1.0, 5, 2, 0.0)
-    assert beta(1000.0, 5, 2, records[0]) == pytest.approx(math.log(2 * 1000 * 6 / 0.05), rel=1e-14)
-    _stopping.set_constants(records, np.array([0]), "glr", "heuristic", 0.05, "bernoulli", 1.0, 5, 1, 0.0)
-    assert beta(1000.0, 5, 1, records[0]) == pytest.approx(math.log((1 + math.log(1000)) / 0.05), rel=1e-14)
+    _stopping.set_constants(constants, np.array([0]), "glr", "gk2016", 0.05, "bernoulli", 1.0, 5, 1, 0.0)
+    assert beta(1000.0, 5, 1, constants[0]) == pytest.approx(math.log(2 * 1000 * 4 / 0.05), rel=1e-14)
+    _stopping.set_constants(constants, np.array([0]), "glr", "gk2016", 0.05, "bernoulli", 1.0, 5, 2, 0.0)
+    assert beta(1000.0, 5, 2, constants[0]) == pytest.approx(math.log(2 * 1000 * 6 / 0.05), rel=1e-14)
+    _stopping.set_constants(constants, np.array([0]), "glr", "heuristic", 0.05, "bernoulli", 1.0, 5, 1, 0.0)
+    assert beta(1000.0, 5, 1, constants[0]) == pytest.approx(math.log((1 + math.log(1000)) / 0.05), rel=1e-14)
     for distribution, c in (("bernoulli", 2.0), ("gaussian", 1.0)):
-        _stopping.set_constants(records, np.array([0]), "glr", "ls2020", 0.05, distribution, 1.0, 5, 1, 0.0)
-        x = records["offset"][0]
+        _stopping.set_constants(constants, np.array([0]), "glr", "ls2020", 0.05, distribution, 1.0, 5, 1, 0.0)
+        x = constants["offset"][0]
         assert x >= 2 and (x / 2) ** 2 * math.exp(2 - x) == pytest.approx(0.05 / 4, rel=1e-10)
-        assert beta(1000.0, 5, 1, records[0]) == pytest.approx(2 * math.log(c * 1000 * 1001) + x, rel=1e-14)
+        assert beta(1000.0, 5, 1, constants[0]) == pytest.approx(2 * math.log(c * 1000 * 1001) + x, rel=1e-14)
 
 
 def test_the_mixture_thresholds_are_one_per_pair():
-    records = np.zeros(1, np.dtype([(name, np.float64) for name in _stopping.fields("glr", "mixture")]))
-    _stopping.set_constants(records, np.array([0]), "glr", "mixture", 0.05, "bernoulli", 1.0, 3, 1, 0.0)
-    assert records["offset"][0] == pytest.approx(math.log(2 / 0.05), rel=1e-14)
+    constants = np.zeros(1, records(_stopping.fields("glr", "mixture"), _stopping.CHOICES))
+    _stopping.set_constants(constants, np.array([0]), "glr", "mixture", 0.05, "bernoulli", 1.0, 3, 1, 0.0)
+    assert constants["offset"][0] == pytest.approx(math.log(2 / 0.05), rel=1e-14)
     counts, means, answer = np.array([1600.0, 400.0, 3600.0]), np.array([0.6, 0.4, 0.5]), np.array([1, 0, 0])
-    level = records["offset"][0]
-    z01, z02 = (_stopping.transportation_cost(counts, means, 0, j, 0.0, 1.0) for j in (1, 2))
+    level = constants["offset"][0]
+    z01, z02 = (_stopping.transportation_cost(counts, means, 0, j, _stopping.BERNOULLI, 1.0) for j in (1, 2))
     b01 = level + 0.5 * math.log(1600 * 400) + 2 * math.log(2)
     b02 = level + 0.5 * math.log(1600 * 3600) + 2 * math.log(2)
     assert z01 > b01 and z02 > b02  # every pair passes its own threshold: stop
-    assert _stop.stopped(counts, means, answer, 5600, 1, 0.0, records[0])
+    assert _stop.stopped(counts, means, answer, 5600, 1, 0.0, constants[0])
     counts[2] = 200.0  # the pair (0, 2) now falls below its threshold
-    z02 = _stopping.transportation_cost(counts, means, 0, 2, 0.0, 1.0)
+    z02 = _stopping.transportation_cost(counts, means, 0, 2, _stopping.BERNOULLI, 1.0)
     assert z02 < level + 0.5 * math.log(1600 * 200) + 2 * math.log(2)
-    assert not _stop.stopped(counts, means, answer, 2200, 1, 0.0, records[0])
+    assert not _stop.stopped(counts, means, answer, 2200, 1, 0.0, constants[0])
     # never above gk2016's ln(2 t P / delta) on Bernoulli arms: ln(N_i N_j) / 2 + 2 ln 2 <= ln(2 t) when N_i + N_j <= t
-    assert _stopping.beta(1000.0, 3, 1, records[0]) == pytest.approx(math.log(2 * 1000 * 2 / 0.05), rel=1e-12)
+    assert _stopping.beta(1000.0, 3, 1, constants[0]) == pytest.approx(math.log(2 * 1000 * 2 / 0.05), rel=1e-12)
 
 
 def test_the_glr_rule_reads_epsilon():
     """With epsilon = 0.1 an arm 0.05 below the leader no longer keeps the rule from stopping."""
-    records = np.zeros(1, np.dtype([(name, np.float64) for name in _stopping.fields("glr", "gk2016")]))
-    _stopping.set_constants(records, np.array([0]), "glr", "gk2016", 0.05, "bernoulli", 1.0, 3, 1, 0.1)
+    constants = np.zeros(1, records(_stopping.fields("glr", "gk2016"), _stopping.CHOICES))
+    _stopping.set_constants(constants, np.array([0]), "glr", "gk2016", 0.05, "bernoulli", 1.0, 3, 1, 0.1)
     counts, means, answer = np.array([3000.0, 3000.0, 3000.0]), np.array([0.6, 0.55, 0.2]), np.array([1, 0, 0])
-    assert not _stop.stopped(counts, means, answer, 9000, 1, 0.0, records[0])
-    assert _stop.stopped(counts, means, answer, 9000, 1, 0.1, records[0])
+    assert not _stop.stopped(counts, means, answer, 9000, 1, 0.0, constants[0])
+    assert _stop.stopped(counts, means, answer, 9000, 1, 0.1, constants[0])
 
 
 def test_a_record_names_its_kind_by_one_field_and_the_constants_must_be_of_that_kind():
@@ -110,7 +111,7 @@ def test_a_record_names_its_kind_by_one_field_and_the_constants_must_be_of_that_
     a record without one, with two or with an unknown kind is refused, and so is writing one kind's constants into
     a record of another."""
     def record(*names: str) -> np.ndarray:
-        return np.zeros(1, np.dtype([(name, np.float64) for name in names]))
+        return np.zeros(1, records(names, tuple(c for c in _stopping.CHOICES if c in names)))
 
     assert _stop.kind(record(*_stopping.fields("glr", "heuristic"))[0]) == _stop.GLR
     assert _stop.kind(record(*_stopping.fields("glr", "mixture"))[0]) == _stop.GLR_MIXTURE

@@ -123,7 +123,7 @@ def test_the_frank_wolfe_iterates_on_the_true_means_reach_the_optimal_allocation
     -> w*(mu) of ``top_m_allocation`` (measured on MEANS: 0.998 at t = 10^4, 0.9999 at 2 10^5)."""
     mu, k = np.array(means), len(means)
     family = float(_stopping.DISTRIBUTIONS.index(distribution))
-    constants = np.zeros(1, records(_stopping.FIELDS))
+    constants = np.zeros(1, records(_stopping.FIELDS, _stopping.CHOICES))
     constants["family"], constants["sigma"] = family, 1.0
     answer = (np.argsort(np.argsort(-mu)) < m).astype(np.int64)
     x, work = np.full(k, 1.0 / k), np.zeros((7, k))

@@ -32,7 +32,7 @@ def gk2016_level(made: int, delta: float) -> float:
 
 
 def constants(rate: str, delta: float) -> np.void:
-    record = np.zeros(1, records(KLLUCB.constant_fields))
+    record = np.zeros(1, records(KLLUCB.constant_fields, (*_stopping.CHOICES, *KLLUCB.choice_fields)))
     record["delta"], record["rate"] = delta, kl_lucb.RATES.index(rate)
     return record[0]
 

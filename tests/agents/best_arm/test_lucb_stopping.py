@@ -12,6 +12,7 @@ import pytest
 
 from bandit_gym.agents import LUCB, UGapEc
 from bandit_gym.agents.best_arm import _stop, _stopping
+from bandit_gym.agents.best_arm._base import records
 from bandit_gym.divergences import kl_bernoulli
 from bandit_gym.experiments import ExperimentSpec, build_agent, run_experiment
 from bandit_gym.rollout import play_compiled, play_vector
@@ -103,10 +104,10 @@ def test_the_components_evaluate_the_answer_they_are_given():
     counts, means = np.array([250.0, 250.0]), np.array([0.6, 0.4])
     stopped = _stop.stopped
     for rule, epsilon in (("glr", 0.0), ("lucb", 0.3)):
-        records = np.zeros(1, np.dtype([(name, np.float64) for name in _stopping.fields(rule, "gk2016")]))
-        _stopping.set_constants(records, np.array([0]), rule, "gk2016", 0.05, "bernoulli", 1.0, 2, 1, epsilon)
-        assert stopped(counts, means, np.array([1, 0]), 500, 1, epsilon, records[0])
-        assert not stopped(counts, means, np.array([0, 1]), 500, 1, epsilon, records[0])  # the worse arm
+        constants = np.zeros(1, records(_stopping.fields(rule, "gk2016"), _stopping.CHOICES))
+        _stopping.set_constants(constants, np.array([0]), rule, "gk2016", 0.05, "bernoulli", 1.0, 2, 1, epsilon)
+        assert stopped(counts, means, np.array([1, 0]), 500, 1, epsilon, constants[0])
+        assert not stopped(counts, means, np.array([0, 1]), 500, 1, epsilon, constants[0])  # the worse arm
 
 
 # ------------------------------------------------------------------------------------------ parameters

@@ -11,6 +11,7 @@ import pytest
 from scipy import stats
 
 from bandit_gym.agents import TSKKT
+from bandit_gym.agents.best_arm import _stopping
 from bandit_gym.agents.best_arm._base import records
 from bandit_gym.agents.best_arm._stopping import BERNOULLI, GAUSSIAN
 from bandit_gym.agents.best_arm.ts_kkt import challenger_pair
@@ -44,7 +45,7 @@ def brute_pair(counts, mean, leaders, gaussian, sigma):
 @pytest.mark.parametrize("gaussian", [False, True])
 def test_the_challenger_pair_and_its_ids_probability_are_the_least_cost_pair_and_the_leaders_share(gaussian):
     rng = np.random.default_rng(5)
-    constants = np.zeros(1, records(TSKKT.constant_fields))[0]
+    constants = np.zeros(1, records(TSKKT.constant_fields, (*_stopping.CHOICES, *TSKKT.choice_fields)))[0]
     constants["family"], constants["sigma"] = (GAUSSIAN, 0.7) if gaussian else (BERNOULLI, 1.0)
     for _ in range(200):
         k = int(rng.integers(3, 9))

@@ -14,6 +14,7 @@ import pytest
 from scipy import integrate, stats
 
 from bandit_gym.agents import TTTS
+from bandit_gym.agents.best_arm import _stopping
 from bandit_gym.agents.best_arm._base import records
 from bandit_gym.agents.best_arm._kernels import WORK_ROWS
 from bandit_gym.agents.best_arm.ttts import pairwise_challenger, prepare, sample_best
@@ -22,7 +23,7 @@ from tests.agents.best_arm.test_fixed_confidence import MEANS
 
 
 def copy_records(family: int, sigma: float = 1.0, key: int = 12345) -> tuple[np.ndarray, np.ndarray]:
-    constants = np.zeros(1, records(TTTS.constant_fields))
+    constants = np.zeros(1, records(TTTS.constant_fields, _stopping.CHOICES))
     constants["family"], constants["sigma"], constants["key"] = family, sigma, key
     return constants, np.zeros(1, records(TTTS.state_fields))
 
