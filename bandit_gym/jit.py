@@ -55,6 +55,15 @@ Note that the setting is JAX's, for the whole process: the user's own JAX functi
 
 Importing this module imports numba (about 0.3 CPU-seconds): the modules that compile import it, not
 ``import bandit_gym``.
+
+Records. The agents' per-copy records differ by agent (each declares its fields), and a helper compiled for one
+record is then called with a longer one that begins with the same fields (TTTS's state: the fields of every
+fixed-confidence state, then ``draws``). numba plays the helper's compiled code for the longer record ("width
+subtyping"), which reads and writes every field it knows at the same offset, and warns that the subtyping is an
+experimental feature. Importing this module hides that one warning (``hide_record_subtyping``: a
+``NumbaExperimentalFeatureWarning`` whose message says a record "has been considered a subtype of" another): it
+says nothing a user can act on, and numba subtypes a single record only, never an array of records, whose stride
+would differ.
 """
 
 from __future__ import annotations
@@ -64,16 +73,29 @@ import hashlib
 import os
 import shutil
 import tempfile
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numba
 from numba.core import caching
+from numba.core.errors import NumbaExperimentalFeatureWarning
 from numba.misc.appdirs import AppDirs
 
 #: the top-level package whose compiled functions the locator caches
 PACKAGE = "bandit_gym"
+
+
+
+def hide_record_subtyping() -> None:
+    """Hide numba's warning that a record was played as a shorter record it extends (see "Records" above); called
+    when this module is imported."""
+    warnings.filterwarnings("ignore", message=r"(?s).*has been considered a subtype of Record",
+                            category=NumbaExperimentalFeatureWarning)
+
+
+hide_record_subtyping()
 
 
 def driver(function: Callable[..., Any]) -> Any:

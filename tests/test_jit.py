@@ -273,6 +273,35 @@ def test_workers_of_a_parallel_run_share_the_cache(tmp_path: Path, backend: str)
     assert first == (tmp_path / "second" / "results.csv").read_text()
 
 
+def test_a_record_played_as_the_shorter_record_it_extends_is_not_reported() -> None:
+    """TTTS's state record extends every fixed-confidence state record (the same fields at the same offsets, then
+    ``draws``): numba plays a helper compiled for the shorter one on it, and its experimental-feature warning is
+    hidden (``bandit_gym.jit``'s "Records"), while the conversion itself, and every other warning, stay."""
+    import warnings
+
+    from numba import from_dtype
+    from numba.core.errors import NumbaExperimentalFeatureWarning
+
+    from bandit_gym.agents import TTTS
+    from bandit_gym.agents.best_arm._base import records
+    from bandit_gym.agents.best_arm._fixed_confidence import STATE_FIELDS
+    from bandit_gym.jit import hide_record_subtyping
+
+    longer, shorter = from_dtype(records(TTTS.state_fields)), from_dtype(records(STATE_FIELDS))
+    assert TTTS.state_fields[:len(STATE_FIELDS)] == STATE_FIELDS and longer != shorter
+    with warnings.catch_warnings(record=True) as caught:
+        hide_record_subtyping()  # as importing bandit_gym.jit does (pytest keeps no filter made while collecting)
+        warnings.simplefilter("default", UserWarning)
+        assert longer.can_convert_to(None, shorter) is not None  # played as the shorter record
+        assert shorter.can_convert_to(None, longer) is None  # never the other way
+        warnings.warn("another warning", UserWarning, stacklevel=1)
+    assert [str(w.message) for w in caught] == ["another warning"]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", NumbaExperimentalFeatureWarning)  # the default: no filter of the package
+        longer.can_convert_to(None, shorter)
+    assert [w.category for w in caught] == [NumbaExperimentalFeatureWarning]  # what the package's filter hides
+
+
 def test_a_best_arm_rule_method_is_refused_not_ignored() -> None:
     from bandit_gym.agents.best_arm._base import BestArmAgent
 
