@@ -106,7 +106,7 @@ LEVEL_SCAN_WIDTH = 512
 """Up to this many level counts per copy (K * m), the level screen reads every entry at every call: a streamed pass
 over a row of up to 2 KiB costs no more than reading the pulled arm's m entries at scattered places in memory
 (measured with DKWUCB at 5000 copies, m = 20: the screen of every entry added 0.2-0.7 ms a step at K = 10 and 5.7 ms
-at K = 100, that of the pulled arm's 1.0-1.5 ms at K = 10 and 1.1 ms at K = 100)."""
+at K = 100, that of the pulled arm's 1.0-1.5 ms at K = 10 and 1.1 to 2.4 ms at K = 100, in two runs)."""
 #: the failures of the compiled check, by its code (``_checks.LAST_ARM`` ... ``_checks.SUMS``): the key and what
 #: it allows
 _CHECK_FAILURES = {

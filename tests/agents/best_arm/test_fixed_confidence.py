@@ -52,13 +52,13 @@ def test_the_glr_statistic_is_the_least_pairwise_likelihood_ratio():
     def z(i, j):
         return pair_statistic(kl_bernoulli, counts, means, i, j)
 
-    found = _stopping.glr(counts, means, answer, 0.0, 1.0)
+    found = _stopping.glr(counts, means, answer, _stopping.BERNOULLI, 1.0)
     assert found == pytest.approx(min(z(0, 1), z(0, 2)), rel=1e-12)
     assert found == pytest.approx(z(0, 2), rel=1e-12)  # the closer, less pulled arm 2 is the challenger
-    gaussian = _stopping.glr(counts, means, answer, 1.0, 0.5)
+    gaussian = _stopping.glr(counts, means, answer, _stopping.GAUSSIAN, 0.5)
     assert gaussian == pytest.approx(min(40 * 30 / 70 * 0.2**2, 40 * 20 / 60 * 0.1**2) / (2 * 0.25), rel=1e-12)
-    assert _stopping.glr(counts, np.array([0.6, 0.6, 0.5]), answer, 0.0, 1.0) == 0.0  # a tie
-    top_two = _stopping.glr(counts, means, np.array([1, 0, 1]), 0.0, 1.0)
+    assert _stopping.glr(counts, np.array([0.6, 0.6, 0.5]), answer, _stopping.BERNOULLI, 1.0) == 0.0  # a tie
+    top_two = _stopping.glr(counts, means, np.array([1, 0, 1]), _stopping.BERNOULLI, 1.0)
     assert top_two == pytest.approx(min(z(0, 1), z(2, 1)), rel=1e-12)
 
 
@@ -257,7 +257,7 @@ def test_kl_lucb_pulls_the_least_certain_top_arm_then_the_most_promising_other_a
     assert bounds[u][1] - bounds[low][0] > 0  # the intervals overlap: no stop
     actions = decide(KLLUCB(tie_break="index"), counts, sums, ([31, 12, 25, 8], [19, 6, 10, 2]))
     assert [int(a[0]) for a in actions] == [low, u]
-    got = _stopping.kl_bound(means[1], 12.0, level, True, 0.0, 1.0)
+    got = _stopping.kl_bound(means[1], 12.0, level, True, _stopping.BERNOULLI, 1.0)
     assert got == pytest.approx(bounds[1][1], abs=1e-12)
 
 

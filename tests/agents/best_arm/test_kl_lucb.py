@@ -57,10 +57,11 @@ def test_the_gk2016_round_samples_the_empirical_best_then_the_largest_upper_boun
     best = int(np.argmax(means))
     u = max((a for a in range(4) if a != best), key=lambda a: bounds[a][1])
     assert (best, u) == (0, 1) and bounds[u][1] > bounds[best][0]  # the intervals overlap: no stop
+    bernoulli = _stopping.BERNOULLI
     for a in range(4):  # the compiled bounds at this rate are scipy's
-        assert _stopping.kl_bound(means[a], float(counts[a]), level, True, 0.0, 1.0) == pytest.approx(
+        assert _stopping.kl_bound(means[a], float(counts[a]), level, True, bernoulli, 1.0) == pytest.approx(
             bounds[a][1], abs=1e-12)
-        assert _stopping.kl_bound(means[a], float(counts[a]), level, False, 0.0, 1.0) == pytest.approx(
+        assert _stopping.kl_bound(means[a], float(counts[a]), level, False, bernoulli, 1.0) == pytest.approx(
             bounds[a][0], abs=1e-12)
     actions = decide(KLLUCB(rate="gk2016", tie_break="index"), counts, sums, ([31, 12, 25, 8], [19, 6, 10, 2]))
     assert [int(a[0]) for a in actions] == [best, u]
