@@ -49,7 +49,7 @@ from bandit_gym.agents.best_arm._stopping import (
     check_stopping,
     ls2020_offset,
 )
-from bandit_gym.jax.divergences import bernoulli, divergence
+from bandit_gym.jax.divergences import bernoulli, divergence, kl_bernoulli_bound
 
 Array = jax.Array
 Obs = dict[str, Array]
@@ -209,26 +209,18 @@ def lucb_gap(obs: Obs, leader: Any, delta: Any, gaussian: bool, sigma: Any) -> A
 
 
 def kl_bound(mean: Any, n: Any, level: Any, upper: bool, gaussian: bool, sigma: Any) -> Array:
-    """The KL confidence bound, elementwise: the largest (``upper``) or smallest q on mean's side of it with ``n
-    d(mean, q) <= level`` (Gaussian: ``mean +- sigma sqrt(2 level / n)``; Bernoulli: 60 bisections in [0, 1],
-    as numpy), n counted as at least 1."""
+    r"""The KL confidence bound, elementwise: the largest (``upper``) or smallest q on mean's side of it with ``n
+    d(mean, q) <= level``, n counted as at least 1. Gaussian: ``mean +- sigma sqrt(2 level / n)``. Bernoulli: the
+    root of ``d(mean, q) = level / n`` on mean's side by Newton's steps (``divergences.kl_bernoulli_bound``); the
+    numba rule (``agents/best_arm/_stopping.kl_bound``) bisects 60 times, and the two agree to float32 precision
+    (tested)."""
     mean = jnp.asarray(mean, jnp.float32)
     n = jnp.maximum(jnp.asarray(n, jnp.float32), 1.0)
     level = jnp.asarray(level, jnp.float32)
     if gaussian:
         width = jnp.asarray(sigma, jnp.float32) * jnp.sqrt(2.0 * level / n)
         return mean + width if upper else mean - width
-    outside = jnp.full_like(mean, 1.0 if upper else 0.0)
-    reaches = n * divergence(mean, outside, False, sigma) <= level
-
-    def bisect(_: int, bounds: tuple[Array, Array]) -> tuple[Array, Array]:
-        inside, out = bounds
-        q = 0.5 * (inside + out)
-        fits = n * divergence(mean, q, False, sigma) <= level
-        return jnp.where(fits, q, inside), jnp.where(fits, out, q)
-
-    inside, _ = jax.lax.fori_loop(0, 60, bisect, (mean, outside))
-    return jnp.where(reaches, outside, inside)
+    return kl_bernoulli_bound(mean, level / n, upper)
 
 
 def kl_lucb_gap(obs: Obs, leader: Any, delta: Any, gaussian: bool, sigma: Any) -> Array:

@@ -10,38 +10,10 @@ import jax.numpy as jnp
 
 from bandit_gym.jax.agents._base import Array, Obs
 from bandit_gym.jax.agents.ucb1 import UpperIndexAgent, pulls_made
-from bandit_gym.jax.divergences import bernoulli
+from bandit_gym.jax.divergences import NEWTON_STEPS as NEWTON_STEPS
+from bandit_gym.jax.divergences import kl_ucb_bernoulli
 
 DISTRIBUTIONS = ("bernoulli", "gaussian")
-
-NEWTON_STEPS = 8
-r"""Newton steps of the Bernoulli index (the numpy agent's count): in float32, from the numpy agent's start, they
-reach the float64 root within \(9 \cdot 10^{-8}\) (1.5 float32 ulps at 0.5) on every \((s / n, \ln t / n)\) of a
-grid of \(n = 1..10^6\) and \(t = 2..10^7\); more steps change nothing."""
-
-
-def kl_ucb_bernoulli(mean: Array, level: Array, steps: int = NEWTON_STEPS) -> Array:
-    r"""\(\max \{q \in [p, 1] : d(p, q) \le \text{level}\}\) elementwise for \(p\) = ``mean`` in \([0, 1]\)
-    (``level = +inf`` gives 1) by ``steps`` Newton steps on every entry at once, float32
-    (``bandit_gym.agents.multi_armed.kl_ucb.kl_ucb_bernoulli`` in float64).
-
-    \(q \mapsto d(p, q)\) is convex and increasing on \([p, 1]\): Newton's steps from a point right of the root
-    decrease to it. The start is the smaller of Pinsker's bound \(p + \sqrt{\text{level} / 2}\) and
-    \(1 - \exp\big((h(p) - \text{level}) / (1 - p)\big)\) (\(h(p) = p \ln p + (1 - p) \ln(1 - p)\); tight near
-    1)."""
-    p = jnp.asarray(mean, dtype=jnp.float32)
-    level = jnp.asarray(level, dtype=jnp.float32)
-    h = jnp.where(p > 0, p * jnp.log(jnp.where(p > 0, p, 1.0)), 0.0) + jnp.where(p < 1, (1.0 - p) * jnp.log1p(-p),
-                                                                                  0.0)
-    near_one = -jnp.expm1((h - level) / (1.0 - p))  # p = 1: nan, which fmin drops
-    q = jnp.fmin(jnp.minimum(p + jnp.sqrt(level / 2.0), 1.0), near_one)
-    for _ in range(steps):
-        excess = bernoulli(p, q) - level
-        slope = (q - p) / (q * (1.0 - q))
-        move = (excess > 0) & (q < 1.0) & (slope > 0)  # q = 1 only where the root is 1 to float32 precision
-        q = jnp.where(move, jnp.maximum(q - excess / jnp.where(move, slope, 1.0), p), q)
-    return q
-
 
 @dataclass(frozen=True)
 class KLUCB(UpperIndexAgent):
